@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# One entry point for people and CI: installs missing Debian packages,
+# configures and builds into build/, then runs what was asked.
+#   ./run.sh tour     build, then walk the lock evolution (the main job)
+#   ./run.sh test     build, then run the whole test suite with ctest
+#   ./run.sh bench    build, then run the benchmark programs
+#   ./run.sh build    just build
+# Environment: BUILD_DIR (default build), CMAKE_ARGS (extra configure flags).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+packages=(cmake g++ make pkg-config catch2 librapidcheck-dev libfmt-dev
+          liblua5.1-0-dev libcli11-dev libhiredis-dev redis-server)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "run.sh: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+build_dir=${BUILD_DIR:-build}
+jobs=$(nproc)
+# shellcheck disable=SC2086
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${CMAKE_ARGS:-} >/dev/null
+cmake --build "$build_dir" -j "$jobs"
+
+what=${1:-tour}
+shift || true
+case "$what" in
+  tour)  exec "$build_dir/cli/locksim" tour "$@" ;;
+  test)  exec ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" "$@" ;;
+  bench) for b in "$build_dir"/bench/bench_*; do [[ -x $b ]] && "$b"; done ;;
+  build) ;;
+  *) echo "usage: ./run.sh tour|test|bench|build" >&2; exit 2 ;;
+esac

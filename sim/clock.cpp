@@ -1,0 +1,40 @@
+#include "sim/clock.hpp"
+#include "sim/int128.hpp"
+
+#include <algorithm>
+
+namespace locksim::sim {
+
+namespace {
+// floor(a / b) for b > 0, as integer division truncates toward zero.
+int128 floor_div(int128 a, int128 b) {
+  int128 q = a / b;
+  if ((a % b != 0) && (a < 0)) --q;
+  return q;
+}
+}  // namespace
+
+Instant LocalClock::local(Instant t) const {
+  int128 drift = floor_div(static_cast<int128>(t.ns) * drift_ppm_, 1'000'000);
+  int64_t result = t.ns + offset_.ns + static_cast<int64_t>(drift);
+  for (const Jump& j : jumps_) {
+    if (j.at > t) break;
+    result += j.by.ns;
+  }
+  return Instant{result};
+}
+
+Duration LocalClock::true_span(Duration local_span) const {
+  if (drift_ppm_ == 0 || local_span.ns <= 0) return local_span;
+  int128 num = static_cast<int128>(local_span.ns) * 1'000'000;
+  int128 den = 1'000'000 + drift_ppm_;
+  return Duration{static_cast<int64_t>((num + den - 1) / den)};
+}
+
+void LocalClock::add_jump(Instant at, Duration by) {
+  auto pos = std::upper_bound(jumps_.begin(), jumps_.end(), at,
+                              [](Instant a, const Jump& j) { return a < j.at; });
+  jumps_.insert(pos, Jump{at, by});
+}
+
+}  // namespace locksim::sim

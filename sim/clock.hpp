@@ -1,0 +1,35 @@
+#pragma once
+// A node's local clock, derived from true time by exact integer math:
+//   local(t) = t + offset + floor(t * drift_ppm / 1e6) + (sum of jumps planned at or before t)
+// Clients' timestamps (the getset lock) and servers' expiry decisions read their own
+// local clock; that is how skew, drift and jumps become observable.
+#include <vector>
+
+#include "sim/time.hpp"
+
+namespace locksim::sim {
+
+class LocalClock {
+ public:
+  LocalClock() = default;
+  LocalClock(Duration offset, int64_t drift_ppm) : offset_(offset), drift_ppm_(drift_ppm) {}
+
+  Instant local(Instant true_time) const;
+  // True time a sleep of `local_span` (measured by this clock's rate, immune to jumps,
+  // like CLOCK_MONOTONIC) takes; rounded up so the sleeper never wakes early.
+  Duration true_span(Duration local_span) const;
+
+  // A step of the wall clock at true instant `at` (NTP correction, operator error).
+  void add_jump(Instant at, Duration by);
+
+  Duration offset() const { return offset_; }
+  int64_t drift_ppm() const { return drift_ppm_; }
+
+ private:
+  struct Jump { Instant at; Duration by; };
+  Duration offset_{};
+  int64_t drift_ppm_ = 0;
+  std::vector<Jump> jumps_;  // kept sorted by instant
+};
+
+}  // namespace locksim::sim

@@ -1,0 +1,38 @@
+#pragma once
+// A node: a client process or a server. It has its own local clock, its own
+// random stream, and runs tasks (fibers). Crash destroys every task of the
+// current incarnation; restart begins a new incarnation with the start
+// routine; pause freezes the node and defers everything aimed at it.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/clock.hpp"
+#include "sim/random.hpp"
+#include "sim/scheduler.hpp"
+#include "sim/task.hpp"
+
+namespace locksim::sim {
+
+class Proc;
+using FiberId = uint64_t;  // slot index in the low 32 bits, slot generation in the high 32
+inline constexpr FiberId kNoFiber = ~uint64_t{0};
+
+enum class NodeState : uint8_t { Up, Paused, Crashed };
+
+struct Node {
+  NodeId id = kNoNode;
+  std::string name;
+  LocalClock clock;
+  Rng rng;
+  NodeState state = NodeState::Up;
+  uint32_t incarnation = 0;
+  uint64_t pause_generation = 0;     // a later pause supersedes an earlier pause's end
+  std::vector<FiberId> fibers;       // live tasks of this incarnation, in spawn order
+  std::vector<Event> deferred;       // what arrived while paused, in arrival order
+  std::function<Task<void>(Proc)> start;          // run at start and at each restart
+  std::vector<std::function<void()>> crash_hooks; // e.g. a server drops its volatile state
+};
+
+}  // namespace locksim::sim

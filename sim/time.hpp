@@ -1,0 +1,61 @@
+#pragma once
+// Virtual time. True time is an integer count of nanoseconds since the start
+// of a run; floating point never touches time, so every platform agrees.
+#include <compare>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+
+namespace locksim::sim {
+
+struct Duration {
+  int64_t ns = 0;
+  constexpr auto operator<=>(const Duration&) const = default;
+  constexpr Duration operator+(Duration o) const { return {ns + o.ns}; }
+  constexpr Duration operator-(Duration o) const { return {ns - o.ns}; }
+  constexpr Duration operator-() const { return {-ns}; }
+  constexpr Duration operator*(int64_t k) const { return {ns * k}; }
+  constexpr Duration operator/(int64_t k) const { return {ns / k}; }
+  constexpr Duration& operator+=(Duration o) { ns += o.ns; return *this; }
+  constexpr Duration& operator-=(Duration o) { ns -= o.ns; return *this; }
+  constexpr int64_t ms() const { return ns / 1'000'000; }
+  constexpr int64_t us() const { return ns / 1'000; }
+  static constexpr Duration zero() { return {0}; }
+  static constexpr Duration max() { return {std::numeric_limits<int64_t>::max() / 4}; }
+};
+
+// An instant of true time (or of a node's local clock, where documented).
+struct Instant {
+  int64_t ns = 0;
+  constexpr auto operator<=>(const Instant&) const = default;
+  constexpr Instant operator+(Duration d) const { return {ns + d.ns}; }
+  constexpr Instant operator-(Duration d) const { return {ns - d.ns}; }
+  constexpr Duration operator-(Instant o) const { return {ns - o.ns}; }
+  constexpr Instant& operator+=(Duration d) { ns += d.ns; return *this; }
+  constexpr int64_t ms() const { return ns / 1'000'000; }
+  static constexpr Instant zero() { return {0}; }
+  static constexpr Instant never() { return {std::numeric_limits<int64_t>::max() / 2}; }
+};
+
+constexpr Duration nanoseconds(int64_t n) { return {n}; }
+constexpr Duration microseconds(int64_t n) { return {n * 1'000}; }
+constexpr Duration milliseconds(int64_t n) { return {n * 1'000'000}; }
+constexpr Duration seconds(int64_t n) { return {n * 1'000'000'000}; }
+
+namespace literals {
+constexpr Duration operator""_ns(unsigned long long n) { return nanoseconds(static_cast<int64_t>(n)); }
+constexpr Duration operator""_us(unsigned long long n) { return microseconds(static_cast<int64_t>(n)); }
+constexpr Duration operator""_ms(unsigned long long n) { return milliseconds(static_cast<int64_t>(n)); }
+constexpr Duration operator""_s(unsigned long long n) { return seconds(static_cast<int64_t>(n)); }
+}  // namespace literals
+
+// "1.5s", "250ms", "12us", "7ns", "0s": the shortest exact form, readable back by parse_duration.
+std::string format_duration(Duration d);
+// "1.500s": fixed millisecond precision for timelines and traces.
+std::string format_instant(Instant t);
+// Accepts an optional sign, a decimal number and a unit (ns, us, ms, s, m).
+// Returns false, with a reason, on anything else (no unit, too many digits, overflow).
+bool parse_duration(std::string_view text, Duration& out, std::string* error = nullptr);
+
+}  // namespace locksim::sim

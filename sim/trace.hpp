@@ -1,0 +1,65 @@
+#pragma once
+// The trace: structured events (true time, node, kind, two integer details and
+// an optional text) that renderers and checkers consume. Its 64-bit hash is
+// stable across runs and platforms: it hashes fixed-width little-endian fields,
+// never pointers or container order.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/time.hpp"
+
+namespace locksim::sim {
+
+using NodeId = uint32_t;
+inline constexpr NodeId kNoNode = 0xffffffffu;
+
+enum class TraceKind : uint8_t {
+  FiberStart, FiberEnd, FiberCancelled,
+  CallSent, CallExecuted, ReplyReceived, MessageDropped, CallTimedOut, ConnectionLost, ConnectionClosed,
+  Crash, Restart, Pause, Resume, ClockJump, Cut, Heal, Reset,
+  Note,  // free text from a layer above (a lock step, a workload event)
+};
+std::string_view to_string(TraceKind);
+
+// Why a message was dropped (MessageDropped's first detail).
+enum class DropReason : uint8_t { Cut, ReceiverCrashed, ConnectionReset, CallerGone };
+std::string_view to_string(DropReason);
+
+struct TraceEvent {
+  Instant at;
+  NodeId node = kNoNode;
+  TraceKind kind = TraceKind::Note;
+  int64_t a = 0, b = 0;
+  std::string text;
+};
+
+class Trace {
+ public:
+  enum class Mode : uint8_t { Record, HashOnly };
+  explicit Trace(Mode mode = Mode::Record) : mode_(mode) {}
+
+  // Text is built by the caller only when recording() or hashing needs it.
+  void add(Instant at, NodeId node, TraceKind kind, int64_t a = 0, int64_t b = 0, std::string text = {});
+  bool recording() const { return mode_ == Mode::Record; }
+
+  uint64_t hash() const { return hash_; }
+  size_t size() const { return count_; }
+  const std::vector<TraceEvent>& events() const { return events_; }
+
+  void set_node_name(NodeId id, std::string name);
+  const std::string& node_name(NodeId id) const;
+  // One line per event: "  1.500s  A  call-sent  #3 SET lock 1 NX PX 1000".
+  std::string render() const;
+  static std::string render(const TraceEvent&, std::string_view node_name);
+
+ private:
+  Mode mode_;
+  uint64_t hash_ = 0xcbf29ce484222325ULL;
+  size_t count_ = 0;
+  std::vector<TraceEvent> events_;
+  std::vector<std::string> names_;
+};
+
+}  // namespace locksim::sim
