@@ -67,7 +67,8 @@ void World::run_until(Instant limit) {
     ++processed_;
     dispatch(e);
   }
-  if (!stopped_ && now_ < limit && limit != Instant::never()) now_ = limit;
+  // Time moves on to the limit only while something is still to happen.
+  if (!stopped_ && now_ < limit && limit != Instant::never() && !queue_.empty()) now_ = limit;
 }
 
 void World::run() { run_until(Instant::never()); }
@@ -180,6 +181,7 @@ void World::crash(NodeId id) {
   trace_.add(now_, id, TraceKind::Crash);
   kill_fibers(n);
   for (auto& hook : n.crash_hooks) hook();
+  tell(id, TraceKind::Crash);
   for (ConnectionEvents* c : connections_) {
     if (c->client_node() == id) c->on_client_crash();
     else if (c->server_node() == id) c->on_reset();
@@ -195,6 +197,7 @@ void World::restart(NodeId id) {
   if (n.state != NodeState::Crashed) crash(id);
   n.state = NodeState::Up;
   trace_.add(now_, id, TraceKind::Restart, n.incarnation);
+  tell(id, TraceKind::Restart);
   if (n.start) spawn(id, n.start(Proc(*this, id)));
 }
 
@@ -204,6 +207,7 @@ void World::pause(NodeId id, Duration how_long) {
   n.state = NodeState::Paused;
   ++n.pause_generation;
   trace_.add(now_, id, TraceKind::Pause, how_long.ns);
+  tell(id, TraceKind::Pause);
   // Aimed at the world, not the node, so that the pause cannot defer its own end.
   schedule(now_ + how_long, &World::pause_end_event, nullptr, n.pause_generation,
            (uint64_t{n.incarnation} << 32) | id, kNoNode);
@@ -217,6 +221,7 @@ void World::pause_end_event(World& w, const Event& e) {
   if (n.state != NodeState::Paused || n.incarnation != incarnation || n.pause_generation != e.a) return;
   n.state = NodeState::Up;
   w.trace_.add(w.now_, id, TraceKind::Resume);
+  w.tell(id, TraceKind::Resume);
   // Deliver, in arrival order, what the pause held back. Delivered inline, not
   // re-queued, so nothing already queued for this instant can overtake it.
   std::vector<Event> deferred = std::move(n.deferred);

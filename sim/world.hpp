@@ -92,6 +92,9 @@ class World {
   const Trace& trace() const { return trace_; }
   void note(NodeId node, std::string text) { trace_.add(now_, node, TraceKind::Note, 0, 0, std::move(text)); }
 
+  // Told of every crash, restart, pause and resume (kind), after it took effect.
+  void on_node_fault(std::function<void(NodeId, TraceKind)> listener) { fault_listeners_.push_back(std::move(listener)); }
+
   // Returns the connection's number: connections are numbered in creation order.
   uint64_t register_connection(ConnectionEvents* c) {
     connections_.push_back(c);
@@ -123,6 +126,9 @@ class World {
   };
 
   void dispatch(const Event& e);
+  void tell(NodeId id, TraceKind kind) {
+    for (auto& l : fault_listeners_) l(id, kind);
+  }
   void finish_fiber(FiberId id, TraceKind how);
   void kill_fibers(Node& n);
   static void resume_event(World& w, const Event& e);
@@ -145,6 +151,7 @@ class World {
   Network network_;
   Trace trace_;
   std::vector<ConnectionEvents*> connections_;
+  std::vector<std::function<void(NodeId, TraceKind)>> fault_listeners_;
   std::vector<Fault> planned_;  // faults scheduled by apply(), by index
   std::vector<std::unique_ptr<HolderBase>> owned_;
 };

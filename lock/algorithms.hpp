@@ -1,0 +1,22 @@
+#pragma once
+// Factories of the built-in algorithms, one per file of this folder.
+#include <memory>
+
+#include "lock/lock.hpp"
+
+namespace locksim::lock {
+
+std::unique_ptr<Lock> make_setnx_del(const LockParams&);
+std::unique_ptr<Lock> make_setnx_expire(const LockParams&);
+std::unique_ptr<Lock> make_del_setnx(const LockParams&);
+std::unique_ptr<Lock> make_getset(const LockParams&);
+std::unique_ptr<Lock> make_set_nx_px(const LockParams&);
+std::unique_ptr<Lock> make_token_check_del(const LockParams&);
+std::unique_ptr<Lock> make_token_lua(const LockParams&);
+std::unique_ptr<Lock> make_watchdog(const LockParams&);
+std::unique_ptr<Lock> make_reentrant(const LockParams&);
+std::unique_ptr<Lock> make_watch_multi(const LockParams&);
+std::unique_ptr<Lock> make_fenced(const LockParams&);
+std::unique_ptr<Lock> make_fair(const LockParams&);
+
+}  // namespace locksim::lock

@@ -1,0 +1,42 @@
+// del-setnx (document 000, section 4, the race it warns about): the value is
+// the holder's expiry timestamp on its own clock. A waiter that finds it past
+// DELetes the key and SETNXes again. Shows F03: two waiters both see the
+// expired value; B deletes and takes it; C's DEL then removes B's fresh lock
+// and C takes it too. Fixed by getset.
+#include "lock/algorithms.hpp"
+#include "lock/redis_node.hpp"
+
+namespace locksim::lock {
+namespace {
+
+class DelSetnx final : public SpinLock {
+ public:
+  using SpinLock::SpinLock;
+  Task<bool> release(Env& env) override {
+    auto r = co_await env.redis(cmd("DEL", key()), Purpose::Release);
+    co_return r.ok();
+  }
+
+ protected:
+  std::string expiry(Env& env) const {
+    return std::to_string(unix_ms(env.local_now()) + params().lease.ns / 1'000'000 + 1);
+  }
+
+  Task<bool> try_acquire(Env& env) override {
+    auto r = co_await env.redis(cmd("SETNX", key(), expiry(env)), Purpose::Acquire);
+    if (replied_int(r, 1)) co_return true;
+    auto current = co_await env.redis(cmd("GET", key()), Purpose::Acquire);
+    if (!current.ok() || current.value.type != Reply::Type::Bulk) co_return false;
+    int64_t held_until = 0;
+    try { held_until = std::stoll(current.value.str); } catch (...) { co_return false; }
+    if (held_until >= unix_ms(env.local_now())) co_return false;  // not expired yet
+    // Expired: remove it and try again. Nothing stops another waiter doing the same.
+    co_await env.redis(cmd("DEL", key()), Purpose::Acquire);
+    auto again = co_await env.redis(cmd("SETNX", key(), expiry(env)), Purpose::Acquire);
+    co_return replied_int(again, 1);
+  }
+};
+
+}  // namespace
+std::unique_ptr<Lock> make_del_setnx(const LockParams& p) { return std::make_unique<DelSetnx>(p); }
+}  // namespace locksim::lock

@@ -1,0 +1,58 @@
+#pragma once
+// The small environment every lock algorithm is written against: call Redis,
+// sleep, read the local clock, draw a random number, spawn a task, record a
+// step. The simulator provides one (SimEnv); an environment over a real
+// redis-server and real time can run the very same algorithm code.
+#include <cstdint>
+#include <string_view>
+
+#include "lock/history.hpp"
+#include "sim/random.hpp"
+#include "sim/rpc.hpp"
+#include "sim/redis/reply.hpp"
+#include "sim/redis/resp.hpp"
+#include "sim/task.hpp"
+
+namespace locksim::lock {
+
+using sim::Task;
+using redis::Command;
+using redis::Reply;
+// Ok with the server's reply, or TimedOut / ConnectionLost: then nobody knows
+// whether the command ran.
+using RedisResult = sim::CallResult<Reply>;
+using TaskId = uint64_t;
+
+class Env {
+ public:
+  virtual ~Env() = default;
+  virtual Task<RedisResult> redis(Command command, Purpose purpose) = 0;
+  // Sleeps as measured by this client's clock rate.
+  virtual Task<void> sleep(Duration span) = 0;
+  // This client's wall clock (skewed, drifting, jumping as its node's does).
+  virtual Instant local_now() const = 0;
+  virtual sim::Rng& rng() = 0;
+  // A second task in the same process (the watchdog's renewal); it dies with the process.
+  virtual TaskId spawn(Task<void> task) = 0;
+  virtual void cancel(TaskId task) = 0;
+  virtual void record(Step step, int64_t a = 0, int64_t b = 0) = 0;
+  virtual uint32_t client() const = 0;
+  virtual std::string_view client_name() const = 0;
+};
+
+// cmd("SET", key, token, "NX"): a command from its words. (Also sidesteps a GCC 12
+// bug with braced initializer lists inside co_await expressions.)
+template <class... Words>
+Command cmd(Words&&... words) {
+  Command c;
+  c.reserve(sizeof...(words));
+  (c.emplace_back(std::forward<Words>(words)), ...);
+  return c;
+}
+
+// Reply helpers: the algorithms read like their pseudocode.
+inline bool replied_ok(const RedisResult& r) { return r.ok() && r.value.type == Reply::Type::Status && r.value.str == "OK"; }
+inline bool replied_int(const RedisResult& r, int64_t v) { return r.ok() && r.value.type == Reply::Type::Integer && r.value.integer == v; }
+inline bool replied_nil(const RedisResult& r) { return r.ok() && r.value.is_nil(); }
+
+}  // namespace locksim::lock

@@ -1,0 +1,56 @@
+// fair (document 004 section 4.3; Redisson's fair lock): waiters queue in
+// ticket order and the lock goes to the oldest live waiter, instead of to
+// whoever retries first (F20's starvation). A waiter keeps a heartbeat key
+// while it waits; a vanished waiter's ticket is skipped. Released as token-lua.
+#include <algorithm>
+
+#include "lock/algorithms.hpp"
+#include "lock/scripts.hpp"
+
+namespace locksim::lock {
+namespace {
+
+class FairLock final : public Lock {
+ public:
+  using Lock::Lock;
+
+  Task<bool> acquire(Env& env) override {
+    const Instant deadline = env.local_now() + params().wait_limit;
+    token_ = new_token(env);
+    int64_t ticket = -1;
+    for (;;) {
+      if (ticket < 0) {
+        auto t = co_await env.redis(cmd("INCR", key() + ":tickets"), Purpose::Acquire);
+        if (t.ok() && t.value.type == Reply::Type::Integer) ticket = t.value.integer;
+      }
+      if (ticket >= 0) {
+        auto r = co_await env.redis(cmd("EVAL", std::string(scripts::kFairAcquire), "3", key(), key() + ":serving",
+                                     key() + ":waiter:", std::to_string(ticket), token_, ms(params().lease),
+                                     ms(heartbeat())),
+                                    Purpose::Acquire);
+        if (replied_int(r, 1)) co_return true;
+      }
+      if (env.local_now() >= deadline) {
+        if (ticket >= 0) co_await env.redis(cmd("DEL", key() + ":waiter:" + std::to_string(ticket)), Purpose::Acquire);
+        co_return false;
+      }
+      Duration wait = params().retry;
+      if (params().retry_jitter.ns > 0) wait += env.rng().uniform(Duration::zero(), params().retry_jitter);
+      co_await env.sleep(wait);
+    }
+  }
+
+  Task<bool> release(Env& env) override {
+    auto r = co_await env.redis(cmd("EVAL", std::string(scripts::kCompareAndDelete), "1", key(), token_), Purpose::Release);
+    co_return replied_int(r, 1);
+  }
+
+ private:
+  // How long a waiter that stops retrying keeps its place (Redisson: 5 s).
+  Duration heartbeat() const { return std::max(params().retry * 5, Duration{500'000'000}); }
+  std::string token_;
+};
+
+}  // namespace
+std::unique_ptr<Lock> make_fair(const LockParams& p) { return std::make_unique<FairLock>(p); }
+}  // namespace locksim::lock

@@ -1,0 +1,56 @@
+// getset (document 000 sections 4-5, 001, 002 scheme 2): the value is the
+// holder's expiry timestamp on its own clock. A waiter that finds it past
+// swaps in its own with GETSET and has the lock only if the old value is the
+// one it read — so of two waiters only one wins. Shows F04 (a client whose
+// clock is ahead deems a live lock expired), F05 (work outlasting the
+// timestamp; the late holder's unconditional DEL removes the next holder's
+// lock) and F06 (the loser's GETSET moves the winner's expiry: benign drift).
+// Unlock flavours: DEL unconditionally (000) or, with release-if-unexpired,
+// only while one's own expiry has not passed (002).
+#include "lock/algorithms.hpp"
+#include "lock/redis_node.hpp"
+
+namespace locksim::lock {
+namespace {
+
+class Getset final : public SpinLock {
+ public:
+  using SpinLock::SpinLock;
+  Task<bool> release(Env& env) override {
+    if (params().release_if_unexpired && unix_ms(env.local_now()) > my_expiry_) co_return false;
+    auto r = co_await env.redis(cmd("DEL", key()), Purpose::Release);
+    co_return r.ok();
+  }
+
+ protected:
+  int64_t new_expiry(Env& env) const { return unix_ms(env.local_now()) + params().lease.ns / 1'000'000 + 1; }
+
+  Task<bool> try_acquire(Env& env) override {
+    int64_t expiry = new_expiry(env);
+    auto r = co_await env.redis(cmd("SETNX", key(), std::to_string(expiry)), Purpose::Acquire);
+    if (replied_int(r, 1)) {
+      my_expiry_ = expiry;
+      co_return true;
+    }
+    auto current = co_await env.redis(cmd("GET", key()), Purpose::Acquire);
+    if (!current.ok() || current.value.type != Reply::Type::Bulk) co_return false;
+    int64_t held_until = 0;
+    try { held_until = std::stoll(current.value.str); } catch (...) { co_return false; }
+    if (held_until >= unix_ms(env.local_now())) co_return false;
+    expiry = new_expiry(env);
+    auto old = co_await env.redis(cmd("GETSET", key(), std::to_string(expiry)), Purpose::Acquire);
+    // Won only if nobody swapped between our GET and our GETSET.
+    if (old.ok() && old.value.type == Reply::Type::Bulk && old.value.str == current.value.str) {
+      my_expiry_ = expiry;
+      co_return true;
+    }
+    co_return false;
+  }
+
+ private:
+  int64_t my_expiry_ = 0;
+};
+
+}  // namespace
+std::unique_ptr<Lock> make_getset(const LockParams& p) { return std::make_unique<Getset>(p); }
+}  // namespace locksim::lock

@@ -1,0 +1,79 @@
+#include "lock/history.hpp"
+
+#include <fmt/format.h>
+
+namespace locksim::lock {
+
+std::string_view to_string(Purpose p) {
+  switch (p) {
+    case Purpose::Acquire: return "acquire";
+    case Purpose::Release: return "release";
+    case Purpose::Renew: return "renew";
+    case Purpose::Resource: return "resource";
+    case Purpose::Other: return "other";
+  }
+  return "?";
+}
+
+std::string_view to_string(Step s) {
+  switch (s) {
+    case Step::AcquireStart: return "acquire-start";
+    case Step::Acquired: return "acquired";
+    case Step::AcquireFailed: return "acquire-failed";
+    case Step::Enter: return "enter";
+    case Step::Leave: return "leave";
+    case Step::ReleaseStart: return "release-start";
+    case Step::Released: return "released";
+    case Step::Renewed: return "renewed";
+    case Step::RenewFailed: return "renew-failed";
+    case Step::WriteAccepted: return "write-accepted";
+    case Step::WriteRejected: return "write-rejected";
+    case Step::Crashed: return "crashed";
+    case Step::Restarted: return "restarted";
+    case Step::Paused: return "paused";
+    case Step::Resumed: return "resumed";
+    case Step::KeySet: return "key-set";
+    case Step::KeyDeleted: return "key-deleted";
+    case Step::KeyExpireChanged: return "key-expire";
+    case Step::KeyExpired: return "key-expired";
+  }
+  return "?";
+}
+
+std::string History::client_name(uint32_t client) const {
+  if (client == kNoClient) return "redis";
+  return client < clients_.size() ? clients_[client] : fmt::format("client{}", client);
+}
+
+std::string History::describe(const HistoryEvent& e, std::string_view client_name) {
+  std::string s = fmt::format("{} {}", client_name, to_string(e.step));
+  switch (e.step) {
+    case Step::Acquired:
+      if (e.a >= 0) s += fmt::format(" (fence {})", e.a);
+      break;
+    case Step::AcquireStart:
+      if (e.a > 0) s += fmt::format(" (nested {})", e.a);
+      break;
+    case Step::Released:
+      s += e.a ? " (own lock)" : " (not released)";
+      break;
+    case Step::WriteAccepted:
+    case Step::WriteRejected:
+      s += fmt::format(" token {} (highest seen {})", e.a, e.b);
+      break;
+    case Step::KeySet:
+    case Step::KeyDeleted:
+    case Step::KeyExpireChanged:
+    case Step::KeyExpired:
+      s += fmt::format(" {} [{}]", e.key, to_string(e.purpose));
+      if (e.old_value) s += fmt::format(" old={}", *e.old_value);
+      if (e.new_value) s += fmt::format(" new={}", *e.new_value);
+      if (e.expire_at_ms >= 0) s += fmt::format(" deadline={}ms", e.expire_at_ms);
+      break;
+    default:
+      break;
+  }
+  return s;
+}
+
+}  // namespace locksim::lock

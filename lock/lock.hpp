@@ -1,0 +1,68 @@
+#pragma once
+// The interface every lock variant implements. To try a variant of your own,
+// derive from Lock (or from SpinLock, which supplies the retry loop), write
+// acquire/release as coroutines against Env, and register it; every check,
+// the explorer and the timelines then work on it unchanged. A worked example
+// is examples/my_lock.cpp:
+//
+//   class MyLock : public SpinLock {
+//    public:
+//     using SpinLock::SpinLock;
+//     Task<bool> try_acquire(Env& env) override {
+//       auto r = co_await env.redis({"SET", key(), token_, "NX", "PX", ms(params().lease)}, Purpose::Acquire);
+//       co_return replied_ok(r);
+//     }
+//     Task<bool> release(Env& env) override { ... }
+//   };
+//
+// One Lock object serves one client process (one incarnation): it may keep
+// the client's token, its expiry timestamp, its renewal task.
+#include <string>
+
+#include "lock/env.hpp"
+#include "lock/params.hpp"
+
+namespace locksim::lock {
+
+class Lock {
+ public:
+  explicit Lock(LockParams params) : params_(std::move(params)) {}
+  virtual ~Lock() = default;
+  Lock(const Lock&) = delete;
+  Lock& operator=(const Lock&) = delete;
+
+  // Acquires the lock, waiting at most params().wait_limit; true once held.
+  virtual Task<bool> acquire(Env& env) = 0;
+  // Releases it; true if the client believes it released its own lock.
+  virtual Task<bool> release(Env& env) = 0;
+  // "Do I still hold it?" as far as the client can tell (a watchdog whose
+  // renewal failed knows its lease may be gone). Default: yes.
+  virtual bool still_held() const { return true; }
+  // The fencing token of the current hold, or -1 if the variant has none.
+  virtual int64_t fence() const { return -1; }
+
+  const LockParams& params() const { return params_; }
+
+ protected:
+  const std::string& key() const { return params_.key; }
+  static std::string ms(Duration d) { return std::to_string(d.ns / 1'000'000); }
+  // A unique token for this hold, drawn from the client's generator (deterministic).
+  static std::string new_token(Env& env);
+
+ private:
+  LockParams params_;
+};
+
+// A lock taken by retrying one attempt every retry interval (plus jitter)
+// until it succeeds or the wait limit has passed on the client's clock.
+class SpinLock : public Lock {
+ public:
+  using Lock::Lock;
+  Task<bool> acquire(Env& env) override;
+
+ protected:
+  // One attempt: true if it took the lock.
+  virtual Task<bool> try_acquire(Env& env) = 0;
+};
+
+}  // namespace locksim::lock

@@ -1,0 +1,68 @@
+#include "lock/redis_node.hpp"
+
+namespace locksim::lock {
+
+namespace {
+std::string render_command(const RedisRequest& r) {
+  std::string s;
+  for (const auto& arg : r.command) {
+    if (!s.empty()) s += ' ';
+    // Lua bodies are long: the timeline shows their first words.
+    s += arg.size() > 40 ? arg.substr(0, 37) + "..." : arg;
+  }
+  return s;
+}
+}  // namespace
+
+RedisNode::RedisNode(sim::World& world, std::string name, History* history, bool persistent, sim::LocalClock clock)
+    : world_(world),
+      node_(world.add_node(std::move(name), clock)),
+      service_(world, node_, [this](sim::SessionId s, RedisRequest& r, Instant) { return handle(s, r); }),
+      history_(history),
+      persistent_(persistent) {
+  server_.set_observer(this);
+  service_.on_disconnect([this](sim::SessionId s) {
+    auto it = connections_.find(s);
+    if (it == connections_.end()) return;
+    server_.disconnect(it->second);
+    connections_.erase(it);
+  });
+  service_.describe(render_command, [](const redis::Reply& r) { return redis::to_string(r); });
+  world.node(node_).crash_hooks.push_back([this] {
+    if (!persistent_) server_.flushall();
+  });
+}
+
+redis::Reply RedisNode::handle(sim::SessionId session, RedisRequest& request) {
+  auto it = connections_.find(session);
+  if (it == connections_.end()) it = connections_.emplace(session, server_.connect()).first;
+  executing_ = &request;
+  redis::Reply reply = server_.execute(it->second, request.command, local_ms());
+  executing_ = nullptr;
+  return reply;
+}
+
+void RedisNode::on_effect(const redis::KeyEffect& effect) {
+  if (!history_) return;
+  HistoryEvent e;
+  e.at = world_.now();
+  e.local = world_.local_now(node_);
+  switch (effect.kind) {
+    case redis::KeyEffect::Kind::Set: e.step = Step::KeySet; break;
+    case redis::KeyEffect::Kind::Deleted: e.step = Step::KeyDeleted; break;
+    case redis::KeyEffect::Kind::ExpireChanged: e.step = Step::KeyExpireChanged; break;
+    case redis::KeyEffect::Kind::Expired: e.step = Step::KeyExpired; break;
+  }
+  // A lazy expiry is the server's doing, whoever's command happened to find it.
+  if (executing_ && effect.kind != redis::KeyEffect::Kind::Expired) {
+    e.client = executing_->client;
+    e.purpose = executing_->purpose;
+  }
+  e.key = effect.key;
+  e.old_value = effect.old_value;
+  e.new_value = effect.new_value;
+  e.expire_at_ms = effect.expire_at_ms;
+  history_->add(std::move(e));
+}
+
+}  // namespace locksim::lock

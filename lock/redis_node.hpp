@@ -1,0 +1,60 @@
+#pragma once
+// A Redis server as a node of the simulated world: the Redis model behind a
+// sim::Service. Commands execute atomically on arrival, on the server's own
+// local clock; a crash without persistence loses every key; each command's
+// effects on keys go to the history, tagged with the client and purpose.
+#include <map>
+#include <string>
+
+#include "lock/history.hpp"
+#include "sim/redis/server.hpp"
+#include "sim/rpc.hpp"
+#include "sim/world.hpp"
+
+namespace locksim::lock {
+
+// Local clocks read as Unix time in milliseconds from this base, so that
+// timestamps and TIME look like real ones.
+inline constexpr int64_t kEpochMs = 1'700'000'000'000;
+inline int64_t unix_ms(Instant local) {
+  int64_t ms = local.ns / 1'000'000;
+  if (local.ns < 0 && local.ns % 1'000'000 != 0) --ms;  // floor
+  return kEpochMs + ms;
+}
+
+struct RedisRequest {
+  redis::Command command;
+  uint32_t client = kNoClient;
+  Purpose purpose = Purpose::Other;
+};
+
+class RedisNode final : public redis::Observer {
+ public:
+  using Channel = sim::Channel<RedisRequest, redis::Reply>;
+
+  // persistent: whether a restart keeps the keys (RDB/AOF); off by default, as the seeds assume.
+  RedisNode(sim::World& world, std::string name, History* history, bool persistent = false,
+            sim::LocalClock clock = {});
+  RedisNode(const RedisNode&) = delete;
+  RedisNode& operator=(const RedisNode&) = delete;
+
+  sim::NodeId node() const { return node_; }
+  Channel& connect(sim::NodeId client) { return service_.connect(client); }
+  redis::Server& server() { return server_; }
+  int64_t local_ms() const { return unix_ms(world_.local_now(node_)); }
+
+ private:
+  void on_effect(const redis::KeyEffect& effect) override;
+  redis::Reply handle(sim::SessionId session, RedisRequest& request);
+
+  sim::World& world_;
+  sim::NodeId node_;
+  redis::Server server_;
+  sim::Service<RedisRequest, redis::Reply> service_;
+  std::map<sim::SessionId, redis::ConnectionId> connections_;
+  History* history_;
+  bool persistent_;
+  const RedisRequest* executing_ = nullptr;
+};
+
+}  // namespace locksim::lock

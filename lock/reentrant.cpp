@@ -1,0 +1,81 @@
+// reentrant (002, 004 section 4.3; Redisson's RLock): a hash holding a count
+// per owner, taken and released by Lua scripts, renewed by the watchdog while
+// held. The owner may acquire again while holding (F16: token-lua deadlocks on
+// itself there) and must release as many times; the key goes at count zero;
+// another owner's release is refused.
+#include <fmt/format.h>
+
+#include "lock/algorithms.hpp"
+#include "lock/scripts.hpp"
+
+namespace locksim::lock {
+namespace {
+
+class ReentrantLock final : public SpinLock {
+ public:
+  using SpinLock::SpinLock;
+
+  Task<bool> acquire(Env& env) override {
+    if (owner_.empty()) owner_ = new_token(env);  // Redisson: connection manager id + thread id
+    const bool held = co_await SpinLock::acquire(env);
+    if (!held) co_return false;
+    if (++holds_ == 1 && params().explicit_lease.ns == 0) {
+      renewal_ = env.spawn(renew(env));
+      renewing_ = true;
+    }
+    co_return true;
+  }
+
+  Task<bool> release(Env& env) override {
+    auto r = co_await env.redis(cmd("EVAL", std::string(scripts::kReentrantUnlock), "2", key(), channel(), "0",
+                                 ms(lease()), owner_),
+                                Purpose::Release);
+    if (!r.ok() || r.value.type != Reply::Type::Integer) co_return false;  // nil: not the owner
+    if (holds_ > 0) --holds_;
+    if (r.value.integer == 1) holds_ = 0;
+    if (holds_ == 0 && renewing_) {
+      env.cancel(renewal_);
+      renewing_ = false;
+    }
+    co_return true;
+  }
+
+  bool still_held() const override { return !lost_; }
+
+ protected:
+  Task<bool> try_acquire(Env& env) override {
+    auto r = co_await env.redis(cmd("EVAL", std::string(scripts::kReentrantLock), "1", key(), ms(lease()), owner_),
+                                Purpose::Acquire);
+    co_return replied_nil(r);  // nil: acquired; a number: the PTTL of someone else's hold
+  }
+
+ private:
+  Duration lease() const { return params().explicit_lease.ns > 0 ? params().explicit_lease : params().lease; }
+  std::string channel() const { return fmt::format("redisson_lock__channel:{{{}}}", key()); }
+
+  Task<void> renew(Env& env) {
+    const Duration interval = params().renew_interval.ns > 0 ? params().renew_interval : params().lease / 3;
+    for (;;) {
+      co_await env.sleep(interval);
+      auto r = co_await env.redis(cmd("EVAL", std::string(scripts::kReentrantRenew), "1", key(), ms(params().lease), owner_),
+                                  Purpose::Renew);
+      if (!replied_int(r, 1)) {
+        env.record(Step::RenewFailed, r.ok() ? 0 : static_cast<int64_t>(r.status));
+        lost_ = true;
+        renewing_ = false;
+        co_return;
+      }
+      env.record(Step::Renewed);
+    }
+  }
+
+  std::string owner_;
+  int holds_ = 0;
+  TaskId renewal_ = 0;
+  bool renewing_ = false;
+  bool lost_ = false;
+};
+
+}  // namespace
+std::unique_ptr<Lock> make_reentrant(const LockParams& p) { return std::make_unique<ReentrantLock>(p); }
+}  // namespace locksim::lock

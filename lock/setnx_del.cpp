@@ -1,0 +1,26 @@
+// setnx-del (document 002): SETNX key 1 to lock, DEL key to unlock.
+// Shows F01: a client that crashes while holding leaves the key forever —
+// no expiry exists. Fixed by an expiry (setnx-expire, then set-nx-px).
+#include "lock/algorithms.hpp"
+
+namespace locksim::lock {
+namespace {
+
+class SetnxDel final : public SpinLock {
+ public:
+  using SpinLock::SpinLock;
+  Task<bool> release(Env& env) override {
+    auto r = co_await env.redis(cmd("DEL", key()), Purpose::Release);
+    co_return r.ok();
+  }
+
+ protected:
+  Task<bool> try_acquire(Env& env) override {
+    auto r = co_await env.redis(cmd("SETNX", key(), "1"), Purpose::Acquire);
+    co_return replied_int(r, 1);
+  }
+};
+
+}  // namespace
+std::unique_ptr<Lock> make_setnx_del(const LockParams& p) { return std::make_unique<SetnxDel>(p); }
+}  // namespace locksim::lock

@@ -1,0 +1,42 @@
+#include "lock/sim_env.hpp"
+
+namespace locksim::lock {
+
+SimEnv::SimEnv(sim::Proc proc, RedisNode::Channel& redis, uint32_t client, ClientLife& life, History& history,
+               Duration call_timeout, const std::vector<CallFault>& call_faults)
+    : proc_(proc), redis_(redis), client_(client), life_(life), history_(history), call_timeout_(call_timeout),
+      call_faults_(call_faults) {}
+
+Task<RedisResult> SimEnv::redis(Command command, Purpose purpose) {
+  const uint32_t n = ++life_.calls;
+  for (const CallFault& f : call_faults_) {
+    if (f.client != client_ || f.call != n) continue;
+    sim::World& w = proc_.world();
+    if (f.kind == CallFault::Kind::Crash) w.crash(proc_.id());
+    else w.pause(proc_.id(), f.pause);
+    // Suspend here: a crash destroys this task now; a pause holds it until the pause ends.
+    co_await proc_.sleep(Duration::zero());
+  }
+  RedisRequest request{std::move(command), client_, purpose};
+  RedisResult result = co_await redis_.call(std::move(request), call_timeout_);
+  co_return result;
+}
+
+Task<void> SimEnv::sleep(Duration span) { co_await proc_.sleep(span); }
+
+void SimEnv::record(Step step, int64_t a, int64_t b) {
+  sim::World& w = proc_.world();
+  HistoryEvent e;
+  e.at = w.now();
+  e.local = proc_.local_now();
+  e.client = client_;
+  e.step = step;
+  e.a = a;
+  e.b = b;
+  // Steps go into the trace too, so that its hash covers what the clients did.
+  w.trace().add(e.at, proc_.id(), sim::TraceKind::Note, static_cast<int64_t>(step), a,
+                w.trace().recording() ? History::describe(e, proc_.name()) : std::string());
+  history_.add(std::move(e));
+}
+
+}  // namespace locksim::lock

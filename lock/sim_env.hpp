@@ -1,0 +1,48 @@
+#pragma once
+// The simulator's Env: Redis over a simulated connection, the node's clock and
+// generator, tasks on the node. It also carries the faults aimed at the
+// client's own commands (crash or pause just before its Nth command).
+#include <string>
+#include <vector>
+
+#include "lock/env.hpp"
+#include "lock/history.hpp"
+#include "lock/redis_node.hpp"
+#include "lock/workload.hpp"
+#include "sim/world.hpp"
+
+namespace locksim::lock {
+
+// What outlives one incarnation of a client: its count of commands sent and
+// its progress through the workload.
+struct ClientLife {
+  uint32_t calls = 0;
+  uint32_t iteration = 0;
+};
+
+class SimEnv final : public Env {
+ public:
+  SimEnv(sim::Proc proc, RedisNode::Channel& redis, uint32_t client, ClientLife& life, History& history,
+         Duration call_timeout, const std::vector<CallFault>& call_faults);
+
+  Task<RedisResult> redis(Command command, Purpose purpose) override;
+  Task<void> sleep(Duration span) override;
+  Instant local_now() const override { return proc_.local_now(); }
+  sim::Rng& rng() override { return proc_.rng(); }
+  TaskId spawn(Task<void> task) override { return proc_.spawn(std::move(task)); }
+  void cancel(TaskId task) override { proc_.cancel(task); }
+  void record(Step step, int64_t a = 0, int64_t b = 0) override;
+  uint32_t client() const override { return client_; }
+  std::string_view client_name() const override { return proc_.name(); }
+
+ private:
+  sim::Proc proc_;
+  RedisNode::Channel& redis_;
+  uint32_t client_;
+  ClientLife& life_;
+  History& history_;
+  Duration call_timeout_;
+  const std::vector<CallFault>& call_faults_;
+};
+
+}  // namespace locksim::lock

@@ -1,0 +1,79 @@
+#pragma once
+// One simulated run of a lock algorithm: a Redis node, a fenced resource node,
+// N client nodes running the workload, the network, the faults. Everything it
+// does follows from its config; the same config gives the same history and
+// the same trace hash.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lock/history.hpp"
+#include "lock/params.hpp"
+#include "lock/redis_node.hpp"
+#include "lock/registry.hpp"
+#include "lock/sim_env.hpp"
+#include "lock/workload.hpp"
+#include "sim/fault.hpp"
+#include "sim/random.hpp"
+#include "sim/world.hpp"
+
+namespace locksim::lock {
+
+struct SimulationConfig {
+  std::string algorithm = "token-lua";
+  LockParams lock;
+  WorkloadParams workload;
+  sim::LatencyDist latency{500'000_ns, 1_ms, 0.0, 20_ms, 1.5, 200_ms};  // one way
+  sim::FaultPlan faults;  // node names: clients "A", "B", ...; "redis"; "store"
+  uint64_t seed = 1;
+  sim::Duration horizon = 120_s;  // stop here even if clients are still busy
+  bool persistent_redis = false;
+  bool record_trace = true;
+  bool operator==(const SimulationConfig&) const = default;
+};
+
+// A write to the protected resource, which keeps the highest fencing token
+// seen and rejects a lower one (tokens of -1: no fencing, always accepted).
+struct ResourceWrite {
+  uint32_t client = kNoClient;
+  int64_t token = -1;
+};
+
+class Simulation {
+ public:
+  // Throws std::invalid_argument, naming the problem, for an unknown algorithm
+  // or a fault plan that names a node the run does not have.
+  explicit Simulation(const SimulationConfig& config);
+  ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  // Runs until every client has finished its iterations (or is dead) or the horizon.
+  void run();
+  // Runs until `stop` (checked after every event) says so, or the run ends.
+  sim::World& world() { return *world_; }
+  const History& history() const { return history_; }
+  const SimulationConfig& config() const { return config_; }
+  RedisNode& redis() { return *redis_; }
+  sim::NodeId client_node(uint32_t client) const { return clients_[client]; }
+  uint64_t trace_hash() const { return world_->trace().hash(); }
+
+ private:
+  sim::Task<void> client_main(sim::Proc proc, uint32_t client);
+  sim::Task<void> critical_section(SimEnv& env, Lock& lock, uint32_t client, uint32_t iteration);
+
+  SimulationConfig config_;
+  const Algorithm* algorithm_;
+  History history_;
+  std::unique_ptr<sim::World> world_;
+  RedisNode* redis_ = nullptr;
+  sim::NodeId store_ = sim::kNoNode;
+  sim::Service<ResourceWrite, bool>* resource_ = nullptr;
+  int64_t highest_token_ = -1;
+  std::vector<sim::NodeId> clients_;
+  std::vector<RedisNode::Channel*> redis_channels_;
+  std::vector<sim::Channel<ResourceWrite, bool>*> store_channels_;
+  std::vector<ClientLife> lives_;
+};
+
+}  // namespace locksim::lock

@@ -1,0 +1,33 @@
+// token-check-del (002 step 4 problem, 003): SET key <token> NX PX lease; to
+// unlock, GET the key, compare with one's token in the client, then DEL — two
+// commands. Shows F09: between the GET and the DEL the lease can end (a pause,
+// a slow DEL) and B acquire; A's DEL then removes B's lock. Fixed by token-lua.
+#include "lock/algorithms.hpp"
+
+namespace locksim::lock {
+namespace {
+
+class TokenCheckDel final : public SpinLock {
+ public:
+  using SpinLock::SpinLock;
+  Task<bool> release(Env& env) override {
+    auto current = co_await env.redis(cmd("GET", key()), Purpose::Release);
+    if (!current.ok() || current.value.type != Reply::Type::Bulk || current.value.str != token_) co_return false;
+    auto r = co_await env.redis(cmd("DEL", key()), Purpose::Release);
+    co_return replied_int(r, 1);
+  }
+
+ protected:
+  Task<bool> try_acquire(Env& env) override {
+    token_ = new_token(env);
+    auto r = co_await env.redis(cmd("SET", key(), token_, "NX", "PX", ms(params().lease)), Purpose::Acquire);
+    co_return replied_ok(r);
+  }
+
+ private:
+  std::string token_;
+};
+
+}  // namespace
+std::unique_ptr<Lock> make_token_check_del(const LockParams& p) { return std::make_unique<TokenCheckDel>(p); }
+}  // namespace locksim::lock

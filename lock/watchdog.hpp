@@ -1,0 +1,34 @@
+#pragma once
+// watchdog (002 step 5 / scheme 3, 004 section 4; Redisson's lock watchdog):
+// token-lua plus a renewal task in the same process that re-arms the lease
+// (compare-and-PEXPIRE in Lua) every lease/3 while the lock is held. It stops
+// on release, on a failed renewal (the client then knows its lease may be
+// gone: still_held() turns false) and with its process. Fixes F10 and F11
+// (F12: a crash frees the lock within one lease). Shows F13 (a stop-the-world
+// pause freezes the renewal too) and F14 (a cut starves it). An explicit
+// lease disables renewal, as in Redisson, and brings F10 back (F15).
+#include "lock/token_lua.hpp"
+
+namespace locksim::lock {
+
+class WatchdogLock : public TokenLuaLock {
+ public:
+  using TokenLuaLock::TokenLuaLock;
+  Task<bool> acquire(Env& env) override;
+  Task<bool> release(Env& env) override;
+  bool still_held() const override { return !lost_; }
+
+ protected:
+  Duration initial_lease() const override;
+  bool renews() const { return params().explicit_lease.ns == 0; }
+  Duration renew_interval() const;
+  void stop_renewal(Env& env);
+
+ private:
+  Task<void> renew(Env& env);
+  TaskId renewal_ = 0;
+  bool renewing_ = false;
+  bool lost_ = false;
+};
+
+}  // namespace locksim::lock
