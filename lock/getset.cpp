@@ -26,7 +26,7 @@ class Getset final : public SpinLock {
   int64_t new_expiry(Env& env) const { return unix_ms(env.local_now()) + params().lease.ns / 1'000'000 + 1; }
 
   Task<bool> try_acquire(Env& env) override {
-    int64_t expiry = new_expiry(env);
+    const int64_t expiry = new_expiry(env);
     auto r = co_await env.redis(cmd("SETNX", key(), std::to_string(expiry)), Purpose::Acquire);
     if (replied_int(r, 1)) {
       my_expiry_ = expiry;
@@ -37,7 +37,7 @@ class Getset final : public SpinLock {
     int64_t held_until = 0;
     try { held_until = std::stoll(current.value.str); } catch (...) { co_return false; }
     if (held_until >= unix_ms(env.local_now())) co_return false;
-    expiry = new_expiry(env);
+    // 000 and 002 swap in the expiry computed before the SETNX (not a fresh one).
     auto old = co_await env.redis(cmd("GETSET", key(), std::to_string(expiry)), Purpose::Acquire);
     // Won only if nobody swapped between our GET and our GETSET.
     if (old.ok() && old.value.type == Reply::Type::Bulk && old.value.str == current.value.str) {

@@ -19,7 +19,8 @@ class ReentrantLock final : public SpinLock {
     if (owner_.empty()) owner_ = new_token(env);  // Redisson: connection manager id + thread id
     const bool held = co_await SpinLock::acquire(env);
     if (!held) co_return false;
-    if (++holds_ == 1 && params().explicit_lease.ns == 0) {
+    if (++holds_ == 1) lost_ = false;  // a new hold: its lease is fresh
+    if (holds_ == 1 && params().explicit_lease.ns == 0) {
       renewal_ = env.spawn(renew(env));
       renewing_ = true;
     }
@@ -30,14 +31,15 @@ class ReentrantLock final : public SpinLock {
     auto r = co_await env.redis(cmd("EVAL", std::string(scripts::kReentrantUnlock), "2", key(), channel(), "0",
                                  ms(lease()), owner_),
                                 Purpose::Release);
-    if (!r.ok() || r.value.type != Reply::Type::Integer) co_return false;  // nil: not the owner
+    // As Redisson's unlockAsync: the local hold count (and with it the renewal)
+    // goes down whatever the reply was — a lost reply or a refusal included.
     if (holds_ > 0) --holds_;
-    if (r.value.integer == 1) holds_ = 0;
+    if (r.ok() && r.value.type == Reply::Type::Integer && r.value.integer == 1) holds_ = 0;
     if (holds_ == 0 && renewing_) {
       env.cancel(renewal_);
       renewing_ = false;
     }
-    co_return true;
+    co_return r.ok() && r.value.type == Reply::Type::Integer;  // nil: not the owner
   }
 
   bool still_held() const override { return !lost_; }

@@ -19,9 +19,11 @@ class TokenCheckDel final : public SpinLock {
 
  protected:
   Task<bool> try_acquire(Env& env) override {
-    token_ = new_token(env);
-    auto r = co_await env.redis(cmd("SET", key(), token_, "NX", "PX", ms(params().lease)), Purpose::Acquire);
-    co_return replied_ok(r);
+    std::string token = new_token(env);  // kept only if the SET took (see token_lua.cpp)
+    auto r = co_await env.redis(cmd("SET", key(), token, "NX", "PX", ms(params().lease)), Purpose::Acquire);
+    const bool took = replied_ok(r);
+    if (took) token_ = std::move(token);
+    co_return took;
   }
 
  private:

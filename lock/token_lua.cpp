@@ -6,9 +6,13 @@
 namespace locksim::lock {
 
 Task<bool> TokenLuaLock::try_acquire(Env& env) {
-  token_ = new_token(env);
-  auto r = co_await env.redis(cmd("SET", key(), token_, "NX", "PX", ms(initial_lease())), Purpose::Acquire);
-  co_return replied_ok(r);
+  // The token is the attempt's own; it becomes the hold's only if the SET took
+  // (a failed nested attempt must not make the outer hold forget its token).
+  std::string token = new_token(env);
+  auto r = co_await env.redis(cmd("SET", key(), token, "NX", "PX", ms(initial_lease())), Purpose::Acquire);
+  const bool took = replied_ok(r);
+  if (took) token_ = std::move(token);
+  co_return took;
 }
 
 Task<bool> TokenLuaLock::release(Env& env) {

@@ -19,7 +19,7 @@ class WatchMulti final : public SpinLock {
 
  protected:
   Task<bool> try_acquire(Env& env) override {
-    token_ = new_token(env);
+    const std::string token = new_token(env);  // kept only if EXEC ran (see token_lua.cpp)
     auto watched = co_await env.redis(cmd("WATCH", key()), Purpose::Acquire);
     if (!replied_ok(watched)) co_return false;
     auto current = co_await env.redis(cmd("GET", key()), Purpose::Acquire);
@@ -32,14 +32,16 @@ class WatchMulti final : public SpinLock {
       co_await abandon(env);
       co_return false;
     }
-    auto queued = co_await env.redis(cmd("SET", key(), token_, "PX", ms(params().lease)), Purpose::Acquire);
+    auto queued = co_await env.redis(cmd("SET", key(), token, "PX", ms(params().lease)), Purpose::Acquire);
     if (!queued.ok()) {
       co_await abandon(env);
       co_return false;
     }
     auto exec = co_await env.redis(cmd("EXEC"), Purpose::Acquire);
     // A null reply: a watched key changed since WATCH; someone else won.
-    co_return exec.ok() && exec.value.type == Reply::Type::Array;
+    const bool took = exec.ok() && exec.value.type == Reply::Type::Array;
+    if (took) token_ = token;
+    co_return took;
   }
 
  private:
