@@ -20,7 +20,9 @@ class FairLock final : public Lock {
     int64_t ticket = -1;
     for (;;) {
       if (ticket < 0) {
-        auto t = co_await env.redis(cmd("INCR", key() + ":tickets"), Purpose::Acquire);
+        auto t = co_await env.redis(cmd("EVAL", std::string(scripts::kFairTicket), "2", key() + ":tickets",
+                                        key() + ":waiter:", ms(heartbeat())),
+                                    Purpose::Acquire);
         if (t.ok() && t.value.type == Reply::Type::Integer) ticket = t.value.integer;
       }
       if (ticket >= 0) {

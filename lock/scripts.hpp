@@ -66,4 +66,12 @@ inline constexpr std::string_view kFairAcquire =
     "end "
     "return 0";
 
+// The fair lock's ticket: drawn and registered as a live waiter in one atomic
+// step, so no other waiter can skip it before its first attempt.
+// KEYS[1] ticket counter, KEYS[2] waiter key prefix; ARGV[1] heartbeat ms.
+inline constexpr std::string_view kFairTicket =
+    "local t = redis.call('incr', KEYS[1]) "
+    "redis.call('set', KEYS[2] .. t, '1', 'PX', ARGV[1]) "
+    "return t";
+
 }  // namespace locksim::lock::scripts

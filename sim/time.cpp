@@ -27,6 +27,24 @@ std::string format_duration(Duration d) {
   return fmt::format("{}{}ns", sign, n);
 }
 
+std::string format_span(Duration d) {
+  const char* sign = d.ns < 0 ? "-" : "";
+  int64_t n = d.ns < 0 ? -d.ns : d.ns;
+  auto trimmed = [](int64_t whole, int64_t frac, int digits) {
+    std::string f = fmt::format("{:0{}}", frac, digits);
+    while (!f.empty() && f.back() == '0') f.pop_back();
+    return f.empty() ? fmt::format("{}", whole) : fmt::format("{}.{}", whole, f);
+  };
+  if (n >= 1'000'000'000) {
+    int64_t ms = (n + 5'000'000) / 10'000'000;  // hundredths of a second, rounded
+    return fmt::format("{}{}s", sign, trimmed(ms / 100, ms % 100, 2));
+  }
+  if (n >= 10'000'000) return fmt::format("{}{}ms", sign, (n + 500'000) / 1'000'000);
+  int64_t tenths = (n + 50'000) / 100'000;
+  if (tenths == 0 && n > 0) return fmt::format("{}{}us", sign, (n + 500) / 1'000);
+  return fmt::format("{}{}ms", sign, trimmed(tenths / 10, tenths % 10, 1));
+}
+
 std::string format_instant(Instant t) {
   const char* sign = t.ns < 0 ? "-" : "";
   int64_t ms = t.ns < 0 ? -(t.ns / 1'000'000) : t.ns / 1'000'000;

@@ -52,6 +52,8 @@ constexpr Duration operator""_s(unsigned long long n) { return seconds(static_ca
 
 // "1.5s", "250ms", "12us", "7ns", "0s": the shortest exact form, readable back by parse_duration.
 std::string format_duration(Duration d);
+// "1.03s", "170ms", "1.5ms", "0.4ms": rounded for people to read (not parseable back exactly).
+std::string format_span(Duration d);
 // "1.500s": fixed millisecond precision for timelines and traces.
 std::string format_instant(Instant t);
 // Accepts an optional sign, a decimal number and a unit (ns, us, ms, s, m).

@@ -1,0 +1,65 @@
+#include "props/check.hpp"
+
+#include <algorithm>
+
+namespace locksim::props {
+
+RunEnd run_end(lock::Simulation& sim) {
+  RunEnd end;
+  end.at = sim.world().now();
+  const int64_t now_ms = sim.redis().local_ms();
+  end.key_pttl_ms = sim.redis().server().peek_pttl(sim.config().lock.key, now_ms);
+  end.key_exists = end.key_pttl_ms != -2;
+  return end;
+}
+
+namespace detail {
+bool won(const Context& c, const lock::HistoryEvent& effect) {
+  // The winner records Acquired on the reply, before touching the key again;
+  // a loser's next success needs another effect on the key first.
+  bool after = false;
+  for (const auto& e : c.history.events()) {
+    if (&e == &effect) { after = true; continue; }
+    if (!after || e.client != effect.client) continue;
+    if (c.is_lock_key(e)) return false;
+    switch (e.step) {
+      case lock::Step::Acquired: return true;
+      case lock::Step::AcquireFailed:
+      case lock::Step::Crashed:
+        return false;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
+bool starts_instance(const Context& c, const lock::HistoryEvent& e, const Instance& current) {
+  if (!c.is_lock_key(e) || e.step != lock::Step::KeySet || e.purpose != lock::Purpose::Acquire) return false;
+  if (!e.old_value) return true;
+  return e.client != current.owner && won(c, e);
+}
+}  // namespace detail
+
+Verdict check(const lock::History& history, const lock::SimulationConfig& config, const RunEnd& end,
+              const CheckOptions& options) {
+  detail::Context c{history, config, end, options};
+  Verdict v;
+  auto add = [&](std::optional<Violation> found) {
+    if (found) v.violations.push_back(std::move(*found));
+  };
+  add(detail::mutual_exclusion(c));
+  add(detail::owner_only_release(c));
+  add(detail::no_deadlock(c, v.metrics));
+  add(detail::fenced_writes(c));
+  add(detail::reentrancy(c));
+  add(detail::bounded_wait(c, v.metrics));
+  detail::expiry_drift(c, v.metrics);
+  for (const auto& e : history.events())
+    if (e.step == lock::Step::Acquired && e.b == 0) ++v.metrics.acquisitions;
+  std::stable_sort(v.violations.begin(), v.violations.end(),
+                   [](const Violation& a, const Violation& b) { return a.from < b.from; });
+  return v;
+}
+
+}  // namespace locksim::props

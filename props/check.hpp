@@ -1,0 +1,61 @@
+#pragma once
+// Checks a finished run's history against every property, and measures the
+// metrics. Each property lives in a file of its own (check_*.cpp).
+#include "lock/history.hpp"
+#include "lock/simulation.hpp"
+#include "props/property.hpp"
+
+namespace locksim::props {
+
+// What the checkers need to know beyond the history.
+struct RunEnd {
+  Instant at;                  // true time the run ended
+  bool key_exists = false;     // the lock key, on the Redis node at the end
+  int64_t key_pttl_ms = -2;    // -1: no TTL
+};
+RunEnd run_end(lock::Simulation& sim);
+
+struct CheckOptions {
+  Duration deadlock_slack = sim::seconds(2);  // no-deadlock: a waiter gets the lock within lease + slack
+  uint32_t max_overtakes = 2;                 // bounded-wait: later arrivals that may win during one wait
+};
+
+Verdict check(const lock::History& history, const lock::SimulationConfig& config, const RunEnd& end,
+              const CheckOptions& options = {});
+
+// The pieces, for tests and for early stopping.
+namespace detail {
+
+struct Context {
+  const lock::History& history;
+  const lock::SimulationConfig& config;
+  const RunEnd& end;
+  const CheckOptions& options;
+  std::string name(uint32_t client) const { return history.client_name(client); }
+  bool is_lock_key(const lock::HistoryEvent& e) const { return e.key == config.lock.key; }
+};
+
+// Who holds the lock key's current instance, event by event.
+struct Instance {
+  uint32_t owner = lock::kNoClient;
+  Instant since;
+};
+
+// Whether the acquire command behind a key effect won the lock: the client's
+// next step is Acquired.
+bool won(const Context& c, const lock::HistoryEvent& effect);
+// Whether a key effect begins a new lock instance: an acquire sets the free
+// key, or wins a takeover (GETSET) of someone else's. A loser's GETSET rewrites
+// the value but the winner still holds (F06).
+bool starts_instance(const Context& c, const lock::HistoryEvent& effect, const Instance& current);
+
+std::optional<Violation> mutual_exclusion(const Context& c);
+std::optional<Violation> owner_only_release(const Context& c);
+std::optional<Violation> no_deadlock(const Context& c, Metrics& m);
+std::optional<Violation> fenced_writes(const Context& c);
+std::optional<Violation> reentrancy(const Context& c);
+std::optional<Violation> bounded_wait(const Context& c, Metrics& m);
+void expiry_drift(const Context& c, Metrics& m);
+
+}  // namespace detail
+}  // namespace locksim::props

@@ -1,0 +1,149 @@
+// no-deadlock: no lock key is left without a TTL by a dead client, and after
+// the holder dies a waiting client gets the lock within lease + slack.
+// bounded-wait: a waiter is not overtaken by more than a few later arrivals.
+// Also the metrics: the unavailability window after a holder dies (F11) and
+// the longest wait (F20).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "lock/redis_node.hpp"
+#include "props/check.hpp"
+
+namespace locksim::props::detail {
+
+using lock::Step;
+
+namespace {
+
+// Each death of a client while it owned the lock key's instance, and when the
+// key next became someone else's (or the run ended).
+struct OrphanedLock {
+  uint32_t holder;
+  Instant died, freed;
+  bool freed_before_end;
+};
+
+std::vector<OrphanedLock> orphans(const Context& c) {
+  std::vector<OrphanedLock> out;
+  Instance current;
+  constexpr size_t kNone = ~size_t{0};
+  size_t open = kNone;  // index in out of the orphan awaiting its end
+  // Expiry is lazy: a key nobody touches still frees at its deadline. The
+  // deadline is on the server's clock, read here as true time (Redis's clock
+  // is not skewed in these runs; a jump makes this approximate).
+  int64_t deadline_ms = -1;
+  auto deadline = [&] {
+    return deadline_ms < 0 ? Instant::never() : Instant{sim::milliseconds(deadline_ms - lock::kEpochMs).ns};
+  };
+  for (const auto& e : c.history.events()) {
+    if (open != kNone && e.at >= deadline()) {
+      out[open].freed = std::max(deadline(), out[open].died);
+      out[open].freed_before_end = true;
+      open = kNone;
+    }
+    if (c.is_lock_key(e) && (e.step == Step::KeySet || e.step == Step::KeyExpireChanged)) deadline_ms = e.expire_at_ms;
+    if (e.step == Step::Crashed && e.client == current.owner && open == kNone) {
+      out.push_back(OrphanedLock{e.client, e.at, c.end.at, false});
+      open = out.size() - 1;
+      continue;
+    }
+    if (!c.is_lock_key(e)) continue;
+    if (e.step == Step::KeyDeleted || e.step == Step::KeyExpired || starts_instance(c, e, current)) {
+      if (open != kNone) {
+        out[open].freed = e.at;
+        out[open].freed_before_end = true;
+        open = kNone;
+      }
+      current = e.step == Step::KeySet ? Instance{e.client, e.at} : Instance{};
+    }
+  }
+  // Still orphaned at the end: it frees at its deadline, if it has one, even
+  // past the end of the run (the window is what it costs, F11).
+  if (open != kNone && deadline_ms >= 0) {
+    out[open].freed = std::max(deadline(), out[open].died);
+    out[open].freed_before_end = deadline() <= c.end.at;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<Violation> no_deadlock(const Context& c, Metrics& m) {
+  const Duration bound = c.config.lock.lease + c.options.deadlock_slack;
+  std::optional<Violation> found;
+  for (const OrphanedLock& o : orphans(c)) {
+    m.unavailability = std::max(m.unavailability, o.freed - o.died);
+    if (found) continue;
+    if (!o.freed_before_end && c.end.key_exists && c.end.key_pttl_ms == -1) {
+      found = Violation{Property::NoDeadlock, {o.holder}, c.config.lock.key, o.died, c.end.at,
+                        fmt::format("{} died at {} holding {}, whose key has no TTL: it stays forever", c.name(o.holder),
+                                    sim::format_instant(o.died), c.config.lock.key)};
+      continue;
+    }
+    // A waiter that gave up long after the holder died.
+    std::vector<std::optional<Instant>> waiting(c.history.clients().size());
+    for (const auto& e : c.history.events()) {
+      if (e.client >= waiting.size()) continue;
+      if (e.step == Step::AcquireStart && e.a == 0) waiting[e.client] = e.at;
+      if (e.step == Step::Acquired) waiting[e.client].reset();
+      if (e.step == Step::AcquireFailed && e.a == 0 && waiting[e.client] && e.client != o.holder) {
+        Instant since = std::max(*waiting[e.client], o.died);
+        if (e.at > o.died && e.at <= o.freed && e.at - since > bound) {
+          found = Violation{Property::NoDeadlock, {o.holder, e.client}, c.config.lock.key, o.died, e.at,
+                            fmt::format("{} gave up after waiting {} for the lock {} died holding", c.name(e.client),
+                                        sim::format_span(e.at - since), c.name(o.holder))};
+          break;
+        }
+      }
+    }
+  }
+  return found;
+}
+
+std::optional<Violation> bounded_wait(const Context& c, Metrics& m) {
+  struct Wait { uint32_t client; Instant from, to; bool acquired; };
+  std::vector<Wait> waits;
+  std::vector<std::optional<Instant>> open(c.history.clients().size());
+  for (const auto& e : c.history.events()) {
+    if (e.client >= open.size() || (e.a != 0 && e.step == Step::AcquireStart)) continue;
+    if (e.step == Step::AcquireStart) open[e.client] = e.at;
+    bool ended = (e.step == Step::Acquired && e.b == 0) || (e.step == Step::AcquireFailed && e.a == 0) ||
+                 e.step == Step::Crashed;
+    if (ended && open[e.client]) {
+      waits.push_back(Wait{e.client, *open[e.client], e.at, e.step == Step::Acquired});
+      open[e.client].reset();
+    }
+  }
+  std::optional<Violation> found;
+  for (const Wait& w : waits) {
+    m.longest_wait = std::max(m.longest_wait, w.to - w.from);
+    uint32_t overtakes = 0;
+    for (const Wait& o : waits)
+      if (o.client != w.client && o.acquired && o.from > w.from && o.to < w.to) ++overtakes;
+    m.max_overtakes = std::max(m.max_overtakes, overtakes);
+    if (!found && overtakes > c.options.max_overtakes) {
+      found = Violation{Property::BoundedWait, {w.client}, c.config.lock.key, w.from, w.to,
+                        fmt::format("{} waited {} while {} clients that came later got the lock first", c.name(w.client),
+                                    sim::format_span(w.to - w.from), overtakes)};
+    }
+  }
+  return found;
+}
+
+void expiry_drift(const Context& c, Metrics& m) {
+  for (const auto& e : c.history.events()) {
+    if (!c.is_lock_key(e) || e.step != Step::KeySet || e.purpose != lock::Purpose::Acquire) continue;
+    if (!e.old_value || !e.new_value || won(c, e)) continue;
+    // A losing GETSET replaced the winner's expiry timestamp with its own.
+    try {
+      int64_t drift_ms = std::stoll(*e.new_value) - std::stoll(*e.old_value);
+      if (drift_ms < 0) drift_ms = -drift_ms;
+      m.expiry_drift = std::max(m.expiry_drift, sim::milliseconds(drift_ms));
+    } catch (...) {
+      // Not a timestamp lock: no drift to measure.
+    }
+  }
+}
+
+}  // namespace locksim::props::detail

@@ -1,0 +1,48 @@
+// owner-only-release: a release or renewal by client A never removes or
+// changes a lock instance that client B acquired. Instances are followed
+// through the key effects: one begins when an acquire sets the key (or takes
+// it over), and ends when the key is deleted or expires.
+#include <fmt/format.h>
+
+#include "props/check.hpp"
+
+namespace locksim::props::detail {
+
+using lock::Purpose;
+using lock::Step;
+
+std::optional<Violation> owner_only_release(const Context& c) {
+  Instance current;
+  for (const auto& e : c.history.events()) {
+    if (!c.is_lock_key(e)) continue;
+    const bool by_release = e.purpose == Purpose::Release || e.purpose == Purpose::Renew;
+    const bool foreign = current.owner != lock::kNoClient && e.client != current.owner && e.client != lock::kNoClient;
+    if (by_release && foreign &&
+        (e.step == Step::KeyDeleted || e.step == Step::KeySet || e.step == Step::KeyExpireChanged)) {
+      Violation v;
+      v.property = Property::OwnerOnlyRelease;
+      v.clients = {current.owner, e.client};
+      v.key = e.key;
+      v.from = current.since;
+      v.to = e.at;
+      const char* what = e.step == Step::KeyDeleted ? "deleted" : "changed";
+      v.sentence = fmt::format("{}'s {} {} the lock {} had acquired at {}", c.name(e.client), to_string(e.purpose), what,
+                               c.name(current.owner), sim::format_instant(current.since));
+      return v;
+    }
+    switch (e.step) {
+      case Step::KeySet:
+        if (starts_instance(c, e, current)) current = {e.client, e.at};
+        break;
+      case Step::KeyDeleted:
+      case Step::KeyExpired:
+        current = {};
+        break;
+      default:
+        break;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace locksim::props::detail

@@ -1,0 +1,60 @@
+#pragma once
+// The explorer: runs many scenarios drawn from a fault model, stops at the
+// first violation of the property it looks for, and shrinks that scenario to
+// a minimal one that still violates it. Run i draws from its own rapidcheck
+// random state, derived from (seed, i): any run can be re-drawn alone, which
+// is what makes --jobs and --shard give the same answers as one job.
+#include <functional>
+#include <optional>
+
+#include "props/check.hpp"
+#include "props/fault_model.hpp"
+#include "props/scenario.hpp"
+
+namespace locksim::props {
+
+struct RunResult {
+  Verdict verdict;
+  uint64_t trace_hash = 0;
+  uint64_t events = 0;
+};
+
+// One scenario, run and checked.
+RunResult run_scenario(const Scenario& s, const CheckOptions& options = {});
+
+struct ExploreOptions {
+  uint64_t seed = 1;
+  uint32_t first_run = 0;  // runs [first_run, first_run + runs) of this seed's sequence
+  uint32_t runs = 1000;
+  uint32_t stride = 1;     // with --shard I/N: every Nth run
+  // The property looked for; any property if none.
+  std::optional<Property> target;
+  bool stop_at_violation = true;  // false: run them all (to measure metrics)
+  bool shrink = true;
+  uint32_t max_shrink_runs = 3000;
+  CheckOptions check;
+  std::function<void(uint32_t done)> progress;  // called after each run
+};
+
+struct Counterexample {
+  Scenario original, shrunk;
+  Violation violation;  // of the shrunk scenario
+  uint32_t run = 0;     // index of the run that found it
+  uint32_t shrink_runs = 0;
+};
+
+struct ExploreResult {
+  std::optional<Counterexample> found;
+  uint32_t runs = 0;       // scenarios run before (and including) the finding
+  Metrics worst;           // the largest of each metric over the runs
+  uint32_t violations_of_other_properties = 0;
+};
+
+// The same scenario without client k: its faults go, later clients move up a name.
+Scenario remove_client(const Scenario& s, uint32_t k);
+
+// The scenario of run i for this model and seed.
+Scenario draw(const FaultModel& model, uint64_t seed, uint32_t run);
+ExploreResult explore(const FaultModel& model, const ExploreOptions& options);
+
+}  // namespace locksim::props

@@ -1,0 +1,164 @@
+#include "props/fault_model.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace locksim::props {
+
+std::string_view to_string(FaultKind k) {
+  switch (k) {
+    case FaultKind::ClientCrash: return "crash";
+    case FaultKind::ClientRestart: return "restart";
+    case FaultKind::Pause: return "pause";
+    case FaultKind::SlowWork: return "slow-work";
+    case FaultKind::DelaySpikes: return "delay";
+    case FaultKind::Cut: return "cut";
+    case FaultKind::Reset: return "reset";
+    case FaultKind::ClockSkew: return "skew";
+    case FaultKind::ClockDrift: return "drift";
+    case FaultKind::ClockJump: return "jump";
+    case FaultKind::RedisRestart: return "redis-restart";
+    case FaultKind::CrashAtCall: return "crash-at-call";
+    case FaultKind::PauseAtCall: return "pause-at-call";
+  }
+  return "?";
+}
+
+std::optional<FaultKind> parse_fault_kind(std::string_view text) {
+  for (FaultKind k : kAllFaultKinds) if (to_string(k) == text) return k;
+  return std::nullopt;
+}
+
+std::optional<std::vector<FaultKind>> parse_fault_kinds(std::string_view text, std::string* error) {
+  std::vector<FaultKind> kinds;
+  if (text == "none" || text.empty()) return kinds;
+  if (text == "all") return std::vector<FaultKind>(std::begin(kAllFaultKinds), std::end(kAllFaultKinds));
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    std::string_view word = text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    auto k = parse_fault_kind(word);
+    if (!k) {
+      if (error) {
+        std::string known;
+        for (FaultKind each : kAllFaultKinds) known += (known.empty() ? "" : ", ") + std::string(to_string(each));
+        *error = fmt::format("unknown fault kind '{}' (known: {}, all, none)", word, known);
+      }
+      return std::nullopt;
+    }
+    if (std::find(kinds.begin(), kinds.end(), *k) == kinds.end()) kinds.push_back(*k);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return kinds;
+}
+
+namespace {
+
+// Durations are drawn in whole milliseconds: shrinking toward the low end.
+Duration ms_in(int64_t lo, int64_t hi) { return sim::milliseconds(*rc::gen::inRange<int64_t>(lo, hi + 1)); }
+Duration signed_ms(int64_t hi) {
+  Duration magnitude = ms_in(0, hi);
+  return *rc::gen::arbitrary<bool>() ? -magnitude : magnitude;
+}
+sim::Instant at_in(Duration window) { return sim::Instant{} + ms_in(0, window.ms()); }
+uint32_t count(uint32_t max) { return *rc::gen::inRange<uint32_t>(1, max + 1); }
+
+}  // namespace
+
+rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
+  return rc::gen::exec([model]() {
+    Scenario s = model.base;
+    lock::WorkloadParams& w = s.workload;
+    s.seed = *rc::gen::inRange<uint64_t>(0, 1'000'000);
+    w.clients = *rc::gen::inRange<uint32_t>(model.min_clients, model.max_clients + 1);
+    w.iterations = *rc::gen::inRange<uint32_t>(1, model.max_iterations + 1);
+    const int64_t lease_ms = std::max<int64_t>(s.lock.lease.ms(), 1);
+    auto client = [&] { return *rc::gen::inRange<uint32_t>(0, w.clients); };
+    auto name = [&](uint32_t c) { return lock::client_name(c); };
+    for (FaultKind kind : model.kinds) {
+      // Swarm: a kind is on or off for the whole run; shrinking turns kinds off.
+      if (model.swarm && !*rc::gen::arbitrary<bool>()) continue;
+      switch (kind) {
+        case FaultKind::ClientCrash: {
+          const bool restart = std::find(model.kinds.begin(), model.kinds.end(), FaultKind::ClientRestart) != model.kinds.end();
+          for (uint32_t i = count(model.max_faults); i > 0; --i) {
+            uint32_t c = client();
+            sim::Instant at = at_in(model.window);
+            s.faults.faults.push_back({sim::FaultKind::Crash, name(c), "", at, {}});
+            if (restart && *rc::gen::arbitrary<bool>())
+              s.faults.faults.push_back({sim::FaultKind::Restart, name(c), "", at + ms_in(1, 2 * lease_ms), {}});
+          }
+          break;
+        }
+        case FaultKind::ClientRestart:
+          break;  // drawn with the crashes
+        case FaultKind::Pause:
+          for (uint32_t i = count(model.max_faults); i > 0; --i)
+            s.faults.faults.push_back({sim::FaultKind::Pause, name(client()), "", at_in(model.window), ms_in(10, 3 * lease_ms)});
+          break;
+        case FaultKind::SlowWork:
+          for (uint32_t i = count(model.max_faults); i > 0; --i)
+            w.slow_work.push_back({client(), *rc::gen::inRange<uint32_t>(0, w.iterations), ms_in(lease_ms / 2, 3 * lease_ms)});
+          break;
+        case FaultKind::DelaySpikes:
+          s.latency.spike_probability = *rc::gen::inRange<int>(1, 31) / 100.0;
+          s.latency.spike_scale = ms_in(1, 50);
+          s.latency.spike_alpha = 1.5;
+          s.latency.spike_cap = ms_in(50, 2 * lease_ms);
+          break;
+        case FaultKind::Cut:
+          for (uint32_t i = count(model.max_faults); i > 0; --i)
+            s.faults.faults.push_back({sim::FaultKind::Cut, name(client()), "redis", at_in(model.window), ms_in(10, 3 * lease_ms)});
+          break;
+        case FaultKind::Reset:
+          for (uint32_t i = count(model.max_faults); i > 0; --i)
+            s.faults.faults.push_back({sim::FaultKind::Reset, name(client()), "redis", at_in(model.window), {}});
+          break;
+        case FaultKind::ClockSkew:
+          w.clock_offsets.resize(w.clients);
+          w.drifts_ppm.resize(w.clients);
+          for (uint32_t c = 0; c < w.clients; ++c) w.clock_offsets[c] = signed_ms(2 * lease_ms);
+          break;
+        case FaultKind::ClockDrift:
+          w.clock_offsets.resize(w.clients);
+          w.drifts_ppm.resize(w.clients);
+          for (uint32_t c = 0; c < w.clients; ++c) {
+            int64_t ppm = *rc::gen::inRange<int64_t>(0, 200'001);
+            w.drifts_ppm[c] = *rc::gen::arbitrary<bool>() ? -ppm : ppm;
+          }
+          break;
+        case FaultKind::ClockJump:
+          for (uint32_t i = count(model.max_faults); i > 0; --i) {
+            std::string node = *rc::gen::arbitrary<bool>() ? std::string("redis") : name(client());
+            s.faults.faults.push_back({sim::FaultKind::ClockJump, node, "", at_in(model.window), signed_ms(3 * lease_ms)});
+          }
+          break;
+        case FaultKind::RedisRestart:
+          for (uint32_t i = count(model.max_faults); i > 0; --i) {
+            sim::Instant at = at_in(model.window);
+            s.faults.faults.push_back({sim::FaultKind::Crash, "redis", "", at, {}});
+            s.faults.faults.push_back({sim::FaultKind::Restart, "redis", "", at + ms_in(1, 2 * lease_ms), {}});
+          }
+          break;
+        case FaultKind::CrashAtCall:
+          for (uint32_t i = count(model.max_faults); i > 0; --i)
+            w.call_faults.push_back({client(), *rc::gen::inRange<uint32_t>(1, 13), lock::CallFault::Kind::Crash, {}});
+          break;
+        case FaultKind::PauseAtCall:
+          for (uint32_t i = count(model.max_faults); i > 0; --i)
+            w.call_faults.push_back({client(), *rc::gen::inRange<uint32_t>(1, 13), lock::CallFault::Kind::Pause,
+                                     ms_in(10, 3 * lease_ms)});
+          break;
+      }
+    }
+    // Faults apply in time order; a stable order also keeps the printed plan readable.
+    std::stable_sort(s.faults.faults.begin(), s.faults.faults.end(),
+                     [](const sim::Fault& a, const sim::Fault& b) { return a.at < b.at; });
+    normalize(s);
+    return s;
+  });
+}
+
+}  // namespace locksim::props

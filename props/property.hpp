@@ -1,0 +1,51 @@
+#pragma once
+// The lock properties of failures.md, a violation of one (which clients,
+// which lock, which true-time interval, in one sentence), and the metrics of
+// the entries that are measured rather than violated (F06, F11, F20).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/time.hpp"
+
+namespace locksim::props {
+
+using sim::Duration;
+using sim::Instant;
+
+enum class Property : uint8_t { MutualExclusion, NoDeadlock, OwnerOnlyRelease, FencedWrites, Reentrancy, BoundedWait };
+inline constexpr Property kAllProperties[] = {Property::MutualExclusion, Property::NoDeadlock,
+                                              Property::OwnerOnlyRelease, Property::FencedWrites,
+                                              Property::Reentrancy, Property::BoundedWait};
+std::string_view to_string(Property p);
+std::optional<Property> parse_property(std::string_view text);
+
+struct Violation {
+  Property property = Property::MutualExclusion;
+  std::vector<uint32_t> clients;  // the clients involved, the earlier holder first
+  std::string key;                // the lock key
+  Instant from, to;               // the true-time interval of the violation
+  std::string sentence;           // "A and B both held lock from 1.000s to 1.500s: ..."
+};
+
+struct Metrics {
+  Duration expiry_drift{};     // F06: how far a losing GETSET moved the winner's expiry
+  Duration unavailability{};   // F11: longest time the lock stayed with a dead holder
+  Duration longest_wait{};     // F20: longest acquire wait (successful or not)
+  uint32_t max_overtakes = 0;  // F20: most later arrivals that won while one client waited
+  uint32_t acquisitions = 0;
+};
+
+struct Verdict {
+  std::vector<Violation> violations;  // the first of each property, in time order
+  Metrics metrics;
+  const Violation* find(Property p) const {
+    for (const auto& v : violations) if (v.property == p) return &v;
+    return nullptr;
+  }
+  bool holds(Property p) const { return find(p) == nullptr; }
+};
+
+}  // namespace locksim::props

@@ -1,0 +1,304 @@
+#include "props/scenario.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <vector>
+
+namespace locksim::props {
+
+using sim::Duration;
+using sim::format_duration;
+
+namespace {
+
+std::string signed_duration(Duration d) { return (d.ns >= 0 ? "+" : "") + format_duration(d); }
+
+std::string format_probability(double p) {
+  // Shortest text that reads back to the same double.
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, p);
+  return std::string(buf, r.ptr);
+}
+
+}  // namespace
+
+std::optional<uint32_t> client_index(std::string_view name) {
+  if (name.size() == 1 && name[0] >= 'A' && name[0] <= 'Z') return static_cast<uint32_t>(name[0] - 'A');
+  if (name.size() > 1 && name[0] == 'C') {
+    uint32_t n = 0;
+    auto r = std::from_chars(name.data() + 1, name.data() + name.size(), n);
+    if (r.ec == std::errc() && r.ptr == name.data() + name.size() && n >= 26) return n;
+  }
+  return std::nullopt;
+}
+
+void normalize(Scenario& s) {
+  auto& w = s.workload;
+  size_t n = std::max(w.clock_offsets.size(), w.drifts_ppm.size());
+  w.clock_offsets.resize(n);
+  w.drifts_ppm.resize(n);
+  while (n > 0 && w.clock_offsets[n - 1].ns == 0 && w.drifts_ppm[n - 1] == 0) --n;
+  w.clock_offsets.resize(n);
+  w.drifts_ppm.resize(n);
+}
+
+std::string to_string(const Scenario& s) {
+  static const Scenario d;
+  const lock::WorkloadParams& w = s.workload;
+  const lock::WorkloadParams& dw = d.workload;
+  std::vector<std::string> words{s.algorithm, fmt::format("seed={}", s.seed), fmt::format("clients={}", w.clients)};
+  auto add = [&](bool differs, std::string word) {
+    if (differs) words.push_back(std::move(word));
+  };
+  add(w.iterations != dw.iterations, fmt::format("iterations={}", w.iterations));
+  add(w.work_min != dw.work_min || w.work_max != dw.work_max,
+      fmt::format("work={}..{}", format_duration(w.work_min), format_duration(w.work_max)));
+  add(w.think_min != dw.think_min || w.think_max != dw.think_max,
+      fmt::format("think={}..{}", format_duration(w.think_min), format_duration(w.think_max)));
+  add(w.start_spread != dw.start_spread, "spread=" + format_duration(w.start_spread));
+  add(w.nested != dw.nested, fmt::format("nested={}", w.nested));
+  add(w.write_resource != dw.write_resource, fmt::format("write={}", w.write_resource ? 1 : 0));
+  add(w.stop_when_lost != dw.stop_when_lost, fmt::format("stop-when-lost={}", w.stop_when_lost ? 1 : 0));
+  add(s.horizon != d.horizon, "horizon=" + format_duration(s.horizon));
+  add(s.persistent_redis != d.persistent_redis, fmt::format("persistent={}", s.persistent_redis ? 1 : 0));
+  add(s.latency.base != d.latency.base || s.latency.jitter != d.latency.jitter,
+      fmt::format("latency={}+{}", format_duration(s.latency.base), format_duration(s.latency.jitter)));
+  add(s.latency.spike_probability != d.latency.spike_probability || s.latency.spike_scale != d.latency.spike_scale ||
+          s.latency.spike_alpha != d.latency.spike_alpha || s.latency.spike_cap != d.latency.spike_cap,
+      fmt::format("spikes={}:{}:{}:{}", format_probability(s.latency.spike_probability),
+                  format_duration(s.latency.spike_scale), format_probability(s.latency.spike_alpha),
+                  format_duration(s.latency.spike_cap)));
+  for (uint32_t c = 0; c < w.clients; ++c) {
+    Duration offset = c < w.clock_offsets.size() ? w.clock_offsets[c] : Duration{};
+    int64_t drift = c < w.drifts_ppm.size() ? w.drifts_ppm[c] : 0;
+    add(offset.ns != 0 || drift != 0, fmt::format("clock={}:{}:{}", lock::client_name(c), signed_duration(offset), drift));
+  }
+  for (const auto& sw : w.slow_work)
+    words.push_back(fmt::format("slow={}:{}:{}", lock::client_name(sw.client), sw.iteration, format_duration(sw.work)));
+  for (const auto& cf : w.call_faults)
+    words.push_back(cf.kind == lock::CallFault::Kind::Crash
+                        ? fmt::format("call={}:{}:crash", lock::client_name(cf.client), cf.call)
+                        : fmt::format("call={}:{}:pause:{}", lock::client_name(cf.client), cf.call, format_duration(cf.pause)));
+  std::string params = lock::to_string(s.lock);
+  if (!params.empty()) words.push_back(params);
+  if (!s.faults.empty()) words.push_back("faults=[" + sim::to_string(s.faults) + "]");
+  std::string out;
+  for (const auto& word : words) {
+    if (!out.empty()) out += ' ';
+    out += word;
+  }
+  return out;
+}
+
+namespace {
+
+class Parser {
+ public:
+  explicit Parser(std::string* error) : error_(error) {}
+
+  bool fail(std::string_view word, const std::string& why) {
+    if (error_) *error_ = fmt::format("in '{}': {}", word, why);
+    return false;
+  }
+
+  template <class T>
+  bool number(std::string_view word, std::string_view text, T& out) {
+    auto r = std::from_chars(text.data(), text.data() + text.size(), out);
+    if (r.ec != std::errc() || r.ptr != text.data() + text.size())
+      return fail(word, fmt::format("'{}' is not a valid number", text));
+    return true;
+  }
+
+  bool duration(std::string_view word, std::string_view text, Duration& out, bool allow_negative = false) {
+    std::string why;
+    if (!sim::parse_duration(text, out, &why)) return fail(word, why);
+    if (!allow_negative && out.ns < 0) return fail(word, "must not be negative");
+    return true;
+  }
+
+  bool range(std::string_view word, std::string_view text, Duration& lo, Duration& hi) {
+    size_t dots = text.find("..");
+    if (dots == std::string_view::npos) return fail(word, "expected MIN..MAX");
+    if (!duration(word, text.substr(0, dots), lo) || !duration(word, text.substr(dots + 2), hi)) return false;
+    if (hi < lo) return fail(word, "MAX is below MIN");
+    return true;
+  }
+
+  bool flag(std::string_view word, std::string_view text, bool& out) {
+    if (text == "1" || text == "true") out = true;
+    else if (text == "0" || text == "false") out = false;
+    else return fail(word, "expected 0 or 1");
+    return true;
+  }
+
+  bool client(std::string_view word, std::string_view text, uint32_t& out) {
+    auto c = client_index(text);
+    if (!c) return fail(word, fmt::format("'{}' is not a client name (A, B, ...)", text));
+    out = *c;
+    return true;
+  }
+
+ private:
+  std::string* error_;
+};
+
+std::vector<std::string_view> split(std::string_view text, char sep) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  for (;;) {
+    size_t at = text.find(sep, start);
+    parts.push_back(text.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
+    if (at == std::string_view::npos) return parts;
+    start = at + 1;
+  }
+}
+
+}  // namespace
+
+std::optional<Scenario> parse_scenario(std::string_view text, std::string* error) {
+  Parser p(error);
+  Scenario s;
+  lock::WorkloadParams& w = s.workload;
+  // Words are separated by spaces, except inside faults=[...].
+  std::vector<std::string_view> words;
+  for (size_t i = 0; i < text.size();) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
+    if (i >= text.size()) break;
+    size_t start = i;
+    int depth = 0;
+    while (i < text.size() && (depth > 0 || (text[i] != ' ' && text[i] != '\t' && text[i] != '\n' && text[i] != '\r'))) {
+      if (text[i] == '[') ++depth;
+      if (text[i] == ']') --depth;
+      ++i;
+    }
+    if (depth != 0) {
+      if (error) *error = "unbalanced '[' in faults=[...]";
+      return std::nullopt;
+    }
+    words.push_back(text.substr(start, i - start));
+  }
+  if (words.empty()) {
+    if (error) *error = "empty scenario: it starts with the algorithm's id";
+    return std::nullopt;
+  }
+  if (!lock::find_algorithm(words[0])) {
+    if (error) *error = fmt::format("unknown algorithm '{}' (see 'locksim list')", words[0]);
+    return std::nullopt;
+  }
+  s.algorithm = std::string(words[0]);
+  std::vector<Duration> offsets;
+  std::vector<int64_t> drifts;
+  for (size_t i = 1; i < words.size(); ++i) {
+    std::string_view word = words[i];
+    size_t eq = word.find('=');
+    if (eq == std::string_view::npos) {
+      p.fail(word, "expected name=value");
+      return std::nullopt;
+    }
+    std::string_view name = word.substr(0, eq), value = word.substr(eq + 1);
+    bool ok = true;
+    if (name == "seed") ok = p.number(word, value, s.seed);
+    else if (name == "clients") {
+      ok = p.number(word, value, w.clients) && (w.clients > 0 || p.fail(word, "needs at least one client")) &&
+           (w.clients <= 64 || p.fail(word, "at most 64 clients"));
+    } else if (name == "iterations") ok = p.number(word, value, w.iterations);
+    else if (name == "work") ok = p.range(word, value, w.work_min, w.work_max);
+    else if (name == "think") ok = p.range(word, value, w.think_min, w.think_max);
+    else if (name == "spread") ok = p.duration(word, value, w.start_spread);
+    else if (name == "nested") ok = p.number(word, value, w.nested);
+    else if (name == "write") ok = p.flag(word, value, w.write_resource);
+    else if (name == "stop-when-lost") ok = p.flag(word, value, w.stop_when_lost);
+    else if (name == "horizon") ok = p.duration(word, value, s.horizon);
+    else if (name == "persistent") ok = p.flag(word, value, s.persistent_redis);
+    else if (name == "latency") {
+      size_t plus = value.find('+');
+      ok = plus != std::string_view::npos ? p.duration(word, value.substr(0, plus), s.latency.base) &&
+                                                p.duration(word, value.substr(plus + 1), s.latency.jitter)
+                                          : p.fail(word, "expected BASE+JITTER, as 500us+1ms");
+    } else if (name == "spikes") {
+      auto parts = split(value, ':');
+      if (parts.size() != 4) ok = p.fail(word, "expected P:SCALE:ALPHA:CAP, as 0.05:20ms:1.5:500ms");
+      else {
+        ok = p.number(word, parts[0], s.latency.spike_probability) &&
+             p.duration(word, parts[1], s.latency.spike_scale) && p.number(word, parts[2], s.latency.spike_alpha) &&
+             p.duration(word, parts[3], s.latency.spike_cap);
+        if (ok && (s.latency.spike_probability < 0 || s.latency.spike_probability > 1))
+          ok = p.fail(word, "P must be in [0, 1]");
+        if (ok && s.latency.spike_alpha <= 1) ok = p.fail(word, "ALPHA must be above 1");
+      }
+    } else if (name == "clock") {
+      auto parts = split(value, ':');
+      uint32_t c = 0;
+      Duration offset;
+      int64_t drift = 0;
+      ok = parts.size() == 3 ? p.client(word, parts[0], c) && p.duration(word, parts[1], offset, true) &&
+                                   p.number(word, parts[2], drift)
+                             : p.fail(word, "expected A:+OFFSET:PPM, as B:+2s:0");
+      if (ok && (drift <= -1'000'000 || drift > 1'000'000)) ok = p.fail(word, "PPM must be above -1000000");
+      if (ok) {
+        if (offsets.size() <= c) { offsets.resize(c + 1); drifts.resize(c + 1); }
+        offsets[c] = offset;
+        drifts[c] = drift;
+      }
+    } else if (name == "slow") {
+      auto parts = split(value, ':');
+      lock::SlowWork sw;
+      ok = parts.size() == 3 ? p.client(word, parts[0], sw.client) && p.number(word, parts[1], sw.iteration) &&
+                                   p.duration(word, parts[2], sw.work)
+                             : p.fail(word, "expected A:ITERATION:WORK, as A:0:1500ms");
+      if (ok) w.slow_work.push_back(sw);
+    } else if (name == "call") {
+      auto parts = split(value, ':');
+      lock::CallFault cf;
+      ok = parts.size() >= 3 && p.client(word, parts[0], cf.client) && p.number(word, parts[1], cf.call);
+      if (ok && cf.call == 0) ok = p.fail(word, "commands are counted from 1");
+      if (ok && parts[2] == "crash" && parts.size() == 3) cf.kind = lock::CallFault::Kind::Crash;
+      else if (ok && parts[2] == "pause" && parts.size() == 4) {
+        cf.kind = lock::CallFault::Kind::Pause;
+        ok = p.duration(word, parts[3], cf.pause);
+      } else if (ok || parts.size() < 3) {
+        ok = p.fail(word, "expected A:N:crash or A:N:pause:DURATION");
+      }
+      if (ok) w.call_faults.push_back(cf);
+    } else if (name == "faults") {
+      if (value.size() < 2 || value.front() != '[' || value.back() != ']') ok = p.fail(word, "expected faults=[...]");
+      else {
+        std::string why;
+        auto plan = sim::parse_fault_plan(value.substr(1, value.size() - 2), &why);
+        ok = plan ? (s.faults = *plan, true) : p.fail(word, why);
+      }
+    } else if (const lock::ParamInfo* param = lock::find_lock_param(name)) {
+      auto why = param->set(s.lock, value);
+      ok = !why || p.fail(word, *why);
+    } else {
+      ok = p.fail(word, fmt::format("unknown setting '{}'", name));
+    }
+    if (!ok) return std::nullopt;
+  }
+  // Per-client settings must name clients the run has.
+  auto beyond = [&](uint32_t c, std::string_view what) {
+    if (error) *error = fmt::format("{} names client {} but the scenario has {} clients", what, lock::client_name(c), w.clients);
+    return std::nullopt;
+  };
+  if (offsets.size() > w.clients) return beyond(static_cast<uint32_t>(offsets.size() - 1), "clock=");
+  w.clock_offsets = offsets;
+  w.drifts_ppm = drifts;
+  normalize(s);
+  for (const auto& sw : w.slow_work) if (sw.client >= w.clients) return beyond(sw.client, "slow=");
+  for (const auto& cf : w.call_faults) if (cf.client >= w.clients) return beyond(cf.client, "call=");
+  for (const auto& f : s.faults.faults) {
+    for (const std::string* n : {&f.node, &f.peer}) {
+      if (n->empty() || *n == "*" || *n == "redis" || *n == "store") continue;
+      auto c = client_index(*n);
+      if (!c || *c >= w.clients) {
+        if (error) *error = fmt::format("fault '{}' names node '{}', which this scenario does not have", sim::to_string(f), *n);
+        return std::nullopt;
+      }
+    }
+  }
+  return s;
+}
+
+}  // namespace locksim::props
