@@ -1,0 +1,131 @@
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "render/chrome_trace.hpp"
+#include "render/findings.hpp"
+#include "render/svg.hpp"
+#include "render/text.hpp"
+
+namespace locksim::cli {
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw UsageError(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+  out << text;
+  out.flush();
+  if (!out) throw UsageError(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+}
+
+ShownRun show_run(lock::Simulation& sim, const std::string& title, const OutputOptions& output,
+                  const std::vector<render::Highlight>* highlights, const std::string& indent) {
+  render::TimelineOptions topt;
+  topt.title = title;
+  topt.key = sim.config().lock.key;
+  const sim::Trace* trace = &sim.world().trace();
+  render::Timeline t = render::build_timeline(sim.history(), trace, topt);
+  if (highlights) {
+    t.highlights = *highlights;
+  } else {
+    t.highlights = render::find_violations(t);
+  }
+  // The drawing ends a little after the last violation or event, so the picture stays readable.
+  if (!t.highlights.empty()) {
+    sim::Instant last = t.highlights.front().to;
+    sim::Instant end = last + (last - sim::Instant{}) / 3;
+    if (end < t.end) {
+      topt.end = end;
+      topt.highlights = t.highlights;
+      t = render::build_timeline(sim.history(), trace, topt);
+    }
+  }
+
+  ShownRun shown;
+  shown.highlights = t.highlights;
+  shown.trace_hash = sim.trace_hash();
+  render::TextOptions text;
+  text.width = output.width - static_cast<int>(indent.size());
+  text.colour = output.use_colour();
+  std::string body = render::render_text(t, text);
+  if (!indent.empty()) {
+    std::string indented;
+    size_t pos = 0;
+    while (pos < body.size()) {
+      size_t nl = body.find('\n', pos);
+      indented += indent + body.substr(pos, nl - pos + 1);
+      pos = nl == std::string::npos ? body.size() : nl + 1;
+    }
+    body = indented;
+  }
+  shown.text = body;
+
+  if (!output.trace_json.empty() || !output.svg.empty()) {
+    // Files show the whole run.
+    render::TimelineOptions whole;
+    whole.title = title;
+    whole.key = topt.key;
+    whole.highlights = t.highlights;
+    render::Timeline all = render::build_timeline(sim.history(), trace, whole);
+    if (!output.trace_json.empty()) write_file(output.trace_json, render::render_chrome_trace(all));
+    if (!output.svg.empty()) write_file(output.svg, render::render_svg(all));
+  }
+  return shown;
+}
+
+int cmd_run(const ScenarioOptions& scenario, const OutputOptions& output) {
+  lock::SimulationConfig config = make_config(scenario);
+  std::unique_ptr<lock::Simulation> sim;
+  try {
+    sim = std::make_unique<lock::Simulation>(config);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  sim->run();
+  std::string params = lock::to_string(config.lock);
+  std::string title = fmt::format("{}: seed {}, {} client{}, {} iteration{}{}{}", config.algorithm, config.seed,
+                                  config.workload.clients, config.workload.clients == 1 ? "" : "s", config.workload.iterations,
+                                  config.workload.iterations == 1 ? "" : "s", params.empty() ? "" : ", ", params);
+  ShownRun shown = show_run(*sim, title, output);
+  std::string out = shown.text;
+  if (!config.faults.empty()) out += fmt::format("faults: {}\n", sim::to_string(config.faults));
+  if (shown.highlights.empty()) out += "summary: no violation seen in this run (mutual-exclusion, owner-only-release, no-deadlock)\n";
+  else out += fmt::format("summary: {} violation{} in this run\n", shown.highlights.size(), shown.highlights.size() == 1 ? "" : "s");
+  out += fmt::format("trace hash: {:016x}\n", shown.trace_hash);
+  out += fmt::format("replay: {}\n", run_command(config));
+  if (!output.trace_json.empty()) out += fmt::format("wrote {} (open it in https://ui.perfetto.dev)\n", output.trace_json);
+  if (!output.svg.empty()) out += fmt::format("wrote {}\n", output.svg);
+  if (output.raw_trace) out += "\n" + sim->world().trace().render();
+  std::cout << out;
+  return 0;
+}
+
+int cmd_list(const OutputOptions& output) {
+  const bool colour = output.use_colour();
+  std::string out = "The lock algorithms, in the order the documents evolve them:\n\n";
+  int i = 0;
+  for (const auto& a : lock::algorithms()) {
+    ++i;
+    out += colour ? fmt::format("\x1b[1m{:2}. {}\x1b[0m\n", i, a.id) : fmt::format("{:2}. {}\n", i, a.id);
+    out += fmt::format("    {}\n", a.summary);
+    out += fmt::format("    documented in: {}   catalogue: {}\n", a.documents, a.failures);
+    std::string params;
+    static const lock::LockParams defaults;
+    for (auto name : a.params) {
+      const lock::ParamInfo* p = lock::find_lock_param(name);
+      params += fmt::format(" --{} {}", name, p ? p->get(defaults) : "?");
+    }
+    out += fmt::format("    parameters:{}\n", params);
+  }
+  out += "\nEvery parameter, with its default:\n";
+  static const lock::LockParams defaults;
+  for (const auto& p : lock::lock_param_table())
+    out += fmt::format("  --{:<22} {:<8} {}\n", p.name, p.get(defaults), p.help);
+  std::cout << out;
+  return 0;
+}
+
+}  // namespace locksim::cli

@@ -1,0 +1,119 @@
+#pragma once
+// The picture of one run that every renderer draws: per client, what it was
+// doing over true time (waiting, holding, paused, crashed, idle) and the Redis
+// commands it sent; who held the lock key and when it expired, was deleted or
+// was lost; the faults; and the violations to highlight.
+//
+// Built from a lock::History (what the clients did, in true time) and, when
+// there is one, the sim::Trace of the same run (the commands, their replies
+// and the faults of non-client nodes). The renderers (text.hpp, svg.hpp,
+// chrome_trace.hpp) only read a Timeline, so a history from anywhere (a
+// simulation, a replayed scenario, a hand-built test) draws the same way.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lock/history.hpp"
+#include "sim/time.hpp"
+#include "sim/trace.hpp"
+
+namespace locksim::render {
+
+using sim::Duration;
+using sim::Instant;
+inline constexpr uint32_t kNoClient = lock::kNoClient;
+
+// A violation to draw. props/ converts its violations into this; until then
+// findings.hpp supplies a stand-in detector.
+struct Highlight {
+  std::vector<uint32_t> clients;  // history client indices involved
+  Instant from, to;               // the violating interval, true time
+  std::string property;           // "mutual-exclusion", "no-deadlock", ...
+  std::string sentence;           // one sentence: what happened and why
+};
+
+enum class State : uint8_t { Idle, Waiting, Holding, Paused, Crashed };
+std::string_view to_string(State);
+
+struct Span {
+  Instant from, to;
+  State state = State::Idle;
+  bool holding = false;  // Paused/Crashed spans: the client still believed it held the lock
+};
+
+struct Command {
+  Instant sent;
+  Instant executed = Instant::never();  // at the server; never() if it did not arrive
+  std::string text;                     // "SET lock 1 NX PX 1000"
+  std::string reply;                    // "OK", "(nil)", "" when unknown
+  bool changed_key = false;             // it set, deleted or re-armed the lock key
+  bool failed = false;                  // timed out, dropped or the connection was lost
+  char letter = '.';                    // its mark in the text timeline
+};
+
+struct ClientLane {
+  std::string name;
+  std::vector<Span> spans;  // contiguous, covering [timeline.start, timeline.end]
+  std::vector<Command> commands;
+};
+
+// Who held the lock key over an interval (gaps: the key did not exist).
+struct KeySpan {
+  Instant from, to;
+  uint32_t owner = kNoClient;  // the client whose command set it; kNoClient if unknown
+  std::string value;
+  bool ttl = false;  // whether it had an expiry
+};
+
+struct KeyMoment {
+  enum class Kind : uint8_t { Set, Deleted, Expired, Rearmed, Lost };
+  Instant at;
+  Kind kind = Kind::Set;
+  uint32_t client = kNoClient;  // whose command did it (Set, Deleted, Rearmed)
+  uint32_t owner = kNoClient;   // whose lock the key held just before
+  lock::Purpose purpose = lock::Purpose::Other;  // why the command was sent
+  std::string text;             // the command, when known
+};
+
+struct FaultMark {
+  Instant at;
+  Duration length{};  // pauses, cuts
+  std::string node;   // "A", "redis", ...
+  std::string what;   // "crash", "restart", "pause", "clock jump +2s", "cut A <-/-> redis", ...
+};
+
+struct Timeline {
+  std::string title;
+  std::string key;                   // the lock key drawn
+  std::vector<ClientLane> clients;   // indexed like the history's clients
+  std::vector<std::string> servers;  // other nodes of the trace ("redis", "store")
+  std::vector<KeySpan> key_spans;
+  std::vector<KeyMoment> key_moments;
+  std::vector<FaultMark> faults;
+  std::vector<Highlight> highlights;
+  std::vector<lock::HistoryEvent> notable;  // resource writes and acquire failures, for the story
+  Instant start, end;
+  bool has_commands = false;  // a trace was given
+};
+
+struct TimelineOptions {
+  std::string title;
+  std::string key = "lock";
+  std::vector<Highlight> highlights;
+  Instant end = Instant::never();  // draw up to here (default: the history's last event)
+};
+
+// trace may be null: then only the history is drawn (no command marks, and
+// only the faults that struck clients).
+Timeline build_timeline(const lock::History& history, const sim::Trace* trace, const TimelineOptions& options);
+
+// The command's mark: S SET, N SETNX, T GETSET, G GET, D DEL, E (P)EXPIRE,
+// L EVAL/EVALSHA (Lua), W WATCH, M MULTI, X EXEC, I INCR, H hash commands.
+char command_letter(std::string_view command_text);
+std::string_view command_letter_name(char letter);
+
+// "A" for client 0, "redis" for kNoClient.
+std::string lane_name(const Timeline& t, uint32_t client);
+
+}  // namespace locksim::render
