@@ -1,0 +1,28 @@
+#pragma once
+// Argument parsing and the error texts Redis 7.0 uses for them (internal).
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "sim/redis/reply.hpp"
+
+namespace locksim::redis {
+
+inline constexpr std::string_view kSyntaxError = "ERR syntax error";
+inline constexpr std::string_view kNotInteger = "ERR value is not an integer or out of range";
+inline constexpr std::string_view kWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value";
+
+// Redis string2ll: optional '-', no '+', no spaces, no leading zeros, no "-0".
+bool parse_int64(std::string_view text, int64_t& out);
+
+// Case-insensitive comparison against an ASCII lowercase literal.
+bool equals_lower(std::string_view text, std::string_view lower);
+
+// Lowercases into a caller buffer; false if the text does not fit.
+bool to_lower(std::string_view text, char* buffer, size_t capacity, std::string_view& out);
+
+inline Reply error_reply(std::string_view text) { return Reply::error(std::string(text)); }
+Reply arity_error(std::string_view command_name);
+Reply invalid_expire_error(std::string_view command_name);
+
+}  // namespace locksim::redis

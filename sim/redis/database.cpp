@@ -1,0 +1,174 @@
+#include "sim/redis/database.hpp"
+
+#include <algorithm>
+
+namespace locksim::redis {
+
+Entry* Database::lookup(std::string_view key, int64_t now_ms) {
+  auto it = keys.find(key);
+  if (it == keys.end()) return nullptr;
+  if (!it->second.expired_at(now_ms)) return &it->second;
+  // Lazy expiry: Redis deletes the key, then signals it as modified.
+  std::string name = it->first;
+  if (observing()) emit(KeyEffect::Kind::Expired, 0, name, it->second.render(), std::nullopt, -1, now_ms);
+  keys.erase(it);
+  signal_modified(name);
+  return nullptr;
+}
+
+bool Database::is_expired(std::string_view key, int64_t now_ms) const {
+  auto it = keys.find(key);
+  return it != keys.end() && it->second.expired_at(now_ms);
+}
+
+const Entry* Database::peek(std::string_view key, int64_t now_ms) const {
+  auto it = keys.find(key);
+  if (it == keys.end() || it->second.expired_at(now_ms)) return nullptr;
+  return &it->second;
+}
+
+void Database::set_string(std::string_view key, std::string_view value, int64_t expire_at_ms, ConnectionId conn,
+                          int64_t now_ms) {
+  auto it = keys.find(key);
+  std::optional<std::string> old_value;
+  if (it == keys.end()) {
+    it = keys.emplace(std::string(key), Entry{}).first;
+  } else {
+    if (observing()) old_value = it->second.render();
+    if (it->second.type != ValueType::String) {
+      it->second.type = ValueType::String;
+      it->second.hash = Hash{};
+    }
+  }
+  if (expire_at_ms != kKeepTtl) it->second.expire_at_ms = expire_at_ms;
+  it->second.str.assign(value);
+  signal_modified(key);
+  if (observing()) report_set(key, it->second, std::move(old_value), conn, now_ms);
+}
+
+Entry& Database::create(std::string_view key, ValueType type) {
+  Entry& entry = keys.emplace(std::string(key), Entry{}).first->second;
+  entry.type = type;
+  return entry;
+}
+
+bool Database::remove(std::string_view key, ConnectionId conn, int64_t now_ms) {
+  auto it = keys.find(key);
+  if (it == keys.end()) return false;
+  std::string name = it->first;
+  if (observing()) emit(KeyEffect::Kind::Deleted, conn, name, it->second.render(), std::nullopt, -1, now_ms);
+  keys.erase(it);
+  signal_modified(name);
+  return true;
+}
+
+void Database::set_expire(Entry& entry, std::string_view key, int64_t at_ms, ConnectionId conn, int64_t now_ms) {
+  entry.expire_at_ms = at_ms;
+  signal_modified(key);
+  if (observing()) {
+    std::string value = entry.render();
+    emit(KeyEffect::Kind::ExpireChanged, conn, key, value, value, at_ms, now_ms);
+  }
+}
+
+bool Database::remove_expire(Entry& entry, std::string_view key, ConnectionId conn, int64_t now_ms) {
+  if (entry.expire_at_ms < 0) return false;
+  set_expire(entry, key, -1, conn, now_ms);
+  return true;
+}
+
+void Database::remove_all(ConnectionId conn, int64_t now_ms) {
+  // Redis touchAllWatchedKeysInDb: WATCHers of keys that physically exist are
+  // invalidated, except those that saw the key already expired.
+  for (auto& [key, list] : watchers_) {
+    if (keys.find(key) == keys.end()) continue;
+    for (Watcher& w : list) {
+      if (w.expired_at_watch) {
+        w.expired_at_watch = false;
+        continue;
+      }
+      w.conn->dirty_cas = true;
+    }
+  }
+  if (observing()) {
+    for (const auto& [key, entry] : keys)
+      emit(KeyEffect::Kind::Deleted, conn, key, entry.render(), std::nullopt, -1, now_ms);
+  }
+  keys.clear();
+}
+
+void Database::report_set(std::string_view key, const Entry& entry, std::optional<std::string> old_value,
+                          ConnectionId conn, int64_t now_ms) {
+  emit(KeyEffect::Kind::Set, conn, key, std::move(old_value), entry.render(), entry.expire_at_ms, now_ms);
+}
+
+void Database::watch(ConnectionState& conn, std::string_view key, int64_t now_ms) {
+  if (std::find(conn.watched.begin(), conn.watched.end(), key) != conn.watched.end()) return;
+  auto it = watchers_.find(key);
+  if (it == watchers_.end()) it = watchers_.emplace(std::string(key), std::vector<Watcher>{}).first;
+  it->second.push_back(Watcher{&conn, is_expired(key, now_ms)});
+  conn.watched.emplace_back(key);
+}
+
+void Database::unwatch_all(ConnectionState& conn) {
+  for (const std::string& key : conn.watched) {
+    auto it = watchers_.find(key);
+    if (it == watchers_.end()) continue;
+    auto& list = it->second;
+    list.erase(std::remove_if(list.begin(), list.end(), [&](const Watcher& w) { return w.conn == &conn; }),
+               list.end());
+    if (list.empty()) watchers_.erase(it);
+  }
+  conn.watched.clear();
+}
+
+bool Database::any_watched_key_expired(const ConnectionState& conn, int64_t now_ms) const {
+  for (const std::string& key : conn.watched) {
+    auto it = watchers_.find(key);
+    if (it == watchers_.end()) continue;
+    for (const Watcher& w : it->second) {
+      if (w.conn != &conn) continue;
+      if (!w.expired_at_watch && is_expired(key, now_ms)) return true;
+    }
+  }
+  return false;
+}
+
+void Database::touch_watched(std::string_view key) {
+  auto it = watchers_.find(key);
+  if (it == watchers_.end()) return;
+  // Redis multi.c touchWatchedKey, including its early `break` when a watcher
+  // that saw the key expired finds it present again (later watchers are skipped).
+  const bool present = keys.find(key) != keys.end();
+  std::vector<ConnectionState*> invalidated;
+  for (Watcher& w : it->second) {
+    if (w.expired_at_watch) {
+      if (!present) {
+        w.expired_at_watch = false;
+        continue;
+      }
+      break;
+    }
+    invalidated.push_back(w.conn);
+  }
+  for (ConnectionState* conn : invalidated) {
+    conn->dirty_cas = true;
+    unwatch_all(*conn);  // as Redis: a dirty connection needs no more tracking
+  }
+}
+
+void Database::emit(KeyEffect::Kind kind, ConnectionId conn, std::string_view key,
+                    std::optional<std::string> old_value, std::optional<std::string> new_value,
+                    int64_t expire_at_ms, int64_t now_ms) {
+  KeyEffect effect;
+  effect.kind = kind;
+  effect.conn = conn;
+  effect.key.assign(key);
+  effect.old_value = std::move(old_value);
+  effect.new_value = std::move(new_value);
+  effect.expire_at_ms = expire_at_ms;
+  effect.now_ms = now_ms;
+  observer->on_effect(effect);
+}
+
+}  // namespace locksim::redis

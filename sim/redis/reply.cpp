@@ -1,0 +1,89 @@
+#include "sim/redis/reply.hpp"
+
+#include <fmt/format.h>
+
+namespace locksim::redis {
+
+Reply Reply::status(std::string s) {
+  Reply r;
+  r.type = Type::Status;
+  r.str = std::move(s);
+  return r;
+}
+Reply Reply::error(std::string s) {
+  Reply r;
+  r.type = Type::Error;
+  r.str = std::move(s);
+  return r;
+}
+Reply Reply::integer_(int64_t v) {
+  Reply r;
+  r.type = Type::Integer;
+  r.integer = v;
+  return r;
+}
+Reply Reply::bulk(std::string s) {
+  Reply r;
+  r.type = Type::Bulk;
+  r.str = std::move(s);
+  return r;
+}
+Reply Reply::nil() { return Reply{}; }
+Reply Reply::array(std::vector<Reply> elements) {
+  Reply r;
+  r.type = Type::Array;
+  r.elements = std::move(elements);
+  return r;
+}
+Reply Reply::nil_array() {
+  Reply r;
+  r.type = Type::NilArray;
+  return r;
+}
+Reply Reply::ok() { return status("OK"); }
+
+namespace {
+void append_quoted(std::string& out, const std::string& s) {
+  out += '"';
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c < 0x20 || c >= 0x7f) {
+      out += fmt::format("\\x{:02x}", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+}
+
+void append(std::string& out, const Reply& r) {
+  switch (r.type) {
+    case Reply::Type::Status: out += r.str; break;
+    case Reply::Type::Error: out += "(error) " + r.str; break;
+    case Reply::Type::Integer: out += "(integer) " + std::to_string(r.integer); break;
+    case Reply::Type::Bulk: append_quoted(out, r.str); break;
+    case Reply::Type::Nil: out += "(nil)"; break;
+    case Reply::Type::NilArray: out += "(nil array)"; break;
+    case Reply::Type::Array:
+      out += '[';
+      for (size_t i = 0; i < r.elements.size(); ++i) {
+        if (i) out += ", ";
+        append(out, r.elements[i]);
+      }
+      out += ']';
+      break;
+  }
+}
+}  // namespace
+
+std::string to_string(const Reply& reply) {
+  std::string out;
+  append(out, reply);
+  return out;
+}
+
+}  // namespace locksim::redis

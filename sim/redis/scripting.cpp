@@ -1,0 +1,905 @@
+// Lua scripting with Redis 7.0.15's observable behaviour: the same globals and
+// libraries, the same redis.* API, reply conversions and error texts.
+//
+// Lua reports errors with longjmp, which must never cross a C++ frame that owns
+// objects. Every C function below therefore does its C++ work inside an inner
+// scope (with the memory cap lifted, so the only Lua error possible there is a
+// genuine out-of-memory) and raises Lua errors only after that scope has ended.
+#include "sim/redis/scripting.hpp"
+
+#include <lua.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <set>
+
+#include "sim/redis/arguments.hpp"
+#include "sim/redis/command_table.hpp"
+#include "sim/redis/sha1.hpp"
+
+namespace locksim::redis {
+
+struct LuaRuntime {
+  ServerOptions options;
+  lua_State* L = nullptr;
+  size_t used_bytes = 0;
+  bool enforce_memory = false;
+  bool memory_exceeded = false;
+  uint64_t instructions = 0;
+  int hook_step = 1000;
+  bool budget_exceeded = false;
+  ExecContext* ctx = nullptr;  // the EVAL being run
+  std::set<std::string> shas;  // scripts compiled into this state
+  int globals_ref = LUA_NOREF;    // the real global table behind the read-only proxy
+  int functions_ref = LUA_NOREF;  // sha -> compiled function
+  int handler_ref = LUA_NOREF;    // __redis__err__handler
+  int proxies_ref = LUA_NOREF;    // read-only proxy -> its backing table (weak keys)
+};
+
+namespace {
+
+constexpr const char* kReadonlyError = "Attempt to modify a readonly table";
+
+LuaRuntime& runtime(lua_State* L) {
+  void* ud = nullptr;
+  lua_getallocf(L, &ud);
+  return *static_cast<LuaRuntime*>(ud);
+}
+
+// Lifts the memory cap while host code runs inside a Lua call.
+class HostScope {
+ public:
+  explicit HostScope(LuaRuntime& rt) : rt_(rt), saved_(rt.enforce_memory) { rt.enforce_memory = false; }
+  ~HostScope() { rt_.enforce_memory = saved_; }
+  HostScope(const HostScope&) = delete;
+  HostScope& operator=(const HostScope&) = delete;
+
+ private:
+  LuaRuntime& rt_;
+  bool saved_;
+};
+
+void* capped_alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
+  auto* rt = static_cast<LuaRuntime*>(ud);
+  if (nsize == 0) {
+    std::free(ptr);
+    rt->used_bytes -= osize;
+    return nullptr;
+  }
+  if (rt->enforce_memory && nsize > osize && rt->used_bytes + (nsize - osize) > rt->options.lua_memory_limit_bytes) {
+    rt->memory_exceeded = true;
+    return nullptr;  // Lua raises "not enough memory"
+  }
+  void* grown = std::realloc(ptr, nsize);
+  if (!grown) return nullptr;
+  rt->used_bytes = rt->used_bytes - osize + nsize;
+  return grown;
+}
+
+// Deterministic script timeout: counts VM instructions, never wall time. Once
+// over budget it keeps raising, so a script cannot pcall its way out.
+void count_hook(lua_State* L, lua_Debug*) {
+  LuaRuntime& rt = runtime(L);
+  rt.instructions += static_cast<uint64_t>(rt.hook_step);
+  if (rt.instructions >= rt.options.lua_instruction_budget) rt.budget_exceeded = true;
+  if (rt.budget_exceeded) {
+    // From now on fire at every instruction of this thread, so an error caught by a
+    // pcall inside a loop is raised again as soon as control is back in the loop.
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+    lua_pushstring(L, "Script exceeded the instruction budget");
+    lua_error(L);
+  }
+}
+
+// Redis luaPushErrorBuff: "-CODE msg" keeps its code, a bare "msg" gets ERR;
+// the text becomes the table {err="CODE msg"}.
+std::string error_table_text(std::string_view text) {
+  std::string code = "ERR";
+  std::string msg(text);
+  if (!text.empty() && text[0] == '-') {
+    size_t space = text.find(' ');
+    if (space == std::string_view::npos) {
+      msg = std::string(text.substr(1));
+    } else {
+      code = std::string(text.substr(1, space - 1));
+      msg = std::string(text.substr(space + 1));
+    }
+  }
+  size_t begin = msg.find_first_not_of("\r\n");
+  size_t end = msg.find_last_not_of("\r\n");
+  msg = begin == std::string::npos ? std::string() : msg.substr(begin, end - begin + 1);
+  return code + " " + msg;
+}
+
+void push_error_table(lua_State* L, std::string_view text) {
+  lua_newtable(L);
+  lua_pushlstring(L, "err", 3);
+  lua_pushlstring(L, text.data(), text.size());
+  lua_rawset(L, -3);
+}
+
+void push_reply(lua_State* L, const Reply& reply) {
+  luaL_checkstack(L, 4, "reply too deep");
+  switch (reply.type) {
+    case Reply::Type::Integer: lua_pushnumber(L, static_cast<lua_Number>(reply.integer)); break;
+    case Reply::Type::Bulk: lua_pushlstring(L, reply.str.data(), reply.str.size()); break;
+    case Reply::Type::Nil:
+    case Reply::Type::NilArray: lua_pushboolean(L, 0); break;
+    case Reply::Type::Status:
+      lua_newtable(L);
+      lua_pushlstring(L, "ok", 2);
+      lua_pushlstring(L, reply.str.data(), reply.str.size());
+      lua_rawset(L, -3);
+      break;
+    case Reply::Type::Error: push_error_table(L, error_table_text("-" + reply.str)); break;
+    case Reply::Type::Array:
+      lua_createtable(L, static_cast<int>(reply.elements.size()), 0);
+      for (size_t i = 0; i < reply.elements.size(); ++i) {
+        push_reply(L, reply.elements[i]);
+        lua_rawseti(L, -2, static_cast<int>(i + 1));
+      }
+      break;
+  }
+}
+
+std::string without_newlines(std::string text) {
+  for (char& c : text)
+    if (c == '\r' || c == '\n') c = ' ';
+  return text;
+}
+
+// x86-64's double -> int64 conversion, which Redis relies on: out of range and NaN give INT64_MIN.
+int64_t lua_number_to_integer(lua_Number n) {
+  if (std::isnan(n) || n >= 9223372036854775808.0 || n < -9223372036854775808.0)
+    return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(n);
+}
+
+// Redis luaReplyToRedisReply (RESP2).
+Reply lua_to_reply(lua_State* L, int index, int depth) {
+  if (depth > 200 || !lua_checkstack(L, 4)) return Reply::error("ERR reached lua stack limit");
+  index = index < 0 ? lua_gettop(L) + index + 1 : index;
+  switch (lua_type(L, index)) {
+    case LUA_TSTRING: {
+      size_t len = 0;
+      const char* s = lua_tolstring(L, index, &len);
+      return Reply::bulk(std::string(s, len));
+    }
+    case LUA_TBOOLEAN: return lua_toboolean(L, index) ? Reply::integer_(1) : Reply::nil();
+    case LUA_TNUMBER: return Reply::integer_(lua_number_to_integer(lua_tonumber(L, index)));
+    case LUA_TTABLE: {
+      lua_pushstring(L, "err");
+      lua_rawget(L, index);
+      if (lua_type(L, -1) == LUA_TSTRING) {
+        std::string text = lua_tostring(L, -1);
+        lua_pop(L, 1);
+        return Reply::error(without_newlines(std::move(text)));
+      }
+      lua_pop(L, 1);
+      lua_pushstring(L, "ok");
+      lua_rawget(L, index);
+      if (lua_type(L, -1) == LUA_TSTRING) {
+        std::string text = lua_tostring(L, -1);
+        lua_pop(L, 1);
+        return Reply::status(without_newlines(std::move(text)));
+      }
+      lua_pop(L, 1);
+      std::vector<Reply> elements;
+      for (int j = 1;; ++j) {
+        lua_rawgeti(L, index, j);
+        if (lua_isnil(L, -1)) {
+          lua_pop(L, 1);
+          break;
+        }
+        elements.push_back(lua_to_reply(L, -1, depth + 1));
+        lua_pop(L, 1);
+      }
+      return Reply::array(std::move(elements));
+    }
+    default: return Reply::nil();
+  }
+}
+
+// ---- redis.call / redis.pcall ------------------------------------------------
+
+Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error) {
+  const CommandSpec* spec = find_command(argv[0]);
+  if (!spec) {
+    error = "Unknown Redis command called from script";
+    return {};
+  }
+  if (!arity_matches(spec->arity, argv.size())) {
+    error = "Wrong number of args calling Redis command from script";
+    return {};
+  }
+  if (auto rejected = check_subcommand(*spec, argv)) {
+    error = rejected->str.starts_with("ERR unknown subcommand") ? "Unknown Redis command called from script"
+                                                                 : "Wrong number of args calling Redis command from script";
+    return {};
+  }
+  if (spec->flags & kNoScript) {
+    error = "This Redis command is not allowed from script";
+    return {};
+  }
+  ExecContext inner{ctx.server, ctx.conn, ctx.now_ms, true};
+  return spec->handler(inner, argv);
+}
+
+// Pushes one result; returns true if it is an error table that redis.call must raise.
+bool host_call(lua_State* L, bool raise) {
+  LuaRuntime& rt = runtime(L);
+  HostScope scope(rt);
+  std::string error;
+  Reply reply;
+  try {
+    const int argc = lua_gettop(L);
+    Command argv;
+    if (argc == 0) error = "Please specify at least one argument for this redis lib call";
+    for (int i = 1; i <= argc && error.empty(); ++i) {
+      const int type = lua_type(L, i);
+      if (type == LUA_TNUMBER) {
+        // Redis formats numbers with %.17g, not Lua's %.14g.
+        char buffer[64];
+        int n = std::snprintf(buffer, sizeof buffer, "%.17g", static_cast<double>(lua_tonumber(L, i)));
+        argv.emplace_back(buffer, static_cast<size_t>(n));
+      } else if (type == LUA_TSTRING) {
+        size_t len = 0;
+        const char* s = lua_tolstring(L, i, &len);
+        argv.emplace_back(s, len);
+      } else {
+        error = "Lua redis lib command arguments must be strings or integers";
+      }
+    }
+    if (error.empty()) reply = run_from_script(*rt.ctx, argv, error);
+  } catch (const std::exception& e) {
+    error = std::string("internal error: ") + e.what();
+  }
+  if (!error.empty()) {
+    push_error_table(L, error_table_text(error));
+    return raise;
+  }
+  push_reply(L, reply);
+  return raise && reply.is_error();
+}
+
+int lua_redis_call(lua_State* L) {
+  if (host_call(L, true)) return lua_error(L);
+  return 1;
+}
+
+int lua_redis_pcall(lua_State* L) {
+  host_call(L, false);
+  return 1;
+}
+
+// ---- the rest of the redis table ----------------------------------------------
+
+// Pushes an error table for `text` and reports that the caller must raise it.
+int push_error(lua_State* L, const char* text) {
+  {
+    HostScope scope(runtime(L));
+    push_error_table(L, error_table_text(text));
+  }
+  return -1;
+}
+
+int lua_error_reply(lua_State* L) {
+  {
+    HostScope scope(runtime(L));
+    if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING) {
+      push_error_table(L, "ERR wrong number or type of arguments");
+    } else {
+      size_t len = 0;
+      const char* s = lua_tolstring(L, -1, &len);
+      std::string text(s, len);
+      if (text.empty() || text[0] != '-') text.insert(0, "-");  // redis.error_reply adds the dash
+      push_error_table(L, error_table_text(text));
+    }
+  }
+  return 1;
+}
+
+int lua_status_reply(lua_State* L) {
+  if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING) {
+    push_error(L, "wrong number or type of arguments");
+    return 1;
+  }
+  lua_newtable(L);
+  lua_pushstring(L, "ok");
+  lua_pushvalue(L, 1);
+  lua_rawset(L, -3);
+  return 1;
+}
+
+int lua_sha1hex(lua_State* L) {
+  if (lua_gettop(L) != 1) {
+    push_error(L, "wrong number of arguments");
+    return lua_error(L);
+  }
+  {
+    HostScope scope(runtime(L));
+    size_t len = 0;
+    const char* s = lua_tolstring(L, 1, &len);
+    std::string hex = sha1_hex(s ? std::string_view(s, len) : std::string_view());
+    lua_pushlstring(L, hex.data(), hex.size());
+  }
+  return 1;
+}
+
+// redis.log validates its arguments like Redis and logs nothing: the model has no log.
+int lua_log(lua_State* L) {
+  const int argc = lua_gettop(L);
+  const char* problem = nullptr;
+  if (argc < 2) problem = "redis.log() requires two arguments or more.";
+  else if (!lua_isnumber(L, 1)) problem = "First argument must be a number (log level).";
+  else if (lua_tonumber(L, 1) < 0 || lua_tonumber(L, 1) > 3) problem = "Invalid debug level.";
+  if (problem) {
+    push_error(L, problem);
+    return lua_error(L);
+  }
+  return 0;
+}
+
+// Only RESP2 is modelled: redis.setresp(3) is refused (see docs/redis-model.md).
+int lua_setresp(lua_State* L) {
+  const char* problem = nullptr;
+  if (lua_gettop(L) != 1) problem = "redis.setresp() requires one argument.";
+  else if (lua_tonumber(L, 1) != 2 && lua_tonumber(L, 1) != 3) problem = "RESP version must be 2 or 3.";
+  else if (lua_tonumber(L, 1) == 3) problem = "RESP3 is not supported by the locksim model";
+  if (problem) {
+    push_error(L, problem);
+    return lua_error(L);
+  }
+  return 0;
+}
+
+int lua_set_repl(lua_State* L) {
+  const char* problem = nullptr;
+  if (lua_gettop(L) != 1) problem = "redis.set_repl() requires one argument.";
+  else if (static_cast<int64_t>(lua_tonumber(L, 1)) & ~int64_t{3})
+    problem = "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.";
+  if (problem) {
+    push_error(L, problem);
+    return lua_error(L);
+  }
+  return 0;
+}
+
+int lua_return_true(lua_State* L) {
+  lua_pushboolean(L, 1);
+  return 1;
+}
+int lua_return_false(lua_State* L) {
+  lua_pushboolean(L, 0);
+  return 1;
+}
+int lua_return_nothing(lua_State*) { return 0; }
+
+int lua_acl_check_cmd(lua_State* L) {
+  bool known = false;
+  if (lua_gettop(L) >= 1 && lua_type(L, 1) == LUA_TSTRING) known = find_command(lua_tostring(L, 1)) != nullptr;
+  if (!known) {
+    push_error(L, "Invalid command passed to redis.acl_check_cmd()");
+    return lua_error(L);
+  }
+  lua_pushboolean(L, 1);  // the model has a single all-powerful user
+  return 1;
+}
+
+// Redis 7.0 replaces pcall so that a caught error table reads as its message.
+int lua_redis_style_pcall(lua_State* L) {
+  luaL_checkany(L, 1);
+  const int argc = lua_gettop(L);
+  lua_pushboolean(L, 1);
+  lua_insert(L, 1);
+  if (lua_pcall(L, argc - 1, LUA_MULTRET, 0) != 0) {
+    lua_remove(L, 1);
+    if (lua_istable(L, -1)) {
+      lua_getfield(L, -1, "err");
+      if (lua_isstring(L, -1)) lua_replace(L, -2);
+      else lua_pop(L, 1);
+    }
+    lua_pushboolean(L, 0);
+    lua_insert(L, 1);
+  }
+  return lua_gettop(L);
+}
+
+// ---- read-only globals ----------------------------------------------------------
+// Redis 7.0.15 marks _G and the library tables read-only inside its patched Lua.
+// Debian's stock Lua has no such flag, so each protected table is an empty proxy
+// whose metatable reads through to the real table and refuses writes.
+
+bool backing_of(lua_State* L, int index) {  // pushes the backing table if index is a proxy
+  LuaRuntime& rt = runtime(L);
+  index = index < 0 ? lua_gettop(L) + index + 1 : index;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, rt.proxies_ref);
+  lua_pushvalue(L, index);
+  lua_rawget(L, -2);
+  lua_remove(L, -2);
+  if (lua_istable(L, -1)) return true;
+  lua_pop(L, 1);
+  return false;
+}
+
+int readonly_newindex(lua_State* L) { return luaL_error(L, "%s", kReadonlyError); }
+
+int missing_global(lua_State* L) {
+  const char* name = lua_tostring(L, 2);
+  return luaL_error(L, "Script attempted to access nonexistent global variable '%s'", name ? name : "?");
+}
+
+int guarded_rawset(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  if (backing_of(L, 1)) {
+    lua_pushstring(L, kReadonlyError);  // no position: the real error comes from inside C
+    return lua_error(L);
+  }
+  luaL_checkany(L, 2);
+  luaL_checkany(L, 3);
+  lua_settop(L, 3);
+  lua_rawset(L, 1);
+  return 1;
+}
+
+int guarded_rawget(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checkany(L, 2);
+  if (backing_of(L, 1)) lua_replace(L, 1);
+  lua_settop(L, 2);
+  lua_rawget(L, 1);
+  return 1;
+}
+
+int guarded_setmetatable(lua_State* L) {
+  if (lua_istable(L, 1) && backing_of(L, 1)) {
+    lua_pushstring(L, kReadonlyError);
+    return lua_error(L);
+  }
+  lua_pushvalue(L, lua_upvalueindex(1));  // the original setmetatable
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, 1);
+  return 1;
+}
+
+int guarded_next(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  if (backing_of(L, 1)) lua_replace(L, 1);
+  lua_settop(L, 2);
+  if (lua_next(L, 1)) return 2;
+  lua_pushnil(L);
+  return 1;
+}
+
+int guarded_pairs(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_pushvalue(L, lua_upvalueindex(1));  // guarded_next
+  lua_pushvalue(L, 1);
+  lua_pushnil(L);
+  return 3;
+}
+
+int ipairs_step(lua_State* L) {
+  int i = luaL_checkint(L, 2) + 1;
+  lua_pushinteger(L, i);
+  lua_rawgeti(L, 1, i);
+  return lua_isnil(L, -1) ? 0 : 2;
+}
+
+int guarded_ipairs(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_pushcfunction(L, ipairs_step);
+  if (!backing_of(L, 1)) lua_pushvalue(L, 1);
+  lua_pushinteger(L, 0);
+  return 3;
+}
+
+// loadstring/load without precompiled (binary) chunks, which could break the VM.
+int safe_loadstring(lua_State* L) {
+  size_t len = 0;
+  const char* s = luaL_checklstring(L, 1, &len);
+  const char* name = luaL_optstring(L, 2, s);
+  if (len > 0 && s[0] == LUA_SIGNATURE[0]) {
+    lua_pushnil(L);
+    lua_pushstring(L, "binary chunks are not allowed");
+    return 2;
+  }
+  if (luaL_loadbuffer(L, s, len, name) == 0) return 1;
+  lua_pushnil(L);
+  lua_insert(L, -2);
+  return 2;
+}
+
+int safe_load(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  const char* name = luaL_optstring(L, 2, "=(load)");
+  lua_settop(L, 2);
+  luaL_Buffer buffer;
+  luaL_buffinit(L, &buffer);
+  for (;;) {
+    lua_pushvalue(L, 1);
+    lua_call(L, 0, 1);
+    if (lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      break;
+    }
+    if (!lua_isstring(L, -1)) return luaL_error(L, "reader function must return a string");
+    if (lua_objlen(L, -1) == 0) {
+      lua_pop(L, 1);
+      break;
+    }
+    luaL_addvalue(&buffer);
+  }
+  luaL_pushresult(&buffer);
+  lua_pushcfunction(L, safe_loadstring);
+  lua_insert(L, -2);
+  lua_pushstring(L, name);
+  lua_call(L, 2, 2);
+  return 2;
+}
+
+// Replaces field `name` of the table at `table_index` by a read-only proxy of it.
+void make_proxy(lua_State* L, int proxies_index, int shared_metatable_marker) {
+  // stack: ... backing
+  const int backing = lua_gettop(L);
+  lua_newtable(L);  // proxy
+  const int proxy = lua_gettop(L);
+  lua_newtable(L);  // its metatable
+  lua_pushstring(L, "__index");
+  lua_pushvalue(L, backing);
+  lua_rawset(L, -3);
+  lua_pushstring(L, "__newindex");
+  lua_pushcfunction(L, readonly_newindex);
+  lua_rawset(L, -3);
+  if (shared_metatable_marker != 0) {  // getmetatable(proxy) yields this (read-only) table
+    lua_pushstring(L, "__metatable");
+    lua_pushvalue(L, shared_metatable_marker);
+    lua_rawset(L, -3);
+  }
+  lua_setmetatable(L, proxy);
+  lua_pushvalue(L, proxy);
+  lua_pushvalue(L, backing);
+  lua_rawset(L, proxies_index);
+  lua_replace(L, backing);  // leaves the proxy where the backing was
+  lua_settop(L, backing);
+}
+
+constexpr const char* kErrorHandlerSource = R"lua(
+local getinfo = ...
+return function(err)
+  local i = getinfo(2, 'nSl')
+  if i and i.what == 'C' then
+    i = getinfo(3, 'nSl')
+  end
+  if type(err) ~= 'table' then
+    err = {err = 'ERR ' .. tostring(err)}
+  end
+  if i then
+    err['source'] = i.source
+    err['line'] = i.currentline
+  end
+  return err
+end
+)lua";
+
+void open_library(lua_State* L, lua_CFunction open, const char* name) {
+  lua_pushcfunction(L, open);
+  lua_pushstring(L, name);
+  lua_call(L, 1, 0);
+}
+
+void set_function(lua_State* L, const char* name, lua_CFunction fn) {
+  lua_pushstring(L, name);
+  lua_pushcfunction(L, fn);
+  lua_rawset(L, -3);
+}
+
+void set_number(lua_State* L, const char* name, lua_Number value) {
+  lua_pushstring(L, name);
+  lua_pushnumber(L, value);
+  lua_rawset(L, -3);
+}
+
+void build_state(LuaRuntime& rt) {
+  lua_State* L = lua_newstate(capped_alloc, &rt);
+  if (!L) throw std::bad_alloc();
+  rt.L = L;
+  open_library(L, luaopen_base, "");
+  open_library(L, luaopen_table, LUA_TABLIBNAME);
+  open_library(L, luaopen_string, LUA_STRLIBNAME);
+  open_library(L, luaopen_math, LUA_MATHLIBNAME);
+  open_library(L, luaopen_debug, LUA_DBLIBNAME);
+
+  lua_pushvalue(L, LUA_GLOBALSINDEX);
+  const int globals = lua_gettop(L);
+
+  // The error handler keeps debug.getinfo; the debug library itself goes away.
+  luaL_loadbuffer(L, kErrorHandlerSource, std::strlen(kErrorHandlerSource), "=redis_error_handler");
+  lua_getfield(L, globals, "debug");
+  lua_getfield(L, -1, "getinfo");
+  lua_remove(L, -2);
+  lua_call(L, 1, 1);
+  lua_pushvalue(L, -1);
+  rt.handler_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_setfield(L, globals, "__redis__err__handler");
+
+  for (const char* removed : {"debug", "dofile", "loadfile", "print", "getfenv", "setfenv", "newproxy"}) {
+    lua_pushnil(L);
+    lua_setfield(L, globals, removed);
+  }
+
+  lua_newtable(L);  // proxy -> backing, weak keys
+  lua_newtable(L);
+  lua_pushstring(L, "k");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_pushvalue(L, -1);
+  rt.proxies_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  const int proxies = lua_gettop(L);
+
+  // Base functions that must see through (or refuse) the proxies.
+  lua_pushcfunction(L, lua_redis_style_pcall);
+  lua_setfield(L, globals, "pcall");
+  lua_pushcfunction(L, guarded_rawset);
+  lua_setfield(L, globals, "rawset");
+  lua_pushcfunction(L, guarded_rawget);
+  lua_setfield(L, globals, "rawget");
+  lua_getfield(L, globals, "setmetatable");
+  lua_pushcclosure(L, guarded_setmetatable, 1);
+  lua_setfield(L, globals, "setmetatable");
+  lua_pushcfunction(L, guarded_next);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, globals, "next");
+  lua_pushcclosure(L, guarded_pairs, 1);
+  lua_setfield(L, globals, "pairs");
+  lua_pushcfunction(L, guarded_ipairs);
+  lua_setfield(L, globals, "ipairs");
+  lua_pushcfunction(L, safe_loadstring);
+  lua_setfield(L, globals, "loadstring");
+  lua_pushcfunction(L, safe_load);
+  lua_setfield(L, globals, "load");
+
+  // The redis table.
+  lua_newtable(L);
+  set_function(L, "call", lua_redis_call);
+  set_function(L, "pcall", lua_redis_pcall);
+  set_function(L, "error_reply", lua_error_reply);
+  set_function(L, "status_reply", lua_status_reply);
+  set_function(L, "sha1hex", lua_sha1hex);
+  set_function(L, "log", lua_log);
+  set_function(L, "setresp", lua_setresp);
+  set_function(L, "set_repl", lua_set_repl);
+  set_function(L, "replicate_commands", lua_return_true);
+  set_function(L, "breakpoint", lua_return_false);
+  set_function(L, "debug", lua_return_nothing);
+  set_function(L, "acl_check_cmd", lua_acl_check_cmd);
+  set_number(L, "LOG_DEBUG", 0);
+  set_number(L, "LOG_VERBOSE", 1);
+  set_number(L, "LOG_NOTICE", 2);
+  set_number(L, "LOG_WARNING", 3);
+  set_number(L, "REPL_NONE", 0);
+  set_number(L, "REPL_AOF", 1);
+  set_number(L, "REPL_SLAVE", 2);
+  set_number(L, "REPL_REPLICA", 2);
+  set_number(L, "REPL_ALL", 3);
+  lua_pushstring(L, "REDIS_VERSION");
+  lua_pushstring(L, "7.0.15");
+  lua_rawset(L, -3);
+  set_number(L, "REDIS_VERSION_NUM", 0x07000f);
+  lua_setfield(L, globals, "redis");
+
+  // getmetatable() of a protected table answers with this read-only empty table.
+  lua_newtable(L);
+  make_proxy(L, proxies, 0);
+  const int marker = lua_gettop(L);
+
+  for (const char* name : {"string", "math", "table", "coroutine", "redis"}) {
+    lua_getfield(L, globals, name);
+    make_proxy(L, proxies, marker);
+    lua_setfield(L, globals, name);
+  }
+
+  // Globals: reading a missing one is an error, writing any is an error.
+  lua_newtable(L);
+  lua_pushstring(L, "__index");
+  lua_pushcfunction(L, missing_global);
+  lua_rawset(L, -3);
+  lua_setmetatable(L, globals);
+  lua_pushvalue(L, globals);
+  make_proxy(L, proxies, marker);
+  lua_pushstring(L, "_G");
+  lua_pushvalue(L, -2);
+  lua_rawset(L, globals);
+  lua_replace(L, LUA_GLOBALSINDEX);  // chunks loaded from now on see the proxy
+
+  lua_pushvalue(L, globals);
+  rt.globals_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_newtable(L);
+  rt.functions_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_settop(L, 0);
+  lua_gc(L, LUA_GCCOLLECT, 0);
+}
+
+void close_state(LuaRuntime& rt) {
+  if (rt.L) lua_close(rt.L);
+  rt.L = nullptr;
+  rt.used_bytes = 0;
+  rt.shas.clear();
+}
+
+// Compiles `body` into the function cache under `sha`; a compile error otherwise.
+std::optional<Reply> compile(LuaRuntime& rt, std::string_view body, const std::string& sha) {
+  lua_State* L = rt.L;
+  if (!body.empty() && body[0] == LUA_SIGNATURE[0])
+    return Reply::error("ERR Error compiling script (new function): user_script: binary chunks are not allowed");
+  rt.memory_exceeded = false;
+  rt.enforce_memory = true;
+  const int status = luaL_loadbuffer(L, body.data(), body.size(), "@user_script");
+  rt.enforce_memory = false;
+  if (status != 0) {
+    std::string message = lua_tostring(L, -1) ? lua_tostring(L, -1) : "unknown error";
+    lua_pop(L, 1);
+    if (rt.memory_exceeded) lua_gc(L, LUA_GCCOLLECT, 0);
+    return Reply::error(without_newlines("ERR Error compiling script (new function): " + message));
+  }
+  lua_rawgeti(L, LUA_REGISTRYINDEX, rt.functions_ref);
+  lua_pushlstring(L, sha.data(), sha.size());
+  lua_pushvalue(L, -3);
+  lua_rawset(L, -3);
+  lua_pop(L, 2);
+  rt.shas.insert(sha);
+  return std::nullopt;
+}
+
+void set_global_array(lua_State* L, int globals, const char* name, const Command& argv, size_t from, size_t count) {
+  lua_createtable(L, static_cast<int>(count), 0);
+  for (size_t i = 0; i < count; ++i) {
+    lua_pushlstring(L, argv[from + i].data(), argv[from + i].size());
+    lua_rawseti(L, -2, static_cast<int>(i + 1));
+  }
+  lua_pushstring(L, name);
+  lua_insert(L, -2);
+  lua_rawset(L, globals);
+}
+
+Reply error_from_lua(lua_State* L, const std::string& sha) {
+  if (!lua_istable(L, -1)) {
+    const char* msg = lua_isstring(L, -1) ? lua_tostring(L, -1) : "execution failure";
+    return Reply::error(without_newlines("ERR Error running script f_" + sha + ", " + std::string(msg).substr(0, 100)));
+  }
+  auto field = [&](const char* name) -> std::optional<std::string> {
+    lua_pushstring(L, name);
+    lua_rawget(L, -2);
+    std::optional<std::string> out;
+    if (lua_isstring(L, -1)) out = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    return out;
+  };
+  std::string text = field("err").value_or("");
+  auto source = field("source");
+  auto line = field("line");
+  if (source && line) text += " script: " + sha + ", on " + *source + ":" + *line + ".";
+  return Reply::error(without_newlines(std::move(text)));
+}
+
+}  // namespace
+
+ScriptEngine::ScriptEngine(const ServerOptions& options) : runtime_(std::make_unique<LuaRuntime>()) {
+  runtime_->options = options;
+  runtime_->hook_step = static_cast<int>(std::min<uint64_t>(1000, std::max<uint64_t>(1, options.lua_instruction_budget)));
+  build_state(*runtime_);
+}
+
+ScriptEngine::~ScriptEngine() { close_state(*runtime_); }
+
+void ScriptEngine::flush() {
+  close_state(*runtime_);
+  build_state(*runtime_);
+}
+
+bool ScriptEngine::exists(std::string_view sha) const {
+  char lower[40];
+  std::string_view key;
+  if (!to_lower(sha, lower, sizeof lower, key)) return false;
+  return runtime_->shas.count(std::string(key)) > 0;
+}
+
+Reply ScriptEngine::load(std::string_view body) {
+  std::string sha = sha1_hex(body);
+  if (!runtime_->shas.count(sha)) {
+    if (auto error = compile(*runtime_, body, sha)) return *error;
+  }
+  return Reply::bulk(sha);
+}
+
+Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha) {
+  LuaRuntime& rt = *runtime_;
+  lua_State* L = rt.L;
+  int64_t numkeys = 0;
+  if (!parse_int64(argv[2], numkeys)) return error_reply(kNotInteger);
+  if (numkeys > static_cast<int64_t>(argv.size()) - 3)
+    return error_reply("ERR Number of keys can't be greater than number of args");
+  if (numkeys < 0) return error_reply("ERR Number of keys can't be negative");
+
+  std::string sha;
+  if (by_sha) {
+    char lower[40];
+    std::string_view key;
+    if (argv[1].size() != 40 || !to_lower(argv[1], lower, sizeof lower, key) || !rt.shas.count(std::string(key)))
+      return error_reply("NOSCRIPT No matching script. Please use EVAL.");
+    sha.assign(key);
+  } else {
+    sha = sha1_hex(argv[1]);
+    if (!rt.shas.count(sha)) {
+      if (auto error = compile(rt, argv[1], sha)) return *error;
+    }
+  }
+
+  lua_settop(L, 0);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, rt.handler_ref);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, rt.globals_ref);
+  const int globals = lua_gettop(L);
+  const size_t keys = static_cast<size_t>(numkeys);
+  set_global_array(L, globals, "KEYS", argv, 3, keys);
+  set_global_array(L, globals, "ARGV", argv, 3 + keys, argv.size() - 3 - keys);
+  lua_pop(L, 1);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, rt.functions_ref);
+  lua_pushlstring(L, sha.data(), sha.size());
+  lua_rawget(L, -2);
+  lua_remove(L, -2);
+
+  rt.ctx = &ctx;
+  rt.instructions = 0;
+  rt.budget_exceeded = false;
+  rt.memory_exceeded = false;
+  lua_sethook(L, count_hook, LUA_MASKCOUNT, rt.hook_step);
+  rt.enforce_memory = true;
+  const int status = lua_pcall(L, 0, 1, 1);
+  rt.enforce_memory = false;
+  lua_sethook(L, nullptr, 0, 0);
+  rt.ctx = nullptr;
+
+  Reply reply;
+  if (rt.budget_exceeded) {
+    reply = Reply::error("BUSY Script exceeded the instruction budget of " +
+                         std::to_string(rt.options.lua_instruction_budget) +
+                         " and was stopped; its earlier writes are kept");
+  } else if (rt.memory_exceeded) {
+    reply = Reply::error("OOM Script exceeded the Lua memory limit of " +
+                         std::to_string(rt.options.lua_memory_limit_bytes) + " bytes");
+  } else if (status != 0) {
+    reply = error_from_lua(L, sha);
+  } else {
+    reply = lua_to_reply(L, -1, 0);
+  }
+  lua_settop(L, 0);
+  if (rt.memory_exceeded || rt.budget_exceeded) lua_gc(L, LUA_GCCOLLECT, 0);
+  return reply;
+}
+
+// ---- command handlers -------------------------------------------------------------
+
+Reply cmd_eval(ExecContext& ctx, const Command& argv) { return ctx.server.script_engine().eval(ctx, argv, false); }
+
+Reply cmd_evalsha(ExecContext& ctx, const Command& argv) { return ctx.server.script_engine().eval(ctx, argv, true); }
+
+Reply cmd_script(ExecContext& ctx, const Command& argv) {
+  ScriptEngine& engine = ctx.server.script_engine();
+  if (equals_lower(argv[1], "load")) return engine.load(argv[2]);
+  if (equals_lower(argv[1], "exists")) {
+    std::vector<Reply> found;
+    for (size_t i = 2; i < argv.size(); ++i) found.push_back(Reply::integer_(engine.exists(argv[i]) ? 1 : 0));
+    return Reply::array(std::move(found));
+  }
+  // flush
+  if (argv.size() > 3 || (argv.size() == 3 && !equals_lower(argv[2], "async") && !equals_lower(argv[2], "sync")))
+    return error_reply("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+  engine.flush();
+  return Reply::ok();
+}
+
+}  // namespace locksim::redis

@@ -1,0 +1,66 @@
+// MULTI EXEC DISCARD WATCH UNWATCH (Redis 7.0 multi.c).
+#include "sim/redis/arguments.hpp"
+#include "sim/redis/command_table.hpp"
+
+namespace locksim::redis {
+
+namespace {
+void discard_transaction(ExecContext& ctx) {
+  ctx.conn.queued.clear();
+  ctx.conn.in_multi = ctx.conn.dirty_cas = ctx.conn.dirty_exec = false;
+  ctx.db().unwatch_all(ctx.conn);
+}
+}  // namespace
+
+Reply cmd_multi(ExecContext& ctx, const Command&) {
+  if (ctx.conn.in_multi) return error_reply("ERR MULTI calls can not be nested");
+  ctx.conn.in_multi = true;
+  return Reply::ok();
+}
+
+Reply cmd_exec(ExecContext& ctx, const Command&) {
+  if (!ctx.conn.in_multi) return error_reply("ERR EXEC without MULTI");
+  // Redis 7.0: a WATCHed key that expired since WATCH also aborts the transaction.
+  if (ctx.db().any_watched_key_expired(ctx.conn, ctx.now_ms)) ctx.conn.dirty_cas = true;
+  if (ctx.conn.dirty_exec || ctx.conn.dirty_cas) {
+    Reply reply = ctx.conn.dirty_exec
+                      ? error_reply("EXECABORT Transaction discarded because of previous errors.")
+                      : Reply::nil_array();
+    discard_transaction(ctx);
+    return reply;
+  }
+  ctx.db().unwatch_all(ctx.conn);
+  std::vector<Command> queued = std::move(ctx.conn.queued);
+  ctx.conn.queued.clear();
+  ctx.conn.in_multi = false;
+  std::vector<Reply> replies;
+  replies.reserve(queued.size());
+  for (const Command& command : queued) {
+    // Already validated when queued; runtime errors do not roll anything back.
+    const CommandSpec* spec = find_command(command[0]);
+    replies.push_back(spec->handler(ctx, command));
+  }
+  discard_transaction(ctx);
+  return Reply::array(std::move(replies));
+}
+
+Reply cmd_discard(ExecContext& ctx, const Command&) {
+  if (!ctx.conn.in_multi) return error_reply("ERR DISCARD without MULTI");
+  discard_transaction(ctx);
+  return Reply::ok();
+}
+
+Reply cmd_watch(ExecContext& ctx, const Command& argv) {
+  if (ctx.conn.in_multi) return error_reply("ERR WATCH inside MULTI is not allowed");
+  if (ctx.conn.dirty_cas) return Reply::ok();  // already doomed: nothing to track
+  for (size_t i = 1; i < argv.size(); ++i) ctx.db().watch(ctx.conn, argv[i], ctx.now_ms);
+  return Reply::ok();
+}
+
+Reply cmd_unwatch(ExecContext& ctx, const Command&) {
+  ctx.db().unwatch_all(ctx.conn);
+  ctx.conn.dirty_cas = false;
+  return Reply::ok();
+}
+
+}  // namespace locksim::redis

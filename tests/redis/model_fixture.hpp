@@ -1,0 +1,25 @@
+#pragma once
+// A server with one connection at a controllable clock, for the model's unit tests.
+#include <initializer_list>
+#include <string>
+
+#include "sim/redis/server.hpp"
+
+namespace locksim::redis::testing {
+
+struct Model {
+  explicit Model(ServerOptions options = {}) : server(options), conn(server.connect()) {}
+
+  Reply run(std::initializer_list<std::string> args) { return server.execute(conn, Command(args), now); }
+  Reply run_on(ConnectionId c, std::initializer_list<std::string> args) {
+    return server.execute(c, Command(args), now);
+  }
+  // The reply in its one-line debug form, which keeps expectations short.
+  std::string text(std::initializer_list<std::string> args) { return to_string(run(args)); }
+
+  Server server;
+  ConnectionId conn;
+  int64_t now = 1'700'000'000'000;
+};
+
+}  // namespace locksim::redis::testing
