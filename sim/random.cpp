@@ -103,7 +103,10 @@ double portable_exp(double x) {
   // x = k ln2 + r, |r| <= ln2/2; exp(r) by its Taylor series, then scale by 2^k exactly.
   double kf = x / 0.69314718055994530942;
   int k = static_cast<int>(kf < 0 ? kf - 0.5 : kf + 0.5);
-  double r = x - k * 0.69314718055994530942;
+  // ln2 split in two (Cody-Waite): k * kLn2Hi is exact (kLn2Hi has 21 trailing zero
+  // bits), so r keeps full precision even for large k.
+  constexpr double kLn2Hi = 6.93147180369123816490e-01, kLn2Lo = 1.90821492927058770002e-10;
+  double r = (x - k * kLn2Hi) - k * kLn2Lo;
   double term = 1, sum = 1;
   for (int n = 1; n <= 24; ++n) { term *= r / n; sum += term; }
   return std::ldexp(sum, k);

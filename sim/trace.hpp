@@ -1,7 +1,7 @@
 #pragma once
 // The trace: structured events (true time, node, kind, two integer details and
 // an optional text) that renderers and checkers consume. Its 64-bit hash is
-// stable across runs and platforms: it hashes fixed-width little-endian fields,
+// stable across runs and platforms: it hashes the fields as 64-bit integers,
 // never pointers or container order.
 #include <cstdint>
 #include <string>

@@ -1,0 +1,57 @@
+#pragma once
+// Small helpers shared by the simulator tests.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/rpc.hpp"
+#include "sim/world.hpp"
+
+namespace simtest {
+
+using namespace locksim::sim;
+using namespace locksim::sim::literals;
+
+using Echo = Service<int64_t, int64_t>;
+using EchoChannel = Channel<int64_t, int64_t>;
+
+inline Instant at(Duration d) { return Instant{} + d; }
+
+// Counts its own destructions: put one in a coroutine frame to see it die.
+struct Probe {
+  int* destroyed;
+  explicit Probe(int* d) : destroyed(d) {}
+  Probe(const Probe&) = delete;
+  Probe& operator=(const Probe&) = delete;
+  ~Probe() { ++*destroyed; }
+};
+
+// Trace events of one kind, in order.
+inline std::vector<TraceEvent> events_of(const World& w, TraceKind kind) {
+  std::vector<TraceEvent> out;
+  for (const auto& e : w.trace().events()) if (e.kind == kind) out.push_back(e);
+  return out;
+}
+
+inline size_t count_of(const World& w, TraceKind kind) { return events_of(w, kind).size(); }
+
+// An echo service on `server` that answers request x with x, logging what it ran.
+struct EchoServer {
+  Echo* service = nullptr;
+  std::vector<int64_t> executed;             // requests, in execution order
+  std::vector<Instant> executed_at;          // true time of each execution
+  std::vector<std::string> log;              // "req 3", "close 1"
+
+  EchoServer(World& w, NodeId server) {
+    service = &w.make<Echo>(w, server, [this, &w](SessionId, int64_t& req, Instant) {
+      executed.push_back(req);
+      executed_at.push_back(w.now());
+      log.push_back("req " + std::to_string(req));
+      return req;
+    });
+    service->on_disconnect([this](SessionId s) { log.push_back("close " + std::to_string(s)); });
+  }
+};
+
+}  // namespace simtest
