@@ -9,11 +9,15 @@
 //    public:
 //     using SpinLock::SpinLock;
 //     Task<bool> try_acquire(Env& env) override {
-//       auto r = co_await env.redis({"SET", key(), token_, "NX", "PX", ms(params().lease)}, Purpose::Acquire);
+//       auto r = co_await env.redis(cmd("SET", key(), token_, "NX", "PX", ms(params().lease)), Purpose::Acquire);
 //       co_return replied_ok(r);
 //     }
 //     Task<bool> release(Env& env) override { ... }
 //   };
+//
+// With GCC 12, bind every co_await result to a local before testing it, and
+// build commands with cmd(...): a braced list or a co_await inside an
+// if-condition miscompiles (double destruction) there.
 //
 // One Lock object serves one client process (one incarnation): it may keep
 // the client's token, its expiry timestamp, its renewal task.

@@ -41,7 +41,8 @@ Simulation::Simulation(const SimulationConfig& config)
     sim::Duration offset = c < wl.clock_offsets.size() ? wl.clock_offsets[c] : sim::Duration{};
     int64_t drift = c < wl.drifts_ppm.size() ? wl.drifts_ppm[c] : 0;
     names.push_back(client_name(c));
-    sim::NodeId id = w.add_node(names.back(), sim::LocalClock(offset, drift));
+    const uint32_t identity = c < wl.identities.size() ? wl.identities[c] : c;
+    sim::NodeId id = w.add_node(names.back(), sim::LocalClock(offset, drift), client_name(identity));
     clients_.push_back(id);
     redis_channels_.push_back(&redis_->connect(id));
     store_channels_.push_back(&resource_->connect(id));

@@ -43,6 +43,10 @@ struct WorkloadParams {
   std::vector<int64_t> drifts_ppm;           // per client (missing: 0)
   std::vector<SlowWork> slow_work;
   std::vector<CallFault> call_faults;
+  // Per client, whose random streams it draws from (missing: its own index).
+  // Removing a client while shrinking keeps the others' identities, so their
+  // start times, tokens and link delays stay what they were.
+  std::vector<uint32_t> identities;
   bool operator==(const WorkloadParams&) const = default;
 };
 

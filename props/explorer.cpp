@@ -50,7 +50,7 @@ void simplify(Scenario& s, Property property, const CheckOptions& check, uint32_
     changed = false;
     for (uint32_t k = s.workload.clients; k-- > 0 && s.workload.clients > 1;) {
       Scenario fewer = remove_client(s, k);
-      for (uint64_t tweak = 0; tweak < 32; ++tweak) {
+      for (uint64_t tweak = 0; tweak < 8; ++tweak) {
         Scenario candidate = fewer;
         candidate.seed = s.seed + tweak;
         if (still_fails(candidate)) {
@@ -97,6 +97,9 @@ Scenario remove_client(const Scenario& s, uint32_t k) {
   for (auto& x : w.slow_work) x.client = shift(x.client);
   std::erase_if(w.call_faults, [k](const lock::CallFault& x) { return x.client == k; });
   for (auto& x : w.call_faults) x.client = shift(x.client);
+  if (w.identities.empty())
+    for (uint32_t c = 0; c <= w.clients; ++c) w.identities.push_back(c);
+  w.identities.erase(w.identities.begin() + k);
   if (k < w.clock_offsets.size()) w.clock_offsets.erase(w.clock_offsets.begin() + k);
   if (k < w.drifts_ppm.size()) w.drifts_ppm.erase(w.drifts_ppm.begin() + k);
   const std::string gone = lock::client_name(k);

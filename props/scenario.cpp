@@ -42,6 +42,9 @@ void normalize(Scenario& s) {
   while (n > 0 && w.clock_offsets[n - 1].ns == 0 && w.drifts_ppm[n - 1] == 0) --n;
   w.clock_offsets.resize(n);
   w.drifts_ppm.resize(n);
+  bool identity = true;
+  for (uint32_t c = 0; c < w.identities.size(); ++c) identity = identity && w.identities[c] == c;
+  if (identity) w.identities.clear();
 }
 
 std::string to_string(const Scenario& s) {
@@ -81,6 +84,11 @@ std::string to_string(const Scenario& s) {
     words.push_back(cf.kind == lock::CallFault::Kind::Crash
                         ? fmt::format("call={}:{}:crash", lock::client_name(cf.client), cf.call)
                         : fmt::format("call={}:{}:pause:{}", lock::client_name(cf.client), cf.call, format_duration(cf.pause)));
+  if (!w.identities.empty()) {
+    std::string ids;
+    for (uint32_t id : w.identities) ids += (ids.empty() ? "" : ",") + std::to_string(id);
+    words.push_back("ids=" + ids);
+  }
   std::string params = lock::to_string(s.lock);
   if (!params.empty()) words.push_back(params);
   if (!s.faults.empty()) words.push_back("faults=[" + sim::to_string(s.faults) + "]");
@@ -262,6 +270,18 @@ std::optional<Scenario> parse_scenario(std::string_view text, std::string* error
         ok = p.fail(word, "expected A:N:crash or A:N:pause:DURATION");
       }
       if (ok) w.call_faults.push_back(cf);
+    } else if (name == "ids") {
+      w.identities.clear();
+      for (std::string_view part : split(value, ',')) {
+        uint32_t id = 0;
+        ok = p.number(word, part, id);
+        if (!ok) break;
+        if (std::find(w.identities.begin(), w.identities.end(), id) != w.identities.end()) {
+          ok = p.fail(word, fmt::format("identity {} appears twice", id));
+          break;
+        }
+        w.identities.push_back(id);
+      }
     } else if (name == "faults") {
       if (value.size() < 2 || value.front() != '[' || value.back() != ']') ok = p.fail(word, "expected faults=[...]");
       else {
@@ -286,6 +306,10 @@ std::optional<Scenario> parse_scenario(std::string_view text, std::string* error
   w.clock_offsets = offsets;
   w.drifts_ppm = drifts;
   normalize(s);
+  if (!w.identities.empty() && w.identities.size() != w.clients) {
+    if (error) *error = fmt::format("ids= lists {} identities for {} clients", w.identities.size(), w.clients);
+    return std::nullopt;
+  }
   for (const auto& sw : w.slow_work) if (sw.client >= w.clients) return beyond(sw.client, "slow=");
   for (const auto& cf : w.call_faults) if (cf.client >= w.clients) return beyond(cf.client, "call=");
   for (const auto& f : s.faults.faults) {

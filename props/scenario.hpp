@@ -11,6 +11,7 @@
 //   latency=BASE+JITTER  spikes=P:SCALE:ALPHA:CAP
 //   clock=A:+OFFSET:PPM (per client, repeatable)  slow=A:ITERATION:WORK (repeatable)
 //   call=A:N:crash | call=A:N:pause:D (before A's Nth Redis command; repeatable)
+//   ids=0,2,3 (whose random streams each client draws; after a client was shrunk away)
 //   <lock parameter>=VALUE (lease=1s, retry=100ms, ...)  faults=[<fault plan>]
 #include <optional>
 #include <string>

@@ -26,6 +26,9 @@ struct Node {
   std::string name;
   LocalClock clock;
   Rng rng;
+  // Names this node's random streams. Stable across scenarios that differ in
+  // other nodes (a client keeps its draws when another client is removed).
+  uint64_t stream_key = 0;
   NodeState state = NodeState::Up;
   uint32_t incarnation = 0;
   uint64_t pause_generation = 0;     // a later pause supersedes an earlier pause's end

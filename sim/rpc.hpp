@@ -62,7 +62,9 @@ class Service {
 
   // A new connection from `client`; it lives as long as the service.
   Channel<Req, Resp>& connect(NodeId client) {
-    channels_.push_back(std::make_unique<Channel<Req, Resp>>(*this, client));
+    uint64_t ordinal = 0;
+    for (const auto& c : channels_) ordinal += c->client_node() == client ? 1 : 0;
+    channels_.push_back(std::make_unique<Channel<Req, Resp>>(*this, client, ordinal));
     return *channels_.back();
   }
   // Called when the server learns a connection closed (client gone, or reset).
@@ -106,11 +108,12 @@ class Channel final : public ConnectionEvents {
     CallResult<Resp> await_resume() { return std::move(result); }
   };
 
-  Channel(Service<Req, Resp>& svc, NodeId client)
+  // `ordinal`: how many channels this client already has to this service.
+  Channel(Service<Req, Resp>& svc, NodeId client, uint64_t ordinal)
       : svc_(svc), world_(svc.world()), client_(client), server_(svc.server()),
         id_(svc.world().register_connection(this)),
-        up_(Rng(world_.seed()).stream(0x5000'0000'0000ULL + id_ * 2)),
-        down_(Rng(world_.seed()).stream(0x5000'0000'0000ULL + id_ * 2 + 1)) {}
+        up_(Rng(world_.seed()).stream(link_key(ordinal, 0))),
+        down_(Rng(world_.seed()).stream(link_key(ordinal, 1))) {}
 
   // Timeout is measured by the client's clock rate.
   Awaiter call(Req request, Duration timeout) { return Awaiter{this, std::move(request), timeout}; }
@@ -179,6 +182,13 @@ class Channel final : public ConnectionEvents {
   }
 
   const LatencyDist& latency() const { return world_.network().latency(client_, server_); }
+
+  // A link's delays are drawn from a stream named by its two ends, not by the
+  // order channels were made in, so other clients do not shift them.
+  uint64_t link_key(uint64_t ordinal, uint64_t direction) const {
+    uint64_t k = world_.node(client_).stream_key * 0x9e3779b97f4a7c15ULL ^ world_.node(server_).stream_key;
+    return k + ordinal * 2 + direction;
+  }
 
   void enqueue_to_server(ToServer m) {
     if (world_.network().is_cut(client_, server_)) {

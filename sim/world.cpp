@@ -19,11 +19,12 @@ World::~World() {
   for (auto& slot : fibers_) slot.root.reset();
 }
 
-NodeId World::add_node(std::string name, LocalClock clock) {
+NodeId World::add_node(std::string name, LocalClock clock, std::string_view stream) {
   NodeId id = static_cast<NodeId>(nodes_.size());
   Node n;
   n.id = id;
-  n.rng = Rng(seed_).stream("node:" + name);
+  n.stream_key = stable_hash("node:" + std::string(stream.empty() ? std::string_view(name) : stream));
+  n.rng = Rng(seed_).stream(n.stream_key);
   n.name = std::move(name);
   n.clock = clock;
   trace_.set_node_name(id, n.name);

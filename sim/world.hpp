@@ -36,7 +36,8 @@ class World {
   World& operator=(const World&) = delete;
 
   // --- nodes ---
-  NodeId add_node(std::string name, LocalClock clock = {});
+  // `stream` names the node's random streams (default: its name).
+  NodeId add_node(std::string name, LocalClock clock = {}, std::string_view stream = {});
   NodeId find_node(std::string_view name) const;  // kNoNode if there is none
   // The node's main routine: started now, and again at every restart.
   void set_start(NodeId id, std::function<Task<void>(class Proc)> start);
