@@ -1,0 +1,507 @@
+// Differential test: generated command sequences run on the model and on a real
+// redis-server must give identical replies.
+//
+// Time: the model is driven with the host's wall clock read just before each
+// command, so relative TTLs agree with the server's. TTLs are long (>= 100 s) so
+// nothing expires during a sequence; replies that state remaining or absolute
+// times (PTTL, TTL, EXPIRETIME, PEXPIRETIME, scripts that return a PTTL) are
+// compared within a tolerance of 1 s (1 unit for second-granular ones). GT/LT
+// are only generated with absolute deadlines: two relative deadlines of the same
+// length a few microseconds apart compare differently depending on the ms tick.
+// KEYS replies are compared as sets (the model sorts, Redis answers in hash order).
+#include <catch2/catch.hpp>
+#include <rapidcheck/catch.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "lock_scripts.hpp"
+#include "real_redis.hpp"
+#include "sim/redis/console.hpp"
+#include "sim/redis/sha1.hpp"
+
+using namespace locksim::redis;
+using namespace locksim::redis::testing;
+
+namespace {
+
+RealRedis& real_server() {
+  static RealRedis server;  // stopped by its destructor at exit
+  return server;
+}
+
+int64_t wall_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// ---- the pools the generator draws from ---------------------------------------
+
+const std::vector<std::string> kKeys = {"a", "b", "h", "lock"};
+const std::vector<std::string> kValues = {"1", "0", "-3", "v", "tokA", "tokB", "", "9223372036854775807",
+                                          "-9223372036854775808", "x y", "1.5", "owner:1"};
+const std::vector<std::string> kIntegers = {"1", "-1", "0", "10", "abc", "9223372036854775807",
+                                            "-9223372036854775808", "1.5", "", "01"};
+const std::vector<std::string> kFields = {"f", "g", "owner:1"};
+const std::vector<std::string> kRelativeSeconds = {"100", "300", "1000", "0", "-1", "abc", "9223372036854775"};
+const std::vector<std::string> kRelativeMs = {"200000", "600000", "2000000", "0", "-5", "x", "9223372036854775807"};
+const std::vector<std::string> kAbsoluteSeconds = {"4102444800", "4102448400", "0", "x", "9223372036854775807"};
+const std::vector<std::string> kAbsoluteMs = {"4102444800000", "4102448400000", "0", "x"};
+const std::vector<std::string> kPatterns = {"*", "a*", "?", "[ab]", "h", "*o*", "l\\ock"};
+
+struct PoolScript {
+  std::string body;
+  int numkeys;
+  std::vector<const std::vector<std::string>*> args;  // where each ARGV is drawn from
+  bool returns_time = false;
+};
+
+const std::vector<std::string> kOwners = {"A:1", "B:1"};
+const std::vector<std::string> kTokens = {"tokA", "tokB"};
+const std::vector<std::string> kLeases = {"200000", "600000"};
+const std::vector<std::string> kZero = {"0"};
+
+const std::vector<PoolScript>& script_pool() {
+  static const std::vector<PoolScript> pool = {
+      {kCompareAndDelete, 1, {&kTokens}},
+      {kCompareAndPexpire, 1, {&kTokens, &kLeases}},
+      {kRedissonLock, 1, {&kLeases, &kOwners}, true},
+      {kRedissonUnlock, 2, {&kZero, &kLeases, &kOwners}},
+      {kRedissonRenew, 1, {&kLeases, &kOwners}},
+      {"return redis.call('get', KEYS[1])", 1, {}},
+      {"return redis.call('set', KEYS[1], ARGV[1])", 1, {&kValues}},
+      {"return redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])", 1, {&kTokens, &kLeases}},
+      {"return redis.pcall('incr', KEYS[1])", 1, {}},
+      {"return redis.call('incr', KEYS[1])", 1, {}},
+      {"return redis.call('hincrby', KEYS[1], ARGV[1], ARGV[2])", 1, {&kFields, &kIntegers}},
+      {"return redis.call('hgetall', KEYS[1])", 1, {}},
+      {"return {redis.call('exists', KEYS[1]), redis.call('type', KEYS[1])}", 1, {}},
+      {"return redis.call('mget', KEYS[1], KEYS[2])", 2, {}},
+      {"return {1, 2, nil, 3}", 0, {}},
+      {"return {true, false, 'x', 3.99, -2.5, {ok='fine'}, {err='bad'}}", 0, {}},
+      {"return {err='boom'}", 0, {}},
+      {"return redis.error_reply('MY boom')", 0, {}},
+      {"return redis.error_reply(ARGV[1])", 0, {&kValues}},
+      {"return redis.status_reply('FINE')", 0, {}},
+      {"error('x')", 0, {}},
+      {"error({err='X y'})", 0, {}},
+      {"return x", 0, {}},
+      {"a = 1", 0, {}},
+      {"rawset(_G, 'a', 1)", 0, {}},
+      {"return redis.call('nosuch')", 0, {}},
+      {"return redis.call('set', KEYS[1])", 1, {}},
+      {"return redis.call('multi')", 0, {}},
+      {"return redis.call('get', {})", 0, {}},
+      {"local ok, e = pcall(redis.call, 'incr', KEYS[1]) return {tostring(ok), e}", 1, {}},
+      {"return 1 +", 0, {}},
+      {"return redis.sha1hex(ARGV[1])", 0, {&kValues}},
+      {"return tonumber(ARGV[1])", 0, {&kIntegers}},
+      {"redis.call('set', KEYS[1], 'v') return redis.call('pexpire', KEYS[1], ARGV[1])", 1, {&kRelativeMs}},
+      {"redis.call('set', KEYS[1], 0.1) return redis.call('get', KEYS[1])", 1, {}},
+      {"return redis.call('getex', KEYS[1], 'persist')", 1, {}},
+      {"return {KEYS[1], ARGV[1], #KEYS, #ARGV}", 1, {&kValues}},
+  };
+  return pool;
+}
+
+const PoolScript* script_by_body(const std::string& body) {
+  for (const auto& s : script_pool())
+    if (s.body == body) return &s;
+  return nullptr;
+}
+
+const PoolScript* script_by_sha(const std::string& sha) {
+  for (const auto& s : script_pool())
+    if (sha1_hex(s.body) == lower(sha)) return &s;
+  return nullptr;
+}
+
+// ---- generation ---------------------------------------------------------------------
+
+template <typename T>
+T pick(const std::vector<T>& v) {
+  return *rc::gen::elementOf(v);
+}
+bool chance(int percent) { return *rc::gen::inRange(0, 100) < percent; }
+
+void add_set_options(Command& c) {
+  int n = *rc::gen::inRange(0, 4);
+  for (int i = 0; i < n; ++i) {
+    switch (*rc::gen::inRange(0, 10)) {
+      case 0: c.push_back("NX"); break;
+      case 1: c.push_back("xx"); break;
+      case 2: c.push_back("GET"); break;
+      case 3: c.push_back("KEEPTTL"); break;
+      case 4: c.insert(c.end(), {"EX", pick(kRelativeSeconds)}); break;
+      case 5: c.insert(c.end(), {"px", pick(kRelativeMs)}); break;
+      // No past EXAT/PXAT for SET: it would store an expired key, which Redis's
+      // active expiry then removes at a time of its choosing.
+      case 6: c.insert(c.end(), {"EXAT", *rc::gen::elementOf(std::vector<std::string>{"4102444800", "x"})}); break;
+      case 7: c.insert(c.end(), {"PXAT", *rc::gen::elementOf(std::vector<std::string>{"4102448400000", "0"})}); break;
+      case 8: c.push_back("PERSIST"); break;
+      default: c.push_back("bogus"); break;
+    }
+  }
+}
+
+Command gen_eval() {
+  const PoolScript& s = pick(script_pool());
+  const bool by_sha = chance(30);
+  Command c{by_sha ? "EVALSHA" : "EVAL", by_sha ? sha1_hex(s.body) : s.body};
+  if (chance(5)) {
+    c.push_back(pick(std::vector<std::string>{"-1", "9", "x"}));
+  } else {
+    c.push_back(std::to_string(s.numkeys));
+  }
+  for (int i = 0; i < s.numkeys; ++i) c.push_back(pick(kKeys));
+  for (const auto* pool : s.args) c.push_back(pick(*pool));
+  return c;
+}
+
+Command gen_command() {
+  const std::string k = pick(kKeys);
+  switch (*rc::gen::inRange(0, 48)) {
+    case 0: case 1: return {"GET", k};
+    case 2: case 3: case 4: {
+      Command c{"SET", k, pick(kValues)};
+      add_set_options(c);
+      return c;
+    }
+    case 5: return {"SETNX", k, pick(kValues)};
+    case 6: return {"GETSET", k, pick(kValues)};
+    case 7: return {"GETDEL", k};
+    case 8: {
+      Command c{"GETEX", k};
+      switch (*rc::gen::inRange(0, 7)) {
+        case 0: c.insert(c.end(), {"EX", pick(kRelativeSeconds)}); break;
+        case 1: c.insert(c.end(), {"PX", pick(kRelativeMs)}); break;
+        case 2: c.insert(c.end(), {"EXAT", pick(kAbsoluteSeconds)}); break;
+        case 3: c.insert(c.end(), {"PXAT", pick(kAbsoluteMs)}); break;
+        case 4: c.push_back("PERSIST"); break;
+        case 5: c.insert(c.end(), {"PERSIST", "EX", "100"}); break;
+        default: break;
+      }
+      return c;
+    }
+    case 9: return {"MGET", k, pick(kKeys), pick(kKeys)};
+    case 10: return {"INCR", k};
+    case 11: return {"INCRBY", k, pick(kIntegers)};
+    case 12: return {"DECR", k};
+    case 13: return {"DECRBY", k, pick(kIntegers)};
+    case 14: return {"APPEND", k, pick(kValues)};
+    case 15: return {"STRLEN", k};
+    case 16: return {pick(std::vector<std::string>{"DEL", "UNLINK"}), k, pick(kKeys)};
+    case 17: return {"EXISTS", k, pick(kKeys)};
+    case 18: return {"TYPE", k};
+    case 19: case 20: {
+      const bool seconds = chance(50);
+      Command c{seconds ? "EXPIRE" : "PEXPIRE", k, seconds ? pick(kRelativeSeconds) : pick(kRelativeMs)};
+      if (chance(40)) c.push_back(pick(std::vector<std::string>{"NX", "XX", "nx", "bogus"}));
+      return c;
+    }
+    case 21: case 22: {
+      const bool seconds = chance(50);
+      Command c{seconds ? "EXPIREAT" : "PEXPIREAT", k, seconds ? pick(kAbsoluteSeconds) : pick(kAbsoluteMs)};
+      int n = *rc::gen::inRange(0, 3);
+      for (int i = 0; i < n; ++i) c.push_back(pick(std::vector<std::string>{"NX", "XX", "GT", "LT", "gt", "foo"}));
+      return c;
+    }
+    case 23: return {pick(std::vector<std::string>{"TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME"}), k};
+    case 24: return {"PERSIST", k};
+    case 25: return {"KEYS", pick(kPatterns)};
+    case 26: return {"DBSIZE"};
+    case 27: case 28: {
+      Command c{"HSET", "h", pick(kFields), pick(kValues)};
+      if (chance(30)) c.insert(c.end(), {pick(kFields), pick(kValues)});
+      if (chance(10)) c[1] = k;
+      return c;
+    }
+    case 29: return {"HSETNX", chance(80) ? "h" : k, pick(kFields), pick(kValues)};
+    case 30: return {"HGET", chance(80) ? "h" : k, pick(kFields)};
+    case 31: return {"HDEL", chance(80) ? "h" : k, pick(kFields), pick(kFields)};
+    case 32: return {"HEXISTS", chance(80) ? "h" : k, pick(kFields)};
+    case 33: return {"HINCRBY", chance(80) ? "h" : k, pick(kFields), pick(kIntegers)};
+    case 34: return {pick(std::vector<std::string>{"HGETALL", "HKEYS", "HVALS", "HLEN"}), chance(80) ? "h" : k};
+    case 35: return {"HMGET", chance(80) ? "h" : k, pick(kFields), pick(kFields)};
+    case 36: return {"MULTI"};
+    case 37: return {"EXEC"};
+    case 38: return {pick(std::vector<std::string>{"DISCARD", "UNWATCH"})};
+    case 39: return {"WATCH", k};
+    case 40: case 41: case 42: return gen_eval();
+    case 43: {
+      switch (*rc::gen::inRange(0, 4)) {
+        case 0: return {"SCRIPT", "LOAD", pick(script_pool()).body};
+        case 1: return {"SCRIPT", "EXISTS", sha1_hex(pick(script_pool()).body), "0123"};
+        case 2: return {"SCRIPT", "FLUSH"};
+        default: return {"SCRIPT", "bogus"};
+      }
+    }
+    case 44: return {"PING"};
+    case 45: return {"ECHO", pick(kValues)};
+    case 46: return {"PUBLISH", "channel", pick(kValues)};
+    default: return {pick(std::vector<std::string>{"FLUSHALL", "NOSUCHCMD", "FLUSHDB"})};
+  }
+}
+
+struct Step {
+  int conn = 0;
+  Command command;
+};
+
+void showValue(const Step& step, std::ostream& os) {
+  os << "[c" << step.conn << "]";
+  for (const auto& arg : step.command) os << ' ' << to_string(Reply::bulk(arg));
+}
+
+// A step: which connection, and the command, sometimes with its arity or name mangled.
+rc::Gen<Step> gen_step() {
+  return rc::gen::exec([] {
+    Step step;
+    step.conn = chance(75) ? 0 : 1;
+    step.command = gen_command();
+    const int mangle = *rc::gen::inRange(0, 100);
+    if (mangle < 4 && step.command.size() > 1) {
+      step.command.pop_back();
+    } else if (mangle < 8) {
+      step.command.push_back(pick(kValues));
+    } else if (mangle < 16) {
+      std::string& name = step.command[0];
+      for (char& c : name) c = static_cast<char>(chance(50) ? std::tolower(c) : std::toupper(c));
+    }
+    return step;
+  });
+}
+
+// ---- comparison ----------------------------------------------------------------------
+
+// How far an integer reply may differ between the two servers (see the header comment).
+int64_t tolerance_for(const Command& c) {
+  const std::string name = lower(c[0]);
+  if (name == "pttl" || name == "pexpiretime") return 1000;
+  if (name == "ttl" || name == "expiretime") return 1;
+  if ((name == "eval" || name == "evalsha") && c.size() > 1) {
+    const PoolScript* s = name == "eval" ? script_by_body(c[1]) : script_by_sha(c[1]);
+    if (s && s->returns_time) return 1000;
+  }
+  return 0;
+}
+
+Reply normalized(Reply r, const Command& c) {
+  if (r.type == Reply::Type::NilArray) r = Reply::nil();  // hiredis reads both as nil
+  if (lower(c[0]) == "keys" && r.type == Reply::Type::Array)
+    std::sort(r.elements.begin(), r.elements.end(), [](const Reply& x, const Reply& y) { return x.str < y.str; });
+  return r;
+}
+
+bool same(const Reply& model, const Reply& real, int64_t tolerance) {
+  if (model.type != real.type) return false;
+  switch (model.type) {
+    case Reply::Type::Integer: return std::llabs(model.integer - real.integer) <= tolerance;
+    case Reply::Type::Array:
+      if (model.elements.size() != real.elements.size()) return false;
+      for (size_t i = 0; i < model.elements.size(); ++i)
+        if (!same(model.elements[i], real.elements[i], tolerance)) return false;
+      return true;
+    default: return model == real;
+  }
+}
+
+struct Harness {
+  Harness() : real(real_server()) {
+    for (auto& c : real_conn) c = real.connect();
+  }
+  ~Harness() {
+    for (auto* c : real_conn) redisFree(c);
+  }
+
+  void reset() {
+    for (auto* c : real_conn) {
+      hiredis_execute(c, {"DISCARD"});
+      hiredis_execute(c, {"UNWATCH"});
+    }
+    hiredis_execute(real_conn[0], {"FLUSHALL"});
+    hiredis_execute(real_conn[0], {"SCRIPT", "FLUSH"});
+    model = Server{};
+    model_conn[0] = model.connect();
+    model_conn[1] = model.connect();
+    for (auto& q : queued) q.clear();
+  }
+
+  // Runs the steps on both; returns a description of the first divergence, or "".
+  std::string run(const std::vector<Step>& steps) {
+    reset();
+    std::ostringstream log;
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const Step& s = steps[i];
+      const Reply model_reply = model.execute(model_conn[s.conn], s.command, wall_ms());
+      const Reply real_reply = hiredis_execute(real_conn[s.conn], s.command);
+      std::string shown;
+      for (const auto& a : s.command) shown += (shown.empty() ? "" : " ") + to_string(Reply::bulk(a));
+      log << "  [c" << s.conn << "] " << shown << " -> " << to_string(real_reply) << "\n";
+      if (!matches(s, model_reply, real_reply)) {
+        log << "DIVERGENCE at step " << i << ": model said " << to_string(model_reply) << "\n";
+        return log.str();
+      }
+    }
+    return {};
+  }
+
+  bool matches(const Step& s, const Reply& model_reply, const Reply& real_reply) {
+    const std::string name = lower(s.command[0]);
+    auto& q = queued[s.conn];
+    if (real_reply == Reply::status("QUEUED")) q.push_back(s.command);
+    if (name == "exec" && real_reply.type == Reply::Type::Array && model_reply.type == Reply::Type::Array &&
+        model_reply.elements.size() == q.size() && real_reply.elements.size() == q.size()) {
+      bool ok = true;
+      for (size_t i = 0; i < q.size(); ++i)
+        ok = ok && same(normalized(model_reply.elements[i], q[i]), normalized(real_reply.elements[i], q[i]),
+                        tolerance_for(q[i]));
+      q.clear();
+      return ok;
+    }
+    if (name == "exec" || name == "discard") q.clear();
+    return same(normalized(model_reply, s.command), normalized(real_reply, s.command), tolerance_for(s.command));
+  }
+
+  RealRedis& real;
+  redisContext* real_conn[2] = {nullptr, nullptr};
+  Server model;
+  ConnectionId model_conn[2] = {0, 0};
+  std::vector<Command> queued[2];
+};
+
+}  // namespace
+
+TEST_CASE("Differential: generated command sequences agree with redis-server", "[differential]") {
+  if (find_redis_server().empty())
+    FAIL("redis-server not found on PATH: install the redis-server package (7.0) to run the differential tests");
+  Harness harness;
+  size_t sequences = 0, commands = 0;
+  rc::detail::TestParams params = rc::detail::configuration().testParams;
+  if (params.maxSuccess == rc::detail::TestParams{}.maxSuccess) params.maxSuccess = 2000;  // unless RC_PARAMS says
+  params.maxSize = std::min(params.maxSize, 60);
+  const auto result = rc::detail::checkTestable(
+      [&] {
+        const auto steps = *rc::gen::container<std::vector<Step>>(gen_step());
+        ++sequences;
+        commands += steps.size();
+        const std::string divergence = harness.run(steps);
+        RC_LOG() << divergence;
+        RC_ASSERT(divergence.empty());
+      },
+      rc::detail::TestMetadata{"differential", "model vs redis-server"}, params);
+  std::ostringstream report;
+  rc::detail::printResultMessage(result, report);
+  INFO(report.str());
+  CHECK(result.template is<rc::detail::SuccessResult>());
+  WARN("differential: " << sequences << " generated sequences, " << commands << " commands compared");
+  CHECK(sequences >= static_cast<size_t>(params.maxSuccess));
+}
+
+TEST_CASE("Differential: expiry with the model clock advanced past a deadline", "[differential]") {
+  RealRedis& real = real_server();
+  redisContext* a = real.connect();
+  redisContext* b = real.connect();
+  hiredis_execute(a, {"FLUSHALL"});
+  Server model;
+  auto ma = model.connect();
+  auto mb = model.connect();
+  int64_t now = 1'700'000'000'000;
+  std::vector<std::pair<Reply, Reply>> pairs;
+  auto both = [&](redisContext* rc, ConnectionId mc, const Command& c) {
+    pairs.emplace_back(model.execute(mc, c, now), hiredis_execute(rc, c));
+  };
+  both(a, ma, {"SET", "lock", "tokA", "NX", "PX", "300"});
+  both(a, ma, {"HSET", "rlock", "A:1", "1"});
+  both(a, ma, {"PEXPIRE", "rlock", "300"});
+  both(b, mb, {"SET", "lock", "tokB", "NX", "PX", "300"});
+  both(a, ma, {"WATCH", "lock"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(450));
+  now += 450;
+  both(a, ma, {"MULTI"});
+  both(a, ma, {"SET", "lock", "tokA2"});
+  both(a, ma, {"EXEC"});  // the watched key expired: a null array
+  both(b, mb, {"PTTL", "lock"});
+  both(b, mb, {"GET", "lock"});
+  both(b, mb, {"EXISTS", "rlock"});
+  both(b, mb, {"EVAL", kCompareAndDelete, "1", "lock", "tokA"});
+  both(b, mb, {"SET", "lock", "tokB", "NX", "PX", "100000"});
+  both(b, mb, {"EVAL", kRedissonLock, "1", "rlock", "100000", "B:1"});
+  both(b, mb, {"DBSIZE"});
+  redisFree(a);
+  redisFree(b);
+  for (auto& [model_reply, real_reply] : pairs) {
+    INFO("model " << to_string(model_reply) << " real " << to_string(real_reply));
+    CHECK(same(normalized(model_reply, {"x"}), normalized(real_reply, {"x"}), 0));
+  }
+  CHECK(to_string(pairs[7].first) == "(nil array)");
+  CHECK(to_string(pairs[9].first) == "(nil)");
+}
+
+TEST_CASE("Differential: the console prints what redis-cli --no-raw prints", "[differential]") {
+  RealRedis& real = real_server();
+  redisContext* c = real.connect();
+  hiredis_execute(c, {"FLUSHALL"});
+  hiredis_execute(c, {"SCRIPT", "FLUSH"});
+  redisFree(c);
+  const std::string script =
+      "set lock tokA NX PX 100000\n"
+      "set lock tokB NX PX 100000\n"
+      "get lock\n"
+      "ttl lock\n"
+      "\n"
+      "set 'quoted key' \"a\\nb\\x01\\xff\\\"c\"\n"
+      "get 'quoted key'\n"
+      "mget lock nokey 'quoted key'\n"
+      "eval \"return {1,{2,{3,'x'}},{},'\\\\1', {err='inner'}, {ok='fine'}}\" 0\n"
+      "eval \"return redis.call('get',KEYS[1])==ARGV[1] and redis.call('del',KEYS[1]) or 0\" 1 lock tokA\n"
+      "hset h f1 v1 f2 v2 f3 v3 f4 v4 f5 v5 f6 v6 f7 v7 f8 v8 f9 v9 f10 v10\n"
+      "hgetall h\n"
+      "hkeys nokey\n"
+      "incr lock\n"
+      "foo bar 'baz qux'\n"
+      "get\n"
+      "set k v ex 0\n"
+      "multi\n"
+      "incr counter\n"
+      "get counter\n"
+      "exec\n"
+      "exists lock h counter\n"
+      "type h\n"
+      "echo \"tab\\there\"\n"
+      "ping\n"
+      "evalsha 0000000000000000000000000000000000000000 0\n"
+      "eval \"error('boom')\" 0\n";
+  char path[] = "/tmp/locksim-console-XXXXXX";
+  int fd = ::mkstemp(path);
+  REQUIRE(fd >= 0);
+  ::close(fd);
+  std::ofstream(path) << script;
+  const std::string command =
+      "redis-cli -s '" + real.socket_path() + "' --no-raw < '" + std::string(path) + "' 2>&1";
+  std::string cli_output;
+  if (FILE* pipe = ::popen(command.c_str(), "r")) {
+    char buffer[4096];
+    size_t n;
+    while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) cli_output.append(buffer, n);
+    ::pclose(pipe);
+  }
+  ::unlink(path);
+  std::istringstream in(script);
+  std::ostringstream out, err;
+  run_console(in, out, err);
+  CHECK(err.str().empty());
+  CHECK(out.str() == cli_output);
+}
