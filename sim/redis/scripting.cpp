@@ -498,6 +498,40 @@ int guarded_ipairs(lua_State* L) {
   return 3;
 }
 
+// tostring() of a table, function or coroutine shows an address in stock Lua; the
+// model shows a per-state sequence number instead so that replies stay deterministic.
+int deterministic_tostring(lua_State* L) {
+  luaL_checkany(L, 1);
+  const int type = lua_type(L, 1);
+  const bool by_address = type == LUA_TTABLE || type == LUA_TFUNCTION || type == LUA_TTHREAD ||
+                          type == LUA_TUSERDATA || type == LUA_TLIGHTUSERDATA;
+  if (!by_address || luaL_callmeta(L, 1, "__tostring")) {
+    if (!by_address) {
+      lua_pushvalue(L, lua_upvalueindex(1));  // the original tostring
+      lua_pushvalue(L, 1);
+      lua_call(L, 1, 1);
+    }
+    return 1;
+  }
+  lua_pushvalue(L, lua_upvalueindex(2));  // object -> id, weak keys
+  lua_pushvalue(L, 1);
+  lua_rawget(L, -2);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    lua_pushnumber(L, lua_tonumber(L, lua_upvalueindex(3)) + 1);
+    lua_pushvalue(L, -1);
+    lua_replace(L, lua_upvalueindex(3));
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, -4);
+  }
+  char text[64];
+  std::snprintf(text, sizeof text, "%s: 0x%08llx", luaL_typename(L, 1),
+                static_cast<unsigned long long>(lua_tonumber(L, -1)));
+  lua_pushstring(L, text);
+  return 1;
+}
+
 // loadstring/load without precompiled (binary) chunks, which could break the VM.
 int safe_loadstring(lua_State* L) {
   size_t len = 0;
@@ -658,6 +692,15 @@ void build_state(LuaRuntime& rt) {
   lua_setfield(L, globals, "pairs");
   lua_pushcfunction(L, guarded_ipairs);
   lua_setfield(L, globals, "ipairs");
+  lua_getfield(L, globals, "tostring");
+  lua_newtable(L);
+  lua_newtable(L);
+  lua_pushstring(L, "k");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_pushnumber(L, 0);
+  lua_pushcclosure(L, deterministic_tostring, 3);
+  lua_setfield(L, globals, "tostring");
   lua_pushcfunction(L, safe_loadstring);
   lua_setfield(L, globals, "loadstring");
   lua_pushcfunction(L, safe_load);
@@ -702,6 +745,13 @@ void build_state(LuaRuntime& rt) {
     make_proxy(L, proxies, marker);
     lua_setfield(L, globals, name);
   }
+  // String methods ("x"):upper() resolve through the same read-only string table.
+  lua_pushstring(L, "");
+  lua_getmetatable(L, -1);
+  lua_pushstring(L, "__index");
+  lua_getfield(L, globals, "string");
+  lua_rawset(L, -3);
+  lua_pop(L, 2);
 
   // Globals: reading a missing one is an error, writing any is an error.
   lua_newtable(L);

@@ -5,7 +5,7 @@
 // command, so relative TTLs agree with the server's. TTLs are long (>= 100 s) so
 // nothing expires during a sequence; replies that state remaining or absolute
 // times (PTTL, TTL, EXPIRETIME, PEXPIRETIME, scripts that return a PTTL) are
-// compared within a tolerance of 1 s (1 unit for second-granular ones). GT/LT
+// compared within a tolerance of 1 s (1 unit for EXPIRETIME; TTL exactly). GT/LT
 // are only generated with absolute deadlines: two relative deadlines of the same
 // length a few microseconds apart compare differently depending on the ms tick.
 // KEYS replies are compared as sets (the model sorts, Redis answers in hash order).
@@ -112,6 +112,20 @@ const std::vector<PoolScript>& script_pool() {
       {"redis.call('set', KEYS[1], 0.1) return redis.call('get', KEYS[1])", 1, {}},
       {"return redis.call('getex', KEYS[1], 'persist')", 1, {}},
       {"return {KEYS[1], ARGV[1], #KEYS, #ARGV}", 1, {&kValues}},
+      {"return redis.pcall('set', KEYS[1])", 1, {}},
+      {"return {redis.pcall('hget', KEYS[1], 'f'), redis.pcall('get', KEYS[1])}", 1, {}},
+      {"return redis.call('hset', KEYS[1], ARGV[1], ARGV[2], ARGV[1], ARGV[2])", 1, {&kFields, &kValues}},
+      {"return {redis.call('hkeys', KEYS[1]), redis.call('hvals', KEYS[1])}", 1, {}},
+      {"return {math.huge, -math.huge, 2^53, tostring(1/3), string.format('%d|%s', 7, 'x')}", 0, {}},
+      {"local t = {} for i = 1, 5 do t[i] = redis.call('incr', KEYS[1]) end return t", 1, {}},
+      {"return redis.call('del', unpack(KEYS))", 2, {}},
+      {"return {redis.call('ttl', KEYS[1]), redis.call('type', KEYS[1])['ok']}", 1, {}},
+      {"return {pcall(error, {err='X y'})}", 0, {}},
+      {"return {xpcall(function() error('in') end, function(e) return 'handled: ' .. e end)}", 0, {}},
+      {"return redis.call('publish', 'ch', ARGV[1])", 0, {&kValues}},
+      {"return {type(redis.call('get', KEYS[1])), redis.call('exists', KEYS[1])}", 1, {}},
+      {"return redis.call('set', KEYS[1], ARGV[1], 'GET')", 1, {&kValues}},
+      {"return redis.call('expire', KEYS[1], ARGV[1])", 1, {&kRelativeSeconds}},
   };
   return pool;
 }
@@ -290,7 +304,9 @@ rc::Gen<Step> gen_step() {
 int64_t tolerance_for(const Command& c) {
   const std::string name = lower(c[0]);
   if (name == "pttl" || name == "pexpiretime") return 1000;
-  if (name == "ttl" || name == "expiretime") return 1;
+  // TTL rounds (pttl + 500) / 1000, so the few ms between the two clocks never
+  // change it; EXPIRETIME rounds an absolute deadline, which may sit on a boundary.
+  if (name == "expiretime") return 1;
   if ((name == "eval" || name == "evalsha") && c.size() > 1) {
     const PoolScript* s = name == "eval" ? script_by_body(c[1]) : script_by_sha(c[1]);
     if (s && s->returns_time) return 1000;

@@ -259,6 +259,18 @@ TEST_CASE("Lock scripts: Redisson reentrant lock, unlock and renew") {
   CHECK(lock("B:1") == "(nil)");
 }
 
+TEST_CASE("No addresses reach replies: tostring numbers objects in order of first use") {
+  const std::string script = "local t = {} return {tostring(t), tostring(t), tostring(redis.call), tostring(1.5)}";
+  const std::string first = "[\"table: 0x00000001\", \"table: 0x00000001\", \"function: 0x00000002\", \"1.5\"]";
+  Model a;
+  Model b;
+  CHECK(eval(a, script) == first);
+  CHECK(eval(b, script) == first);  // a fresh server numbers the same way
+  CHECK(eval(a, script) == "[\"table: 0x00000003\", \"table: 0x00000003\", \"function: 0x00000002\", \"1.5\"]");
+  CHECK(eval(a, "return getmetatable('').__index == string") == "(integer) 1");
+  CHECK(eval(a, "return ('ab'):upper()") == "\"AB\"");
+}
+
 TEST_CASE("Determinism: the same script on the same state gives the same reply") {
   const std::string script =
       "local t = {} for k, v in pairs({a=1, b=2, c=3, d=4, e=5}) do t[#t+1] = k .. v end "
