@@ -57,6 +57,9 @@ std::optional<FaultPlan> parse_fault_plan(std::string_view text, std::string* er
     return std::nullopt;
   };
   while (std::getline(items, item, ';')) {
+    // Name the fault without the spaces around it.
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
     std::istringstream words(item);
     std::vector<std::string> w;
     for (std::string x; words >> x;) w.push_back(x);

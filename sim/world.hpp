@@ -4,6 +4,7 @@
 // does follows from its seed and what it was given, so the same seed gives a
 // byte-identical trace.
 #include <coroutine>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -49,7 +50,8 @@ class World {
   // --- time and the loop ---
   Instant now() const { return now_; }
   Instant local_now(NodeId id) const { return nodes_[id].clock.local(now_); }
-  void run_until(Instant limit);  // runs every event at or before limit; then now = limit
+  // Runs every event at or before limit; then, if anything is still pending, now = limit.
+  void run_until(Instant limit);
   void run();                     // until nothing is scheduled or stop() is called
   void stop() { stopped_ = true; }
   bool stopped() const { return stopped_; }
@@ -145,7 +147,7 @@ class World {
   bool stopped_ = false;
   uint64_t processed_ = 0;
   EventQueue queue_;
-  std::vector<Node> nodes_;
+  std::deque<Node> nodes_;  // a deque: a node (and its start routine) never moves once added
   std::vector<FiberSlot> fibers_;
   std::vector<uint32_t> free_slots_;
   FiberId current_fiber_ = kNoFiber;

@@ -57,7 +57,7 @@ TEST_CASE("printing: 'none', negative jumps, open-ended cuts", "[fault]") {
 TEST_CASE("malformed fault plans are refused with a clear reason", "[fault]") {
   CHECK(parse_error("explode A @1s") ==
         "fault 1 ('explode A @1s'): unknown fault kind 'explode' (crash, restart, pause, jump, cut, heal, reset)");
-  CHECK(parse_error("crash A @1s; crash B 2s") == "fault 2 (' crash B 2s'): missing time, as @1.5s");
+  CHECK(parse_error("crash A @1s; crash B 2s") == "fault 2 ('crash B 2s'): missing time, as @1.5s");
   CHECK(parse_error("crash A") == "fault 1 ('crash A'): missing time, as @1.5s");
   CHECK(parse_error("crash") == "fault 1 ('crash'): missing node name");
   CHECK(parse_error("crash A @1.5") == "fault 1 ('crash A @1.5'): bad duration '1.5': missing unit (ns, us, ms, s or m)");
@@ -73,7 +73,7 @@ TEST_CASE("malformed fault plans are refused with a clear reason", "[fault]") {
   CHECK(parse_error("jump A @2s") == "fault 1 ('jump A @2s'): jump needs 'by <duration>', as by +2s");
   CHECK(parse_error("jump A @2s by") == "fault 1 ('jump A @2s by'): jump needs 'by <duration>', as by +2s");
   CHECK(parse_error("crash A @1s now") == "fault 1 ('crash A @1s now'): unexpected 'now'");
-  CHECK(parse_error("none; none") == "fault 2 (' none'): unknown fault kind 'none' (crash, restart, pause, jump, cut, heal, reset)");
+  CHECK(parse_error("none; none") == "fault 2 ('none'): unknown fault kind 'none' (crash, restart, pause, jump, cut, heal, reset)");
   std::string why;
   CHECK_FALSE(parse_fault_plan("crash", nullptr).has_value());  // no error string wanted
 }
