@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   auto* check_cmd = app.add_subcommand("check", "explore one algorithm over many seeds; exit 1 if a property is violated");
   check_cmd->add_option("ALGORITHM", check.scenario.algorithm, "an algorithm id (see 'locksim list')")->required();
   check_cmd->add_option("--runs", check.runs, "how many runs to explore (default 1000)")->check(CLI::Range(1, 100'000'000));
-  check_cmd->add_option("--seed", check.scenario.seed, "the first seed (default 1)");
+  check_cmd->add_option("--seed", check.scenario.seed, "the first seed (default 1)")->check(CLI::NonNegativeNumber);
   check_cmd->add_option("--fault-kinds", check.fault_kinds,
                         "fault kinds the explorer may draw: crash, pause, jump, cut, reset, slow (default all)")
       ->delimiter(',');
@@ -92,6 +92,12 @@ int main(int argc, char** argv) {
   // redis
   auto* redis_cmd = app.add_subcommand("redis", "the Redis model's console: type commands, read replies");
 
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    for (auto* sub : app.get_subcommands({})) known = known || sub->get_name() == argv[1];
+    if (!known)
+      return usage_error(fmt::format("unknown command '{}' (tour, list, run, check, catalogue, replay, redis)", argv[1]), "");
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -76,7 +76,7 @@ sim::Duration nonneg(const std::string& text, const std::string& what) {
 }  // namespace
 
 void add_scenario_options(CLI::App& app, ScenarioOptions& o, std::vector<std::string>& values) {
-  app.add_option("--seed", o.seed, "the run's seed: same seed, same run (default 1)");
+  app.add_option("--seed", o.seed, "the run's seed: same seed, same run (default 1)")->check(CLI::NonNegativeNumber);
   app.add_option("--clients", o.clients, "how many clients compete for the lock (1-26, default 3)")->check(CLI::Range(1, 26));
   app.add_option("--iterations", o.iterations, "critical sections each client attempts (1-1000, default 3)")
       ->check(CLI::Range(1, 1000));

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -35,15 +36,26 @@ ShownRun show_run(lock::Simulation& sim, const std::string& title, const OutputO
   }
   // The drawing ends a little after the last violation or event, so the picture stays readable.
   if (!t.highlights.empty()) {
-    sim::Instant last = t.highlights.front().to;
-    sim::Instant end = last + (last - sim::Instant{}) / 3;
+    // Up to the end of the involved clients' holds that overlap the first violation, plus a margin.
+    const render::Highlight& h = t.highlights.front();
+    sim::Instant last = h.to;
+    for (uint32_t c : h.clients) {
+      if (c >= t.clients.size()) continue;
+      bool in = false;
+      for (const auto& s : t.clients[c].spans) {
+        bool held = s.state == render::State::Holding || (s.state == render::State::Paused && s.holding);
+        if (held && s.from <= h.to && h.from <= s.to) in = true;
+        else if (!held && in && s.from >= h.to) break;
+        if (in && held) last = std::max(last, s.to);
+      }
+    }
+    sim::Instant end = last + (last - sim::Instant{}) / 8;
     if (end < t.end) {
       topt.end = end;
       topt.highlights = t.highlights;
       t = render::build_timeline(sim.history(), trace, topt);
     }
   }
-
   ShownRun shown;
   shown.highlights = t.highlights;
   shown.trace_hash = sim.trace_hash();

@@ -20,7 +20,7 @@ std::string json_string(std::string_view s) {
       case '\b': out += "\\b"; break;
       case '\f': out += "\\f"; break;
       default:
-        if (c < 0x20 || c == 0x7f) out += fmt::format("\\u{:04x}", c);
+        if (c < 0x20 || c == 0x7f) out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
         else out += static_cast<char>(c);
     }
   }

@@ -1,0 +1,134 @@
+// The renderers on their own: escaping, durations, a history built by hand.
+#include <catch2/catch.hpp>
+
+#include "checkers.hpp"
+#include "lock/redis_node.hpp"
+#include "render/chrome_trace.hpp"
+#include "render/findings.hpp"
+#include "render/svg.hpp"
+#include "render/text.hpp"
+
+using namespace locksim;
+using namespace locksim::sim::literals;
+
+namespace {
+
+lock::HistoryEvent ev(int64_t ms, uint32_t client, lock::Step step) {
+  lock::HistoryEvent e;
+  e.at = sim::Instant{} + sim::milliseconds(ms);
+  e.local = e.at;
+  e.client = client;
+  e.step = step;
+  return e;
+}
+
+lock::HistoryEvent key(int64_t ms, uint32_t client, lock::Step step, int64_t lease_ms) {
+  lock::HistoryEvent e = ev(ms, client, step);
+  e.key = "lock";
+  e.purpose = lock::Purpose::Acquire;
+  e.new_value = "1";
+  e.expire_at_ms = lease_ms < 0 ? -1 : lock::kEpochMs + ms + lease_ms;
+  return e;
+}
+
+// F07 by hand: A holds from 0 to 1.5s with a 1s lease, B gets in at 1.1s.
+lock::History f07() {
+  lock::History h;
+  h.set_clients({"A", "B"});
+  h.add(ev(0, 0, lock::Step::AcquireStart));
+  h.add(ev(0, 1, lock::Step::AcquireStart));
+  h.add(key(1, 0, lock::Step::KeySet, 1000));
+  h.add(ev(2, 0, lock::Step::Acquired));
+  h.add(ev(2, 0, lock::Step::Enter));
+  h.add(key(1100, 1, lock::Step::KeySet, 1000));
+  h.add(ev(1101, 1, lock::Step::Acquired));
+  h.add(ev(1101, 1, lock::Step::Enter));
+  h.add(ev(1500, 0, lock::Step::Leave));
+  h.add(ev(1700, 1, lock::Step::Leave));
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("json_string escapes quotes, backslashes, controls and bad UTF-8") {
+  CHECK(render::json_string("a\"b\\c\n\x01") == "\"a\\\"b\\\\c\\n\\u0001\"");
+  CHECK(render::json_string("caf\xc3\xa9") == "\"caf\xc3\xa9\"");
+  CHECK(render::json_string("\xff") == "\"\\ufffd\"");
+  test::JsonChecker ok(render::json_string(std::string("x\0y\t\x7f", 5)));
+  CHECK(ok.valid());
+}
+
+TEST_CASE("xml_escape leaves no markup behind") {
+  CHECK(render::xml_escape("<a href=\"x\">&'") == "&lt;a href=&quot;x&quot;&gt;&amp;&apos;");
+}
+
+TEST_CASE("human_duration reads like a person wrote it") {
+  CHECK(render::human_duration(0_ms) == "0s");
+  CHECK(render::human_duration(250_ms) == "250ms");
+  CHECK(render::human_duration(1500_ms) == "1.5s");
+  CHECK(render::human_duration(2_s) == "2s");
+  CHECK(render::human_duration(sim::Duration{999'400'000}, true) == "1s");
+}
+
+TEST_CASE("a hand-built F07 history: key lane, expiry, overlap and its explanation") {
+  lock::History h = f07();
+  render::TimelineOptions o;
+  o.title = "F07 by hand";
+  render::Timeline t = render::build_timeline(h, nullptr, o);
+  REQUIRE(t.clients.size() == 2);
+  REQUIRE(t.key_spans.size() == 2);
+  CHECK(t.key_spans[0].owner == 0);
+  CHECK(t.key_spans[0].to == sim::Instant{} + 1001_ms);  // expired at its deadline, nobody looked
+  CHECK(t.key_spans[1].owner == 1);
+  auto found = render::find_violations(t);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].property == "mutual-exclusion");
+  CHECK(found[0].from == sim::Instant{} + 1101_ms);
+  CHECK(found[0].to == sim::Instant{} + 1500_ms);
+  CHECK(found[0].sentence ==
+        "A and B both held lock from 1.101s to 1.500s: A's lease (1s) expired during its 1.5s critical section");
+
+  t.highlights = found;
+  render::TextOptions text;
+  std::string out = render::render_text(t, text);
+  CHECK(out.find("^expired") != std::string::npos);
+  CHECK(out.find("^^^") != std::string::npos);
+  CHECK(out.find("mutual-exclusion: A and B both held lock") != std::string::npos);
+  CHECK(out.find("\x1b[") == std::string::npos);
+  text.colour = true;
+  CHECK(render::render_text(t, text).find("\x1b[") != std::string::npos);
+
+  test::JsonChecker json(render::render_chrome_trace(t));
+  INFO(json.error());
+  CHECK(json.valid());
+  CHECK(test::xml_problem(render::render_svg(t)).empty());
+}
+
+TEST_CASE("no-deadlock: a crashed holder's key without expiry") {
+  lock::History h;
+  h.set_clients({"A", "B"});
+  h.add(ev(0, 0, lock::Step::AcquireStart));
+  h.add(key(1, 0, lock::Step::KeySet, -1));
+  h.add(ev(2, 0, lock::Step::Enter));
+  h.add(ev(3, 1, lock::Step::AcquireStart));
+  h.add(ev(50, 0, lock::Step::Crashed));
+  h.add(ev(5003, 1, lock::Step::AcquireFailed));
+  render::Timeline t = render::build_timeline(h, nullptr, {});
+  auto found = render::find_violations(t);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].property == "no-deadlock");
+  CHECK(found[0].clients == std::vector<uint32_t>{0, 1});
+  CHECK(found[0].sentence.find("A crashed at 0.050s") != std::string::npos);
+  CHECK(found[0].sentence.find("B gave up") != std::string::npos);
+}
+
+TEST_CASE("the checkers themselves reject what is broken") {
+  CHECK_FALSE(test::JsonChecker("{\"a\":1,}").valid());
+  CHECK_FALSE(test::JsonChecker("[1 2]").valid());
+  CHECK_FALSE(test::JsonChecker("\"a\nb\"").valid());
+  CHECK(test::JsonChecker("{\"a\":[1,-2.5e3,true,null,\"\\u00e9\"]}").valid());
+  CHECK_FALSE(test::xml_problem("<a><b></a></b>").empty());
+  CHECK_FALSE(test::xml_problem("<a x=1/>").empty());
+  CHECK_FALSE(test::xml_problem("<a>&nope;</a>").empty());
+  CHECK(test::xml_problem("<?xml version=\"1.0\"?>\n<a x=\"1\"><b/>t &amp; u</a>\n").empty());
+}
