@@ -110,7 +110,7 @@ TEST_CASE("the replay command printed by run reproduces the run") {
   CHECK(a.out == b.out);
 }
 
-TEST_CASE("--trace-json writes JSON with a track per client, server, the key and the violation") {
+TEST_CASE("run --trace-json writes JSON with a track per client, server, the key and the violation") {
   std::string path = temp_path("trace.json");
   Result r = run_locksim(kExample + " --trace-json '" + path + "'");
   REQUIRE(r.status == 0);
@@ -129,7 +129,7 @@ TEST_CASE("--trace-json writes JSON with a track per client, server, the key and
   CHECK(json.find("SET lock 1 NX PX 1000") != std::string::npos);
 }
 
-TEST_CASE("--svg writes well-formed XML with the violation drawn") {
+TEST_CASE("run --svg writes well-formed XML with the violation drawn") {
   std::string path = temp_path("timeline.svg");
   Result r = run_locksim(kExample + " --svg '" + path + "'");
   REQUIRE(r.status == 0);
@@ -182,7 +182,7 @@ TEST_CASE("bad input: one clear message, exit status 2") {
   }
 }
 
-TEST_CASE("--help on every command, and --version") {
+TEST_CASE("help on every command, and the version") {
   for (const char* cmd : {"", "tour", "list", "run", "check", "catalogue", "replay", "redis"}) {
     INFO(cmd);
     Result r = run_locksim(std::string(cmd) + " --help");
