@@ -169,6 +169,7 @@ ExploreResult explore(const FaultModel& model, const ExploreOptions& options) {
         }
       }
     }
+    result.worst = Metrics{};
     found.shrunk = current.value();
     if (options.shrink) simplify(found.shrunk, property, options.check, options.max_shrink_runs, found);
     result.found = std::move(found);

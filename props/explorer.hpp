@@ -46,7 +46,8 @@ struct Counterexample {
 struct ExploreResult {
   std::optional<Counterexample> found;
   uint32_t runs = 0;       // scenarios run before (and including) the finding
-  Metrics worst;           // the largest of each metric over the runs
+  Metrics worst;           // the largest of each metric over the runs (empty once something is found,
+                           // so that it does not depend on how runs were split among jobs)
   uint32_t violations_of_other_properties = 0;
 };
 
@@ -56,5 +57,12 @@ Scenario remove_client(const Scenario& s, uint32_t k);
 // The scenario of run i for this model and seed.
 Scenario draw(const FaultModel& model, uint64_t seed, uint32_t run);
 ExploreResult explore(const FaultModel& model, const ExploreOptions& options);
+
+// The same exploration on `jobs` threads, one simulation per thread at a
+// time. The answer is the same as with one job: each thread takes every
+// jobs-th run in order and stops at its first finding; the finding with the
+// lowest run index wins and is shrunk on the calling thread. `progress` is
+// called from one thread at a time.
+ExploreResult explore_parallel(const FaultModel& model, const ExploreOptions& options, unsigned jobs);
 
 }  // namespace locksim::props
