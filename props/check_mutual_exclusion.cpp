@@ -40,9 +40,16 @@ std::vector<Hold> holds(const Context& c) {
 // first one's lock instance, read from the key effects before the second's entry.
 std::string cause(const Context& c, const Hold& first, const Hold& second) {
   const std::string a = c.name(first.client), b = c.name(second.client);
+  // From the first client's acquire on: a pause that held back its reply
+  // counts too (it may enter with a lease that is already gone).
+  Instant since = first.from;
+  for (const auto& e : c.history.events()) {
+    if (e.at > first.from) break;
+    if (e.client == first.client && e.step == Step::AcquireStart && e.a == 0) since = e.at;
+  }
   bool paused = false, renew_failed = false;
   for (const auto& e : c.history.events()) {
-    if (e.at < first.from || e.at > second.from) continue;
+    if (e.at < since || e.at > second.from) continue;
     if (e.client == first.client && e.step == Step::Paused) paused = true;
     if (e.client == first.client && e.step == Step::RenewFailed) renew_failed = true;
   }

@@ -1,6 +1,8 @@
 #include "props/explorer.hpp"
 
 #include <algorithm>
+#include <mutex>
+#include <optional>
 
 #include "lock/simulation.hpp"
 
@@ -12,6 +14,19 @@ namespace {
 // to the full range at 100. Small scenarios (fewest clients, shortest times)
 // come first, so the first violation found is already small.
 int size_for(uint32_t run) { return static_cast<int>(std::min<uint64_t>(100, 10 + 3 * uint64_t{run})); }
+
+// rapidcheck keeps its generation context in a global, so drawing a scenario
+// (and reading a shrinkable's value, which may re-run the generator) happens
+// under one lock. Simulations themselves share nothing and run in parallel.
+std::mutex& generation_lock() {
+  static std::mutex m;
+  return m;
+}
+
+Scenario value_of(const rc::Shrinkable<Scenario>& s) {
+  std::lock_guard<std::mutex> guard(generation_lock());
+  return s.value();
+}
 
 rc::Random random_for(uint64_t seed, uint32_t run) {
   uint64_t state = seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t{run} + 1));
@@ -128,6 +143,7 @@ RunResult run_scenario(const Scenario& s, const CheckOptions& options) {
 }
 
 Scenario draw(const FaultModel& model, uint64_t seed, uint32_t run) {
+  std::lock_guard<std::mutex> guard(generation_lock());
   return scenario_generator(model)(random_for(seed, run), size_for(run)).value();
 }
 
@@ -136,8 +152,15 @@ ExploreResult explore(const FaultModel& model, const ExploreOptions& options) {
   const rc::Gen<Scenario> gen = scenario_generator(model);
   for (uint32_t i = 0; i < options.runs; ++i) {
     const uint32_t run = options.first_run + i * options.stride;
-    rc::Shrinkable<Scenario> drawn = gen(random_for(options.seed, run), size_for(run));
-    RunResult r = run_scenario(drawn.value(), options.check);
+    std::optional<rc::Shrinkable<Scenario>> drawn_once;
+    Scenario scenario;
+    {
+      std::lock_guard<std::mutex> guard(generation_lock());
+      drawn_once.emplace(gen(random_for(options.seed, run), size_for(run)));
+      scenario = drawn_once->value();
+    }
+    const rc::Shrinkable<Scenario>& drawn = *drawn_once;
+    RunResult r = run_scenario(scenario, options.check);
     ++result.runs;
     merge(result.worst, r.verdict.metrics);
     if (options.progress) options.progress(result.runs);
@@ -147,7 +170,7 @@ ExploreResult explore(const FaultModel& model, const ExploreOptions& options) {
       continue;
     }
     Counterexample found;
-    found.original = drawn.value();
+    found.original = scenario;
     found.run = run;
     found.violation = *v;
     const Property property = v->property;
@@ -157,10 +180,14 @@ ExploreResult explore(const FaultModel& model, const ExploreOptions& options) {
     bool improved = options.shrink;
     while (improved && found.shrink_runs < options.max_shrink_runs) {
       improved = false;
+      std::unique_lock<std::mutex> generating(generation_lock());
       auto children = current.shrinks();
       while (auto child = children.next()) {
         if (++found.shrink_runs > options.max_shrink_runs) break;
-        RunResult cr = run_scenario(child->value(), options.check);
+        Scenario candidate = child->value();
+        generating.unlock();
+        RunResult cr = run_scenario(candidate, options.check);
+        generating.lock();
         if (const Violation* cv = cr.verdict.find(property)) {
           current = *child;
           found.violation = *cv;
@@ -170,7 +197,7 @@ ExploreResult explore(const FaultModel& model, const ExploreOptions& options) {
       }
     }
     result.worst = Metrics{};
-    found.shrunk = current.value();
+    found.shrunk = value_of(current);
     if (options.shrink) simplify(found.shrunk, property, options.check, options.max_shrink_runs, found);
     result.found = std::move(found);
     return result;

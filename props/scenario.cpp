@@ -305,7 +305,6 @@ std::optional<Scenario> parse_scenario(std::string_view text, std::string* error
   if (offsets.size() > w.clients) return beyond(static_cast<uint32_t>(offsets.size() - 1), "clock=");
   w.clock_offsets = offsets;
   w.drifts_ppm = drifts;
-  normalize(s);
   if (!w.identities.empty() && w.identities.size() != w.clients) {
     if (error) *error = fmt::format("ids= lists {} identities for {} clients", w.identities.size(), w.clients);
     return std::nullopt;
@@ -322,6 +321,7 @@ std::optional<Scenario> parse_scenario(std::string_view text, std::string* error
       }
     }
   }
+  normalize(s);
   return s;
 }
 

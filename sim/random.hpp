@@ -59,6 +59,7 @@ struct LatencyDist {
   Duration spike_cap{};     // longest spike
 
   Duration draw(Rng& rng) const;
+  bool operator==(const LatencyDist&) const = default;
   // The mean, exact for the uniform part and the capped Pareto part.
   double mean_ns() const;
 };
