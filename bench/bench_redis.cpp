@@ -184,6 +184,7 @@ RealRates bench_real(redisContext* ctx, int depth) {
       receive(ctx, depth);
     };
   };
+  rate(batch_of(get), depth, 0.05);  // warm up the connection and the server
   RealRates r{};
   r.get = rate(batch_of(get), depth, 0.3);
   r.set_nx_px = rate(batch_of(set_nx), depth, 0.3);

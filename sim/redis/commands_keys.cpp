@@ -21,7 +21,10 @@ bool parse_expire_flags(const Command& argv, unsigned& flags, Reply& error) {
     else if (equals_lower(opt, "gt")) flags |= kGt;
     else if (equals_lower(opt, "lt")) flags |= kLt;
     else {
-      error = Reply::error("ERR Unsupported option " + opt);
+      std::string text = "ERR Unsupported option " + opt;
+      for (char& c : text)  // addReplyErrorFormat keeps the protocol valid
+        if (c == '\r' || c == '\n') c = ' ';
+      error = Reply::error(std::move(text));
       return false;
     }
   }

@@ -51,9 +51,11 @@ std::string lower(std::string s) {
 
 const std::vector<std::string> kKeys = {"a", "b", "h", "lock"};
 const std::vector<std::string> kValues = {"1", "0", "-3", "v", "tokA", "tokB", "", "9223372036854775807",
-                                          "-9223372036854775808", "x y", "1.5", "owner:1"};
+                                          "-9223372036854775808", "x y", "1.5", "owner:1", "a\r\nb",
+                                          std::string(150, 'w') + "tail", "\xff\x00bin"};
 const std::vector<std::string> kIntegers = {"1", "-1", "0", "10", "abc", "9223372036854775807",
-                                            "-9223372036854775808", "1.5", "", "01"};
+                                            "-9223372036854775808", "1.5", "", "01", "+1", " 1", "1e3", "-0",
+                                            "9223372036854775808"};
 const std::vector<std::string> kFields = {"f", "g", "owner:1"};
 const std::vector<std::string> kRelativeSeconds = {"100", "300", "1000", "0", "-1", "abc", "9223372036854775"};
 const std::vector<std::string> kRelativeMs = {"200000", "600000", "2000000", "0", "-5", "x", "9223372036854775807"};
@@ -239,6 +241,7 @@ Command gen_command() {
     case 27: case 28: {
       Command c{"HSET", "h", pick(kFields), pick(kValues)};
       if (chance(30)) c.insert(c.end(), {pick(kFields), pick(kValues)});
+      if (chance(10)) c.insert(c.end(), {c[2], pick(kValues)});  // the same field twice
       if (chance(10)) c[1] = k;
       return c;
     }
