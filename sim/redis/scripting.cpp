@@ -466,6 +466,31 @@ int guarded_setmetatable(lua_State* L) {
   return 1;
 }
 
+// table.insert writes with raw access, which a proxy cannot intercept.
+int guarded_table_writer(lua_State* L) {
+  if (lua_istable(L, 1) && backing_of(L, 1)) {
+    lua_pushstring(L, kReadonlyError);
+    return lua_error(L);
+  }
+  lua_pushvalue(L, lua_upvalueindex(1));  // the original function
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+// getmetatable("") answers a read-only view of the string metatable.
+int guarded_getmetatable(lua_State* L) {
+  luaL_checkany(L, 1);
+  if (lua_type(L, 1) == LUA_TSTRING) {
+    lua_pushvalue(L, lua_upvalueindex(2));
+    return 1;
+  }
+  lua_pushvalue(L, lua_upvalueindex(1));  // the original getmetatable
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, 1);
+  return 1;
+}
+
 int guarded_next(lua_State* L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   if (backing_of(L, 1)) lua_replace(L, 1);
@@ -745,13 +770,28 @@ void build_state(LuaRuntime& rt) {
     make_proxy(L, proxies, marker);
     lua_setfield(L, globals, name);
   }
-  // String methods ("x"):upper() resolve through the same read-only string table.
+  // String methods ("x"):upper() resolve through the same read-only string table,
+  // and scripts only ever see a read-only view of the string metatable.
   lua_pushstring(L, "");
   lua_getmetatable(L, -1);
   lua_pushstring(L, "__index");
   lua_getfield(L, globals, "string");
   lua_rawset(L, -3);
-  lua_pop(L, 2);
+  lua_getfield(L, globals, "getmetatable");
+  lua_insert(L, -2);
+  make_proxy(L, proxies, marker);
+  lua_pushcclosure(L, guarded_getmetatable, 2);
+  lua_setfield(L, globals, "getmetatable");
+  lua_pop(L, 1);
+  lua_getfield(L, globals, "table");
+  lua_getmetatable(L, -1);
+  lua_getfield(L, -1, "__index");  // the real table library behind its proxy
+  for (const char* writer : {"insert"}) {  // remove and sort of an empty proxy write nothing
+    lua_getfield(L, -1, writer);
+    lua_pushcclosure(L, guarded_table_writer, 1);
+    lua_setfield(L, -2, writer);
+  }
+  lua_pop(L, 3);
 
   // Globals: reading a missing one is an error, writing any is an error.
   lua_newtable(L);

@@ -128,6 +128,10 @@ const std::vector<PoolScript>& script_pool() {
       {"return {type(redis.call('get', KEYS[1])), redis.call('exists', KEYS[1])}", 1, {}},
       {"return redis.call('set', KEYS[1], ARGV[1], 'GET')", 1, {&kValues}},
       {"return redis.call('expire', KEYS[1], ARGV[1])", 1, {&kRelativeSeconds}},
+      {"getmetatable('').x = 1 return 1", 0, {}},
+      {"table.insert(_G, 1) return 1", 0, {}},
+      {"return {getmetatable('').__index == string, ('ab'):upper(), #string}", 0, {}},
+      {"local t = {3,1,2} table.sort(t) table.insert(t, ARGV[1]) return t", 0, {&kValues}},
   };
   return pool;
 }

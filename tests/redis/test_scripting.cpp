@@ -126,6 +126,12 @@ TEST_CASE("Globals are protected, libraries are Redis's") {
         "(error) ERR user_script:1: Attempt to modify a readonly table" +
             suffix("local f = function() zz = 1 end f() return 1"));
   CHECK(eval(m, "return rawget(_G,'zz')") == "(nil)");
+  CHECK(eval(m, "getmetatable('').x = 1 return 1") ==
+        "(error) ERR user_script:1: Attempt to modify a readonly table" + suffix("getmetatable('').x = 1 return 1"));
+  CHECK(eval(m, "table.insert(_G, 1) return 1") ==
+        "(error) ERR Attempt to modify a readonly table" + suffix("table.insert(_G, 1) return 1"));
+  CHECK(eval(m, "local t = {3,1,2} table.sort(t) table.insert(t, 4) table.remove(t, 1) return t") ==
+        "[(integer) 2, (integer) 3, (integer) 4]");
   CHECK(eval(m, "return type(getmetatable(_G))") == "\"table\"");
   CHECK(eval(m, "local t = {} t.x = 1 return t.x") == "(integer) 1");
   CHECK(eval(m, "KEYS[1]='x' return KEYS[1]", {"a"}, 1) == "\"x\"");
