@@ -9,8 +9,8 @@ namespace locksim::lock {
 
 namespace {
 
-std::vector<Algorithm>& registry() {
-  static std::vector<Algorithm> list = {
+std::deque<Algorithm>& registry() {
+  static std::deque<Algorithm> list = {
       {"setnx-del", "SETNX key 1 to lock, DEL to unlock: no expiry at all", "002", "shows F01",
        {"key", "retry", "retry-jitter", "wait-limit", "call-timeout"}, true, make_setnx_del},
       {"setnx-expire", "SETNX, then EXPIRE as a second command", "000 002 003 004", "fixes F01; shows F02",
@@ -51,7 +51,7 @@ std::vector<Algorithm>& registry() {
 
 }  // namespace
 
-const std::vector<Algorithm>& algorithms() { return registry(); }
+const std::deque<Algorithm>& algorithms() { return registry(); }
 
 const Algorithm* find_algorithm(std::string_view id) {
   for (const auto& a : registry()) if (a.id == id) return &a;

@@ -1,8 +1,11 @@
 #pragma once
 // The algorithms in evolution order, by the ids of failures.md, with what
 // each changes, where it is documented, and which parameters it reads.
+#include <functional>
 #include <memory>
+#include <string>
 #include <string_view>
+#include <deque>
 #include <vector>
 
 #include "lock/lock.hpp"
@@ -18,10 +21,12 @@ struct Algorithm {
   // Holds mutual exclusion when nothing fails, even if the work outlasts the
   // lease (no expiry at all, or a renewal). The others rely on short work.
   bool safe_without_faults;
-  std::unique_ptr<Lock> (*make)(const LockParams&);
+  std::function<std::unique_ptr<Lock>(const LockParams&)> make;
 };
 
-const std::vector<Algorithm>& algorithms();
+// A deque: entries never move, so pointers from find_algorithm stay valid
+// when a variant is registered later.
+const std::deque<Algorithm>& algorithms();
 const Algorithm* find_algorithm(std::string_view id);
 // A user-written variant joins the registry (for examples and tests); ids must be unique.
 void register_algorithm(Algorithm algorithm);
