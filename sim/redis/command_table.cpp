@@ -80,8 +80,11 @@ struct Subcommand {
   int arity;
 };
 constexpr std::array kScriptSubcommands = {
+    Subcommand{"debug", 3},
     Subcommand{"exists", -3},
     Subcommand{"flush", -2},
+    Subcommand{"help", 2},
+    Subcommand{"kill", 2},
     Subcommand{"load", 3},
 };
 }  // namespace

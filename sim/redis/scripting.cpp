@@ -985,6 +985,32 @@ Reply cmd_script(ExecContext& ctx, const Command& argv) {
     for (size_t i = 2; i < argv.size(); ++i) found.push_back(Reply::integer_(engine.exists(argv[i]) ? 1 : 0));
     return Reply::array(std::move(found));
   }
+  if (equals_lower(argv[1], "kill")) return error_reply("NOTBUSY No scripts in execution right now.");
+  if (equals_lower(argv[1], "debug")) return error_reply("ERR SCRIPT DEBUG is not supported by the locksim model");
+  if (equals_lower(argv[1], "help")) {
+    static constexpr const char* kHelp[] = {
+        "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "DEBUG (YES|SYNC|NO)",
+        "    Set the debug mode for subsequent scripts executed.",
+        "EXISTS <sha1> [<sha1> ...]",
+        "    Return information about the existence of the scripts in the script cache.",
+        "FLUSH [ASYNC|SYNC]",
+        "    Flush the Lua scripts cache. Very dangerous on replicas.",
+        "    When called without the optional mode argument, the behavior is determined by the",
+        "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+        "    * ASYNC: Asynchronously flush the scripts cache.",
+        "    * SYNC: Synchronously flush the scripts cache.",
+        "KILL",
+        "    Kill the currently executing Lua script.",
+        "LOAD <script>",
+        "    Load a script into the scripts cache without executing it.",
+        "HELP",
+        "    Prints this help.",
+    };
+    std::vector<Reply> lines;
+    for (const char* line : kHelp) lines.push_back(Reply::status(line));
+    return Reply::array(std::move(lines));
+  }
   // flush
   if (argv.size() > 3 || (argv.size() == 3 && !equals_lower(argv[2], "async") && !equals_lower(argv[2], "sync")))
     return error_reply("ERR SCRIPT FLUSH only support SYNC|ASYNC option");

@@ -32,6 +32,13 @@ Reply Server::State::run(ConnectionState& conn, const Command& command, int64_t 
     return unknown_command_error(command);
   }
   if (!arity_matches(spec->arity, command.size())) {
+    if (spec->name == "exec") {
+      // Redis rejectCommand: a rejected EXEC discards the transaction, in MULTI or not.
+      conn.queued.clear();
+      conn.in_multi = conn.dirty_cas = conn.dirty_exec = false;
+      db.unwatch_all(conn);
+      return Reply::error("EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command");
+    }
     if (conn.in_multi) conn.dirty_exec = true;
     return arity_error(spec->name);
   }

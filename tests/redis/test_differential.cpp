@@ -57,6 +57,9 @@ const std::vector<std::string> kIntegers = {"1", "-1", "0", "10", "abc", "922337
                                             "-9223372036854775808", "1.5", "", "01", "+1", " 1", "1e3", "-0",
                                             "9223372036854775808"};
 const std::vector<std::string> kFields = {"f", "g", "owner:1"};
+// Hash values stay within hash-max-listpack-value (64 bytes): a longer one turns a
+// real hash into a hash table, whose order is seeded per process (see the docs).
+const std::vector<std::string> kHashValues = {"1", "0", "-3", "v", "", "9223372036854775807", "x y", "a\r\nb"};
 const std::vector<std::string> kRelativeSeconds = {"100", "300", "1000", "0", "-1", "abc", "9223372036854775"};
 const std::vector<std::string> kRelativeMs = {"200000", "600000", "2000000", "0", "-5", "x", "9223372036854775807"};
 const std::vector<std::string> kAbsoluteSeconds = {"4102444800", "4102448400", "0", "x", "9223372036854775807"};
@@ -116,7 +119,7 @@ const std::vector<PoolScript>& script_pool() {
       {"return {KEYS[1], ARGV[1], #KEYS, #ARGV}", 1, {&kValues}},
       {"return redis.pcall('set', KEYS[1])", 1, {}},
       {"return {redis.pcall('hget', KEYS[1], 'f'), redis.pcall('get', KEYS[1])}", 1, {}},
-      {"return redis.call('hset', KEYS[1], ARGV[1], ARGV[2], ARGV[1], ARGV[2])", 1, {&kFields, &kValues}},
+      {"return redis.call('hset', KEYS[1], ARGV[1], ARGV[2], ARGV[1], ARGV[2])", 1, {&kFields, &kHashValues}},
       {"return {redis.call('hkeys', KEYS[1]), redis.call('hvals', KEYS[1])}", 1, {}},
       {"return {math.huge, -math.huge, 2^53, tostring(1/3), string.format('%d|%s', 7, 'x')}", 0, {}},
       {"local t = {} for i = 1, 5 do t[i] = redis.call('incr', KEYS[1]) end return t", 1, {}},
@@ -150,16 +153,20 @@ const PoolScript* script_by_sha(const std::string& sha) {
 
 // ---- generation ---------------------------------------------------------------------
 
+// rapidcheck scales inRange/elementOf with the size parameter (small sizes draw
+// only the first few choices); choices of a command are drawn at full size so
+// every command and argument is as likely in short sequences as in long ones.
+int uniform(int lo, int hi) { return *rc::gen::resize(100, rc::gen::inRange(lo, hi)); }
 template <typename T>
 T pick(const std::vector<T>& v) {
-  return *rc::gen::elementOf(v);
+  return v[static_cast<size_t>(uniform(0, static_cast<int>(v.size())))];
 }
-bool chance(int percent) { return *rc::gen::inRange(0, 100) < percent; }
+bool chance(int percent) { return uniform(0, 100) < percent; }
 
 void add_set_options(Command& c) {
-  int n = *rc::gen::inRange(0, 4);
+  int n = uniform(0, 4);
   for (int i = 0; i < n; ++i) {
-    switch (*rc::gen::inRange(0, 10)) {
+    switch (uniform(0, 10)) {
       case 0: c.push_back("NX"); break;
       case 1: c.push_back("xx"); break;
       case 2: c.push_back("GET"); break;
@@ -168,8 +175,8 @@ void add_set_options(Command& c) {
       case 5: c.insert(c.end(), {"px", pick(kRelativeMs)}); break;
       // No past EXAT/PXAT for SET: it would store an expired key, which Redis's
       // active expiry then removes at a time of its choosing.
-      case 6: c.insert(c.end(), {"EXAT", *rc::gen::elementOf(std::vector<std::string>{"4102444800", "x"})}); break;
-      case 7: c.insert(c.end(), {"PXAT", *rc::gen::elementOf(std::vector<std::string>{"4102448400000", "0"})}); break;
+      case 6: c.insert(c.end(), {"EXAT", pick(std::vector<std::string>{"4102444800", "x"})}); break;
+      case 7: c.insert(c.end(), {"PXAT", pick(std::vector<std::string>{"4102448400000", "0"})}); break;
       case 8: c.push_back("PERSIST"); break;
       default: c.push_back("bogus"); break;
     }
@@ -192,7 +199,7 @@ Command gen_eval() {
 
 Command gen_command() {
   const std::string k = pick(kKeys);
-  switch (*rc::gen::inRange(0, 48)) {
+  switch (uniform(0, 48)) {
     case 0: case 1: return {"GET", k};
     case 2: case 3: case 4: {
       Command c{"SET", k, pick(kValues)};
@@ -204,7 +211,7 @@ Command gen_command() {
     case 7: return {"GETDEL", k};
     case 8: {
       Command c{"GETEX", k};
-      switch (*rc::gen::inRange(0, 7)) {
+      switch (uniform(0, 7)) {
         case 0: c.insert(c.end(), {"EX", pick(kRelativeSeconds)}); break;
         case 1: c.insert(c.end(), {"PX", pick(kRelativeMs)}); break;
         case 2: c.insert(c.end(), {"EXAT", pick(kAbsoluteSeconds)}); break;
@@ -234,7 +241,7 @@ Command gen_command() {
     case 21: case 22: {
       const bool seconds = chance(50);
       Command c{seconds ? "EXPIREAT" : "PEXPIREAT", k, seconds ? pick(kAbsoluteSeconds) : pick(kAbsoluteMs)};
-      int n = *rc::gen::inRange(0, 3);
+      int n = uniform(0, 3);
       for (int i = 0; i < n; ++i) c.push_back(pick(std::vector<std::string>{"NX", "XX", "GT", "LT", "gt", "foo"}));
       return c;
     }
@@ -243,13 +250,13 @@ Command gen_command() {
     case 25: return {"KEYS", pick(kPatterns)};
     case 26: return {"DBSIZE"};
     case 27: case 28: {
-      Command c{"HSET", "h", pick(kFields), pick(kValues)};
-      if (chance(30)) c.insert(c.end(), {pick(kFields), pick(kValues)});
-      if (chance(10)) c.insert(c.end(), {c[2], pick(kValues)});  // the same field twice
+      Command c{"HSET", "h", pick(kFields), pick(kHashValues)};
+      if (chance(30)) c.insert(c.end(), {pick(kFields), pick(kHashValues)});
+      if (chance(10)) c.insert(c.end(), {c[2], pick(kHashValues)});  // the same field twice
       if (chance(10)) c[1] = k;
       return c;
     }
-    case 29: return {"HSETNX", chance(80) ? "h" : k, pick(kFields), pick(kValues)};
+    case 29: return {"HSETNX", chance(80) ? "h" : k, pick(kFields), pick(kHashValues)};
     case 30: return {"HGET", chance(80) ? "h" : k, pick(kFields)};
     case 31: return {"HDEL", chance(80) ? "h" : k, pick(kFields), pick(kFields)};
     case 32: return {"HEXISTS", chance(80) ? "h" : k, pick(kFields)};
@@ -262,7 +269,7 @@ Command gen_command() {
     case 39: return {"WATCH", k};
     case 40: case 41: case 42: return gen_eval();
     case 43: {
-      switch (*rc::gen::inRange(0, 4)) {
+      switch (uniform(0, 4)) {
         case 0: return {"SCRIPT", "LOAD", pick(script_pool()).body};
         case 1: return {"SCRIPT", "EXISTS", sha1_hex(pick(script_pool()).body), "0123"};
         case 2: return {"SCRIPT", "FLUSH"};
@@ -292,7 +299,7 @@ rc::Gen<Step> gen_step() {
     Step step;
     step.conn = chance(75) ? 0 : 1;
     step.command = gen_command();
-    const int mangle = *rc::gen::inRange(0, 100);
+    const int mangle = uniform(0, 100);
     if (mangle < 4 && step.command.size() > 1) {
       step.command.pop_back();
     } else if (mangle < 8) {
@@ -370,6 +377,7 @@ struct Harness {
       const Step& s = steps[i];
       const Reply model_reply = model.execute(model_conn[s.conn], s.command, wall_ms());
       const Reply real_reply = hiredis_execute(real_conn[s.conn], s.command);
+      ++commands_seen[lower(s.command[0])];
       std::string shown;
       for (const auto& a : s.command) shown += (shown.empty() ? "" : " ") + to_string(Reply::bulk(a));
       log << "  [c" << s.conn << "] " << shown << " -> " << to_string(real_reply) << "\n";
@@ -403,6 +411,7 @@ struct Harness {
   Server model;
   ConnectionId model_conn[2] = {0, 0};
   std::vector<Command> queued[2];
+  std::map<std::string, size_t> commands_seen;  // by lowercase name, for the report
 };
 
 }  // namespace
@@ -430,6 +439,12 @@ TEST_CASE("Differential: generated command sequences agree with redis-server", "
   INFO(report.str());
   CHECK(result.template is<rc::detail::SuccessResult>());
   WARN("differential: " << sequences << " generated sequences, " << commands << " commands compared");
+  // Every command kind of the generator must actually have been exercised.
+  for (const char* name : {"get", "set", "getex", "hset", "hincrby", "hgetall", "multi", "exec", "watch", "eval",
+                           "evalsha", "script", "expireat", "keys", "flushall", "nosuchcmd"}) {
+    INFO("command " << name);
+    CHECK(harness.commands_seen[name] >= params.maxSuccess / 100);
+  }
   CHECK(sequences >= static_cast<size_t>(params.maxSuccess));
 }
 

@@ -204,6 +204,12 @@ TEST_CASE("Script cache, EVALSHA, SCRIPT LOAD EXISTS FLUSH and NOSCRIPT") {
   CHECK(m.text({"script", "load"}) == "(error) ERR wrong number of arguments for 'script|load' command");
   CHECK(m.text({"script", "exists"}) == "(error) ERR wrong number of arguments for 'script|exists' command");
   CHECK(m.text({"script"}) == "(error) ERR wrong number of arguments for 'script' command");
+  CHECK(m.text({"script", "kill"}) == "(error) NOTBUSY No scripts in execution right now.");
+  CHECK(m.text({"script", "kill", "x"}) == "(error) ERR wrong number of arguments for 'script|kill' command");
+  CHECK(m.text({"script", "debug", "yes"}) == "(error) ERR SCRIPT DEBUG is not supported by the locksim model");
+  auto help = m.run({"script", "help"});
+  REQUIRE(help.elements.size() == 17);
+  CHECK(help.elements[0] == Reply::status("SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"));
   CHECK(m.text({"eval", "return 1", "-1"}) == "(error) ERR Number of keys can't be negative");
   CHECK(m.text({"eval", "return 1", "2", "a"}) == "(error) ERR Number of keys can't be greater than number of args");
   CHECK(m.text({"eval", "return 1", "x"}) == "(error) ERR value is not an integer or out of range");

@@ -40,6 +40,20 @@ TEST_CASE("Queueing errors abort the transaction with EXECABORT") {
   CHECK(m.text({"exec"}) == "[OK]");
 }
 
+TEST_CASE("EXEC with arguments discards the transaction, in MULTI or not") {
+  Model m;
+  const std::string abort = "(error) EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command";
+  CHECK(m.text({"exec", "x"}) == abort);
+  m.run({"multi"});
+  m.run({"set", "a", "1"});
+  CHECK(m.text({"exec", "x"}) == abort);
+  CHECK(m.text({"exec"}) == "(error) ERR EXEC without MULTI");
+  CHECK(m.text({"get", "a"}) == "(nil)");
+  m.run({"multi"});
+  CHECK(m.text({"discard", "x"}) == "(error) ERR wrong number of arguments for 'discard' command");
+  CHECK(m.text({"exec"}) == "(error) EXECABORT Transaction discarded because of previous errors.");
+}
+
 TEST_CASE("DISCARD drops the queue and the watches") {
   Model m;
   m.run({"watch", "a"});
