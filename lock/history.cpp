@@ -36,6 +36,8 @@ std::string_view to_string(Step s) {
     case Step::KeyDeleted: return "key-deleted";
     case Step::KeyExpireChanged: return "key-expire";
     case Step::KeyExpired: return "key-expired";
+    case Step::ServerCrashed: return "redis-crashed";
+    case Step::ServerRestarted: return "redis-restarted";
   }
   return "?";
 }

@@ -31,6 +31,7 @@ enum class Step : uint8_t {
   WriteAccepted, WriteRejected,   // at the fenced resource: a = token, b = highest seen before
   Crashed, Restarted, Paused, Resumed,
   KeySet, KeyDeleted, KeyExpireChanged, KeyExpired,  // effects on lock keys, at the server
+  ServerCrashed, ServerRestarted,  // the Redis node (client = kNoClient); a = 1 if its keys survive (persistence)
 };
 std::string_view to_string(Step);
 

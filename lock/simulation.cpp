@@ -51,6 +51,15 @@ Simulation::Simulation(const SimulationConfig& config)
 
   // Faults that strike a client go into its history, so timelines and checkers see them.
   w.on_node_fault([this](sim::NodeId node, sim::TraceKind kind) {
+    if (node == redis_->node() && (kind == sim::TraceKind::Crash || kind == sim::TraceKind::Restart)) {
+      HistoryEvent e;
+      e.at = world_->now();
+      e.local = world_->local_now(node);
+      e.step = kind == sim::TraceKind::Crash ? Step::ServerCrashed : Step::ServerRestarted;
+      e.a = config_.persistent_redis ? 1 : 0;
+      history_.add(std::move(e));
+      return;
+    }
     for (uint32_t c = 0; c < clients_.size(); ++c) {
       if (clients_[c] != node) continue;
       HistoryEvent e;

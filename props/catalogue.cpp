@@ -127,8 +127,9 @@ std::vector<CatalogueEntry> build() {
        MetricKind::None, {}, model("watch-multi", {FK::DelaySpikes}, 2, 4), 0, "", "", {}});
   add({"F22", "a database lock row outlives its crashed owner", "001", E::NotModelled, P::NoDeadlock, {},
        MetricKind::None, {}, unmodelled("db-lock-table"), 2, "", "", {}});
-  add({"F23", "the only Redis restarts without persistence: the lock is gone", "002 004", E::NotModelled,
-       P::MutualExclusion, {}, MetricKind::None, {}, unmodelled("single-redis"), 2, "", "", {}});
+  add({"F23", "the only Redis restarts without persistence: the lock is gone", "002 004", E::Violated,
+       P::MutualExclusion, {}, MetricKind::None, {}, model("watchdog", {FK::RedisRestart}, 2, 3), 2, "fenced", "",
+       P::FencedWrites});
   return c;
 }
 

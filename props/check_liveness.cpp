@@ -43,6 +43,17 @@ std::vector<OrphanedLock> orphans(const Context& c) {
       open = kNone;
     }
     if (c.is_lock_key(e) && (e.step == Step::KeySet || e.step == Step::KeyExpireChanged)) deadline_ms = e.expire_at_ms;
+    if (e.step == Step::ServerCrashed && e.a == 0) {
+      // No persistence: every key is gone, an orphaned lock with it.
+      if (open != kNone) {
+        out[open].freed = e.at;
+        out[open].freed_before_end = true;
+        open = kNone;
+      }
+      current = {};
+      deadline_ms = -1;
+      continue;
+    }
     if (e.step == Step::Crashed && e.client == current.owner && open == kNone) {
       out.push_back(OrphanedLock{e.client, e.at, c.end.at, false});
       open = out.size() - 1;

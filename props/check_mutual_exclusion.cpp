@@ -47,9 +47,10 @@ std::string cause(const Context& c, const Hold& first, const Hold& second) {
     if (e.at > first.from) break;
     if (e.client == first.client && e.step == Step::AcquireStart && e.a == 0) since = e.at;
   }
-  bool paused = false, renew_failed = false;
+  bool paused = false, renew_failed = false, server_lost = false;
   for (const auto& e : c.history.events()) {
     if (e.at < since || e.at > second.from) continue;
+    if (e.step == Step::ServerCrashed && e.a == 0) server_lost = true;
     if (e.client == first.client && e.step == Step::Paused) paused = true;
     if (e.client == first.client && e.step == Step::RenewFailed) renew_failed = true;
   }
@@ -68,6 +69,7 @@ std::string cause(const Context& c, const Hold& first, const Hold& second) {
                        fate->purpose == lock::Purpose::Release ? "release" : "acquire", a);
   if (fate && fate->step == Step::KeySet)
     return fmt::format("{} judged {}'s timestamp expired by its own clock and took the lock over", b, a);
+  if (server_lost) return fmt::format("Redis restarted without persistence and forgot {}'s lock", a);
   if (paused) return fmt::format("{}'s lease expired while {} was paused", a, a);
   if (renew_failed) return fmt::format("{}'s renewals failed and its lease expired while it worked", a);
   if (fate && (fate->step == Step::KeyExpired || fate->step == Step::KeyDeleted))

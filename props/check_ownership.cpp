@@ -14,6 +14,7 @@ using lock::Step;
 std::optional<Violation> owner_only_release(const Context& c) {
   Instance current;
   for (const auto& e : c.history.events()) {
+    if (e.step == Step::ServerCrashed && e.a == 0) current = {};  // no persistence: every key is gone
     if (!c.is_lock_key(e)) continue;
     const bool by_release = e.purpose == Purpose::Release || e.purpose == Purpose::Renew;
     const bool foreign = current.owner != lock::kNoClient && e.client != current.owner && e.client != lock::kNoClient;
