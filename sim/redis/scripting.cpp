@@ -278,13 +278,10 @@ int lua_redis_pcall(lua_State* L) {
 
 // ---- the rest of the redis table ----------------------------------------------
 
-// Pushes an error table for `text` and reports that the caller must raise it.
-int push_error(lua_State* L, const char* text) {
-  {
-    HostScope scope(runtime(L));
-    push_error_table(L, error_table_text(text));
-  }
-  return -1;
+// Pushes the error table {err="ERR <text>"}; the caller returns or raises it.
+void push_error(lua_State* L, const char* text) {
+  HostScope scope(runtime(L));
+  push_error_table(L, error_table_text(text));
 }
 
 int lua_error_reply(lua_State* L) {
