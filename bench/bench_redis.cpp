@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <thread>
@@ -98,18 +99,22 @@ std::string find_redis_server() {
 struct RealServer {
   pid_t pid = -1;
   int port = 0;
+  std::string dir;
   ~RealServer() {
     if (pid > 0) {
       ::kill(pid, SIGKILL);
       int status = 0;
       ::waitpid(pid, &status, 0);
     }
+    std::error_code ignored;
+    if (!dir.empty()) std::filesystem::remove_all(dir, ignored);
   }
 };
 
 bool start(RealServer& server, const std::string& binary) {
   char dir[] = "/tmp/locksim-bench-XXXXXX";
   if (!::mkdtemp(dir)) return false;
+  server.dir = dir;
   for (int attempt = 0; attempt < 20; ++attempt) {
     const int port = 20000 + (::getpid() * 7 + attempt * 131) % 40000;
     const pid_t parent = ::getpid();
