@@ -3,6 +3,7 @@
 // 0 fine, 1 a violation was found (check), 2 usage error (thrown as
 // UsageError and reported by main), 3 not available in this build yet.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,19 +15,34 @@ namespace locksim::cli {
 
 inline constexpr int kNotYetAvailable = 3;
 
+// `check`: its --faults are fault KINDS the explorer may draw (run's
+// --faults is a fault PLAN, a schedule of concrete faults).
 struct CheckOptions {
-  ScenarioOptions scenario;        // algorithm, parameter overrides, clients, ...
-  uint64_t runs = 1000;
-  std::vector<std::string> fault_kinds;  // --faults for check: which kinds the explorer may draw
+  std::string algorithm;
+  uint64_t seed = 1;
+  uint32_t runs = 1000;
+  std::string faults = "all";      // crash,pause,slow-work,... | all | none
+  std::string property;            // the property looked for ("" : any)
+  uint32_t clients = 0;            // 0: the fault model's 2..3
+  uint32_t clients_max = 0;
+  uint32_t iterations = 0;         // most iterations per client (0: the model's 3)
+  std::map<std::string, std::string> lock_params;
   unsigned jobs = 1;
-  std::string shard = "1/1";       // I/N
+  std::string shard;               // "I/N", 0 <= I < N
+  std::string save;                // append the counterexample here, as a regression line
+  bool no_shrink = false;
+  bool list_runs = false;          // print the run indices of this shard and stop
+  bool timing = false;             // wall time on standard error
   OutputOptions output;
 };
 
 struct CatalogueOptions {
   bool json = false;
-  unsigned jobs = 1;
-  std::string only;                // an entry id, e.g. F07
+  bool no_fix = false;
+  uint64_t seed = 1;
+  uint32_t budget = 2000;
+  std::string only;                // entry ids, e.g. F07,F10
+  unsigned jobs = 1;               // entries run at once
   OutputOptions output;
 };
 
@@ -41,6 +57,14 @@ struct TourOptions {
   bool quick = false;
 };
 
+// --shard I/N: the I-th of N interleaved slices of the run indices (0-based).
+struct Shard {
+  uint32_t index = 0, count = 1;
+};
+Shard parse_shard(const std::string& text);  // throws UsageError
+// How many of the run indices 0..runs-1 fall in the shard's slice.
+uint32_t shard_runs(uint32_t runs, const Shard& shard);
+
 int cmd_list(const OutputOptions& output);
 int cmd_run(const ScenarioOptions& scenario, const OutputOptions& output);
 int cmd_tour(const TourOptions& options);
@@ -49,16 +73,23 @@ int cmd_catalogue(const CatalogueOptions& options);
 int cmd_replay(const ReplayOptions& options);
 int cmd_redis();
 
+// How much of a timeline to print.
+struct ShowOptions {
+  std::string indent;        // before every line
+  size_t story_lines = 16;   // 0: no story
+  bool legend = true;
+};
+
 // One finished simulation, drawn: the timeline (with the given highlights, or
-// the stand-in findings when none are given), files if asked, returns the
-// text for standard output.
+// props::check's violations when none are given), files if asked, returns
+// the text for standard output.
 struct ShownRun {
   std::string text;
   std::vector<render::Highlight> highlights;
   uint64_t trace_hash = 0;
 };
 ShownRun show_run(lock::Simulation& sim, const std::string& title, const OutputOptions& output,
-                  const std::vector<render::Highlight>* highlights = nullptr, const std::string& indent = "");
+                  const std::vector<render::Highlight>* highlights = nullptr, const ShowOptions& show = {});
 
 // Writes text to path; throws UsageError naming the file on failure.
 void write_file(const std::string& path, const std::string& text);

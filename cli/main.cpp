@@ -52,18 +52,34 @@ int main(int argc, char** argv) {
   // check
   CheckOptions check;
   std::vector<std::string> check_params;
-  auto* check_cmd = app.add_subcommand("check", "explore one algorithm over many seeds; exit 1 if a property is violated");
-  check_cmd->add_option("ALGORITHM", check.scenario.algorithm, "an algorithm id (see 'locksim list')")->required();
-  check_cmd->add_option("--runs", check.runs, "how many runs to explore (default 1000)")->check(CLI::Range(1, 100'000'000));
-  check_cmd->add_option("--seed", check.scenario.seed, "the first seed (default 1)")->check(CLI::NonNegativeNumber);
-  check_cmd->add_option("--fault-kinds", check.fault_kinds,
-                        "fault kinds the explorer may draw: crash, pause, jump, cut, reset, slow (default all)")
-      ->delimiter(',');
-  check_cmd->add_option("--clients", check.scenario.clients, "clients per run")->check(CLI::Range(1, 26));
-  check_cmd->add_option("--iterations", check.scenario.iterations, "critical sections per client")->check(CLI::Range(1, 1000));
+  auto* check_cmd = app.add_subcommand(
+      "check", "explore one algorithm over many drawn scenarios; exit 1 with a shrunk counterexample if a property is violated");
+  check_cmd->footer(
+      "Note: check's --faults names fault KINDS the explorer may draw (e.g. --faults crash,pause,slow-work), while "
+      "run's --faults takes a fault PLAN (concrete faults at given times). Kinds: crash, restart, pause, slow-work, "
+      "delay, cut, reset, skew, drift, jump, redis-restart, crash-at-call, pause-at-call; or all, none.\n"
+      "The output does not depend on --jobs; --shard I/N runs the run indices i < --runs with i % N == I, so N "
+      "machines with shards 0/N..N-1/N together cover every run once.");
+  check_cmd->add_option("ALGORITHM", check.algorithm, "an algorithm id (see 'locksim list')")->required();
+  check_cmd->add_option("--runs", check.runs, "how many scenarios to draw and run (default 1000)")
+      ->check(CLI::Range(1, 100'000'000));
+  check_cmd->add_option("--seed", check.seed, "the exploration's seed (default 1)")->check(CLI::NonNegativeNumber);
+  check_cmd->add_option("--faults", check.faults, "fault KINDS the explorer may draw, comma-separated, or all/none (default all)");
+  check_cmd->add_option("--property", check.property,
+                        "look for this property only: mutual-exclusion, no-deadlock, owner-only-release, fenced-writes, "
+                        "reentrancy, bounded-wait (default any)");
+  check_cmd->add_option("--clients", check.clients, "exactly this many clients per run (default 2 to 3)")->check(CLI::Range(1, 26));
+  check_cmd->add_option("--clients-max", check.clients_max, "at most this many clients per run (default 3)")
+      ->check(CLI::Range(1, 26));
+  check_cmd->add_option("--iterations", check.iterations, "at most this many critical sections per client (default 3)")
+      ->check(CLI::Range(1, 1000));
   check_cmd->add_option("--jobs", check.jobs, "parallel simulations (the result is the same as with one)")
       ->check(CLI::Range(1, 256));
-  check_cmd->add_option("--shard", check.shard, "I/N: run only the I-th of N slices of the seeds");
+  check_cmd->add_option("--shard", check.shard, "I/N: run only the I-th (from 0) of N interleaved slices of the runs");
+  check_cmd->add_option("--save", check.save, "append the counterexample to this regression file");
+  check_cmd->add_flag("--no-shrink", check.no_shrink, "show the counterexample as found, unshrunk");
+  check_cmd->add_flag("--timing", check.timing, "print the wall time to standard error");
+  check_cmd->add_flag("--list-runs", check.list_runs, "print the run indices this shard would run, and stop")->group("");
   {
     const auto& table = locksim::lock::lock_param_table();
     check_params.assign(table.size(), std::string());
@@ -77,16 +93,28 @@ int main(int argc, char** argv) {
 
   // catalogue
   CatalogueOptions catalogue;
-  auto* catalogue_cmd = app.add_subcommand("catalogue", "run every catalogue entry (F01...F23) and compare with its expected verdict");
-  catalogue_cmd->add_flag("--json", catalogue.json, "print a JSON array of objects instead of a table");
-  catalogue_cmd->add_option("--only", catalogue.only, "one entry, e.g. F07");
-  catalogue_cmd->add_option("--jobs", catalogue.jobs, "parallel simulations")->check(CLI::Range(1, 256));
+  auto* catalogue_cmd =
+      app.add_subcommand("catalogue", "run every catalogue entry (F01...F23) live and compare with its documented verdict");
+  catalogue_cmd->footer("Exit status 0 only when every entry (and its fix) came out as documented.");
+  catalogue_cmd->add_flag("--json", catalogue.json,
+                          "print a JSON array of objects (id, algorithm, property, expected, outcome, as_expected, runs, "
+                          "wall_ms, replay, fix, fix_outcome, fix_as_expected)");
+  catalogue_cmd->add_option("--only", catalogue.only, "only these entries, e.g. F07,F10");
+  catalogue_cmd->add_option("--seed", catalogue.seed, "the explorer's seed (default 1)")->check(CLI::NonNegativeNumber);
+  catalogue_cmd->add_option("--budget", catalogue.budget, "most runs to look for each violation (default 2000)")
+      ->check(CLI::Range(1, 100'000'000));
+  catalogue_cmd->add_flag("--no-fix", catalogue.no_fix, "do not check that each fix survives the same faults");
+  catalogue_cmd->add_option("--jobs", catalogue.jobs, "entries run at once (their wall times then overlap)")
+      ->check(CLI::Range(1, 256));
   add_output_options(*catalogue_cmd, catalogue.output, false);
 
   // replay
   ReplayOptions replay;
-  auto* replay_cmd = app.add_subcommand("replay", "re-run a saved or printed scenario and show its timeline");
-  replay_cmd->add_option("SCENARIO", replay.scenario, "a scenario file, or the scenario text as printed")->required();
+  auto* replay_cmd = app.add_subcommand("replay", "re-run a printed or saved scenario, check it and show its timeline");
+  replay_cmd->add_option("SCENARIO", replay.scenario,
+                         "the scenario text as printed (quote it), or a file holding one: its first line that is not "
+                         "blank or a # comment, a scenario or a regression line 'violates PROPERTY: SCENARIO'")
+      ->required();
   add_output_options(*replay_cmd, replay.output);
 
   // redis
@@ -116,7 +144,9 @@ int main(int argc, char** argv) {
       return cmd_run(run, run_output);
     }
     if (check_cmd->parsed()) {
-      collect_lock_params(*check_cmd, check.scenario, check_params);
+      ScenarioOptions given;
+      collect_lock_params(*check_cmd, given, check_params);
+      check.lock_params = given.lock_params;
       return cmd_check(check);
     }
     if (catalogue_cmd->parsed()) return cmd_catalogue(catalogue);

@@ -81,7 +81,7 @@ void add_scenario_options(CLI::App& app, ScenarioOptions& o, std::vector<std::st
   app.add_option("--iterations", o.iterations, "critical sections each client attempts (1-1000, default 3)")
       ->check(CLI::Range(1, 1000));
   app.add_option("--faults", o.faults,
-                 "fault plan, e.g. \"crash A @1s; restart A @3s; pause B @2s for 1.5s; jump redis @4s by +2s; "
+                 "a fault PLAN (concrete faults at given times; check's --faults takes fault kinds), e.g. \"crash A @1s; restart A @3s; pause B @2s for 1.5s; jump redis @4s by +2s; "
                  "cut A redis @3s for 2s\"");
   app.add_option("--slow-work", o.slow_work, "CLIENT:ITERATION:DURATION, e.g. A:0:1500ms: that critical section's length")
       ->take_all();

@@ -7,8 +7,8 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/verdicts.hpp"
 #include "render/chrome_trace.hpp"
-#include "render/findings.hpp"
 #include "render/svg.hpp"
 #include "render/text.hpp"
 
@@ -23,7 +23,8 @@ void write_file(const std::string& path, const std::string& text) {
 }
 
 ShownRun show_run(lock::Simulation& sim, const std::string& title, const OutputOptions& output,
-                  const std::vector<render::Highlight>* highlights, const std::string& indent) {
+                  const std::vector<render::Highlight>* highlights, const ShowOptions& show) {
+  const std::string& indent = show.indent;
   render::TimelineOptions topt;
   topt.title = title;
   topt.key = sim.config().lock.key;
@@ -32,7 +33,7 @@ ShownRun show_run(lock::Simulation& sim, const std::string& title, const OutputO
   if (highlights) {
     t.highlights = *highlights;
   } else {
-    t.highlights = render::find_violations(t);
+    t.highlights = highlights_of(check_simulation(sim));
   }
   // The drawing ends a little after the last violation or event, so the picture stays readable.
   if (!t.highlights.empty()) {
@@ -62,6 +63,9 @@ ShownRun show_run(lock::Simulation& sim, const std::string& title, const OutputO
   render::TextOptions text;
   text.width = output.width - static_cast<int>(indent.size());
   text.colour = output.use_colour();
+  text.legend = show.legend;
+  text.story = show.story_lines > 0;
+  text.story_lines = show.story_lines;
   std::string body = render::render_text(t, text);
   if (!indent.empty()) {
     std::string indented;
@@ -104,8 +108,19 @@ int cmd_run(const ScenarioOptions& scenario, const OutputOptions& output) {
   ShownRun shown = show_run(*sim, title, output);
   std::string out = shown.text;
   if (!config.faults.empty()) out += fmt::format("faults: {}\n", sim::to_string(config.faults));
-  if (shown.highlights.empty()) out += "summary: no violation seen in this run (mutual-exclusion, owner-only-release, no-deadlock)\n";
-  else out += fmt::format("summary: {} violation{} in this run\n", shown.highlights.size(), shown.highlights.size() == 1 ? "" : "s");
+  if (shown.highlights.empty()) {
+    out += "summary: every property held in this run (";
+    bool first = true;
+    for (props::Property p : props::kAllProperties) {
+      out += (first ? "" : ", ") + std::string(props::to_string(p));
+      first = false;
+    }
+    out += ")\n";
+  } else {
+    std::string which;
+    for (const auto& h : shown.highlights) which += (which.empty() ? "" : ", ") + h.property;
+    out += fmt::format("summary: violated in this run: {}\n", which);
+  }
   out += fmt::format("trace hash: {:016x}\n", shown.trace_hash);
   out += fmt::format("replay: {}\n", run_command(config));
   if (!output.trace_json.empty()) out += fmt::format("wrote {} (open it in https://ui.perfetto.dev)\n", output.trace_json);

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "render/findings.hpp"
+#include "render/duration.hpp"
 
 namespace locksim::render {
 

@@ -9,7 +9,7 @@
 #include <set>
 #include <utility>
 
-#include "render/findings.hpp"
+#include "render/duration.hpp"
 
 namespace locksim::render {
 

@@ -24,8 +24,8 @@ using sim::Duration;
 using sim::Instant;
 inline constexpr uint32_t kNoClient = lock::kNoClient;
 
-// A violation to draw. props/ converts its violations into this; until then
-// findings.hpp supplies a stand-in detector.
+// A violation to draw: the CLI converts props' violations into these
+// (cli/verdicts.hpp), so the renderers need not know the checkers.
 struct Highlight {
   std::vector<uint32_t> clients;  // history client indices involved
   Instant from, to;               // the violating interval, true time

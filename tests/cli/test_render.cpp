@@ -4,7 +4,9 @@
 #include "checkers.hpp"
 #include "lock/redis_node.hpp"
 #include "render/chrome_trace.hpp"
-#include "render/findings.hpp"
+#include "cli/verdicts.hpp"
+#include "props/check.hpp"
+#include "render/duration.hpp"
 #include "render/svg.hpp"
 #include "render/text.hpp"
 
@@ -80,13 +82,17 @@ TEST_CASE("a hand-built F07 history: key lane, expiry, overlap and its explanati
   CHECK(t.key_spans[0].owner == 0);
   CHECK(t.key_spans[0].to == sim::Instant{} + 1001_ms);  // expired at its deadline, nobody looked
   CHECK(t.key_spans[1].owner == 1);
-  auto found = render::find_violations(t);
+  // props::check is the one checker; the CLI turns its violations into highlights.
+  lock::SimulationConfig config;
+  props::RunEnd end;
+  end.at = sim::Instant{} + 1700_ms;
+  auto found = cli::highlights_of(props::check(h, config, end));
   REQUIRE(found.size() == 1);
   CHECK(found[0].property == "mutual-exclusion");
+  CHECK(found[0].clients == std::vector<uint32_t>{0, 1});
   CHECK(found[0].from == sim::Instant{} + 1101_ms);
   CHECK(found[0].to == sim::Instant{} + 1500_ms);
-  CHECK(found[0].sentence ==
-        "A and B both held lock from 1.101s to 1.500s: A's lease (1s) expired during its 1.5s critical section");
+  CHECK(found[0].sentence.rfind("A and B both held lock from 1.101s to 1.500s", 0) == 0);
 
   t.highlights = found;
   render::TextOptions text;
@@ -104,22 +110,27 @@ TEST_CASE("a hand-built F07 history: key lane, expiry, overlap and its explanati
   CHECK(test::xml_problem(render::render_svg(t)).empty());
 }
 
-TEST_CASE("no-deadlock: a crashed holder's key without expiry") {
-  lock::History h;
-  h.set_clients({"A", "B"});
-  h.add(ev(0, 0, lock::Step::AcquireStart));
-  h.add(key(1, 0, lock::Step::KeySet, -1));
-  h.add(ev(2, 0, lock::Step::Enter));
-  h.add(ev(3, 1, lock::Step::AcquireStart));
-  h.add(ev(50, 0, lock::Step::Crashed));
-  h.add(ev(5003, 1, lock::Step::AcquireFailed));
-  render::Timeline t = render::build_timeline(h, nullptr, {});
-  auto found = render::find_violations(t);
-  REQUIRE(found.size() == 1);
-  CHECK(found[0].property == "no-deadlock");
-  CHECK(found[0].clients == std::vector<uint32_t>{0, 1});
-  CHECK(found[0].sentence.find("A crashed at 0.050s") != std::string::npos);
-  CHECK(found[0].sentence.find("B gave up") != std::string::npos);
+TEST_CASE("highlights keep props' clients, interval and sentence, the asked property first") {
+  props::Verdict v;
+  props::Violation me;
+  me.property = props::Property::MutualExclusion;
+  me.clients = {0, 1};
+  me.from = sim::Instant{} + 1_s;
+  me.to = sim::Instant{} + 2_s;
+  me.sentence = "A and B both held lock from 1.000s to 2.000s: A's lease expired.";
+  props::Violation ow = me;
+  ow.property = props::Property::OwnerOnlyRelease;
+  ow.sentence = "A's release deleted the lock B had acquired";
+  v.violations = {me, ow};
+  auto hs = cli::highlights_of(v, props::Property::OwnerOnlyRelease);
+  REQUIRE(hs.size() == 2);
+  CHECK(hs[0].property == "owner-only-release");
+  CHECK(hs[1].property == "mutual-exclusion");
+  CHECK(hs[1].clients == me.clients);
+  CHECK(hs[1].from == me.from);
+  CHECK(hs[1].to == me.to);
+  CHECK(hs[1].sentence == "A and B both held lock from 1.000s to 2.000s: A's lease expired");  // the renderer adds the stop
+  CHECK(cli::shell_quote("a 'b'") == R"('a '\''b'\''')");
 }
 
 TEST_CASE("the checkers themselves reject what is broken") {

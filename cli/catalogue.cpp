@@ -1,0 +1,114 @@
+// locksim catalogue: every entry of the failure catalogue, run live and
+// compared with what failures.md documents.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/entries.hpp"
+#include "cli/progress.hpp"
+#include "cli/verdicts.hpp"
+#include "render/chrome_trace.hpp"
+
+namespace locksim::cli {
+
+namespace {
+
+std::vector<std::string> split_ids(const std::string& s) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t comma = s.find(',', pos);
+    if (comma == std::string::npos) comma = s.size();
+    std::string id = s.substr(pos, comma - pos);
+    for (auto& ch : id) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    if (!id.empty()) out.push_back(id);
+    pos = comma + 1;
+  }
+  return out;
+}
+
+bool passed(const TimedOutcome& t) { return t.outcome.as_expected && t.outcome.fix_as_expected; }
+
+std::vector<const props::CatalogueEntry*> select_entries(const std::string& only) {
+  std::vector<const props::CatalogueEntry*> out;
+  if (only.empty()) {
+    for (const auto& e : props::catalogue()) out.push_back(&e);
+    return out;
+  }
+  for (const auto& id : split_ids(only)) {
+    const props::CatalogueEntry* e = props::find_entry(id);
+    if (!e) {
+      const auto& all = props::catalogue();
+      throw UsageError(fmt::format("--only: no catalogue entry '{}' (entries {}..{})", id, all.front().id, all.back().id));
+    }
+    out.push_back(e);
+  }
+  if (out.empty()) throw UsageError("--only: no entry named");
+  return out;
+}
+
+}  // namespace
+
+int cmd_catalogue(const CatalogueOptions& o) {
+  const auto entries = select_entries(o.only);
+  props::EntryOptions eo;
+  eo.seed = o.seed;
+  eo.budget = o.budget;
+  eo.check_fix = !o.no_fix;
+  std::vector<TimedOutcome> results;
+  {
+    Progress progress("catalogue", entries.size());
+    results = run_entries(entries, eo, o.jobs);
+    progress.finish();
+  }
+  bool all_passed = true;
+  for (const auto& r : results) all_passed = all_passed && passed(r);
+
+  std::string out;
+  if (o.json) {
+    out += "[\n";
+    for (size_t i = 0; i < results.size(); ++i) {
+      const auto& r = results[i].outcome;
+      const auto& e = *entries[i];
+      out += fmt::format(
+          "  {{\"id\": {}, \"algorithm\": {}, \"property\": {}, \"expected\": {}, \"outcome\": {}, \"as_expected\": {}, "
+          "\"runs\": {}, \"wall_ms\": {:.1f}, \"replay\": {}, \"fix\": {}, \"fix_outcome\": {}, \"fix_as_expected\": {}}}{}\n",
+          render::json_string(e.id), render::json_string(e.model.base.algorithm),
+          render::json_string(props::to_string(e.property)), render::json_string(props::to_string(e.expected)),
+          render::json_string(r.outcome), r.as_expected ? "true" : "false", r.runs, results[i].wall_ms,
+          r.counterexample ? render::json_string(replay_command(r.counterexample->shrunk)) : "null",
+          e.fix.empty() ? "null" : render::json_string(e.fix),
+          r.fix_outcome.empty() ? "null" : render::json_string(r.fix_outcome), r.fix_as_expected ? "true" : "false",
+          i + 1 < results.size() ? "," : "");
+    }
+    out += "]\n";
+    std::cout << out;
+    return all_passed ? 0 : 1;
+  }
+
+  const bool colour = o.output.use_colour();
+  auto paint = [&](const std::string& s, const char* code) { return colour ? fmt::format("\x1b[{}m{}\x1b[0m", code, s) : s; };
+  out += fmt::format("{:<4} {:<16} {:<19} {:<18} {:<10} {:>5} {:>7}\n", "id", "algorithm", "property", "expected", "result",
+                     "runs", "wall ms");
+  size_t passes = 0;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i].outcome;
+    const auto& e = *entries[i];
+    const bool ok = passed(results[i]);
+    passes += ok;
+    std::string result = fmt::format("{:<10}", ok ? "ok" : "UNEXPECTED");
+    out += fmt::format("{:<4} {:<16} {:<19} {:<18} {} {:>5} {:>7.0f}\n", e.id, e.model.base.algorithm,
+                       props::to_string(e.property), props::to_string(e.expected), paint(result, ok ? "32" : "1;31"),
+                       r.runs, results[i].wall_ms);
+    out += fmt::format("     {}\n", r.outcome);
+    if (!r.fix_outcome.empty()) out += fmt::format("     fixed by {}: {}\n", e.fix, r.fix_outcome);
+    if (r.counterexample) out += fmt::format("     replay: {}\n", replay_command(r.counterexample->shrunk));
+  }
+  out += fmt::format("\n{} of {} entries as documented{}\n", passes, results.size(),
+                     all_passed ? "" : " (the others are marked UNEXPECTED)");
+  std::cout << out;
+  return all_passed ? 0 : 1;
+}
+
+}  // namespace locksim::cli

@@ -1,0 +1,120 @@
+// locksim replay: re-run a scenario printed by check, the catalogue or the
+// tour (or saved in a file, as a scenario or a regression line), with its
+// trace recorded, check it, and draw it.
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/verdicts.hpp"
+#include "props/regression.hpp"
+
+namespace locksim::cli {
+
+namespace {
+
+struct Loaded {
+  props::Scenario scenario;
+  std::optional<props::Regression> expectation;  // a regression line says what must happen
+  std::string origin;                            // "FILE:LINE" or "" for text
+};
+
+std::string trim(std::string_view s) {
+  size_t a = s.find_first_not_of(" \t\r\n");
+  if (a == std::string_view::npos) return "";
+  size_t b = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(a, b - a + 1));
+}
+
+// The text as a scenario, a regression line, or a pasted replay command.
+Loaded parse_text(std::string text, const std::string& where) {
+  const std::string prefix = where.empty() ? "malformed scenario" : where;
+  if (text.rfind("locksim replay ", 0) == 0) text = trim(text.substr(15));
+  if (text.size() >= 2 && text.front() == '\'' && text.back() == '\'') text = text.substr(1, text.size() - 2);
+  Loaded l;
+  l.origin = where;
+  std::string error;
+  if (text.rfind("violates ", 0) == 0 || text.rfind("holds ", 0) == 0) {
+    auto r = props::parse_regression(text, &error);
+    if (!r) throw UsageError(fmt::format("{}: {}", prefix, error));
+    l.scenario = r->scenario;
+    l.expectation = *r;
+    return l;
+  }
+  auto s = props::parse_scenario(text, &error);
+  if (!s) throw UsageError(fmt::format("{}: {}", prefix, error));
+  l.scenario = *s;
+  return l;
+}
+
+bool looks_like_path(const std::string& arg) {
+  return arg.find(' ') == std::string::npos && (arg.find('/') != std::string::npos || arg.ends_with(".txt") ||
+                                                arg.ends_with(".scenario") || arg.ends_with(".regressions"));
+}
+
+Loaded load(const std::string& arg) {
+  std::error_code ec;
+  const bool is_file = std::filesystem::is_regular_file(arg, ec);
+  if (!is_file) {
+    if (std::filesystem::exists(arg, ec)) throw UsageError(fmt::format("cannot read '{}': not a regular file", arg));
+    if (looks_like_path(arg)) throw UsageError(fmt::format("cannot read '{}': {}", arg, std::strerror(ENOENT)));
+    return parse_text(trim(arg), "");
+  }
+  std::ifstream in(arg);
+  if (!in) throw UsageError(fmt::format("cannot read '{}': {}", arg, std::strerror(errno)));
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    std::string t = trim(line);
+    if (t.empty() || t[0] == '#') continue;
+    return parse_text(t, fmt::format("{}:{}", arg, number));
+  }
+  if (in.bad()) throw UsageError(fmt::format("cannot read '{}': {}", arg, std::strerror(errno)));
+  throw UsageError(fmt::format("{}: no scenario in the file (only blank lines and # comments)", arg));
+}
+
+}  // namespace
+
+int cmd_replay(const ReplayOptions& options) {
+  Loaded l = load(options.scenario);
+  Recorded rec;
+  try {
+    rec = run_recorded(l.scenario);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("{}: {}", l.origin.empty() ? "scenario" : l.origin, e.what()));
+  }
+  const lock::SimulationConfig& c = l.scenario;
+  std::vector<render::Highlight> highlights =
+      l.expectation ? highlights_of(rec.verdict, l.expectation->property) : highlights_of(rec.verdict);
+  std::string title = fmt::format("{}: seed {}, {} client{}, {} iteration{}", c.algorithm, c.seed, c.workload.clients,
+                                  c.workload.clients == 1 ? "" : "s", c.workload.iterations, c.workload.iterations == 1 ? "" : "s");
+  ShownRun shown = show_run(*rec.sim, title, options.output, &highlights);
+  std::string out = shown.text + "\n";
+  out += fmt::format("scenario:   {}\n", props::to_string(l.scenario));
+  if (rec.verdict.violations.empty()) {
+    out += "verdict:    every property held\n";
+  } else {
+    std::string which;
+    for (const auto& v : rec.verdict.violations) which += (which.empty() ? "" : ", ") + std::string(props::to_string(v.property));
+    out += fmt::format("verdict:    violated: {}\n", which);
+  }
+  int status = 0;
+  if (l.expectation) {
+    const bool violated = !rec.verdict.holds(l.expectation->property);
+    const bool kept = violated == l.expectation->violates;
+    out += fmt::format("expected:   {} {}: {}\n", l.expectation->violates ? "violates" : "holds",
+                       props::to_string(l.expectation->property), kept ? "as expected" : "NOT as expected");
+    if (!kept) status = 1;
+  }
+  out += fmt::format("trace hash: {:016x}\n", rec.trace_hash);
+  if (!options.output.trace_json.empty()) out += fmt::format("wrote {} (open it in https://ui.perfetto.dev)\n", options.output.trace_json);
+  if (!options.output.svg.empty()) out += fmt::format("wrote {}\n", options.output.svg);
+  if (options.output.raw_trace) out += "\n" + rec.sim->world().trace().render();
+  std::cout << out;
+  return status;
+}
+
+}  // namespace locksim::cli
