@@ -16,6 +16,7 @@
 #include <limits>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "sim/redis/arguments.hpp"
 #include "sim/redis/command_table.hpp"
@@ -34,6 +35,8 @@ struct LuaRuntime {
   bool budget_exceeded = false;
   ExecContext* ctx = nullptr;  // the EVAL being run
   std::set<std::string> shas;  // scripts compiled into this state
+  // EVAL bodies already hashed: finding one is much cheaper than SHA-1 (lookup only).
+  std::unordered_map<std::string, std::string> sha_of_body;
   int globals_ref = LUA_NOREF;    // the real global table behind the read-only proxy
   int functions_ref = LUA_NOREF;  // sha -> compiled function
   int handler_ref = LUA_NOREF;    // __redis__err__handler
@@ -816,6 +819,7 @@ void close_state(LuaRuntime& rt) {
   rt.L = nullptr;
   rt.used_bytes = 0;
   rt.shas.clear();
+  rt.sha_of_body.clear();
 }
 
 // Compiles `body` into the function cache under `sha`; a compile error otherwise.
@@ -919,11 +923,14 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha) {
     if (argv[1].size() != 40 || !to_lower(argv[1], lower, sizeof lower, key) || !rt.shas.count(std::string(key)))
       return error_reply("NOSCRIPT No matching script. Please use EVAL.");
     sha.assign(key);
+  } else if (auto known = rt.sha_of_body.find(argv[1]); known != rt.sha_of_body.end()) {
+    sha = known->second;
   } else {
     sha = sha1_hex(argv[1]);
     if (!rt.shas.count(sha)) {
       if (auto error = compile(rt, argv[1], sha)) return *error;
     }
+    if (rt.sha_of_body.size() < 10'000) rt.sha_of_body.emplace(argv[1], sha);
   }
 
   lua_settop(L, 0);
