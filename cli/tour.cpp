@@ -191,7 +191,7 @@ int cmd_tour(const TourOptions& options) {
   std::vector<const props::CatalogueEntry*> entries;
   for (const auto& e : props::catalogue()) {
     if (e.expected == props::Expectation::NotModelled) continue;
-    if (!options.only.empty() && e.model.base.algorithm != options.only) continue;
+    if (!options.only.empty() && e.model.base.algorithm != options.only && e.fix != options.only) continue;
     entries.push_back(&e);
   }
   props::EntryOptions eo;
@@ -234,6 +234,10 @@ int cmd_tour(const TourOptions& options) {
     out += "\n" + rule(style, fmt::format("{}/{}  {}", number, algos.size(), id), width);
     out += wrap_field("What it does: ", a.summary, width);
     out += fmt::format("Documented in: {}\n", a.documents);
+    std::string fixes;
+    for (const props::CatalogueEntry* e : entries)
+      if (e->fix == id) fixes += fmt::format("{}{} ({})", fixes.empty() ? "" : ", ", e->id, e->model.base.algorithm);
+    if (!fixes.empty()) out += wrap_field("Fixes:         ", fixes, width);
     bool any = false;
     for (const props::CatalogueEntry* e : entries) {
       if (e->model.base.algorithm != id) continue;
@@ -247,7 +251,18 @@ int cmd_tour(const TourOptions& options) {
       if (e->expected == props::Expectation::Metric || e->expected == props::Expectation::Survives)
         out += show_line(*e, *by_entry[e], style, width, matrix, all_expected);
     }
-    if (!any) out += "\n(no catalogue failure of its own: see the matrix for what was checked on it)\n";
+    if (!any) {
+      // No failure of its own in the catalogue: what it fixes, checked.
+      for (const props::CatalogueEntry* e : entries) {
+        if (e->fix != id) continue;
+        const props::EntryOutcome& r = by_entry[e]->outcome;
+        out += "\n" + wrap_field(style.bold(e->id) + "  ",
+                                 fmt::format("in {}: {}. Here: {}", e->model.base.algorithm, e->title,
+                                             r.fix_outcome.empty() ? "not checked" : r.fix_outcome),
+                                 width);
+      }
+      out += "\nNo catalogue failure of its own yet.\n";
+    }
   }
 
   // The matrix.

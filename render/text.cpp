@@ -240,13 +240,14 @@ std::string render_story(const Timeline& t, size_t max_lines, bool colour) {
     last = first + max_lines;
   }
   std::string out;
-  if (first > 0) out += fmt::format("  {:>8}  ({} earlier events)\n", "...", first);
+  if (first > 0) out += fmt::format("  {:>8}  ({} earlier event{})\n", "...", first, first == 1 ? "" : "s");
   for (size_t i = first; i < last; ++i) {
     const auto& l = lines[i];
     if (colour && l.alarm) out += fmt::format("  {:>8}  {}{}{}\n", sim::format_instant(l.at), kRed, l.text, kReset);
     else out += fmt::format("  {:>8}  {}\n", sim::format_instant(l.at), l.text);
   }
-  if (last < lines.size()) out += fmt::format("  {:>8}  ({} later events)\n", "...", lines.size() - last);
+  if (last < lines.size())
+    out += fmt::format("  {:>8}  ({} later event{})\n", "...", lines.size() - last, lines.size() - last == 1 ? "" : "s");
   return out;
 }
 
@@ -404,7 +405,12 @@ std::string render_text(const Timeline& t, const TextOptions& options) {
     std::string tag = " " + (h.property.empty() ? std::string("violation") : h.property);
     if (!mark.put(to + 1, tag, kRed)) {
       int left = from - static_cast<int>(tag.size());
-      if (left >= 0) mark.put(left, tag.substr(1) + " ", kRed);
+      if (left >= 0) {
+        mark.put(left, tag.substr(1) + " ", kRed);
+      } else if (to - from + 1 >= static_cast<int>(tag.size()) + 3) {
+        // No room on either side: the name inside the marks, near their start.
+        mark.put(from + 2, tag + " ", kAlarm);
+      }
     }
     emit(mark);
   }
