@@ -51,7 +51,9 @@ ShownRun show_run(lock::Simulation& sim, const std::string& title, const OutputO
       }
     }
     sim::Instant end = last + (last - sim::Instant{}) / 8;
-    if (end < t.end) {
+    // A run that ends with its violation (a crash leaving the key forever)
+    // gets the same margin, so the crash and the orphaned key show.
+    if (end < t.end || last >= t.end) {
       topt.end = end;
       topt.highlights = t.highlights;
       t = render::build_timeline(sim.history(), trace, topt);

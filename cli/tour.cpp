@@ -123,8 +123,7 @@ std::string show_failure(const props::CatalogueEntry& e, const TimedOutcome& t, 
   show.indent = "    ";
   show.story_lines = 5;
   show.legend = false;
-  std::string title = fmt::format("{} ({})", algorithm, props::to_string(ce.shrunk).substr(algorithm.size() + 1));
-  if (title.size() + show.indent.size() > static_cast<size_t>(width)) title = title.substr(0, width - show.indent.size() - 3) + "...";
+  const std::string title;  // the Replay line below names the scenario
   ShownRun shown = show_run(*rec.sim, title, options.output, &highlights, show);
   out += shown.text;
   for (props::Property also : e.also_holds) {
