@@ -18,5 +18,6 @@ std::unique_ptr<Lock> make_reentrant(const LockParams&);
 std::unique_ptr<Lock> make_watch_multi(const LockParams&);
 std::unique_ptr<Lock> make_fenced(const LockParams&);
 std::unique_ptr<Lock> make_fair(const LockParams&);
+std::unique_ptr<Lock> make_redlock(const LockParams&);
 
 }  // namespace locksim::lock

@@ -26,7 +26,11 @@ using TaskId = uint64_t;
 class Env {
  public:
   virtual ~Env() = default;
-  virtual Task<RedisResult> redis(Command command, Purpose purpose) = 0;
+  // A command to "the" Redis (server 0).
+  Task<RedisResult> redis(Command command, Purpose purpose) { return redis_on(0, std::move(command), purpose); }
+  // A command to one of several independent Redis masters (Redlock).
+  virtual Task<RedisResult> redis_on(uint32_t server, Command command, Purpose purpose) = 0;
+  virtual uint32_t redis_servers() const { return 1; }
   // Sleeps as measured by this client's clock rate.
   virtual Task<void> sleep(Duration span) = 0;
   // This client's wall clock (skewed, drifting, jumping as its node's does).

@@ -38,6 +38,7 @@ std::string_view to_string(Step s) {
     case Step::KeyExpired: return "key-expired";
     case Step::ServerCrashed: return "redis-crashed";
     case Step::ServerRestarted: return "redis-restarted";
+    case Step::ReplicaPromoted: return "replica-promoted";
   }
   return "?";
 }

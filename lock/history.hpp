@@ -31,7 +31,8 @@ enum class Step : uint8_t {
   WriteAccepted, WriteRejected,   // at the fenced resource: a = token, b = highest seen before
   Crashed, Restarted, Paused, Resumed,
   KeySet, KeyDeleted, KeyExpireChanged, KeyExpired,  // effects on lock keys, at the server
-  ServerCrashed, ServerRestarted,  // the Redis node (client = kNoClient); a = 1 if its keys survive (persistence)
+  ServerCrashed, ServerRestarted,  // a Redis node (client = kNoClient); a = 1 if its keys survive (persistence)
+  ReplicaPromoted,                 // the replica became the master (server = the replica's node)
 };
 std::string_view to_string(Step);
 
@@ -47,6 +48,7 @@ struct HistoryEvent {
   std::string key;            // key effects
   std::optional<std::string> old_value, new_value;
   int64_t expire_at_ms = -1;  // key effects: the deadline after it, on the server's clock
+  uint32_t server = 0;        // key effects and server events: which Redis node (see Simulation::redis_node_name)
 };
 
 class History {

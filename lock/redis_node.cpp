@@ -14,12 +14,14 @@ std::string render_command(const RedisRequest& r) {
 }
 }  // namespace
 
-RedisNode::RedisNode(sim::World& world, std::string name, History* history, bool persistent, sim::LocalClock clock)
+RedisNode::RedisNode(sim::World& world, std::string name, History* history, bool persistent, sim::LocalClock clock,
+                     uint32_t index)
     : world_(world),
       node_(world.add_node(std::move(name), clock)),
       service_(world, node_, [this](sim::SessionId s, RedisRequest& r, Instant) { return handle(s, r); }),
       history_(history),
-      persistent_(persistent) {
+      persistent_(persistent),
+      index_(index) {
   server_.set_observer(this);
   service_.on_disconnect([this](sim::SessionId s) {
     auto it = connections_.find(s);
@@ -30,6 +32,7 @@ RedisNode::RedisNode(sim::World& world, std::string name, History* history, bool
   service_.describe(render_command, [](const redis::Reply& r) { return redis::to_string(r); });
   world.node(node_).crash_hooks.push_back([this] {
     if (!persistent_) server_.flushall();
+    replication_connection_ = 0;  // flushall dropped connection state; reconnect lazily
   });
 }
 
@@ -42,7 +45,41 @@ redis::Reply RedisNode::handle(sim::SessionId session, RedisRequest& request) {
   return reply;
 }
 
+void RedisNode::apply_replicated(const redis::KeyEffect& effect, uint32_t client, Purpose purpose) {
+  if (replication_connection_ == 0) replication_connection_ = server_.connect();
+  redis::Command command;
+  switch (effect.kind) {
+    case redis::KeyEffect::Kind::Set:
+      // Hashes (rendered "{field=value,...}") are not replicated: the replicated
+      // locks (F17) are string locks.
+      if (!effect.new_value || (effect.new_value->size() >= 2 && effect.new_value->front() == '{' &&
+                                effect.new_value->back() == '}'))
+        return;
+      command = {"SET", effect.key, *effect.new_value};
+      if (effect.expire_at_ms >= 0) {
+        command.push_back("PXAT");
+        command.push_back(std::to_string(effect.expire_at_ms));
+      }
+      break;
+    case redis::KeyEffect::Kind::Deleted:
+    case redis::KeyEffect::Kind::Expired:  // a master replicates an expiry as a DEL
+      command = {"DEL", effect.key};
+      break;
+    case redis::KeyEffect::Kind::ExpireChanged:
+      command = effect.expire_at_ms >= 0
+                    ? redis::Command{"PEXPIREAT", effect.key, std::to_string(effect.expire_at_ms)}
+                    : redis::Command{"PERSIST", effect.key};
+      break;
+  }
+  RedisRequest on_behalf{command, client, purpose};
+  executing_ = &on_behalf;
+  server_.execute(replication_connection_, command, local_ms());
+  executing_ = nullptr;
+}
+
 void RedisNode::on_effect(const redis::KeyEffect& effect) {
+  if (on_write_ && executing_ && effect.kind != redis::KeyEffect::Kind::Expired)
+    on_write_(effect, executing_->client, executing_->purpose);
   if (!history_) return;
   HistoryEvent e;
   e.at = world_.now();
@@ -62,6 +99,7 @@ void RedisNode::on_effect(const redis::KeyEffect& effect) {
   e.old_value = effect.old_value;
   e.new_value = effect.new_value;
   e.expire_at_ms = effect.expire_at_ms;
+  e.server = index_;
   history_->add(std::move(e));
 }
 

@@ -45,6 +45,9 @@ std::deque<Algorithm>& registry() {
        true, make_fenced},
       {"fair", "FIFO ticket queue of waiters, Redisson fair lock style", "004", "fixes F20",
        {"key", "lease", "retry", "retry-jitter", "wait-limit", "call-timeout"}, false, make_fair},
+      {"redlock", "SET NX PX on N independent masters; held with a majority within the validity time",
+       "002 004", "survives one master failing; shows F18",
+       {"key", "lease", "retry", "retry-jitter", "wait-limit", "call-timeout"}, false, make_redlock},
   };
   return list;
 }

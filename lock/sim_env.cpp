@@ -4,10 +4,15 @@ namespace locksim::lock {
 
 SimEnv::SimEnv(sim::Proc proc, RedisNode::Channel& redis, uint32_t client, ClientLife& life, History& history,
                Duration call_timeout, const std::vector<CallFault>& call_faults)
-    : proc_(proc), redis_(redis), client_(client), life_(life), history_(history), call_timeout_(call_timeout),
-      call_faults_(call_faults) {}
+    : SimEnv(proc, [&redis](uint32_t) -> RedisNode::Channel& { return redis; }, 1, client, life, history,
+             call_timeout, call_faults) {}
 
-Task<RedisResult> SimEnv::redis(Command command, Purpose purpose) {
+SimEnv::SimEnv(sim::Proc proc, Route route, uint32_t servers, uint32_t client, ClientLife& life, History& history,
+               Duration call_timeout, const std::vector<CallFault>& call_faults)
+    : proc_(proc), route_(std::move(route)), servers_(servers), client_(client), life_(life), history_(history),
+      call_timeout_(call_timeout), call_faults_(call_faults) {}
+
+Task<RedisResult> SimEnv::redis_on(uint32_t server, Command command, Purpose purpose) {
   const uint32_t n = ++life_.calls;
   for (const CallFault& f : call_faults_) {
     if (f.client != client_ || f.call != n) continue;
@@ -18,7 +23,8 @@ Task<RedisResult> SimEnv::redis(Command command, Purpose purpose) {
     co_await proc_.sleep(Duration::zero());
   }
   RedisRequest request{std::move(command), client_, purpose};
-  RedisResult result = co_await redis_.call(std::move(request), call_timeout_);
+  RedisNode::Channel& channel = route_(server < servers_ ? server : 0);
+  RedisResult result = co_await channel.call(std::move(request), call_timeout_);
   co_return result;
 }
 

@@ -2,6 +2,7 @@
 // The simulator's Env: Redis over a simulated connection, the node's clock and
 // generator, tasks on the node. It also carries the faults aimed at the
 // client's own commands (crash or pause just before its Nth command).
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,10 +23,16 @@ struct ClientLife {
 
 class SimEnv final : public Env {
  public:
+  // Which channel reaches server i now (it changes when a replica is promoted).
+  using Route = std::function<RedisNode::Channel&(uint32_t server)>;
+
   SimEnv(sim::Proc proc, RedisNode::Channel& redis, uint32_t client, ClientLife& life, History& history,
          Duration call_timeout, const std::vector<CallFault>& call_faults);
+  SimEnv(sim::Proc proc, Route route, uint32_t servers, uint32_t client, ClientLife& life, History& history,
+         Duration call_timeout, const std::vector<CallFault>& call_faults);
 
-  Task<RedisResult> redis(Command command, Purpose purpose) override;
+  Task<RedisResult> redis_on(uint32_t server, Command command, Purpose purpose) override;
+  uint32_t redis_servers() const override { return servers_; }
   Task<void> sleep(Duration span) override;
   Instant local_now() const override { return proc_.local_now(); }
   sim::Rng& rng() override { return proc_.rng(); }
@@ -37,7 +44,8 @@ class SimEnv final : public Env {
 
  private:
   sim::Proc proc_;
-  RedisNode::Channel& redis_;
+  Route route_;
+  uint32_t servers_;
   uint32_t client_;
   ClientLife& life_;
   History& history_;

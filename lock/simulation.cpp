@@ -17,7 +17,19 @@ Simulation::Simulation(const SimulationConfig& config)
   sim::World& w = *world_;
   w.network().set_default_latency(config_.latency);
 
-  redis_ = &w.make<RedisNode>(w, "redis", &history_, config_.persistent_redis);
+  if (config_.masters == 0 || config_.masters > 9) throw std::invalid_argument("masters must be 1 to 9");
+  if (config_.replica && config_.masters != 1) throw std::invalid_argument("a replica goes with a single master");
+  const std::vector<std::string> node_names = redis_node_names(config_);
+  for (uint32_t i = 0; i < node_names.size(); ++i)
+    redis_nodes_.push_back(&w.make<RedisNode>(w, node_names[i], &history_, config_.persistent_redis, sim::LocalClock{}, i));
+  for (uint32_t server = 0; server < config_.masters; ++server) serving_.push_back(server);
+  if (config_.replica) {
+    // The master's writes travel to the replica after the replication lag.
+    redis_nodes_[0]->on_write([this](const redis::KeyEffect& effect, uint32_t client, Purpose purpose) {
+      replication_.push_back(Replicated{effect, client, purpose, replication_epoch_});
+      world_->schedule(world_->now() + config_.replication_lag, &Simulation::replicate_event, this);
+    });
+  }
   store_ = w.add_node("store");
   resource_ = &w.make<sim::Service<ResourceWrite, bool>>(w, store_, [this](sim::SessionId, ResourceWrite& write, sim::Instant) {
     sim::World& world = *world_;
@@ -44,20 +56,28 @@ Simulation::Simulation(const SimulationConfig& config)
     const uint32_t identity = c < wl.identities.size() ? wl.identities[c] : c;
     sim::NodeId id = w.add_node(names.back(), sim::LocalClock(offset, drift), client_name(identity));
     clients_.push_back(id);
-    redis_channels_.push_back(&redis_->connect(id));
+    channels_.resize(redis_nodes_.size());
+    for (size_t n = 0; n < redis_nodes_.size(); ++n) channels_[n].push_back(&redis_nodes_[n]->connect(id));
     store_channels_.push_back(&resource_->connect(id));
   }
   history_.set_clients(names);
 
   // Faults that strike a client go into its history, so timelines and checkers see them.
   w.on_node_fault([this](sim::NodeId node, sim::TraceKind kind) {
-    if (node == redis_->node() && (kind == sim::TraceKind::Crash || kind == sim::TraceKind::Restart)) {
+    for (RedisNode* r : redis_nodes_) {
+      if (r->node() != node) continue;
+      if (kind != sim::TraceKind::Crash && kind != sim::TraceKind::Restart) return;
       HistoryEvent e;
       e.at = world_->now();
       e.local = world_->local_now(node);
       e.step = kind == sim::TraceKind::Crash ? Step::ServerCrashed : Step::ServerRestarted;
       e.a = config_.persistent_redis ? 1 : 0;
+      e.server = r->index();
       history_.add(std::move(e));
+      if (config_.replica && r->index() == 0 && kind == sim::TraceKind::Crash) {
+        ++replication_epoch_;  // what had not left the master is lost with it
+        if (!promoted_) world_->schedule(world_->now() + config_.failover_after, &Simulation::promote_event, this);
+      }
       return;
     }
     for (uint32_t c = 0; c < clients_.size(); ++c) {
@@ -84,12 +104,50 @@ Simulation::Simulation(const SimulationConfig& config)
 
 Simulation::~Simulation() = default;
 
+std::string redis_node_name(const SimulationConfig& config, uint32_t index) {
+  if (config.replica && index == 1) return "replica";
+  return config.masters == 1 ? std::string("redis") : fmt::format("redis{}", index + 1);
+}
+
+std::vector<std::string> redis_node_names(const SimulationConfig& config) {
+  std::vector<std::string> names;
+  const uint32_t count = config.masters + (config.replica ? 1 : 0);
+  for (uint32_t i = 0; i < count; ++i) names.push_back(redis_node_name(config, i));
+  return names;
+}
+
+void Simulation::replicate_event(sim::World& w, const sim::Event& e) {
+  auto* self = static_cast<Simulation*>(e.obj);
+  (void)w;
+  Replicated r = std::move(self->replication_.front());
+  self->replication_.pop_front();
+  if (r.epoch != self->replication_epoch_ || !self->world_->is_up(self->redis_nodes_[1]->node())) return;
+  self->redis_nodes_[1]->apply_replicated(r.effect, r.client, r.purpose);
+}
+
+void Simulation::promote_event(sim::World& w, const sim::Event& e) {
+  auto* self = static_cast<Simulation*>(e.obj);
+  if (self->promoted_ || w.is_up(self->redis_nodes_[0]->node())) return;  // the master came back first
+  self->promoted_ = true;
+  self->serving_[0] = 1;  // clients now reach the replica when they ask for server 0
+  HistoryEvent h;
+  h.at = w.now();
+  h.local = w.local_now(self->redis_nodes_[1]->node());
+  h.step = Step::ReplicaPromoted;
+  h.server = 1;
+  self->history_.add(std::move(h));
+  w.note(self->redis_nodes_[1]->node(), "replica promoted to master");
+}
+
 void Simulation::run() { world_->run_until(sim::Instant{} + config_.horizon); }
 
 sim::Task<void> Simulation::client_main(sim::Proc proc, uint32_t client) {
   const WorkloadParams& wl = config_.workload;
   ClientLife& life = lives_[client];
-  SimEnv env(proc, *redis_channels_[client], client, life, history_, config_.lock.call_timeout, wl.call_faults);
+  SimEnv::Route route = [this, client](uint32_t server) -> RedisNode::Channel& {
+    return *channels_[serving_[server]][client];
+  };
+  SimEnv env(proc, route, config_.masters, client, life, history_, config_.lock.call_timeout, wl.call_faults);
   std::unique_ptr<Lock> lock = algorithm_->make(config_.lock);
   if (life.iteration == 0 && life.calls == 0 && wl.start_spread.ns > 0)
     co_await proc.sleep(proc.rng().uniform(sim::Duration{}, wl.start_spread));

@@ -3,6 +3,7 @@
 // N client nodes running the workload, the network, the faults. Everything it
 // does follows from its config; the same config gives the same history and
 // the same trace hash.
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +29,13 @@ struct SimulationConfig {
   uint64_t seed = 1;
   sim::Duration horizon = 120_s;  // stop here even if clients are still busy
   bool persistent_redis = false;
+  // The Redis deployment: `masters` independent masters (Redlock), or one
+  // master with an asynchronous replica that is promoted `failover_after` the
+  // master dies (Sentinel); writes reach the replica `replication_lag` later.
+  uint32_t masters = 1;
+  bool replica = false;
+  sim::Duration replication_lag = 20_ms;
+  sim::Duration failover_after = 1_s;
   bool record_trace = true;
   bool operator==(const SimulationConfig&) const = default;
 };
@@ -38,6 +46,11 @@ struct ResourceWrite {
   uint32_t client = kNoClient;
   int64_t token = -1;
 };
+
+// The node names of a deployment: "redis" alone, "redis1".."redisN" for
+// several masters, and "replica".
+std::string redis_node_name(const SimulationConfig& config, uint32_t index);
+std::vector<std::string> redis_node_names(const SimulationConfig& config);
 
 class Simulation {
  public:
@@ -54,7 +67,10 @@ class Simulation {
   sim::World& world() { return *world_; }
   const History& history() const { return history_; }
   const SimulationConfig& config() const { return config_; }
-  RedisNode& redis() { return *redis_; }
+  // The node that serves Redis server 0 now (the replica once promoted).
+  RedisNode& redis() { return *redis_nodes_[serving_[0]]; }
+  RedisNode& redis_node(uint32_t index) { return *redis_nodes_[index]; }
+  size_t redis_node_count() const { return redis_nodes_.size(); }
   sim::NodeId client_node(uint32_t client) const { return clients_[client]; }
   uint64_t trace_hash() const { return world_->trace().hash(); }
 
@@ -66,12 +82,24 @@ class Simulation {
   const Algorithm* algorithm_;
   History history_;
   std::unique_ptr<sim::World> world_;
-  RedisNode* redis_ = nullptr;
+  std::vector<RedisNode*> redis_nodes_;
+  std::vector<uint32_t> serving_;  // server -> index of the node that serves it
+  std::vector<std::vector<RedisNode::Channel*>> channels_;  // [node][client]
+  struct Replicated {
+    redis::KeyEffect effect;
+    uint32_t client;
+    Purpose purpose;
+    uint64_t epoch;
+  };
+  std::deque<Replicated> replication_;  // the stream in flight, oldest first
+  uint64_t replication_epoch_ = 0;      // a master crash loses what has not left it
+  bool promoted_ = false;
+  static void replicate_event(sim::World& w, const sim::Event& e);
+  static void promote_event(sim::World& w, const sim::Event& e);
   sim::NodeId store_ = sim::kNoNode;
   sim::Service<ResourceWrite, bool>* resource_ = nullptr;
   int64_t highest_token_ = -1;
   std::vector<sim::NodeId> clients_;
-  std::vector<RedisNode::Channel*> redis_channels_;
   std::vector<sim::Channel<ResourceWrite, bool>*> store_channels_;
   std::vector<ClientLife> lives_;
 };

@@ -114,10 +114,12 @@ std::vector<CatalogueEntry> build() {
        "explicit-lease=0s", {}});
   add({"F16", "acquiring again from nested code deadlocks on itself", "002 004", E::Violated, P::Reentrancy, {},
        MetricKind::None, {}, model("token-lua nested=1 lease=30s wait-limit=2s", {}, 1, 2), 1, "reentrant", "", {}});
-  add({"F17", "the master dies before replicating; the promoted replica lacks the key", "002 004", E::NotModelled,
-       P::MutualExclusion, {}, MetricKind::None, {}, unmodelled("single-master-replica"), 2, "", "", {}});
-  add({"F18", "Redlock: a master restarts without persistence (or its clock jumps)", "004", E::NotModelled,
-       P::MutualExclusion, {}, MetricKind::None, {}, unmodelled("redlock"), 2, "", "", {}});
+  add({"F17", "the master dies before replicating; the promoted replica lacks the key", "002 004", E::Violated,
+       P::MutualExclusion, {}, MetricKind::None, {}, model("watchdog replica=1 lag=50ms failover=100ms work=100ms..400ms", {FK::MasterCrash}, 2, 2, false),
+       2, "redlock", "replica=0 masters=3", {}});
+  add({"F18", "Redlock: a master restarts without persistence and forgets its part of A's majority", "004",
+       E::Violated, P::MutualExclusion, {}, MetricKind::None, {}, model("redlock masters=5", {FK::RedisRestart}, 2, 3),
+       2, "redlock", "persistent=1", {}});
   add({"F19", "fencing: the resource rejects the paused client's late write", "-", E::ViolatedYetHolds,
        P::MutualExclusion, {P::FencedWrites}, MetricKind::None, {}, model("fenced", {FK::Pause, FK::SlowWork}, 2, 3),
        2, "", "", {}});

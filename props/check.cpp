@@ -21,7 +21,7 @@ bool won(const Context& c, const lock::HistoryEvent& effect) {
   for (const auto& e : c.history.events()) {
     if (&e == &effect) { after = true; continue; }
     if (!after || e.client != effect.client) continue;
-    if (c.is_lock_key(e)) return false;
+    if (c.is_lock_key(e) && e.server == effect.server) return false;
     switch (e.step) {
       case lock::Step::Acquired: return true;
       case lock::Step::AcquireFailed:

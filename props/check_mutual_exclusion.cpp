@@ -47,20 +47,27 @@ std::string cause(const Context& c, const Hold& first, const Hold& second) {
     if (e.at > first.from) break;
     if (e.client == first.client && e.step == Step::AcquireStart && e.a == 0) since = e.at;
   }
-  bool paused = false, renew_failed = false, server_lost = false;
+  bool paused = false, renew_failed = false, server_lost = false, failed_over = false;
+  uint32_t lost_server = 0;
   for (const auto& e : c.history.events()) {
     if (e.at < since || e.at > second.from) continue;
+    if (e.step == Step::ServerCrashed && e.a == 0) lost_server = e.server;
+    if (e.step == Step::ReplicaPromoted) failed_over = true;
     if (e.step == Step::ServerCrashed && e.a == 0) server_lost = true;
     if (e.client == first.client && e.step == Step::Paused) paused = true;
     if (e.client == first.client && e.step == Step::RenewFailed) renew_failed = true;
   }
-  // The last thing that happened to the key before the second client entered.
+  // The last thing that happened to the first holder's lock (a value it set)
+  // before the second client entered.
+  std::vector<std::string> values;
   const lock::HistoryEvent* fate = nullptr;
   for (const auto& e : c.history.events()) {
     if (e.at > second.from) break;
-    if (e.at < first.from || !c.is_lock_key(e)) continue;
-    if (e.step == Step::KeyDeleted || e.step == Step::KeyExpired ||
-        (e.step == Step::KeySet && e.client == second.client && e.old_value))
+    if (!c.is_lock_key(e)) continue;
+    if (e.step == Step::KeySet && e.client == first.client && e.new_value) values.push_back(*e.new_value);
+    const bool theirs = e.old_value && std::find(values.begin(), values.end(), *e.old_value) != values.end();
+    if (e.at < since || !theirs) continue;
+    if (e.step == Step::KeyDeleted || e.step == Step::KeyExpired || (e.step == Step::KeySet && e.client == second.client))
       fate = &e;
   }
   const std::string span = sim::format_span(first.to - first.from);
@@ -69,6 +76,11 @@ std::string cause(const Context& c, const Hold& first, const Hold& second) {
                        fate->purpose == lock::Purpose::Release ? "release" : "acquire", a);
   if (fate && fate->step == Step::KeySet)
     return fmt::format("{} judged {}'s timestamp expired by its own clock and took the lock over", b, a);
+  if (failed_over)
+    return fmt::format("the master died before replicating {}'s lock, and the promoted replica did not have it", a);
+  if (server_lost && c.config.masters > 1)
+    return fmt::format("{} restarted without persistence and forgot its part of {}'s majority",
+                       lock::redis_node_name(c.config, lost_server), a);
   if (server_lost) return fmt::format("Redis restarted without persistence and forgot {}'s lock", a);
   if (paused) return fmt::format("{}'s lease expired while {} was paused", a, a);
   if (renew_failed) return fmt::format("{}'s renewals failed and its lease expired while it worked", a);

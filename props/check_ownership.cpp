@@ -12,8 +12,11 @@ using lock::Purpose;
 using lock::Step;
 
 std::optional<Violation> owner_only_release(const Context& c) {
-  Instance current;
+  // One instance per Redis node: each node's key has its own history.
+  std::vector<Instance> instances(1);
   for (const auto& e : c.history.events()) {
+    if (instances.size() <= e.server) instances.resize(e.server + 1);
+    Instance& current = instances[e.server];
     if (e.step == Step::ServerCrashed && e.a == 0) current = {};  // no persistence: every key is gone
     if (!c.is_lock_key(e)) continue;
     const bool by_release = e.purpose == Purpose::Release || e.purpose == Purpose::Renew;

@@ -21,6 +21,7 @@ std::string_view to_string(FaultKind k) {
     case FaultKind::RedisRestart: return "redis-restart";
     case FaultKind::CrashAtCall: return "crash-at-call";
     case FaultKind::PauseAtCall: return "pause-at-call";
+    case FaultKind::MasterCrash: return "master-crash";
   }
   return "?";
 }
@@ -76,6 +77,8 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
     w.iterations = *rc::gen::inRange<uint32_t>(1, model.max_iterations + 1);
     const int64_t lease_ms = std::max<int64_t>(s.lock.lease.ms(), 1);
     auto client = [&] { return *rc::gen::inRange<uint32_t>(0, w.clients); };
+    // A Redis master, by name ("redis", or "redis1".."redisN").
+    auto master = [&] { return lock::redis_node_name(s, *rc::gen::inRange<uint32_t>(0, s.masters)); };
     auto name = [&](uint32_t c) { return lock::client_name(c); };
     for (FaultKind kind : model.kinds) {
       // Swarm: a kind is on or off for the whole run; shrinking turns kinds off.
@@ -110,11 +113,11 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
           break;
         case FaultKind::Cut:
           for (uint32_t i = count(model.max_faults); i > 0; --i)
-            s.faults.faults.push_back({sim::FaultKind::Cut, name(client()), "redis", at_in(model.window), ms_in(10, 3 * lease_ms)});
+            s.faults.faults.push_back({sim::FaultKind::Cut, name(client()), master(), at_in(model.window), ms_in(10, 3 * lease_ms)});
           break;
         case FaultKind::Reset:
           for (uint32_t i = count(model.max_faults); i > 0; --i)
-            s.faults.faults.push_back({sim::FaultKind::Reset, name(client()), "redis", at_in(model.window), {}});
+            s.faults.faults.push_back({sim::FaultKind::Reset, name(client()), master(), at_in(model.window), {}});
           break;
         case FaultKind::ClockSkew:
           w.clock_offsets.resize(w.clients);
@@ -131,16 +134,20 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
           break;
         case FaultKind::ClockJump:
           for (uint32_t i = count(model.max_faults); i > 0; --i) {
-            std::string node = *rc::gen::arbitrary<bool>() ? std::string("redis") : name(client());
+            std::string node = *rc::gen::arbitrary<bool>() ? master() : name(client());
             s.faults.faults.push_back({sim::FaultKind::ClockJump, node, "", at_in(model.window), signed_ms(3 * lease_ms)});
           }
           break;
         case FaultKind::RedisRestart:
           for (uint32_t i = count(model.max_faults); i > 0; --i) {
             sim::Instant at = at_in(model.window);
-            s.faults.faults.push_back({sim::FaultKind::Crash, "redis", "", at, {}});
-            s.faults.faults.push_back({sim::FaultKind::Restart, "redis", "", at + ms_in(1, 2 * lease_ms), {}});
+            std::string node = master();
+            s.faults.faults.push_back({sim::FaultKind::Crash, node, "", at, {}});
+            s.faults.faults.push_back({sim::FaultKind::Restart, node, "", at + ms_in(1, 2 * lease_ms), {}});
           }
+          break;
+        case FaultKind::MasterCrash:
+          s.faults.faults.push_back({sim::FaultKind::Crash, master(), "", at_in(model.window), {}});
           break;
         case FaultKind::CrashAtCall:
           for (uint32_t i = count(model.max_faults); i > 0; --i)

@@ -31,12 +31,13 @@ enum class FaultKind : uint8_t {
   RedisRestart,  // Redis crashes and restarts without persistence
   CrashAtCall,   // a client crashes just before its Nth command (between two commands of one algorithm)
   PauseAtCall,   // a client pauses just before its Nth command
+  MasterCrash,   // a Redis master crashes for good (with a replica, the replica takes over)
 };
 inline constexpr FaultKind kAllFaultKinds[] = {
     FaultKind::ClientCrash, FaultKind::ClientRestart, FaultKind::Pause,     FaultKind::SlowWork,
     FaultKind::DelaySpikes, FaultKind::Cut,           FaultKind::Reset,     FaultKind::ClockSkew,
     FaultKind::ClockDrift,  FaultKind::ClockJump,     FaultKind::RedisRestart, FaultKind::CrashAtCall,
-    FaultKind::PauseAtCall};
+    FaultKind::PauseAtCall, FaultKind::MasterCrash};
 std::string_view to_string(FaultKind k);
 std::optional<FaultKind> parse_fault_kind(std::string_view text);
 // "crash,pause,slow-work" -> kinds; error names the unknown one.

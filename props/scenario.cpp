@@ -66,6 +66,10 @@ std::string to_string(const Scenario& s) {
   add(w.stop_when_lost != dw.stop_when_lost, fmt::format("stop-when-lost={}", w.stop_when_lost ? 1 : 0));
   add(s.horizon != d.horizon, "horizon=" + format_duration(s.horizon));
   add(s.persistent_redis != d.persistent_redis, fmt::format("persistent={}", s.persistent_redis ? 1 : 0));
+  add(s.masters != d.masters, fmt::format("masters={}", s.masters));
+  add(s.replica != d.replica, fmt::format("replica={}", s.replica ? 1 : 0));
+  add(s.replication_lag != d.replication_lag, "lag=" + format_duration(s.replication_lag));
+  add(s.failover_after != d.failover_after, "failover=" + format_duration(s.failover_after));
   add(s.latency.base != d.latency.base || s.latency.jitter != d.latency.jitter,
       fmt::format("latency={}+{}", format_duration(s.latency.base), format_duration(s.latency.jitter)));
   add(s.latency.spike_probability != d.latency.spike_probability || s.latency.spike_scale != d.latency.spike_scale ||
@@ -220,6 +224,11 @@ std::optional<Scenario> parse_scenario(std::string_view text, std::string* error
     else if (name == "stop-when-lost") ok = p.flag(word, value, w.stop_when_lost);
     else if (name == "horizon") ok = p.duration(word, value, s.horizon);
     else if (name == "persistent") ok = p.flag(word, value, s.persistent_redis);
+    else if (name == "masters") {
+      ok = p.number(word, value, s.masters) && ((s.masters >= 1 && s.masters <= 9) || p.fail(word, "1 to 9 masters"));
+    } else if (name == "replica") ok = p.flag(word, value, s.replica);
+    else if (name == "lag") ok = p.duration(word, value, s.replication_lag);
+    else if (name == "failover") ok = p.duration(word, value, s.failover_after);
     else if (name == "latency") {
       size_t plus = value.find('+');
       ok = plus != std::string_view::npos ? p.duration(word, value.substr(0, plus), s.latency.base) &&
@@ -311,9 +320,15 @@ std::optional<Scenario> parse_scenario(std::string_view text, std::string* error
   }
   for (const auto& sw : w.slow_work) if (sw.client >= w.clients) return beyond(sw.client, "slow=");
   for (const auto& cf : w.call_faults) if (cf.client >= w.clients) return beyond(cf.client, "call=");
+  if (s.replica && s.masters != 1) {
+    if (error) *error = "replica=1 goes with a single master";
+    return std::nullopt;
+  }
+  const std::vector<std::string> servers = lock::redis_node_names(s);
   for (const auto& f : s.faults.faults) {
     for (const std::string* n : {&f.node, &f.peer}) {
-      if (n->empty() || *n == "*" || *n == "redis" || *n == "store") continue;
+      if (n->empty() || *n == "*" || *n == "store" || std::find(servers.begin(), servers.end(), *n) != servers.end())
+        continue;
       auto c = client_index(*n);
       if (!c || *c >= w.clients) {
         if (error) *error = fmt::format("fault '{}' names node '{}', which this scenario does not have", sim::to_string(f), *n);

@@ -12,6 +12,8 @@
 //   clock=A:+OFFSET:PPM (per client, repeatable)  slow=A:ITERATION:WORK (repeatable)
 //   call=A:N:crash | call=A:N:pause:D (before A's Nth Redis command; repeatable)
 //   ids=0,2,3 (whose random streams each client draws; after a client was shrunk away)
+//   masters=N (independent Redis masters, named redis1..redisN)  replica=0|1 (a replica named
+//   "replica", promoted failover=D after the master dies; writes reach it lag=D later)
 //   <lock parameter>=VALUE (lease=1s, retry=100ms, ...)  faults=[<fault plan>]
 #include <optional>
 #include <string>
