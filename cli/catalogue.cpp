@@ -102,7 +102,8 @@ int cmd_catalogue(const CatalogueOptions& o) {
                        props::to_string(e.property), props::to_string(e.expected), paint(result, ok ? "32" : "1;31"),
                        r.runs, results[i].wall_ms);
     out += fmt::format("     {}\n", r.outcome);
-    if (!r.fix_outcome.empty()) out += fmt::format("     fixed by {}: {}\n", e.fix, r.fix_outcome);
+    if (!r.fix_outcome.empty())
+      out += fmt::format("     fixed by {}{}: {}\n", e.fix, e.fix_params.empty() ? "" : " with " + e.fix_params, r.fix_outcome);
     if (r.counterexample) out += fmt::format("     replay: {}\n", replay_command(r.counterexample->shrunk));
   }
   out += fmt::format("\n{} of {} entries as documented{}\n", passes, results.size(),

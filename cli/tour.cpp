@@ -59,7 +59,7 @@ std::string wrap_field(std::string_view label, std::string_view text, int width,
     std::string_view word = text.substr(pos, space == std::string_view::npos ? std::string_view::npos : space - pos);
     pos = space == std::string_view::npos ? text.size() : space + 1;
     if (word.empty()) continue;
-    if (used > start && static_cast<int>(used + 1 + word.size()) > width) {
+    if (used > start && static_cast<int>(used + 1 + visible(word)) > width) {
       out += "\n" + hang;
       used = hang.size();
     } else if (used > start) {
@@ -67,7 +67,7 @@ std::string wrap_field(std::string_view label, std::string_view text, int width,
       ++used;
     }
     out += word;
-    used += word.size();
+    used += visible(word);
   }
   return out + "\n";
 }
@@ -92,6 +92,22 @@ struct Cell {
 using Matrix = std::map<std::string, std::array<Cell, std::size(props::kAllProperties)>>;
 
 void add_holds(Matrix& m, const std::string& algorithm, props::Property p) { m[algorithm][property_index(p)].held = true; }
+
+// "watchdog", or "watchdog with explicit-lease=0s" when the fix needs other parameters.
+std::string fix_name(const props::CatalogueEntry& e) {
+  return e.fix_params.empty() ? e.fix : fmt::format("{} with {}", e.fix, e.fix_params);
+}
+
+// props says "watchdog keeps P in N runs": after "Fixed by watchdog", drop the repeated name.
+std::string fix_result(const props::CatalogueEntry& e, const props::EntryOutcome& r) {
+  std::string text = r.fix_outcome;
+  if (text.rfind(e.fix + " ", 0) == 0) text = text.substr(e.fix.size() + 1);
+  // "keeps P in 150 runs" -> "keeps P (150 runs, same faults)"
+  if (size_t in = text.rfind(" in "); r.fix_as_expected && in != std::string::npos && text.ends_with(" runs"))
+    text = text.substr(0, in) + " (" + text.substr(in + 4) + ", same faults)";
+  if (!r.fix_as_expected) text += " (NOT FIXED)";
+  return text;
+}
 
 std::string plural(uint64_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
 
@@ -137,8 +153,7 @@ std::string show_failure(const props::CatalogueEntry& e, const TimedOutcome& t, 
   if (!e.fix.empty()) {
     if (r.fix_as_expected) add_holds(matrix, e.fix, e.fix_property.value_or(e.property));
     else all_expected = false;
-    out += wrap_field("    Fixed by " + style.bold(e.fix) + ": ", r.fix_outcome + (r.fix_as_expected ? "" : " (NOT FIXED)"),
-                      width);
+    out += wrap_field("    Fixed by ", style.bold(fix_name(e)) + ": " + fix_result(e, r), width);
   }
   out += "    Replay: " + replay_command(ce.shrunk) + "\n";
   return out;
@@ -168,7 +183,7 @@ std::string show_line(const props::CatalogueEntry& e, const TimedOutcome& t, con
   if (!e.fix.empty()) {
     if (r.fix_as_expected) add_holds(matrix, e.fix, e.fix_property.value_or(e.property));
     else all_expected = false;
-    text += fmt::format("; fixed by {}: {}", e.fix, r.fix_outcome);
+    text += fmt::format("; fixed by {}: {}", fix_name(e), fix_result(e, r));
   }
   return "\n" + wrap_field(style.bold(e.id) + "  ", text, width);
 }
