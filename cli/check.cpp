@@ -3,9 +3,11 @@
 // on the options, never on --jobs or on the machine: timing goes to standard
 // error, and only with --timing.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <charconv>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -86,6 +88,16 @@ int cmd_check(const CheckOptions& o) {
     if (!target) throw UsageError(fmt::format("--property: unknown property '{}' (known: {})", o.property, property_list()));
   }
   const Shard shard = o.shard.empty() ? Shard{} : parse_shard(o.shard);
+  if (!o.save.empty()) {
+    // Say now, not after the exploration, when the file cannot be written.
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path path(o.save);
+    const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+    if (fs::exists(path, ec) ? (fs::is_directory(path, ec) || access(o.save.c_str(), W_OK) != 0)
+                             : (!fs::is_directory(dir, ec) || access(dir.c_str(), W_OK) != 0))
+      throw UsageError(fmt::format("--save: cannot write '{}'", o.save));
+  }
 
   props::ExploreOptions x;
   x.seed = o.seed;

@@ -183,6 +183,7 @@ TEST_CASE("bad input: one clear message, exit status 2") {
       {"check set-nx-px --jobs 0", "--jobs"},
       {"check set-nx-px --lease 5", "missing unit"},
       {"check set-nx-px --clients 2 --clients-max 1", "--clients-max"},
+      {"check set-nx-px --runs 5 --save /nonexistent-dir-locksim/r.txt", "cannot write '/nonexistent-dir-locksim/r.txt'"},
       {"catalogue --budget x", "--budget"},
       {"catalogue --only F99", "no catalogue entry 'F99'"},
       {"replay 'set-nx-px clients=zero'", "clients"},
