@@ -4,18 +4,15 @@
 // expired value; B deletes and takes it; C's DEL then removes B's fresh lock
 // and C takes it too. Fixed by getset.
 #include "lock/algorithms.hpp"
+#include "lock/del_release.hpp"
 #include "lock/redis_node.hpp"
 
 namespace locksim::lock {
 namespace {
 
-class DelSetnx final : public SpinLock {
+class DelSetnx final : public DelReleaseLock {
  public:
-  using SpinLock::SpinLock;
-  Task<bool> release(Env& env) override {
-    auto r = co_await env.redis(cmd("DEL", key()), Purpose::Release);
-    co_return r.ok();
-  }
+  using DelReleaseLock::DelReleaseLock;
 
  protected:
   std::string expiry(Env& env) const {

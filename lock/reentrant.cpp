@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "lock/algorithms.hpp"
+#include "lock/renewal.hpp"
 #include "lock/scripts.hpp"
 
 namespace locksim::lock {
@@ -19,10 +20,12 @@ class ReentrantLock final : public SpinLock {
     if (owner_.empty()) owner_ = new_token(env);  // Redisson: connection manager id + thread id
     const bool held = co_await SpinLock::acquire(env);
     if (!held) co_return false;
-    if (++holds_ == 1) lost_ = false;  // a new hold: its lease is fresh
+    if (++holds_ == 1) renewal_.lost = false;  // a new hold: its lease is fresh
     if (holds_ == 1 && params().explicit_lease.ns == 0) {
-      renewal_ = env.spawn(renew(env));
-      renewing_ = true;
+      const Duration every = params().renew_interval.ns > 0 ? params().renew_interval : params().lease / 3;
+      start_renewal(env, every,
+                    cmd("EVAL", std::string(scripts::kReentrantRenew), "1", key(), ms(params().lease), owner_),
+                    [](const RedisResult& r) { return replied_int(r, 1); }, renewal_);
     }
     co_return true;
   }
@@ -35,14 +38,11 @@ class ReentrantLock final : public SpinLock {
     // goes down whatever the reply was — a lost reply or a refusal included.
     if (holds_ > 0) --holds_;
     if (r.ok() && r.value.type == Reply::Type::Integer && r.value.integer == 1) holds_ = 0;
-    if (holds_ == 0 && renewing_) {
-      env.cancel(renewal_);
-      renewing_ = false;
-    }
+    if (holds_ == 0) stop_renewal(env, renewal_);
     co_return r.ok() && r.value.type == Reply::Type::Integer;  // nil: not the owner
   }
 
-  bool still_held() const override { return !lost_; }
+  bool still_held() const override { return !renewal_.lost; }
 
  protected:
   Task<bool> try_acquire(Env& env) override {
@@ -55,27 +55,9 @@ class ReentrantLock final : public SpinLock {
   Duration lease() const { return params().explicit_lease.ns > 0 ? params().explicit_lease : params().lease; }
   std::string channel() const { return fmt::format("redisson_lock__channel:{{{}}}", key()); }
 
-  Task<void> renew(Env& env) {
-    const Duration interval = params().renew_interval.ns > 0 ? params().renew_interval : params().lease / 3;
-    for (;;) {
-      co_await env.sleep(interval);
-      auto r = co_await env.redis(cmd("EVAL", std::string(scripts::kReentrantRenew), "1", key(), ms(params().lease), owner_),
-                                  Purpose::Renew);
-      if (!replied_int(r, 1)) {
-        env.record(Step::RenewFailed, r.ok() ? 0 : static_cast<int64_t>(r.status));
-        lost_ = true;
-        renewing_ = false;
-        co_return;
-      }
-      env.record(Step::Renewed);
-    }
-  }
-
   std::string owner_;
   int holds_ = 0;
-  TaskId renewal_ = 0;
-  bool renewing_ = false;
-  bool lost_ = false;
+  RenewalState renewal_;
 };
 
 }  // namespace

@@ -3,17 +3,14 @@
 // the lease: the key expires and B acquires while A works) and F08 (A's DEL
 // then removes B's lock). Fixed by a unique token (token-lua) and renewal.
 #include "lock/algorithms.hpp"
+#include "lock/del_release.hpp"
 
 namespace locksim::lock {
 namespace {
 
-class SetNxPx final : public SpinLock {
+class SetNxPx final : public DelReleaseLock {
  public:
-  using SpinLock::SpinLock;
-  Task<bool> release(Env& env) override {
-    auto r = co_await env.redis(cmd("DEL", key()), Purpose::Release);
-    co_return r.ok();
-  }
+  using DelReleaseLock::DelReleaseLock;
 
  protected:
   Task<bool> try_acquire(Env& env) override {

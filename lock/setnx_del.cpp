@@ -2,17 +2,14 @@
 // Shows F01: a client that crashes while holding leaves the key forever —
 // no expiry exists. Fixed by an expiry (setnx-expire, then set-nx-px).
 #include "lock/algorithms.hpp"
+#include "lock/del_release.hpp"
 
 namespace locksim::lock {
 namespace {
 
-class SetnxDel final : public SpinLock {
+class SetnxDel final : public DelReleaseLock {
  public:
-  using SpinLock::SpinLock;
-  Task<bool> release(Env& env) override {
-    auto r = co_await env.redis(cmd("DEL", key()), Purpose::Release);
-    co_return r.ok();
-  }
+  using DelReleaseLock::DelReleaseLock;
 
  protected:
   Task<bool> try_acquire(Env& env) override {

@@ -3,17 +3,14 @@
 // connection) between the two commands leaves a key without a TTL. Fixed by
 // set-nx-px, where the value and its expiry are set by one atomic command.
 #include "lock/algorithms.hpp"
+#include "lock/del_release.hpp"
 
 namespace locksim::lock {
 namespace {
 
-class SetnxExpire final : public SpinLock {
+class SetnxExpire final : public DelReleaseLock {
  public:
-  using SpinLock::SpinLock;
-  Task<bool> release(Env& env) override {
-    auto r = co_await env.redis(cmd("DEL", key()), Purpose::Release);
-    co_return r.ok();
-  }
+  using DelReleaseLock::DelReleaseLock;
 
  protected:
   Task<bool> try_acquire(Env& env) override {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "lock/redis_node.hpp"
+#include "lock/renewal.hpp"
 #include "sim/redis/cli_split.hpp"
 
 namespace locksim::lock {
@@ -43,16 +44,18 @@ class ScriptedLock final : public SpinLock {
   Task<bool> acquire(Env& env) override {
     const bool held = co_await SpinLock::acquire(env);
     if (held && spec_->renew) {
-      lost_ = false;
-      renewal_ = env.spawn(renew(env));
-      renewing_ = true;
+      const Duration every = params().renew_interval.ns > 0 ? params().renew_interval : params().lease / 3;
+      std::shared_ptr<const VariantSpec> spec = spec_;
+      const std::string token = token_;
+      start_renewal(env, every, expand(*spec_->renew, env),
+                    [spec, token](const RedisResult& r) { return r.ok() && matches(r.value, spec->renewed_if, token); },
+                    renewal_);
     }
     co_return held;
   }
 
   Task<bool> release(Env& env) override {
-    if (renewing_) env.cancel(renewal_);
-    renewing_ = false;
+    stop_renewal(env, renewal_);
     RedisResult last;
     for (const auto& step : spec_->release) {
       last = co_await env.redis(expand(step, env), Purpose::Release);
@@ -60,7 +63,7 @@ class ScriptedLock final : public SpinLock {
     co_return last.ok() && matches(last.value, spec_->released_if, token_);
   }
 
-  bool still_held() const override { return !lost_; }
+  bool still_held() const override { return !renewal_.lost; }
 
  protected:
   Task<bool> try_acquire(Env& env) override {
@@ -102,26 +105,9 @@ class ScriptedLock final : public SpinLock {
     return out;
   }
 
-  Task<void> renew(Env& env) {
-    const Duration every = params().renew_interval.ns > 0 ? params().renew_interval : params().lease / 3;
-    for (;;) {
-      co_await env.sleep(every);
-      auto r = co_await env.redis(expand(*spec_->renew, env), Purpose::Renew);
-      if (!r.ok() || !matches(r.value, spec_->renewed_if, token_)) {
-        env.record(Step::RenewFailed, r.ok() ? 0 : static_cast<int64_t>(r.status));
-        lost_ = true;
-        renewing_ = false;
-        co_return;
-      }
-      env.record(Step::Renewed);
-    }
-  }
-
   std::shared_ptr<const VariantSpec> spec_;
   std::string token_;
-  TaskId renewal_ = 0;
-  bool renewing_ = false;
-  bool lost_ = false;
+  RenewalState renewal_;
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 // (F12: a crash frees the lock within one lease). Shows F13 (a stop-the-world
 // pause freezes the renewal too) and F14 (a cut starves it). An explicit
 // lease disables renewal, as in Redisson, and brings F10 back (F15).
+#include "lock/renewal.hpp"
 #include "lock/token_lua.hpp"
 
 namespace locksim::lock {
@@ -16,19 +17,15 @@ class WatchdogLock : public TokenLuaLock {
   using TokenLuaLock::TokenLuaLock;
   Task<bool> acquire(Env& env) override;
   Task<bool> release(Env& env) override;
-  bool still_held() const override { return !lost_; }
+  bool still_held() const override { return !renewal_.lost; }
 
  protected:
   Duration initial_lease() const override;
   bool renews() const { return params().explicit_lease.ns == 0; }
   Duration renew_interval() const;
-  void stop_renewal(Env& env);
 
  private:
-  Task<void> renew(Env& env);
-  TaskId renewal_ = 0;
-  bool renewing_ = false;
-  bool lost_ = false;
+  RenewalState renewal_;
 };
 
 }  // namespace locksim::lock

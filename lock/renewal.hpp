@@ -1,0 +1,27 @@
+#pragma once
+// The watchdog's renewal loop (Redisson's scheduleExpirationRenewal): every
+// interval, send the renewal command; at the first reply that is not a
+// renewal — the lock is someone else's now, or no answer came — record it,
+// mark the lease as possibly lost and stop, as Redisson does.
+#include <functional>
+
+#include "lock/env.hpp"
+
+namespace locksim::lock {
+
+struct RenewalState {
+  bool renewing = false;
+  bool lost = false;
+  TaskId task = 0;
+};
+
+// Runs until refused (or cancelled with its process or by release).
+Task<void> renew_until_refused(Env& env, Duration every, Command renewal,
+                               std::function<bool(const RedisResult&)> renewed, RenewalState& state);
+
+// Starts it as a second task of the client's process.
+void start_renewal(Env& env, Duration every, Command renewal, std::function<bool(const RedisResult&)> renewed,
+                   RenewalState& state);
+void stop_renewal(Env& env, RenewalState& state);
+
+}  // namespace locksim::lock
