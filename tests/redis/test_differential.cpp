@@ -443,7 +443,7 @@ TEST_CASE("Differential: generated command sequences agree with redis-server", "
   for (const char* name : {"get", "set", "getex", "hset", "hincrby", "hgetall", "multi", "exec", "watch", "eval",
                            "evalsha", "script", "expireat", "keys", "flushall", "nosuchcmd"}) {
     INFO("command " << name);
-    CHECK(harness.commands_seen[name] >= params.maxSuccess / 100);
+    CHECK(harness.commands_seen[name] >= static_cast<size_t>(params.maxSuccess / 100));
   }
   CHECK(sequences >= static_cast<size_t>(params.maxSuccess));
 }
