@@ -51,6 +51,9 @@ props::FaultModel make_model(const CheckOptions& o) {
   check_algorithm(o.algorithm);
   props::FaultModel m;
   m.base.algorithm = o.algorithm;
+  if (o.replica && o.masters != 1) throw UsageError("--replica goes with a single master");
+  m.base.masters = o.masters;
+  m.base.replica = o.replica;
   for (const auto& [name, value] : o.lock_params) {
     const lock::ParamInfo* info = lock::find_lock_param(name);
     if (!info) throw UsageError(fmt::format("unknown lock parameter '{}'", name));

@@ -26,6 +26,8 @@ struct CheckOptions {
   uint32_t clients = 0;            // 0: the fault model's 2..3
   uint32_t clients_max = 0;
   uint32_t iterations = 0;         // most iterations per client (0: the model's 3)
+  uint32_t masters = 1;            // independent Redis masters (redlock)
+  bool replica = false;            // one master with an asynchronous replica and failover
   std::map<std::string, std::string> lock_params;
   unsigned jobs = 1;
   std::string shard;               // "I/N", 0 <= I < N

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "lock/variant_file.hpp"
 
 namespace {
 
@@ -57,7 +58,7 @@ int main(int argc, char** argv) {
   check_cmd->footer(
       "Note: check's --faults names fault KINDS the explorer may draw (e.g. --faults crash,pause,slow-work), while "
       "run's --faults takes a fault PLAN (concrete faults at given times). Kinds: crash, restart, pause, slow-work, "
-      "delay, cut, reset, skew, drift, jump, redis-restart, crash-at-call, pause-at-call; or all, none.\n"
+      "delay, cut, reset, skew, drift, jump, redis-restart, crash-at-call, pause-at-call, master-crash; or all, none.\n"
       "The output does not depend on --jobs; --shard I/N runs the run indices i < --runs with i % N == I, so N "
       "machines with shards 0/N..N-1/N together cover every run once.");
   check_cmd->add_option("ALGORITHM", check.algorithm, "an algorithm id (see 'locksim list')")->required();
@@ -73,6 +74,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 26));
   check_cmd->add_option("--iterations", check.iterations, "at most this many critical sections per client (default 3)")
       ->check(CLI::Range(1, 1000));
+  check_cmd->add_option("--masters", check.masters, "independent Redis masters, for redlock (default 1)")
+      ->check(CLI::Range(1, 9));
+  check_cmd->add_flag("--replica", check.replica,
+                      "one master with an asynchronous replica, promoted when the master dies (F17)");
   check_cmd->add_option("--jobs", check.jobs, "parallel simulations (the result is the same as with one)")
       ->check(CLI::Range(1, 256));
   check_cmd->add_option("--shard", check.shard, "I/N: run only the I-th (from 0) of N interleaved slices of the runs");
@@ -120,6 +125,12 @@ int main(int argc, char** argv) {
   // redis
   auto* redis_cmd = app.add_subcommand("redis", "the Redis model's console: type commands, read replies");
 
+  // Lock variants written as data (see examples/watchdog.variant), loaded
+  // before the command runs so their names work like built-in algorithms.
+  std::vector<std::string> variants;
+  for (CLI::App* sub : {list_cmd, run_cmd, check_cmd, replay_cmd})
+    sub->add_option("--variant", variants, "load a lock variant file (repeatable); its name is then an algorithm id");
+
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;
     for (auto* sub : app.get_subcommands({})) known = known || sub->get_name() == argv[1];
@@ -137,6 +148,11 @@ int main(int argc, char** argv) {
 
   std::string command = app.get_subcommands().empty() ? std::string() : app.get_subcommands().front()->get_name();
   try {
+    for (const std::string& path : variants) {
+      std::string error;
+      auto spec = locksim::lock::load_variant_file(path, &error);
+      if (!spec || !locksim::lock::register_variant(std::move(*spec), &error)) return usage_error(error, command);
+    }
     if (tour_cmd->parsed()) return cmd_tour(tour);
     if (list_cmd->parsed()) return cmd_list(list_output);
     if (run_cmd->parsed()) {

@@ -1,5 +1,7 @@
 #include "cli/verdicts.hpp"
 
+#include "lock/registry.hpp"
+
 #include <algorithm>
 
 namespace locksim::cli {
@@ -59,7 +61,12 @@ std::string shell_quote(std::string_view text) {
 }
 
 std::string replay_command(const props::Scenario& scenario) {
-  return "locksim replay " + shell_quote(props::to_string(scenario));
+  // A variant from a file replays only with that file loaded again.
+  const lock::Algorithm* algorithm = lock::find_algorithm(scenario.algorithm);
+  std::string variant;
+  if (algorithm && algorithm->failures == "user variant")
+    variant = "--variant " + shell_quote(std::string(algorithm->documents)) + " ";
+  return "locksim replay " + variant + shell_quote(props::to_string(scenario));
 }
 
 }  // namespace locksim::cli
