@@ -9,7 +9,9 @@
 //    public:
 //     using SpinLock::SpinLock;
 //     Task<bool> try_acquire(Env& env) override {
-//       auto r = co_await env.redis(cmd("SET", key(), token_, "NX", "PX", ms(params().lease)), Purpose::Acquire);
+//       std::string token = new_token(env);  // kept only if this attempt wins
+//       auto r = co_await env.redis(cmd("SET", key(), token, "NX", "PX", ms(params().lease)), Purpose::Acquire);
+//       if (replied_ok(r)) token_ = token;
 //       co_return replied_ok(r);
 //     }
 //     Task<bool> release(Env& env) override { ... }

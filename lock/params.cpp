@@ -6,7 +6,9 @@ namespace locksim::lock {
 
 namespace {
 
-template <sim::Duration LockParams::*M>
+// Durations that pace a retry loop must be at least a millisecond: zero would
+// spin at one instant of virtual time forever.
+template <sim::Duration LockParams::*M, bool kPaces = false>
 ParamInfo duration_param(std::string_view name, std::string_view help) {
   return ParamInfo{
       name, help, [](const LockParams& p) { return sim::format_duration(p.*M); },
@@ -15,6 +17,7 @@ ParamInfo duration_param(std::string_view name, std::string_view help) {
         std::string error;
         if (!sim::parse_duration(v, d, &error)) return error;
         if (d.ns < 0) return std::string("must not be negative");
+        if (kPaces && d < sim::Duration{1'000'000}) return std::string("must be at least 1ms");
         p.*M = d;
         return std::nullopt;
       }};
@@ -31,11 +34,11 @@ const std::vector<ParamInfo>& lock_param_table() {
                   p.key = std::string(v);
                   return std::nullopt;
                 }},
-      duration_param<&LockParams::lease>("lease", "the key's TTL (getset: the timestamp lease)"),
-      duration_param<&LockParams::retry>("retry", "interval between acquire attempts"),
+      duration_param<&LockParams::lease, true>("lease", "the key's TTL (getset: the timestamp lease)"),
+      duration_param<&LockParams::retry, true>("retry", "interval between acquire attempts"),
       duration_param<&LockParams::retry_jitter>("retry-jitter", "random extra wait in [0, jitter] per retry"),
       duration_param<&LockParams::wait_limit>("wait-limit", "acquire gives up after this long"),
-      duration_param<&LockParams::call_timeout>("call-timeout", "client-side timeout of one Redis call"),
+      duration_param<&LockParams::call_timeout, true>("call-timeout", "client-side timeout of one Redis call"),
       duration_param<&LockParams::renew_interval>("renew-interval", "watchdog renewal period (0: lease/3)"),
       duration_param<&LockParams::explicit_lease>("explicit-lease", "watchdog: fixed lease, no renewal (0: none)"),
       ParamInfo{"release-if-unexpired", "getset: DEL only before one's own expiry (002's unlock)",

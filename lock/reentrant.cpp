@@ -23,8 +23,8 @@ class ReentrantLock final : public SpinLock {
     if (++holds_ == 1) renewal_.lost = false;  // a new hold: its lease is fresh
     if (holds_ == 1 && params().explicit_lease.ns == 0) {
       const Duration every = params().renew_interval.ns > 0 ? params().renew_interval : params().lease / 3;
-      start_renewal(env, every,
-                    cmd("EVAL", std::string(scripts::kReentrantRenew), "1", key(), ms(params().lease), owner_),
+      Command renewal = cmd("EVAL", std::string(scripts::kReentrantRenew), "1", key(), ms(params().lease), owner_);
+      start_renewal(env, every, [renewal] { return renewal; },
                     [](const RedisResult& r) { return replied_int(r, 1); }, renewal_);
     }
     co_return true;

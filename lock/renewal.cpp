@@ -2,11 +2,12 @@
 
 namespace locksim::lock {
 
-Task<void> renew_until_refused(Env& env, Duration every, Command renewal,
+Task<void> renew_until_refused(Env& env, Duration every, RenewalCommand renewal,
                                std::function<bool(const RedisResult&)> renewed, RenewalState& state) {
   for (;;) {
     co_await env.sleep(every);
-    auto r = co_await env.redis(renewal, Purpose::Renew);
+    Command command = renewal();
+    auto r = co_await env.redis(std::move(command), Purpose::Renew);
     const bool accepted = renewed(r);
     if (!accepted) {
       env.record(Step::RenewFailed, r.ok() ? 0 : static_cast<int64_t>(r.status));
@@ -18,8 +19,9 @@ Task<void> renew_until_refused(Env& env, Duration every, Command renewal,
   }
 }
 
-void start_renewal(Env& env, Duration every, Command renewal, std::function<bool(const RedisResult&)> renewed,
+void start_renewal(Env& env, Duration every, RenewalCommand renewal, std::function<bool(const RedisResult&)> renewed,
                    RenewalState& state) {
+  stop_renewal(env, state);
   state.lost = false;
   state.task = env.spawn(renew_until_refused(env, every, std::move(renewal), std::move(renewed), state));
   state.renewing = true;

@@ -15,12 +15,19 @@ struct RenewalState {
   TaskId task = 0;
 };
 
-// Runs until refused (or cancelled with its process or by release).
-Task<void> renew_until_refused(Env& env, Duration every, Command renewal,
+// Builds the renewal command at each send (placeholders such as a variant's
+// {now_ms} are then fresh).
+using RenewalCommand = std::function<Command()>;
+
+// Runs until refused (or cancelled with its process or by release). It keeps
+// references to `env` and `state`: the lock that owns them must stop it
+// (release does) before they go, or die with it in a crash.
+Task<void> renew_until_refused(Env& env, Duration every, RenewalCommand renewal,
                                std::function<bool(const RedisResult&)> renewed, RenewalState& state);
 
-// Starts it as a second task of the client's process.
-void start_renewal(Env& env, Duration every, Command renewal, std::function<bool(const RedisResult&)> renewed,
+// Starts it as a second task of the client's process, stopping one still
+// running from an earlier hold.
+void start_renewal(Env& env, Duration every, RenewalCommand renewal, std::function<bool(const RedisResult&)> renewed,
                    RenewalState& state);
 void stop_renewal(Env& env, RenewalState& state);
 

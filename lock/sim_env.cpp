@@ -16,11 +16,16 @@ Task<RedisResult> SimEnv::redis_on(uint32_t server, Command command, Purpose pur
   const uint32_t n = ++life_.calls;
   for (const CallFault& f : call_faults_) {
     if (f.client != client_ || f.call != n) continue;
-    sim::World& w = proc_.world();
-    if (f.kind == CallFault::Kind::Crash) w.crash(proc_.id());
-    else w.pause(proc_.id(), f.pause);
-    // Suspend here: a crash destroys this task now; a pause holds it until the pause ends.
-    co_await proc_.sleep(Duration::zero());
+    // A crash destroys the node's other tasks at once — possibly the one that
+    // owns this Env, if the renewal task is the one calling — and this task
+    // when it next suspends. So after it, only locals are touched.
+    const sim::Proc proc = proc_;
+    if (f.kind == CallFault::Kind::Crash) {
+      proc.world().crash(proc.id());
+      co_await proc.sleep(Duration::zero());  // never resumes
+    }
+    proc.world().pause(proc.id(), f.pause);
+    co_await proc.sleep(Duration::zero());  // resumes when the pause ends
   }
   RedisRequest request{std::move(command), client_, purpose};
   RedisNode::Channel& channel = route_(server < servers_ ? server : 0);

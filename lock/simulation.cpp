@@ -11,6 +11,11 @@ Simulation::Simulation(const SimulationConfig& config)
   if (!algorithm_) throw std::invalid_argument(fmt::format("unknown algorithm '{}'", config.algorithm));
   const WorkloadParams& wl = config_.workload;
   if (wl.clients == 0) throw std::invalid_argument("a run needs at least one client");
+  const sim::Duration ms1{1'000'000};
+  if (config_.lock.retry < ms1 || config_.lock.call_timeout < ms1 || config_.lock.lease < ms1)
+    throw std::invalid_argument("retry, call-timeout and lease must be at least 1ms");
+  if (config_.lock.renew_interval.ns != 0 && config_.lock.renew_interval < ms1)
+    throw std::invalid_argument("renew-interval must be 0 (lease/3) or at least 1ms");
 
   world_ = std::make_unique<sim::World>(config_.seed, config_.record_trace ? sim::Trace::Mode::Record
                                                                             : sim::Trace::Mode::HashOnly);
@@ -202,7 +207,8 @@ sim::Task<void> Simulation::critical_section(SimEnv& env, Lock& lock, uint32_t c
   }
 
   if (wl.write_resource && (!wl.stop_when_lost || lock.still_held())) {
-    auto r = co_await store_channels_[client]->call(ResourceWrite{client, lock.fence()}, config_.lock.call_timeout);
+    ResourceWrite write{client, lock.fence()};
+    auto r = co_await store_channels_[client]->call(write, config_.lock.call_timeout);
     (void)r;  // the resource records the outcome
   }
   for (uint32_t depth = nested_held; depth >= 1; --depth) {

@@ -63,7 +63,6 @@ class Simulation {
 
   // Runs until every client has finished its iterations (or is dead) or the horizon.
   void run();
-  // Runs until `stop` (checked after every event) says so, or the run ends.
   sim::World& world() { return *world_; }
   const History& history() const { return history_; }
   const SimulationConfig& config() const { return config_; }

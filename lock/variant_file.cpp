@@ -47,7 +47,7 @@ class ScriptedLock final : public SpinLock {
       const Duration every = params().renew_interval.ns > 0 ? params().renew_interval : params().lease / 3;
       std::shared_ptr<const VariantSpec> spec = spec_;
       const std::string token = token_;
-      start_renewal(env, every, expand(*spec_->renew, env),
+      start_renewal(env, every, [this, &env] { return expand(*spec_->renew, env); },
                     [spec, token](const RedisResult& r) { return r.ok() && matches(r.value, spec->renewed_if, token); },
                     renewal_);
     }
@@ -155,7 +155,9 @@ std::optional<VariantSpec> parse_variant(std::string_view text, const std::strin
     const char* bad_command = "unbalanced quotes, or a closing quote not followed by a space";
     const char* bad_reply = "expected a reply: OK, an integer, nil, not-nil, {token}, any or \"text\"";
     if (directive == "name") {
-      if (value.find_first_of(" \t;=") != std::string_view::npos) return fail("a name has no spaces, ';' or '='");
+      if (value.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+          std::string_view::npos)
+        return fail("a name is letters, digits, '.', '_' and '-'");
       spec.name = std::string(value);
     } else if (directive == "summary") {
       spec.summary = std::string(value);

@@ -18,7 +18,8 @@
 //   acquire / acquired-if  one attempt, and the reply that means it took the lock
 //   after-acquire          more commands sent once it holds (in order, replies unchecked)
 //   release / released-if  the release commands (in order); the last one's reply is checked
-//   renew / renewed-if     the renewal, sent every renew-interval while held (a watchdog)
+//   renew / renewed-if     the renewal, sent every renew-interval (0: lease/3) while held,
+//                          its placeholders filled afresh at each send (a watchdog)
 // Placeholders: {key} {token} {lease_ms} {lease_s} {now_ms} (the client's clock,
 // Unix ms) {expiry_ms} (now_ms + lease_ms + 1). Replies to expect: OK, an
 // integer, nil, not-nil, {token} (a bulk string equal to the token), any, or a

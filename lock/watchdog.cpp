@@ -17,8 +17,8 @@ Task<bool> WatchdogLock::acquire(Env& env) {
   renewal_.lost = false;
   bool held = co_await TokenLuaLock::acquire(env);
   if (held && renews()) {
-    start_renewal(env, renew_interval(),
-                  cmd("EVAL", std::string(scripts::kCompareAndPexpire), "1", key(), token(), ms(params().lease)),
+    Command renewal = cmd("EVAL", std::string(scripts::kCompareAndPexpire), "1", key(), token(), ms(params().lease));
+    start_renewal(env, renew_interval(), [renewal] { return renewal; },
                   [](const RedisResult& r) { return replied_int(r, 1); }, renewal_);
   }
   co_return held;

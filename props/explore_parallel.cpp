@@ -46,8 +46,12 @@ ExploreResult explore_parallel(const FaultModel& model, const ExploreOptions& op
   }
   if (!first) {
     result.runs = options.runs;
+    for (const auto& p : parts) result.violations_of_other_properties += p.violations_of_other_properties;
     return result;
   }
+  // As with one job: no metrics once something is found (violations_of_other_properties
+  // stays 0 here, since which runs came before the finding differs per thread).
+  result.worst = Metrics{};
   // Re-run the winner alone with shrinking: identical to what one job does.
   ExploreOptions again = options;
   const uint32_t index = (first->found->run - options.first_run) / options.stride;

@@ -48,7 +48,7 @@ struct ExploreResult {
   uint32_t runs = 0;       // scenarios run before (and including) the finding
   Metrics worst;           // the largest of each metric over the runs (empty once something is found,
                            // so that it does not depend on how runs were split among jobs)
-  uint32_t violations_of_other_properties = 0;
+  uint32_t violations_of_other_properties = 0;  // when nothing was found
 };
 
 // The same scenario without client k: its faults go, later clients move up a name.

@@ -241,9 +241,10 @@ std::optional<Scenario> parse_scenario(std::string_view text, std::string* error
         ok = p.number(word, parts[0], s.latency.spike_probability) &&
              p.duration(word, parts[1], s.latency.spike_scale) && p.number(word, parts[2], s.latency.spike_alpha) &&
              p.duration(word, parts[3], s.latency.spike_cap);
-        if (ok && (s.latency.spike_probability < 0 || s.latency.spike_probability > 1))
+        // Written so that NaN fails too.
+        if (ok && !(s.latency.spike_probability >= 0 && s.latency.spike_probability <= 1))
           ok = p.fail(word, "P must be in [0, 1]");
-        if (ok && s.latency.spike_alpha <= 1) ok = p.fail(word, "ALPHA must be above 1");
+        if (ok && !(s.latency.spike_alpha > 1 && s.latency.spike_alpha < 1e6)) ok = p.fail(word, "ALPHA must be above 1");
       }
     } else if (name == "clock") {
       auto parts = split(value, ':');
@@ -253,7 +254,8 @@ std::optional<Scenario> parse_scenario(std::string_view text, std::string* error
       ok = parts.size() == 3 ? p.client(word, parts[0], c) && p.duration(word, parts[1], offset, true) &&
                                    p.number(word, parts[2], drift)
                              : p.fail(word, "expected A:+OFFSET:PPM, as B:+2s:0");
-      if (ok && (drift <= -1'000'000 || drift > 1'000'000)) ok = p.fail(word, "PPM must be above -1000000");
+      if (ok && (drift <= -1'000'000 || drift > 1'000'000)) ok = p.fail(word, "PPM must be in (-1000000, 1000000]");
+      if (ok && c >= 64) ok = p.fail(word, "at most 64 clients");
       if (ok) {
         if (offsets.size() <= c) { offsets.resize(c + 1); drifts.resize(c + 1); }
         offsets[c] = offset;
@@ -327,7 +329,8 @@ std::optional<Scenario> parse_scenario(std::string_view text, std::string* error
   const std::vector<std::string> servers = lock::redis_node_names(s);
   for (const auto& f : s.faults.faults) {
     for (const std::string* n : {&f.node, &f.peer}) {
-      if (n->empty() || *n == "*" || *n == "store" || std::find(servers.begin(), servers.end(), *n) != servers.end())
+      if ((n == &f.peer && (n->empty() || *n == "*")) || *n == "store" ||
+          std::find(servers.begin(), servers.end(), *n) != servers.end())
         continue;
       auto c = client_index(*n);
       if (!c || *c >= w.clients) {

@@ -81,7 +81,7 @@ Duration Rng::pareto(Duration scale, double alpha, Duration cap) {
   double u = 1.0 - unit();
   double factor = portable_exp(-portable_log(u) / alpha);
   double x = factor * static_cast<double>(scale.ns);
-  if (x >= static_cast<double>(cap.ns)) return cap;
+  if (!(x < static_cast<double>(cap.ns))) return cap;  // also for NaN
   return Duration{static_cast<int64_t>(x + 0.5)};
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Virtual time. True time is an integer count of nanoseconds since the start
-// of a run; floating point never touches time, so every platform agrees.
+// of a run. Floating point reaches durations only through the generator's
+// portable distributions (IEEE basic operations), so every platform agrees.
 #include <compare>
 #include <cstdint>
 #include <limits>

@@ -1,5 +1,7 @@
 #include "sim/redis/resp.hpp"
 
+#include <algorithm>
+
 #include <charconv>
 
 namespace locksim::redis {
@@ -89,12 +91,15 @@ std::optional<size_t> decode_at(std::string_view in, size_t pos, Reply& out, int
       }
       if (count < 0 || count > 1024 * 1024) throw RespError("RESP: bad array length");
       Reply arr = Reply::array({});
-      arr.elements.resize(static_cast<size_t>(count));
+      // Each element takes at least 3 bytes: never reserve more than the input can hold.
+      arr.elements.reserve(std::min<size_t>(static_cast<size_t>(count), (in.size() - after_line) / 3));
       size_t at = after_line;
-      for (auto& element : arr.elements) {
+      for (int64_t i = 0; i < count; ++i) {
+        Reply element;
         auto next = decode_at(in, at, element, depth + 1);
         if (!next) return std::nullopt;
         at = *next;
+        arr.elements.push_back(std::move(element));
       }
       out = std::move(arr);
       return at;

@@ -41,7 +41,61 @@ struct LuaRuntime {
   int functions_ref = LUA_NOREF;  // sha -> compiled function
   int handler_ref = LUA_NOREF;    // __redis__err__handler
   int proxies_ref = LUA_NOREF;    // read-only proxy -> its backing table (weak keys)
+  // math.random's generator (Redis's rand48), reseeded with 0 before every
+  // script as Redis does: never the process-wide rand() that Lua's own uses.
+  uint64_t rand48 = 0;
 };
+
+namespace {
+
+void srand48_state(LuaRuntime& rt, int64_t seed) {
+  rt.rand48 = ((static_cast<uint64_t>(seed) << 16) | 0x330E) & ((uint64_t{1} << 48) - 1);
+}
+
+int32_t lrand48_next(LuaRuntime& rt) {
+  rt.rand48 = (0x5DEECE66DULL * rt.rand48 + 0xB) & ((uint64_t{1} << 48) - 1);
+  return static_cast<int32_t>(rt.rand48 >> 17);
+}
+
+LuaRuntime& runtime_of(lua_State* L) {
+  void* ud = nullptr;
+  lua_getallocf(L, &ud);  // the allocator's state is the runtime
+  return *static_cast<LuaRuntime*>(ud);
+}
+
+// Redis's redis_math_random: Lua 5.1's math.random over rand48.
+int redis_math_random(lua_State* L) {
+  constexpr int32_t kMax = 2147483647;
+  const lua_Number r = static_cast<lua_Number>(lrand48_next(runtime_of(L)) % kMax) / static_cast<lua_Number>(kMax);
+  switch (lua_gettop(L)) {
+    case 0:
+      lua_pushnumber(L, r);
+      break;
+    case 1: {
+      int u = luaL_checkint(L, 1);
+      luaL_argcheck(L, 1 <= u, 1, "interval is empty");
+      lua_pushnumber(L, std::floor(r * u) + 1);
+      break;
+    }
+    case 2: {
+      int l = luaL_checkint(L, 1);
+      int u = luaL_checkint(L, 2);
+      luaL_argcheck(L, l <= u, 2, "interval is empty");
+      lua_pushnumber(L, std::floor(r * (u - l + 1)) + l);
+      break;
+    }
+    default:
+      return luaL_error(L, "wrong number of arguments");
+  }
+  return 1;
+}
+
+int redis_math_randomseed(lua_State* L) {
+  srand48_state(runtime_of(L), luaL_checkint(L, 1));
+  return 0;
+}
+
+}  // namespace
 
 namespace {
 
@@ -671,6 +725,12 @@ void build_state(LuaRuntime& rt) {
   open_library(L, luaopen_table, LUA_TABLIBNAME);
   open_library(L, luaopen_string, LUA_STRLIBNAME);
   open_library(L, luaopen_math, LUA_MATHLIBNAME);
+  lua_getglobal(L, LUA_MATHLIBNAME);
+  lua_pushcfunction(L, redis_math_random);
+  lua_setfield(L, -2, "random");
+  lua_pushcfunction(L, redis_math_randomseed);
+  lua_setfield(L, -2, "randomseed");
+  lua_pop(L, 1);
   open_library(L, luaopen_debug, LUA_DBLIBNAME);
 
   lua_pushvalue(L, LUA_GLOBALSINDEX);
@@ -947,6 +1007,7 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha) {
   lua_remove(L, -2);
 
   rt.ctx = &ctx;
+  srand48_state(rt, 0);  // the same sequence at every call, as Redis
   rt.instructions = 0;
   rt.budget_exceeded = false;
   rt.memory_exceeded = false;

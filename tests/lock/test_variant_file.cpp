@@ -130,3 +130,27 @@ TEST_CASE("variant file: the example watchdog renews and keeps long work exclusi
   CHECK(renewals >= 8);  // a 3 s hold renews every 333 ms
   CHECK(acquired == 9);
 }
+
+TEST_CASE("variant file: a name is a word a scenario can carry") {
+  CHECK(error_of("name: my lock\n") == "v.lock:1: a name is letters, digits, '.', '_' and '-'");
+  CHECK(error_of("name: a[b]\n") == "v.lock:1: a name is letters, digits, '.', '_' and '-'");
+}
+
+TEST_CASE("variant file: a renewal's placeholders are filled afresh at each send") {
+  const Algorithm& variant = registered(
+      "name: v-stamped\nacquire: SET {key} {token} NX PX {lease_ms}\nrelease: DEL {key}\n"
+      "renew: SET {key}:renewed {now_ms}\nrenewed-if: OK\n");
+  SimulationConfig c;
+  c.algorithm = std::string(variant.id);
+  c.workload.clients = 1;
+  c.workload.iterations = 1;
+  c.workload.slow_work.push_back({0, 0, 2_s});
+  Simulation sim(c);
+  sim.run();
+  std::vector<std::string> stamps;
+  for (const auto& e : sim.history().events())
+    if (e.step == Step::KeySet && e.key == "lock:renewed" && e.new_value) stamps.push_back(*e.new_value);
+  REQUIRE(stamps.size() >= 3);
+  CHECK(stamps[0] != stamps[1]);
+  CHECK(stamps[1] != stamps[2]);
+}

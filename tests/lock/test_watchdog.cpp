@@ -150,3 +150,37 @@ TEST_CASE("watchdog: a pause longer than the lease freezes the renewal too (F13)
   // The holder resumed believing it held; its next renewal found someone else's token.
   CHECK_FALSE(steps(h, Step::RenewFailed, ov[0].first.client).empty());
 }
+
+TEST_CASE("watchdog: a crash injected at a renewal command kills the client cleanly", "[watchdog]") {
+  // The renewal task sends command 3 (SET, then renewals); crashing there
+  // destroys the main task (and the Env the renewal uses) while the renewal
+  // task is running: nothing may touch either afterwards.
+  SimulationConfig c;
+  c.algorithm = "watchdog";
+  c.workload.clients = 2;
+  c.workload.iterations = 1;
+  c.workload.slow_work.push_back({0, 0, 2_s});
+  c.workload.call_faults.push_back({0, 3, CallFault::Kind::Crash, {}});
+  Simulation sim(c);
+  sim.run();
+  bool crashed = false;
+  int b_acquired = 0;
+  for (const auto& e : sim.history().events()) {
+    crashed = crashed || (e.client == 0 && e.step == Step::Crashed);
+    b_acquired += e.client == 1 && e.step == Step::Acquired;
+  }
+  CHECK(crashed);
+  CHECK(b_acquired == 1);  // the lock freed within a lease of the last renewal
+}
+
+TEST_CASE("params: a zero retry, lease or call timeout is refused (it would spin at one instant)", "[params]") {
+  LockParams p;
+  for (const char* name : {"retry", "lease", "call-timeout"}) {
+    auto error = find_lock_param(name)->set(p, "0ms");
+    REQUIRE(error);
+    CHECK(*error == "must be at least 1ms");
+  }
+  SimulationConfig c;
+  c.lock.retry = 0_ms;
+  CHECK_THROWS_WITH(Simulation(c), "retry, call-timeout and lease must be at least 1ms");
+}

@@ -84,3 +84,16 @@ TEST_CASE("scenario: fault kinds parse by name, 'all' and 'none'") {
   CHECK_FALSE(parse_fault_kinds("crash,meteor", &error));
   CHECK(error.rfind("unknown fault kind 'meteor' (known: crash, restart, pause", 0) == 0);
 }
+
+TEST_CASE("scenario: out-of-range clients and NaN numbers are refused, not trusted") {
+  CHECK(parse_error("token-lua clock=C100000000:+1s:0") == "in 'clock=C100000000:+1s:0': at most 64 clients");
+  CHECK(parse_error("token-lua spikes=nan:1ms:1.5:1s") == "in 'spikes=nan:1ms:1.5:1s': P must be in [0, 1]");
+  CHECK(parse_error("token-lua spikes=0.1:1ms:nan:1s") == "in 'spikes=0.1:1ms:nan:1s': ALPHA must be above 1");
+  CHECK(parse_error("token-lua faults=[crash * @1s]") ==
+        "fault 'crash * @1s' names node '*', which this scenario does not have");
+  CHECK(parse_error("token-lua retry=0ms") == "in 'retry=0ms': must be at least 1ms");
+  CHECK(parse_error("redlock masters=3 faults=[restart redis2 @1s]") == "(parsed)");
+  CHECK(parse_error("redlock masters=3 faults=[restart redis @1s]") ==
+        "fault 'restart redis @1s' names node 'redis', which this scenario does not have");
+  CHECK(parse_error("watchdog masters=2 replica=1") == "replica=1 goes with a single master");
+}

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+
 #include "lock_scripts.hpp"
 #include "model_fixture.hpp"
 #include "sim/redis/sha1.hpp"
@@ -292,4 +294,17 @@ TEST_CASE("Determinism: the same script on the same state gives the same reply")
   auto ra = eval(a, script);
   CHECK(ra == eval(b, script));
   CHECK(ra == eval(a, script));
+}
+
+TEST_CASE("math.random is Redis's rand48, reseeded with 0 before every script (never the process's rand())") {
+  const std::string script = "return {math.random(1000000), math.random(1000000), math.random(1000000)}";
+  Model a;
+  Model b;
+  // The first values Redis itself returns for this script.
+  CHECK(eval(a, script) == "[(integer) 170829, (integer) 749902, (integer) 96372]");
+  CHECK(eval(a, script) == eval(b, script));
+  std::srand(12345);  // the C library's generator has no say
+  CHECK(eval(a, "math.randomseed(7) return math.random(10, 20)") == eval(b, "math.randomseed(7) return math.random(10, 20)"));
+  CHECK(eval(a, script) == "[(integer) 170829, (integer) 749902, (integer) 96372]");
+  CHECK(eval(a, "return math.random(0)").find("interval is empty") != std::string::npos);
 }
