@@ -216,9 +216,14 @@ int64_t lua_number_to_integer(lua_Number n) {
   return static_cast<int64_t>(n);
 }
 
-// Redis luaReplyToRedisReply (RESP2).
-Reply lua_to_reply(lua_State* L, int index, int depth) {
+// Redis luaReplyToRedisReply (RESP2). `budget` counts the elements still
+// allowed: a table that contains itself ten times over would otherwise make a
+// reply of 10^200 elements in C, where the instruction budget cannot stop it.
+// (Redis would run out of memory; the model answers an error instead.)
+Reply lua_to_reply(lua_State* L, int index, int depth, size_t& budget) {
   if (depth > 200 || !lua_checkstack(L, 4)) return Reply::error("ERR reached lua stack limit");
+  if (budget == 0) return Reply::error("ERR reply too large: more than 1000000 elements");
+  --budget;
   index = index < 0 ? lua_gettop(L) + index + 1 : index;
   switch (lua_type(L, index)) {
     case LUA_TSTRING: {
@@ -252,8 +257,9 @@ Reply lua_to_reply(lua_State* L, int index, int depth) {
           lua_pop(L, 1);
           break;
         }
-        elements.push_back(lua_to_reply(L, -1, depth + 1));
+        elements.push_back(lua_to_reply(L, -1, depth + 1, budget));
         lua_pop(L, 1);
+        if (budget == 0) return Reply::error("ERR reply too large: more than 1000000 elements");
       }
       return Reply::array(std::move(elements));
     }
@@ -1029,7 +1035,8 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha) {
   } else if (status != 0) {
     reply = error_from_lua(L, sha);
   } else {
-    reply = lua_to_reply(L, -1, 0);
+    size_t budget = 1'000'000;
+    reply = lua_to_reply(L, -1, 0, budget);
   }
   lua_settop(L, 0);
   if (rt.memory_exceeded || rt.budget_exceeded) lua_gc(L, LUA_GCCOLLECT, 0);

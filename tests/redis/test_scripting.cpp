@@ -308,3 +308,10 @@ TEST_CASE("math.random is Redis's rand48, reseeded with 0 before every script (n
   CHECK(eval(a, script) == "[(integer) 170829, (integer) 749902, (integer) 96372]");
   CHECK(eval(a, "return math.random(0)").find("interval is empty") != std::string::npos);
 }
+
+TEST_CASE("a reply that would explode (a table holding itself over and over) is refused, not built") {
+  Model m;
+  CHECK(eval(m, "local t = {} for i = 1, 10 do t[i] = t end return t") ==
+        "(error) ERR reply too large: more than 1000000 elements");
+  CHECK(eval(m, "return {1, {2, {3}}}") == "[(integer) 1, [(integer) 2, [(integer) 3]]]");
+}
