@@ -61,6 +61,17 @@ class Lock {
 
 // A lock taken by retrying one attempt every retry interval (plus jitter)
 // until it succeeds or the wait limit has passed on the client's clock.
+//
+// Ambiguous replies. A call that times out or loses its connection may or may
+// not have run. Every built-in algorithm does what the documents' code does:
+// it counts the attempt as failed and retries later, never asking whether the
+// key now holds its own value. So a SET NX that did run leaves the client's
+// own key behind: the early versions (and set-nx-px) then wait for it to
+// expire — or, without an expiry (setnx-del, setnx-expire after a lost
+// EXPIRE), forever — and the token versions wait for their own, unrecognised
+// token to expire. A lost reply to a release counts as "not released" (the
+// key expires by itself where it has a TTL); a lost reply to a renewal stops
+// the watchdog and marks the lease as possibly lost (still_held() = false).
 class SpinLock : public Lock {
  public:
   using Lock::Lock;
