@@ -14,6 +14,8 @@ ExploreResult explore_parallel(const FaultModel& model, const ExploreOptions& op
   std::mutex lock;
   uint32_t done = 0;
   std::vector<ExploreResult> parts(jobs);
+  // Threads live outside any simulation: each one runs whole simulations,
+  // one at a time, and the results are merged below in run order.
   std::vector<std::thread> threads;
   for (unsigned t = 0; t < jobs; ++t) {
     threads.emplace_back([&, t] {

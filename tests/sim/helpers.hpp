@@ -54,4 +54,14 @@ struct EchoServer {
   }
 };
 
+// A server echoing requests and one client connected to it, 10 ms apart each
+// way: the world most network and crash tests start from (TEST_CASE_METHOD).
+struct EchoPair {
+  World w{1};
+  NodeId server = (w.network().set_default_latency(LatencyDist{10_ms}), w.add_node("server"));
+  NodeId client = w.add_node("client");
+  EchoServer echo{w, server};
+  Channel<int64_t, int64_t>& ch = echo.service->connect(client);
+};
+
 }  // namespace simtest

@@ -75,12 +75,7 @@ TEST_CASE("crash hooks run at the crash", "[crash]") {
   CHECK(count_of(w, TraceKind::Crash) == 1);
 }
 
-TEST_CASE("a reply in flight to a crashed client is dropped and recorded", "[crash]") {
-  World w(1);
-  w.network().set_default_latency(LatencyDist{10_ms});
-  NodeId server = w.add_node("server"), client = w.add_node("client");
-  EchoServer echo(w, server);
-  auto& ch = echo.service->connect(client);
+TEST_CASE_METHOD(EchoPair, "a reply in flight to a crashed client is dropped and recorded", "[crash]") {
   bool resumed = false;
   w.set_start(client, [&](Proc) -> Task<void> {
     auto r = co_await ch.call(42, 1_s);
@@ -104,12 +99,7 @@ TEST_CASE("a reply in flight to a crashed client is dropped and recorded", "[cra
   CHECK(Trace::render(drops[0], "client") == "   0.020s  client   message-dropped  (receiver crashed) call #1");
 }
 
-TEST_CASE("a reply to a restarted client's old incarnation is dropped", "[crash]") {
-  World w(1);
-  w.network().set_default_latency(LatencyDist{10_ms});
-  NodeId server = w.add_node("server"), client = w.add_node("client");
-  EchoServer echo(w, server);
-  auto& ch = echo.service->connect(client);
+TEST_CASE_METHOD(EchoPair, "a reply to a restarted client's old incarnation is dropped", "[crash]") {
   std::vector<std::string> got;
   w.set_start(client, [&](Proc p) -> Task<void> {
     auto r = co_await ch.call(w.node(p.id()).incarnation == 0 ? 1 : 2, 1_s);
@@ -129,12 +119,7 @@ TEST_CASE("a reply to a restarted client's old incarnation is dropped", "[crash]
   CHECK(replies[0].at == at(33_ms));
 }
 
-TEST_CASE("a request sent just before the client crashes still runs on the server", "[crash]") {
-  World w(1);
-  w.network().set_default_latency(LatencyDist{10_ms});
-  NodeId server = w.add_node("server"), client = w.add_node("client");
-  EchoServer echo(w, server);
-  auto& ch = echo.service->connect(client);
+TEST_CASE_METHOD(EchoPair, "a request sent just before the client crashes still runs on the server", "[crash]") {
   w.set_start(client, [&](Proc) -> Task<void> { (void)co_await ch.call(7, 1_s); });
   w.schedule(at(1_ns), [](World& world, const Event& e) { world.crash(static_cast<NodeId>(e.a)); }, nullptr, client);
   w.run();

@@ -93,12 +93,7 @@ TEST_CASE("each direction of a connection is FIFO under long-tailed random delay
   });
 }
 
-TEST_CASE("a cut drops in-flight requests; the caller sees TimedOut at its timeout", "[network]") {
-  World w(1);
-  w.network().set_default_latency(LatencyDist{10_ms});
-  NodeId server = w.add_node("server"), client = w.add_node("client");
-  EchoServer echo(w, server);
-  auto& ch = echo.service->connect(client);
+TEST_CASE_METHOD(EchoPair, "a cut drops in-flight requests; the caller sees TimedOut at its timeout", "[network]") {
   std::vector<Outcome> out;
   w.set_start(client, [&](Proc p) -> Task<void> {
     p.spawn(call_at(p, ch, 0_ms, 1, 100_ms, out));   // in flight when the cut begins (5ms), arrives at 10ms
@@ -130,12 +125,7 @@ TEST_CASE("a cut drops in-flight requests; the caller sees TimedOut at its timeo
   CHECK(events_of(w, TraceKind::Heal)[0].at == at(7_ms));
 }
 
-TEST_CASE("a cut drops a reply in flight too", "[network]") {
-  World w(1);
-  w.network().set_default_latency(LatencyDist{10_ms});
-  NodeId server = w.add_node("server"), client = w.add_node("client");
-  EchoServer echo(w, server);
-  auto& ch = echo.service->connect(client);
+TEST_CASE_METHOD(EchoPair, "a cut drops a reply in flight too", "[network]") {
   std::vector<Outcome> out;
   w.set_start(client, [&](Proc p) -> Task<void> { co_await call_at(p, ch, 0_ms, 5, 50_ms, out); });
   schedule_cut(w, at(15_ms), client, server, Duration{});  // until healed: never, here
@@ -162,12 +152,7 @@ TEST_CASE("the timeout is measured by the client's clock rate", "[network]") {
   CHECK(out == std::vector<Outcome>{{CallStatus::TimedOut, 0, 400'000'000}});
 }
 
-TEST_CASE("a reset fails pending calls with ConnectionLost and loses what is in flight", "[network]") {
-  World w(1);
-  w.network().set_default_latency(LatencyDist{10_ms});
-  NodeId server = w.add_node("server"), client = w.add_node("client");
-  EchoServer echo(w, server);
-  auto& ch = echo.service->connect(client);
+TEST_CASE_METHOD(EchoPair, "a reset fails pending calls with ConnectionLost and loses what is in flight", "[network]") {
   std::vector<Outcome> out;
   w.set_start(client, [&](Proc p) -> Task<void> {
     p.spawn(call_at(p, ch, 0_ms, 1, 1_s, out));
@@ -194,12 +179,7 @@ TEST_CASE("a reset fails pending calls with ConnectionLost and loses what is in 
   CHECK(count_of(w, TraceKind::ConnectionLost) == 2);
 }
 
-TEST_CASE("calls to a crashed server give ConnectionLost", "[network]") {
-  World w(1);
-  w.network().set_default_latency(LatencyDist{10_ms});
-  NodeId server = w.add_node("server"), client = w.add_node("client");
-  EchoServer echo(w, server);
-  auto& ch = echo.service->connect(client);
+TEST_CASE_METHOD(EchoPair, "calls to a crashed server give ConnectionLost", "[network]") {
   std::vector<Outcome> out;
   w.set_start(client, [&](Proc p) -> Task<void> {
     p.spawn(call_at(p, ch, 0_ms, 1, 1_s, out));   // pending when the server crashes at 5ms
