@@ -4,7 +4,10 @@
 
 #include <iostream>
 
+#include <CLI/CLI.hpp>
+
 #include "cli/commands.hpp"
+#include "cli/subcommand.hpp"
 #include "cli/entries.hpp"
 #include "cli/progress.hpp"
 #include "cli/verdicts.hpp"
@@ -110,6 +113,28 @@ int cmd_catalogue(const CatalogueOptions& o) {
                      all_passed ? "" : " (the others are marked NO)");
   std::cout << out;
   return all_passed ? 0 : 1;
+}
+
+}  // namespace locksim::cli
+
+namespace locksim::cli {
+
+Subcommand add_catalogue_command(CLI::App& parent) {
+  auto o = std::make_shared<CatalogueOptions>();
+  auto* app =
+      parent.add_subcommand("catalogue", "run every catalogue entry (F01...F23) live and compare with its documented verdict");
+  app->footer("Exit status 0 only when every entry (and its fix) came out as documented.");
+  app->add_flag("--json", o->json,
+                "print a JSON array of objects (id, algorithm, property, expected, outcome, as_expected, runs, "
+                "wall_ms, replay, fix, fix_outcome, fix_as_expected)");
+  app->add_option("--only", o->only, "only these entries, e.g. F07,F10");
+  app->add_option("--seed", o->seed, "the explorer's seed (default 1)")->check(CLI::NonNegativeNumber);
+  app->add_option("--budget", o->budget, "most runs to look for each violation (default 2000)")
+      ->check(CLI::Range(1, 100'000'000));
+  app->add_flag("--no-fix", o->no_fix, "do not check that each fix survives the same faults");
+  app->add_option("--jobs", o->jobs, "entries run at once (their wall times then overlap)")->check(CLI::Range(1, 256));
+  add_output_options(*app, o->output, false);
+  return {app, [o] { return cmd_catalogue(*o); }};
 }
 
 }  // namespace locksim::cli

@@ -10,7 +10,10 @@
 #include <filesystem>
 #include <iostream>
 
+#include <CLI/CLI.hpp>
+
 #include "cli/commands.hpp"
+#include "cli/subcommand.hpp"
 #include "cli/progress.hpp"
 #include "cli/verdicts.hpp"
 #include "props/explorer.hpp"
@@ -175,6 +178,70 @@ int cmd_check(const CheckOptions& o) {
   }
   std::cout << out;
   return 1;
+}
+
+}  // namespace locksim::cli
+
+namespace locksim::cli {
+
+namespace {
+
+void add_check_lock_params(CLI::App& app, std::vector<std::string>& values) {
+  const auto& table = lock::lock_param_table();
+  values.assign(table.size(), std::string());
+  static const lock::LockParams defaults;
+  for (size_t i = 0; i < table.size(); ++i)
+    app.add_option("--" + std::string(table[i].name), values[i],
+                   fmt::format("lock: {} (default {})", table[i].help, table[i].get(defaults)))
+        ->group("Lock parameters");
+}
+
+}  // namespace
+
+Subcommand add_check_command(CLI::App& parent) {
+  struct State {
+    CheckOptions check;
+    std::vector<std::string> params;
+  };
+  auto state = std::make_shared<State>();
+  CheckOptions& check = state->check;
+  auto* app = parent.add_subcommand(
+      "check", "explore one algorithm over many drawn scenarios; exit 1 with a shrunk counterexample if a property is violated");
+  app->footer(
+      "Note: check's --faults names fault KINDS the explorer may draw (e.g. --faults crash,pause,slow-work), while "
+      "run's --faults takes a fault PLAN (concrete faults at given times). Kinds: crash, restart, pause, slow-work, "
+      "delay, cut, reset, skew, drift, jump, redis-restart, crash-at-call, pause-at-call, master-crash; or all, none.\n"
+      "The output does not depend on --jobs; --shard I/N runs the run indices i < --runs with i % N == I, so N "
+      "machines with shards 0/N..N-1/N together cover every run once.");
+  app->add_option("ALGORITHM", check.algorithm, "an algorithm id (see 'locksim list')")->required();
+  app->add_option("--runs", check.runs, "how many scenarios to draw and run (default 1000)")
+      ->check(CLI::Range(1, 100'000'000));
+  app->add_option("--seed", check.seed, "the exploration's seed (default 1)")->check(CLI::NonNegativeNumber);
+  app->add_option("--faults", check.faults, "fault KINDS the explorer may draw, comma-separated, or all/none (default all)");
+  app->add_option("--property", check.property,
+                  "look for this property only: mutual-exclusion, no-deadlock, owner-only-release, fenced-writes, "
+                  "reentrancy, bounded-wait (default any)");
+  app->add_option("--clients", check.clients, "exactly this many clients per run (default 2 to 3)")->check(CLI::Range(1, 26));
+  app->add_option("--clients-max", check.clients_max, "at most this many clients per run (default 3)")
+      ->check(CLI::Range(1, 26));
+  app->add_option("--iterations", check.iterations, "at most this many critical sections per client (default 3)")
+      ->check(CLI::Range(1, 1000));
+  app->add_option("--masters", check.masters, "independent Redis masters, for redlock (default 1)")->check(CLI::Range(1, 9));
+  app->add_flag("--replica", check.replica, "one master with an asynchronous replica, promoted when the master dies (F17)");
+  app->add_option("--jobs", check.jobs, "parallel simulations (the result is the same as with one)")->check(CLI::Range(1, 256));
+  app->add_option("--shard", check.shard, "I/N: run only the I-th (from 0) of N interleaved slices of the runs");
+  app->add_option("--save", check.save, "append the counterexample to this regression file");
+  app->add_flag("--no-shrink", check.no_shrink, "show the counterexample as found, unshrunk");
+  app->add_flag("--timing", check.timing, "print the wall time to standard error");
+  app->add_flag("--list-runs", check.list_runs, "print the run indices this shard would run, and stop")->group("");
+  add_check_lock_params(*app, state->params);
+  add_output_options(*app, check.output);
+  return {app, [state, app] {
+            ScenarioOptions given;
+            collect_lock_params(*app, given, state->params);
+            state->check.lock_params = given.lock_params;
+            return cmd_check(state->check);
+          }};
 }
 
 }  // namespace locksim::cli

@@ -1,7 +1,7 @@
 #pragma once
 // The subcommands of `locksim`. Each returns the process's exit status:
 // 0 fine, 1 a violation was found (check), 2 usage error (thrown as
-// UsageError and reported by main), 3 not available in this build yet.
+// UsageError and reported by main).
 #include <cstdint>
 #include <map>
 #include <string>
@@ -13,7 +13,6 @@
 
 namespace locksim::cli {
 
-inline constexpr int kNotYetAvailable = 3;
 
 // `check`: its --faults are fault KINDS the explorer may draw (run's
 // --faults is a fault PLAN, a schedule of concrete faults).

@@ -1,22 +1,19 @@
-// locksim redis: the Redis model's console, when this build has it.
+// locksim redis: the Redis model's console.
+#include <CLI/CLI.hpp>
+
 #include <iostream>
 
 #include "cli/commands.hpp"
-
-#if __has_include("sim/redis/console.hpp")
+#include "cli/subcommand.hpp"
 #include "sim/redis/console.hpp"
-#define LOCKSIM_HAVE_CONSOLE 1
-#endif
 
 namespace locksim::cli {
 
-int cmd_redis() {
-#ifdef LOCKSIM_HAVE_CONSOLE
-  return redis::run_console(std::cin, std::cout, std::cerr);
-#else
-  std::cerr << "locksim: 'redis' is not available in this build (it needs sim/redis)\n";
-  return kNotYetAvailable;
-#endif
+int cmd_redis() { return redis::run_console(std::cin, std::cout, std::cerr); }
+
+Subcommand add_redis_command(CLI::App& parent) {
+  auto* app = parent.add_subcommand("redis", "the Redis model's console: type commands, read replies");
+  return {app, [] { return cmd_redis(); }};
 }
 
 }  // namespace locksim::cli

@@ -9,7 +9,10 @@
 #include <fstream>
 #include <iostream>
 
+#include <CLI/CLI.hpp>
+
 #include "cli/commands.hpp"
+#include "cli/subcommand.hpp"
 #include "cli/verdicts.hpp"
 #include "props/regression.hpp"
 
@@ -115,6 +118,21 @@ int cmd_replay(const ReplayOptions& options) {
   if (options.output.raw_trace) out += "\n" + rec.sim->world().trace().render();
   std::cout << out;
   return status;
+}
+
+}  // namespace locksim::cli
+
+namespace locksim::cli {
+
+Subcommand add_replay_command(CLI::App& parent) {
+  auto options = std::make_shared<ReplayOptions>();
+  auto* app = parent.add_subcommand("replay", "re-run a printed or saved scenario, check it and show its timeline");
+  app->add_option("SCENARIO", options->scenario,
+                  "the scenario text as printed (quote it), or a file holding one: its first line that is not "
+                  "blank or a # comment, a scenario or a regression line 'violates PROPERTY: SCENARIO'")
+      ->required();
+  add_output_options(*app, options->output);
+  return {app, [options] { return cmd_replay(*options); }};
 }
 
 }  // namespace locksim::cli

@@ -6,7 +6,10 @@
 #include <fstream>
 #include <iostream>
 
+#include <CLI/CLI.hpp>
+
 #include "cli/commands.hpp"
+#include "cli/subcommand.hpp"
 #include "cli/verdicts.hpp"
 #include "render/chrome_trace.hpp"
 #include "render/svg.hpp"
@@ -155,6 +158,34 @@ int cmd_list(const OutputOptions& output) {
     out += fmt::format("  --{:<22} {:<8} {}\n", p.name, p.get(defaults), p.help);
   std::cout << out;
   return 0;
+}
+
+}  // namespace locksim::cli
+
+namespace locksim::cli {
+
+Subcommand add_list_command(CLI::App& parent) {
+  auto output = std::make_shared<OutputOptions>();
+  auto* app = parent.add_subcommand("list", "the algorithms in evolution order, with their documents and parameters");
+  add_output_options(*app, *output, false);
+  return {app, [output] { return cmd_list(*output); }};
+}
+
+Subcommand add_run_command(CLI::App& parent) {
+  struct State {
+    ScenarioOptions scenario;
+    std::vector<std::string> params;
+    OutputOptions output;
+  };
+  auto state = std::make_shared<State>();
+  auto* app = parent.add_subcommand("run", "run one simulation of an algorithm and show its timeline");
+  app->add_option("ALGORITHM", state->scenario.algorithm, "an algorithm id (see 'locksim list')")->required();
+  add_scenario_options(*app, state->scenario, state->params);
+  add_output_options(*app, state->output);
+  return {app, [state, app] {
+            collect_lock_params(*app, state->scenario, state->params);
+            return cmd_run(state->scenario, state->output);
+          }};
 }
 
 }  // namespace locksim::cli

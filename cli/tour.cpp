@@ -13,7 +13,10 @@
 #include <set>
 #include <thread>
 
+#include <CLI/CLI.hpp>
+
 #include "cli/commands.hpp"
+#include "cli/subcommand.hpp"
 #include "cli/entries.hpp"
 #include "cli/progress.hpp"
 #include "cli/verdicts.hpp"
@@ -331,6 +334,18 @@ int cmd_tour(const TourOptions& options) {
   out += "\nMore: locksim check ALGORITHM, locksim catalogue, locksim replay SCENARIO\n";
   std::cout << out;
   return all_expected ? 0 : 1;
+}
+
+}  // namespace locksim::cli
+
+namespace locksim::cli {
+
+Subcommand add_tour_command(CLI::App& parent) {
+  auto options = std::make_shared<TourOptions>();
+  auto* app = parent.add_subcommand("tour", "walk the lock evolution: each version, the failure found in it, the fix");
+  app->add_option("--only", options->only, "show one algorithm only");
+  add_output_options(*app, options->output, false);
+  return {app, [options] { return cmd_tour(*options); }};
 }
 
 }  // namespace locksim::cli

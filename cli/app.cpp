@@ -1,0 +1,99 @@
+// locksim: the lock evolution tour, checks, replays, timelines and the Redis
+// model's console. Usage errors exit 2 with one line naming the problem.
+#include "cli/app.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <exception>
+#include <iostream>
+
+#include "cli/options.hpp"
+#include "cli/subcommand.hpp"
+#include "lock/variant_file.hpp"
+
+namespace locksim::cli {
+
+namespace {
+
+constexpr const char* kVersion = "locksim 0.1.0";
+
+int usage_error(const std::string& message, const std::string& command) {
+  std::cerr << "locksim: error: " << message << "\n"
+            << "Run 'locksim " << (command.empty() ? "" : command + " ") << "--help' for usage.\n";
+  return 2;
+}
+
+// Lock variants written as data (see examples/watchdog.variant), loaded
+// before the command runs so that their names work like built-in algorithms.
+void add_variant_option(const std::vector<Subcommand>& commands, std::vector<std::string>& variants) {
+  for (const Subcommand& c : commands) {
+    const std::string& name = c.app->get_name();
+    if (name == "list" || name == "run" || name == "check" || name == "replay")
+      c.app->add_option("--variant", variants, "load a lock variant file (repeatable); its name is then an algorithm id");
+  }
+}
+
+// Unknown first words get the list of commands rather than CLI11's guess.
+std::string unknown_command(const std::vector<Subcommand>& commands, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return {};
+  std::string names;
+  for (const Subcommand& c : commands) {
+    if (c.app->get_name() == argv[1]) return {};
+    names += (names.empty() ? "" : ", ") + c.app->get_name();
+  }
+  return fmt::format("unknown command '{}' ({})", argv[1], names);
+}
+
+int run_parsed(const std::vector<Subcommand>& commands, const std::vector<std::string>& variants) {
+  for (const std::string& path : variants) {
+    std::string error;
+    auto spec = lock::load_variant_file(path, &error);
+    if (!spec || !lock::register_variant(std::move(*spec), &error)) throw UsageError(error);
+  }
+  for (const Subcommand& c : commands)
+    if (c.app->parsed()) return c.run();
+  throw UsageError("no command given");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"locksim: Redis distributed-lock algorithms in a deterministic simulator, each documented failure "
+               "found, shrunk and shown as a replayable timeline.",
+               "locksim"};
+  app.set_version_flag("--version", kVersion);
+  app.require_subcommand(1);
+  app.footer("Start with 'locksim tour'. Exit status: 0 ok, 1 violation found (check), 2 usage error.");
+
+  const std::vector<Subcommand> commands = {
+      add_tour_command(app),      add_list_command(app),   add_run_command(app),   add_check_command(app),
+      add_catalogue_command(app), add_replay_command(app), add_redis_command(app),
+  };
+  std::vector<std::string> variants;
+  add_variant_option(commands, variants);
+
+  if (std::string unknown = unknown_command(commands, argc, argv); !unknown.empty()) return usage_error(unknown, "");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::string command;
+    for (auto* sub : app.get_subcommands()) command = sub->get_name();
+    return usage_error(e.what(), command);
+  }
+
+  std::string command = app.get_subcommands().empty() ? std::string() : app.get_subcommands().front()->get_name();
+  try {
+    return run_parsed(commands, variants);
+  } catch (const UsageError& e) {
+    return usage_error(e.what(), command);
+  } catch (const std::invalid_argument& e) {
+    return usage_error(e.what(), command);
+  } catch (const std::exception& e) {
+    std::cerr << "locksim: internal error: " << e.what() << "\n";
+    return 4;
+  }
+}
+
+}  // namespace locksim::cli
