@@ -94,16 +94,7 @@ int cmd_check(const CheckOptions& o) {
     if (!target) throw UsageError(fmt::format("--property: unknown property '{}' (known: {})", o.property, property_list()));
   }
   const Shard shard = o.shard.empty() ? Shard{} : parse_shard(o.shard);
-  if (!o.save.empty()) {
-    // Say now, not after the exploration, when the file cannot be written.
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    const fs::path path(o.save);
-    const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-    if (fs::exists(path, ec) ? (fs::is_directory(path, ec) || access(o.save.c_str(), W_OK) != 0)
-                             : (!fs::is_directory(dir, ec) || access(dir.c_str(), W_OK) != 0))
-      throw UsageError(fmt::format("--save: cannot write '{}'", o.save));
-  }
+  check_output_paths(o.output, o.save);  // now, not after the exploration
 
   props::ExploreOptions x;
   x.seed = o.seed;
@@ -162,21 +153,17 @@ int cmd_check(const CheckOptions& o) {
   out += fmt::format("scenario:   {}\n", props::to_string(found.shrunk));
   out += fmt::format("trace hash: {:016x}\n", rec.trace_hash);
   out += fmt::format("replay:     {}\n", replay_command(found.shrunk));
-  if (!o.output.trace_json.empty()) out += fmt::format("wrote {} (open it in https://ui.perfetto.dev)\n", o.output.trace_json);
-  if (!o.output.svg.empty()) out += fmt::format("wrote {}\n", o.output.svg);
+  std::cout << out << std::flush;  // the counterexample first: a failed write below cannot lose it
   if (!o.save.empty()) {
     props::Regression reg;
     reg.violates = true;
     reg.property = p;
     reg.scenario = found.shrunk;
     std::string error;
-    if (!props::append_regression(o.save, reg, &error)) {
-      std::cout << out;
-      throw UsageError(fmt::format("--save: {}", error));
-    }
-    out += fmt::format("saved to {}\n", o.save);
+    if (!props::append_regression(o.save, reg, &error)) throw UsageError(fmt::format("--save: {}", error));
+    std::cout << fmt::format("saved to {}\n", o.save) << std::flush;
   }
-  std::cout << out;
+  write_outputs(shown, std::cout);
   return 1;
 }
 
@@ -216,8 +203,9 @@ Subcommand add_check_command(CLI::App& parent) {
   app->add_option("ALGORITHM", check.algorithm, "an algorithm id (see 'locksim list')")->required();
   app->add_option("--runs", check.runs, "how many scenarios to draw and run (default 1000)")
       ->check(CLI::Range(1, 100'000'000));
-  app->add_option("--seed", check.seed, "the exploration's seed (default 1)")->check(CLI::NonNegativeNumber);
-  app->add_option("--faults", check.faults, "fault KINDS the explorer may draw, comma-separated, or all/none (default all)");
+  app->add_option("--seed", check.seed, "the exploration's seed (default 1)")->check(seed_validator());
+  app->add_option("--faults", check.faults, "fault KINDS the explorer may draw, comma-separated, or all/none (default all)")
+      ->check(non_empty_validator("KINDS"));
   app->add_option("--property", check.property,
                   "look for this property only: mutual-exclusion, no-deadlock, owner-only-release, fenced-writes, "
                   "reentrancy, bounded-wait (default any)");

@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -15,6 +15,7 @@
 #include "cli/subcommand.hpp"
 #include "cli/verdicts.hpp"
 #include "props/regression.hpp"
+#include "sim/files.hpp"
 
 namespace locksim::cli {
 
@@ -67,21 +68,23 @@ Loaded load(const std::string& arg) {
     if (looks_like_path(arg)) throw UsageError(fmt::format("cannot read '{}': {}", arg, std::strerror(ENOENT)));
     return parse_text(trim(arg), "");
   }
-  std::ifstream in(arg);
-  if (!in) throw UsageError(fmt::format("cannot read '{}': {}", arg, std::strerror(errno)));
+  std::string error;
+  auto text = sim::read_input_file(arg, sim::kMaxInputBytes, &error);
+  if (!text) throw UsageError(error);
+  std::istringstream in(*text);
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     std::string t = trim(line);
     if (t.empty() || t[0] == '#') continue;
     return parse_text(t, fmt::format("{}:{}", arg, number));
   }
-  if (in.bad()) throw UsageError(fmt::format("cannot read '{}': {}", arg, std::strerror(errno)));
   throw UsageError(fmt::format("{}: no scenario in the file (only blank lines and # comments)", arg));
 }
 
 }  // namespace
 
 int cmd_replay(const ReplayOptions& options) {
+  check_output_paths(options.output);
   Loaded l = load(options.scenario);
   Recorded rec;
   try {
@@ -113,10 +116,9 @@ int cmd_replay(const ReplayOptions& options) {
     if (!kept) status = 1;
   }
   out += fmt::format("trace hash: {:016x}\n", rec.trace_hash);
-  if (!options.output.trace_json.empty()) out += fmt::format("wrote {} (open it in https://ui.perfetto.dev)\n", options.output.trace_json);
-  if (!options.output.svg.empty()) out += fmt::format("wrote {}\n", options.output.svg);
   if (options.output.raw_trace) out += "\n" + rec.sim->world().trace().render();
-  std::cout << out;
+  std::cout << out << std::flush;
+  write_outputs(shown, std::cout);
   return status;
 }
 

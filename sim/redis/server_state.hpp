@@ -8,6 +8,13 @@
 #include "sim/redis/server.hpp"
 
 namespace locksim::redis {
+struct MemoryMeter {
+  size_t measured = 0;  // the data set's size at the last walk (memory.hpp)
+  size_t grown = 0;     // at most this much added since
+};
+}  // namespace locksim::redis
+
+namespace locksim::redis {
 
 class ScriptEngine;
 
@@ -17,6 +24,7 @@ struct Server::State {
 
   ServerOptions options;
   Database db;
+  MemoryMeter memory;  // maxmemory accounting (memory.hpp)
   std::vector<std::unique_ptr<ConnectionState>> connections;  // index = id - 1; null once closed
   std::unique_ptr<ScriptEngine> scripts;                      // created on first use
 
