@@ -12,21 +12,23 @@ namespace locksim::sim {
 
 // Time arithmetic saturates at the int64 edges instead of overflowing: inputs
 // are bounded (props/limits.hpp), and this keeps any sum of them defined.
-constexpr int64_t saturate(bool overflowed, int64_t value, bool towards_max) {
-  if (!overflowed) return value;
+constexpr int64_t saturated(bool towards_max) {
   return towards_max ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
 }
 constexpr int64_t add_sat(int64_t a, int64_t b) {
   int64_t r = 0;
-  return saturate(__builtin_add_overflow(a, b, &r), r, b > 0);
+  if (__builtin_add_overflow(a, b, &r)) return saturated(b > 0);
+  return r;
 }
 constexpr int64_t sub_sat(int64_t a, int64_t b) {
   int64_t r = 0;
-  return saturate(__builtin_sub_overflow(a, b, &r), r, b < 0);
+  if (__builtin_sub_overflow(a, b, &r)) return saturated(b < 0);
+  return r;
 }
 constexpr int64_t mul_sat(int64_t a, int64_t b) {
   int64_t r = 0;
-  return saturate(__builtin_mul_overflow(a, b, &r), r, (a < 0) == (b < 0));
+  if (__builtin_mul_overflow(a, b, &r)) return saturated((a < 0) == (b < 0));
+  return r;
 }
 constexpr int64_t neg_sat(int64_t a) { return a == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -a; }
 

@@ -47,9 +47,11 @@ TEST_CASE("maxmemory: over the cap, commands that add data get Redis's OOM error
   CHECK(to_string(server.execute(conn, {"GET", "k"}, 0)) == "(nil)");  // reads still work
   CHECK(to_string(server.execute(conn, {"DEL", "big"}, 0)) == "(integer) 1");
   CHECK(to_string(server.execute(conn, {"SET", "k", "v"}, 0)) == "OK");
-  // SETRANGE's padding counts too.
-  server.execute(conn, {"SETRANGE", "pad", "5000000", "x"}, 0);
-  CHECK(to_string(server.execute(conn, {"SET", "k2", "v"}, 0)) == oom);
+  // A transaction's writes are checked one by one.
+  server.execute(conn, {"MULTI"}, 0);
+  server.execute(conn, {"SET", "a", std::string(2 * 1024 * 1024, 'x')}, 0);
+  server.execute(conn, {"SET", "b", "v"}, 0);
+  CHECK(to_string(server.execute(conn, {"EXEC"}, 0)) == "[OK, " + oom.substr(0) + "]");
 }
 
 TEST_CASE("Deadlines at the edges of int64 are refused, never overflowed") {
@@ -61,7 +63,7 @@ TEST_CASE("Deadlines at the edges of int64 are refused, never overflowed") {
   CHECK(to_string(server.execute(conn, {"SET", "k", "v", "PX", "100"}, far_past)) == invalid);
   CHECK(to_string(server.execute(conn, {"SET", "k", "v"}, far_past)) == "OK");
   CHECK(to_string(server.execute(conn, {"PEXPIRE", "k", "-9223372036854775807"}, far_past)).starts_with("(error) ERR"));
-  CHECK(to_string(server.execute(conn, {"SET", "k", "v", "PXAT", "100"}, 0)) == "OK");
+  CHECK(to_string(server.execute(conn, {"SET", "k", "v", "PXAT", "9223372036854775000"}, 0)) == "OK");
   CHECK(server.execute(conn, {"PTTL", "k"}, far_past).integer == std::numeric_limits<int64_t>::max());
 }
 
@@ -73,7 +75,7 @@ TEST_CASE("The console's clock refuses to advance past its end") {
   CHECK(out.str().find("1700000000") != std::string::npos);  // the clock did not move
 }
 
-TEST_CASE("--fail-on-error: the console exits 1 after an error reply or a bad line") {
+TEST_CASE("With fail_on_error the console exits 1 after an error reply or a bad line") {
   auto status = [](const std::string& script, bool fail_on_error) {
     std::istringstream in(script);
     std::ostringstream out, err;
