@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/replay_real.hpp"
 #include "cli/subcommand.hpp"
 #include "cli/verdicts.hpp"
 #include "props/regression.hpp"
@@ -83,6 +84,7 @@ Loaded load(const std::string& arg) {
 
 int cmd_replay(const ReplayOptions& options) {
   Loaded l = load(options.scenario);
+  if (options.real) return cmd_replay_real(l.scenario, options);
   Recorded rec;
   try {
     rec = run_recorded(l.scenario);
@@ -132,6 +134,15 @@ Subcommand add_replay_command(CLI::App& parent) {
                   "blank or a # comment, a scenario or a regression line 'violates PROPERTY: SCENARIO'")
       ->required();
   add_output_options(*app, options->output);
+  app->add_flag("--real", options->real,
+                "also run the scenario against real redis-server processes in real time, with real faults, and "
+                "compare (exit 0 when the real run agrees with the simulation, 1 when not, 3 when a fault cannot be "
+                "injected for real)");
+  app->add_option("--time-scale", options->time_scale, "--real: stretch every duration this many times")
+      ->capture_default_str();
+  app->add_option("--redis-server", options->redis_server, "--real: the redis-server binary (default: PATH)");
+  app->add_option("--attempts", options->attempts, "--real: real runs tried before 'not reproduced'")
+      ->capture_default_str();
   return {app, [options] { return cmd_replay(*options); }};
 }
 
