@@ -29,6 +29,7 @@ SceneTime in_scene_time(const real::RealRun& run, double k) {
   for (lock::HistoryEvent e : run.history().events()) {
     e.at = shrink(e.at, k);
     e.local = shrink(e.local, k);
+    if (e.expire_at_ms >= 0) e.expire_at_ms = lock::kEpochMs + shrink(e.expire_at_ms - lock::kEpochMs, k);
     s.history.add(std::move(e));
   }
   sim::NodeId last = 0;
@@ -50,10 +51,22 @@ std::string cause_of(const props::Violation& v) {
   return at == std::string::npos ? v.sentence : v.sentence.substr(at + 3);
 }
 
+// The violation a run is known by: the first property, in the properties' order
+// (mutual exclusion first), that it violates.
+const props::Violation* headline(const props::Verdict& v) {
+  for (props::Property p : props::kAllProperties)
+    if (const props::Violation* found = v.find(p)) return found;
+  return nullptr;
+}
+
 std::string verdict_line(const props::Verdict& v) {
-  if (v.violations.empty()) return "every property held";
-  const props::Violation& first = v.violations.front();
-  return fmt::format("{} violated: {}", props::to_string(first.property), first.sentence);
+  const props::Violation* first = headline(v);
+  if (!first) return "every property held";
+  std::string others;
+  for (const props::Violation& x : v.violations)
+    if (x.property != first->property) others += (others.empty() ? "" : ", ") + std::string(props::to_string(x.property));
+  return fmt::format("{} violated: {}{}", props::to_string(first->property), first->sentence,
+                     others.empty() ? "" : " (also violated: " + others + ")");
 }
 
 struct Attempt {
@@ -86,7 +99,7 @@ std::pair<std::string, bool> compare(const props::Verdict& simulated, const prop
                           attempts == 1 ? "" : "s"), true};
     return {fmt::format("differs: {} for real, though the simulation held", verdict_line(real)), false};
   }
-  const props::Violation& expected = simulated.violations.front();
+  const props::Violation& expected = *headline(simulated);
   const props::Violation* found = real.find(expected.property);
   if (!found) return {fmt::format("not reproduced in {} attempt{}", attempts, attempts == 1 ? "" : "s"), false};
   const std::string cause = cause_of(*found), simulated_cause = cause_of(expected);
@@ -121,9 +134,7 @@ int cmd_replay_real(const props::Scenario& scenario, const ReplayOptions& option
       throw UsageError(e.what());
     }
     const bool violated = !last.verdict.violations.empty();
-    if (!simulated.verdict.violations.empty() && violated &&
-        last.verdict.find(simulated.verdict.violations.front().property))
-      break;
+    if (!simulated.verdict.violations.empty() && last.verdict.find(headline(simulated.verdict)->property)) break;
     if (simulated.verdict.violations.empty() && violated) break;
   }
   const std::string title = fmt::format("{} for real (time scale {}, shown in scenario time): seed {}, {} clients",

@@ -45,6 +45,8 @@ struct RealClient::Reply {
   std::shared_ptr<Op> op;
   uint32_t node;
   uint64_t serial, call;
+  lock::Command command;
+  lock::Purpose purpose;
 };
 
 RealClient::RealClient(RealRun& run, uint32_t index)
@@ -117,7 +119,6 @@ std::string RealClient::describe(const lock::Command& command) const {
 }
 
 void RealClient::send(uint32_t node, const lock::Command& command, lock::Purpose purpose, const std::shared_ptr<Op>& op) {
-  (void)purpose;
   Connection* conn = connection(node);
   const uint64_t call = ++calls_sent_;
   const uint64_t serial = conn ? conn->serial : 0;
@@ -136,7 +137,7 @@ void RealClient::send(uint32_t node, const lock::Command& command, lock::Purpose
     argv.push_back(arg.data());
     lengths.push_back(arg.size());
   }
-  auto* reply = new Reply{this, op, node, serial, call};
+  auto* reply = new Reply{this, op, node, serial, call, command, purpose};
   if (!conn || redisAsyncCommandArgv(conn->context, &RealClient::on_reply, reply, static_cast<int>(argv.size()),
                                      argv.data(), lengths.data()) != REDIS_OK) {
     delete reply;
@@ -159,6 +160,8 @@ void RealClient::on_reply(redisAsyncContext*, void* raw, void* data) {
     return;
   }
   redis::Reply value = from_hiredis(static_cast<redisReply*>(raw));
+  // Its effects on the keys go to the history before the client sees the reply (see shadow.hpp).
+  self.run_.shadow(r->node).replay(r->command, self.index_, r->purpose, now);
   // The command ran (even if its caller stopped waiting): the server's side of the trace.
   trace.add(now, self.run_.server_node(r->node), TraceKind::CallExecuted, static_cast<int64_t>(r->serial),
             static_cast<int64_t>(r->call), "-> " + redis::to_string(value));
@@ -187,7 +190,10 @@ RealClient::Connection* RealClient::connection(uint32_t node) {
 }
 
 void RealClient::on_disconnect(const redisAsyncContext* ac, int) {
-  if (auto* slot = static_cast<Connection*>(ac->data)) slot->context = nullptr;  // hiredis frees the context
+  auto* slot = static_cast<Connection*>(ac->data);
+  if (!slot) return;
+  slot->context = nullptr;  // hiredis frees the context
+  slot->client->run_.shadow(slot->node).disconnect(slot->client->index_);
 }
 
 void RealClient::drop_connections() {
@@ -196,6 +202,7 @@ void RealClient::drop_connections() {
     redisAsyncContext* ac = std::exchange(slot->context, nullptr);
     ac->data = nullptr;
     redisAsyncFree(ac);  // pending callbacks get no reply: their ops report a lost connection
+    run_.shadow(slot->node).disconnect(index_);
   }
 }
 

@@ -55,7 +55,10 @@ RealRun::RealRun(const lock::SimulationConfig& config, const RealSetup& setup)
     names.push_back(lock::client_name(c));
     trace_.set_node_name(client_node(c), names.back());
   }
-  for (uint32_t n = 0; n < deployment_->nodes(); ++n) trace_.set_node_name(server_node(n), deployment_->name(n));
+  for (uint32_t n = 0; n < deployment_->nodes(); ++n) {
+    trace_.set_node_name(server_node(n), deployment_->name(n));
+    shadows_.push_back(std::make_unique<Shadow>(history_, n));
+  }
   trace_.set_node_name(server_node(deployment_->nodes()), "store");
   history_.set_clients(names);
   for (uint32_t c = 0; c < config_.workload.clients; ++c) clients_.push_back(std::make_unique<RealClient>(*this, c));
@@ -181,6 +184,7 @@ void RealRun::server_event(Step step, uint32_t node) {
 void RealRun::crash_server(uint32_t node) {
   if (!deployment_->process(node).running()) return;
   deployment_->process(node).kill();
+  if (!deployment_->durable()) shadows_[node]->forget();
   trace_.add(loop_.now(), server_node(node), TraceKind::Crash);
   server_event(Step::ServerCrashed, node);
   if (!config_.replica || node != 0 || promoted_) return;

@@ -17,6 +17,7 @@
 #include "real/deployment.hpp"
 #include "real/event_loop.hpp"
 #include "real/process.hpp"
+#include "real/shadow.hpp"
 #include "sim/trace.hpp"
 
 namespace locksim::real {
@@ -52,6 +53,7 @@ class RealRun {
   // For the clients.
   EventLoop& loop() { return loop_; }
   Deployment& deployment() { return *deployment_; }
+  Shadow& shadow(uint32_t node) { return *shadows_[node]; }
   const lock::Algorithm& algorithm() const { return *algorithm_; }
   lock::History& history() { return history_; }
   sim::Trace& trace() { return trace_; }
@@ -82,6 +84,7 @@ class RealRun {
   lock::History history_;
   sim::Trace trace_;
   std::unique_ptr<Deployment> deployment_;
+  std::vector<std::unique_ptr<Shadow>> shadows_;  // per node
   std::vector<std::unique_ptr<RealClient>> clients_;
   int64_t highest_token_ = -1;
   size_t faults_left_ = 0;
