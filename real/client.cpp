@@ -307,7 +307,7 @@ void RealClient::crash() {
 }
 
 void RealClient::restart() {
-  if (!crashed_) return;
+  crash();  // a restart of a running client crashes it first, as in the simulator
   crashed_ = false;
   finished_ = false;
   run_.trace().add(run_.loop().now(), run_.client_node(index_), TraceKind::Restart, static_cast<int64_t>(incarnation_));

@@ -6,6 +6,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <linux/close_range.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -130,6 +131,9 @@ void RedisProcess::start(bool wait) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive us, whatever kills us
     if (::getppid() != parent) ::_exit(1);
     ::setpgid(0, 0);                     // a Ctrl-C on the terminal reaches us, not the child directly
+    // None of our sockets may live on in the server: a client's end held open
+    // here would hide from it that its connection was closed.
+    ::close_range(3, ~0U, 0);
     ::execv(options_.binary.c_str(), argv.data());
     ::_exit(127);
   }

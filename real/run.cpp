@@ -184,7 +184,7 @@ void RealRun::server_event(Step step, uint32_t node) {
 void RealRun::crash_server(uint32_t node) {
   if (!deployment_->process(node).running()) return;
   deployment_->process(node).kill();
-  if (!deployment_->durable()) shadows_[node]->forget();
+  if (!deployment_->durable()) shadows_[node]->forget(loop_.now());
   trace_.add(loop_.now(), server_node(node), TraceKind::Crash);
   server_event(Step::ServerCrashed, node);
   if (!config_.replica || node != 0 || promoted_) return;
@@ -207,7 +207,7 @@ void RealRun::crash_server(uint32_t node) {
 }
 
 void RealRun::restart_server(uint32_t node) {
-  if (deployment_->process(node).running()) return;
+  crash_server(node);  // a restart of a running server crashes it first, as in the simulator
   deployment_->process(node).start(false);  // clients that call before it listens see a lost connection
   trace_.add(loop_.now(), server_node(node), TraceKind::Restart, 1);
   server_event(Step::ServerRestarted, node);

@@ -25,7 +25,11 @@ void Shadow::disconnect(uint32_t client) {
   connections_.erase(it);
 }
 
-void Shadow::forget() { model_.flushall(); }
+void Shadow::forget(sim::Instant at) {
+  at_ = at;
+  client_ = lock::kNoClient;
+  model_.flushall();
+}
 
 void Shadow::on_effect(const redis::KeyEffect& effect) {
   lock::HistoryEvent e;

@@ -25,7 +25,7 @@ class Shadow final : public redis::Observer {
   // A command the real server ran for `client`, replayed at true instant `at`.
   void replay(const redis::Command& command, uint32_t client, lock::Purpose purpose, sim::Instant at);
   void disconnect(uint32_t client);  // the client's connection is gone (its WATCHes and MULTI too)
-  void forget();                     // a restart without persistence
+  void forget(sim::Instant at);      // a crash without persistence, at true instant `at`
 
  private:
   void on_effect(const redis::KeyEffect& effect) override;
