@@ -56,7 +56,8 @@ RealClient::RealClient(RealRun& run, uint32_t index)
   const int64_t drift = index < wl.drifts_ppm.size() ? wl.drifts_ppm[index] : 0;
   clock_ = sim::LocalClock(offset, drift);
   const uint32_t identity = index < wl.identities.size() ? wl.identities[index] : index;
-  rng_ = sim::Rng(run.config().seed).stream(lock::client_name(identity));
+  // The simulator's stream for this client's node: the same start times, work, think times and tokens.
+  rng_ = sim::Rng(run.config().seed).stream(sim::stable_hash("node:" + lock::client_name(identity)));
   connections_.resize(run.deployment().nodes());
 }
 
