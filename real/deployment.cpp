@@ -45,8 +45,9 @@ Deployment::Deployment(EventLoop& loop, const lock::SimulationConfig& config, co
   if (config.replica) {
     const int proxy_port = free_loopback_port();
     const sim::Duration lag = config.replication_lag;
+    // The lag applies once the replica is in sync: its handshake would take many lags.
     replication_ = std::make_unique<LinkProxy>(loop, Address{"", proxy_port}, Address{"", master_port},
-                                               [lag] { return lag; });
+                                               [this, lag] { return in_sync_ ? lag : sim::Duration{}; });
     processes_[1]->mutable_options().replica_of = fmt::format("127.0.0.1 {}", proxy_port);
     processes_[1]->start();
     // The proxy lives on this loop: turn it until the replica is in sync.
@@ -54,7 +55,10 @@ Deployment::Deployment(EventLoop& loop, const lock::SimulationConfig& config, co
       event_base_loop(loop.base(), EVLOOP_NONBLOCK);
       try {
         SyncClient c = SyncClient::unix_socket(processes_[1]->socket_path());
-        if (c.execute({"INFO", "replication"}).str.find("master_link_status:up") != std::string::npos) return;
+        if (c.execute({"INFO", "replication"}).str.find("master_link_status:up") != std::string::npos) {
+          in_sync_ = true;
+          return;
+        }
       } catch (const std::runtime_error&) {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));

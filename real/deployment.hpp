@@ -42,6 +42,7 @@ class Deployment {
   std::unique_ptr<LinkProxy> replication_;
   std::vector<std::vector<std::unique_ptr<LinkProxy>>> links_;  // [node][client]
   std::vector<uint32_t> serving_;
+  bool in_sync_ = false;  // the replica has finished its first sync
   std::vector<sim::Rng> link_rngs_;
 };
 

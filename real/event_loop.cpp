@@ -33,6 +33,8 @@ EventLoop::~EventLoop() {
   event_base_free(base_);
 }
 
+void EventLoop::restart_clock() { origin_ns_ = monotonic_ns(); }
+
 Instant EventLoop::now() const { return Instant{monotonic_ns() - origin_ns_}; }
 
 EventLoop::TimerId EventLoop::after(Duration delay, std::function<void()> fn) {

@@ -25,8 +25,10 @@ class EventLoop {
   EventLoop& operator=(const EventLoop&) = delete;
 
   event_base* base() { return base_; }
-  // True time since the loop was made.
+  // True time since the loop was made (or since restart_clock).
   Instant now() const;
+  // Time zero is now: a run starts its clock once its servers are up. Call it before scheduling anything.
+  void restart_clock();
   // Calls fn once, `delay` from now (a negative delay: at once, on the next turn).
   TimerId after(Duration delay, std::function<void()> fn);
   TimerId at(Instant when, std::function<void()> fn) { return after(when - now(), std::move(fn)); }

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 #include <vector>
@@ -38,6 +39,36 @@ void unregister_child(pid_t pid) {
   }
 }
 
+// The temporary directories alive now, for the signal handler to remove.
+constexpr int kMaxDirs = 8;
+char g_dirs[kMaxDirs][256];
+std::atomic<bool> g_dir_used[kMaxDirs];
+
+int register_dir(const std::string& path) {
+  if (path.size() >= sizeof g_dirs[0]) return -1;
+  for (int i = 0; i < kMaxDirs; ++i) {
+    bool unused = false;
+    if (!g_dir_used[i].compare_exchange_strong(unused, true)) continue;
+    std::memcpy(g_dirs[i], path.c_str(), path.size() + 1);
+    return i;
+  }
+  return -1;
+}
+
+// Only async-signal-safe calls: kill, waitpid, fork, execv, _exit.
+void remove_dirs_from_handler() {
+  for (int i = 0; i < kMaxDirs; ++i) {
+    if (!g_dir_used[i].load()) continue;
+    const pid_t rm = ::fork();
+    if (rm == 0) {
+      char* argv[] = {const_cast<char*>("rm"), const_cast<char*>("-rf"), g_dirs[i], nullptr};
+      ::execv("/bin/rm", argv);
+      ::_exit(127);
+    }
+    if (rm > 0) ::waitpid(rm, nullptr, 0);
+  }
+}
+
 extern "C" void kill_children_and_die(int sig) {
   for (auto& slot : g_children) {
     const pid_t pid = slot.load();
@@ -46,6 +77,7 @@ extern "C" void kill_children_and_die(int sig) {
       ::waitpid(pid, nullptr, 0);
     }
   }
+  remove_dirs_from_handler();
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }
@@ -185,9 +217,11 @@ TempDir::TempDir(const std::string& prefix) {
   std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
   if (!::mkdtemp(pattern.data())) throw NoRedisServer("cannot create a temporary directory");
   path_ = pattern;
+  slot_ = register_dir(path_);
 }
 
 TempDir::~TempDir() {
+  if (slot_ >= 0) g_dir_used[slot_] = false;
   std::error_code ignored;
   std::filesystem::remove_all(path_, ignored);
 }
@@ -200,6 +234,8 @@ void install_child_cleanup() {
   sa.sa_handler = kill_children_and_die;
   sigemptyset(&sa.sa_mask);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+  // A write to a connection whose server was just killed must fail, not kill us.
+  ::signal(SIGPIPE, SIG_IGN);
 }
 
 int running_children() {

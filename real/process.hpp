@@ -61,7 +61,8 @@ class RedisProcess {
   pid_t pid_ = -1;
 };
 
-// A private temporary directory, removed with everything in it when the object dies.
+// A private temporary directory, removed with everything in it when the object
+// dies, or by install_child_cleanup's handler on Ctrl-C.
 class TempDir {
  public:
   explicit TempDir(const std::string& prefix = "locksim-real");
@@ -72,10 +73,12 @@ class TempDir {
 
  private:
   std::string path_;
+  int slot_ = -1;  // in the handler's table
 };
 
 // Installs SIGINT/SIGTERM/SIGHUP handlers that SIGKILL every running child
-// started here, then die of the same signal. Idempotent.
+// started here, remove the TempDirs alive, then die of the same signal; ignores SIGPIPE (a killed server's
+// connections fail instead). Idempotent.
 void install_child_cleanup();
 // How many children started here are running now (for tests).
 int running_children();

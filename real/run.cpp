@@ -70,6 +70,7 @@ RealRun::~RealRun() {
 }
 
 void RealRun::run() {
+  loop_.restart_clock();  // the scenario's time zero: the servers are up
   schedule_faults();
   for (auto& c : clients_) c->start();
   const auto horizon = loop_.at(sim::Instant{} + config_.horizon, [this] { loop_.stop(); });
