@@ -66,7 +66,7 @@ Outcome Database::run(SessionId id, const Statement& statement) {
       break;
   }
   Outcome outcome = run_row_statement(id, statement);
-  if (outcome.blocked() && deadlocks(id, statement.row.name, statement.kind == Kind::Insert)) {
+  if (outcome.blocked() && deadlocks(id, statement.row.name)) {
     end_transaction(id, /*commit=*/false);  // InnoDB rolls the victim's whole transaction back
     return failed(Error::Deadlock);
   }
@@ -76,24 +76,20 @@ Outcome Database::run(SessionId id, const Statement& statement) {
 
 Outcome Database::run_row_statement(SessionId id, const Statement& st) {
   const std::string& name = st.row.name;
-  const bool inserting = st.kind == Kind::Insert;
   if (st.kind == Kind::Select) return done(0, committed_row(id, name));
-  if (must_wait(id, name, inserting)) return blocked();
+  if (must_wait(id, name)) return blocked();
   auto row = rows_.find(name);
-  if (inserting) {
+  if (st.kind == Kind::Insert) {
     if (row != rows_.end()) return failed(Error::DuplicateKey);
     lock_exclusive(id, name);
     write_row(id, name, st.row);
     return done(1);
   }
-  if (row == rows_.end()) {  // a locking read of a missing key locks the gap
-    lock_gap(id, name);
-    return done();
-  }
-  lock_exclusive(id, name);  // kept even when the owner does not match (REPEATABLE READ)
+  lock_exclusive(id, name);  // a missing key too (MariaDB locks its gap against other locking reads)
+  if (row == rows_.end()) return done();
   Row current = row->second;
   if (st.kind == Kind::SelectForUpdate) return done(0, current);
-  if (!owner_matches(st, current)) return done();
+  if (!owner_matches(st, current)) return done();  // the lock stays (REPEATABLE READ)
   if (st.kind == Kind::Delete) {
     write_row(id, name, std::nullopt);
     return done(1);
@@ -103,24 +99,20 @@ Outcome Database::run_row_statement(SessionId id, const Statement& st) {
   return done(1);
 }
 
-// Whether a lock request must wait: unless the session holds the key's record
-// lock already, another session holds it, an insert meets another session's
-// gap lock, or (FIFO) someone queued for the key earlier.
-bool Database::must_wait(SessionId id, const std::string& name, bool inserting) const {
+// Whether a lock request must wait: unless the session holds the key's lock
+// already, another session holds it, or (FIFO) someone queued for it earlier.
+bool Database::must_wait(SessionId id, const std::string& name) const {
   auto it = locks_.find(name);
   if (it == locks_.end() || it->second.exclusive == id) return false;
-  return !blockers(id, name, inserting).empty();
+  return !blockers(id, name).empty();
 }
 
-std::vector<SessionId> Database::blockers(SessionId id, const std::string& name, bool inserting) const {
+std::vector<SessionId> Database::blockers(SessionId id, const std::string& name) const {
   std::vector<SessionId> out;
   auto it = locks_.find(name);
   if (it == locks_.end()) return out;
   const KeyLocks& k = it->second;
   if (k.exclusive && *k.exclusive != id) out.push_back(*k.exclusive);
-  if (inserting)
-    for (SessionId g : k.gap)
-      if (g != id) out.push_back(g);
   for (SessionId w : k.waiters) {
     if (w == id) break;
     out.push_back(w);
@@ -130,8 +122,8 @@ std::vector<SessionId> Database::blockers(SessionId id, const std::string& name,
 
 // A cycle in the waits-for graph through the requester (each session waits
 // for at most one key).
-bool Database::deadlocks(SessionId requester, const std::string& name, bool inserting) const {
-  std::vector<SessionId> frontier = blockers(requester, name, inserting);
+bool Database::deadlocks(SessionId requester, const std::string& name) const {
+  std::vector<SessionId> frontier = blockers(requester, name);
   std::set<SessionId> seen;
   while (!frontier.empty()) {
     SessionId s = frontier.back();
@@ -140,19 +132,13 @@ bool Database::deadlocks(SessionId requester, const std::string& name, bool inse
     if (!seen.insert(s).second) continue;
     const Session& other = sessions_.at(s);
     if (!other.wait) continue;
-    const Statement& w = other.wait->statement;
-    for (SessionId b : blockers(s, w.row.name, w.kind == Kind::Insert)) frontier.push_back(b);
+    for (SessionId b : blockers(s, other.wait->statement.row.name)) frontier.push_back(b);
   }
   return false;
 }
 
 void Database::lock_exclusive(SessionId id, const std::string& name) {
   locks_[name].exclusive = id;
-  session(id).locked.insert(name);
-}
-
-void Database::lock_gap(SessionId id, const std::string& name) {
-  locks_[name].gap.insert(id);
   session(id).locked.insert(name);
 }
 
@@ -193,7 +179,6 @@ void Database::end_transaction(SessionId id, bool commit) {
   for (const std::string& name : s.locked) {
     KeyLocks& k = locks_[name];
     if (k.exclusive == id) k.exclusive.reset();
-    k.gap.erase(id);
     released_.insert(name);
   }
   s.locked.clear();

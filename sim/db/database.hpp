@@ -1,8 +1,8 @@
 #pragma once
 // A small model of a relational database (MariaDB/InnoDB) holding one lock
 // table: sessions, autocommit and explicit transactions, a unique key,
-// exclusive row locks taken by INSERT, DELETE, UPDATE and SELECT ... FOR
-// UPDATE, gap locks on missing keys, a FIFO wait queue per key with a
+// exclusive locks taken by INSERT, DELETE, UPDATE and SELECT ... FOR UPDATE
+// (on a missing key too), a FIFO wait queue per key with a
 // lock-wait timeout, deadlock detection, and release at COMMIT, ROLLBACK or
 // when the session ends. It is a sibling of the Redis model: it knows nothing
 // of the simulator and is told the time on every call. What it leaves out of
@@ -74,23 +74,21 @@ class Database {
   struct Session {
     bool explicit_transaction = false;
     std::vector<Undo> undo;
-    std::set<std::string> locked;  // exclusive record locks and gap locks, by key
+    std::set<std::string> locked;  // the keys it holds exclusive locks on
     std::optional<Wait> wait;
   };
   struct KeyLocks {
     std::optional<SessionId> exclusive;
-    std::set<SessionId> gap;
     std::deque<SessionId> waiters;
   };
 
   Session& session(SessionId id);
   Outcome run(SessionId id, const Statement& statement);
   Outcome run_row_statement(SessionId id, const Statement& statement);
-  bool must_wait(SessionId id, const std::string& name, bool inserting) const;
-  bool deadlocks(SessionId requester, const std::string& name, bool inserting) const;
-  std::vector<SessionId> blockers(SessionId id, const std::string& name, bool inserting) const;
+  bool must_wait(SessionId id, const std::string& name) const;
+  bool deadlocks(SessionId requester, const std::string& name) const;
+  std::vector<SessionId> blockers(SessionId id, const std::string& name) const;
   void lock_exclusive(SessionId id, const std::string& name);
-  void lock_gap(SessionId id, const std::string& name);
   void write_row(SessionId id, const std::string& name, std::optional<Row> after);
   std::optional<Row> committed_row(SessionId reader, const std::string& name) const;
   void end_transaction(SessionId id, bool commit);

@@ -110,21 +110,35 @@ TEST_CASE("db: a consistent read sees the committed row, not another session's u
   REQUIRE_FALSE(db.execute(a, Statement::select("job"), 0).row);
 }
 
-TEST_CASE("db: two sessions FOR UPDATE a missing key (gap locks), then both insert: deadlock for the second") {
+TEST_CASE("db: FOR UPDATE of a missing key makes a second locking read wait (as MariaDB 10.11)") {
   Database db;
   SessionId a = db.connect(), b = db.connect();
   db.execute(a, Statement::begin(), 0);
   db.execute(b, Statement::begin(), 0);
   REQUIRE(db.execute(a, Statement::select_for_update("job"), 0).done());
-  REQUIRE(db.execute(b, Statement::select_for_update("job"), 0).done());
-  REQUIRE(db.execute(a, Statement::insert(lock_row("A")), 0).blocked());
-  Outcome b_insert = db.execute(b, Statement::insert(lock_row("B")), 0);
-  REQUIRE(b_insert.error == Error::Deadlock);
-  REQUIRE_FALSE(db.in_transaction(b));  // the victim's transaction was rolled back
+  REQUIRE(db.execute(b, Statement::select_for_update("job"), 0).blocked());
+  REQUIRE(db.execute(a, Statement::insert(lock_row("A")), 0).affected == 1);
+  db.execute(a, Statement::commit(), 0);
+  auto done = db.take_completions();
+  REQUIRE(done.size() == 1);
+  REQUIRE(done[0].outcome.row == lock_row("A"));
+}
+
+TEST_CASE("db: two sessions locking two keys in opposite orders: deadlock, the requester rolled back") {
+  Database db;
+  SessionId a = db.connect(), b = db.connect();
+  db.execute(a, Statement::insert(Row{"x", "-", -1, 1}), 0);
+  db.execute(a, Statement::insert(Row{"y", "-", -1, 1}), 0);
+  db.execute(a, Statement::begin(), 0);
+  db.execute(b, Statement::begin(), 0);
+  db.execute(a, Statement::select_for_update("x"), 0);
+  db.execute(b, Statement::select_for_update("y"), 0);
+  REQUIRE(db.execute(a, Statement::select_for_update("y"), 0).blocked());
+  REQUIRE(db.execute(b, Statement::select_for_update("x"), 0).error == Error::Deadlock);
+  REQUIRE_FALSE(db.in_transaction(b));
   auto done = db.take_completions();
   REQUIRE(done.size() == 1);
   REQUIRE(done[0].session == a);
-  REQUIRE(done[0].outcome.affected == 1);
 }
 
 TEST_CASE("db: reentrant count by owner; another owner's update changes nothing") {
