@@ -13,7 +13,7 @@ cd "$(dirname "$0")"
 packages=(cmake g++ make pkg-config catch2 librapidcheck-dev libfmt-dev
           liblua5.1-0-dev libcli11-dev libhiredis-dev)
 # Servers and clients that only the tests and benchmarks use.
-test_packages=(redis-server redis-tools)
+test_packages=(redis-server redis-tools mariadb-server libmariadb-dev)
 
 install_missing() {
   local missing=() p
@@ -37,8 +37,13 @@ esac
 
 build_dir=${BUILD_DIR:-build}
 jobs=$(nproc)
+# The tests of real servers are built and required only when the test command
+# has installed them.
+require_servers=OFF
+[[ $what == test ]] && require_servers=ON
 # shellcheck disable=SC2086
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${CMAKE_ARGS:-} >/dev/null
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCKSIM_REQUIRE_TEST_SERVERS=$require_servers \
+      ${CMAKE_ARGS:-} >/dev/null
 cmake --build "$build_dir" -j "$jobs"
 
 case "$what" in
