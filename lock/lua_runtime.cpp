@@ -71,6 +71,15 @@ std::string where_of(lua_State* L, int level) {
   return fmt::format("{}:{}: ", ar.short_src, ar.currentline);
 }
 
+// The innermost line of the variant's own file on the stack (not the prelude's).
+std::string where_in_file(lua_State* L) {
+  lua_Debug ar;
+  for (int level = 1; lua_getstack(L, level, &ar); ++level)
+    if (lua_getinfo(L, "Sl", &ar) && ar.source[0] == '@' && ar.currentline > 0)
+      return fmt::format("{}:{}: ", ar.short_src, ar.currentline);
+  return {};
+}
+
 // Counts instructions, never wall time. Once over a budget it raises at every
 // instruction, so a pcall cannot swallow it.
 void count_hook(lua_State* L, lua_Debug*) {
@@ -140,7 +149,7 @@ int l_raw_call(lua_State* L) {
     const char* s = lua_tolstring(L, i, &len);
     c.pending.command.emplace_back(s, len);
   }
-  c.pending.where = where_of(L, 2);
+  c.pending.where = where_in_file(L);
   lua_settop(L, 0);
   lua_pushlightuserdata(L, &sim_sentinel);
   return lua_yield(L, 1);
@@ -284,8 +293,24 @@ bool is_contract_global(const char* name) {
   return false;
 }
 
+char shadow_key;  // registry key of the contract globals set while the file loads
+
+void push_shadow(lua_State* L) {
+  lua_pushlightuserdata(L, &shadow_key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+}
+
 // _G's __index: reading an undefined global is an error (typos are caught).
+// While the file loads, the contract globals it set are kept aside (so that a
+// second definition passes through __newindex too) and read from there.
 int l_undefined_global(lua_State* L) {
+  if (ctx(L).loading) {
+    push_shadow(L);
+    lua_pushvalue(L, 2);
+    lua_rawget(L, -2);
+    if (!lua_isnil(L, -1)) return 1;
+    lua_pop(L, 2);
+  }
   if (lua_type(L, 2) == LUA_TSTRING) luaL_error(L, "undefined global '%s'", lua_tostring(L, 2));
   return luaL_error(L, "undefined global");
 }
@@ -301,6 +326,10 @@ int l_define_global(lua_State* L) {
     if (it != c.defined.end())
       luaL_error(L, "a second definition of '%s' (the first is at line %d)", c.scratch.c_str(), it->second);
     c.defined.emplace(c.scratch, line);
+    push_shadow(L);
+    lua_insert(L, 2);
+    lua_rawset(L, 2);
+    return 0;
   }
   lua_rawset(L, 1);
   return 0;
@@ -452,6 +481,9 @@ void LuaRuntime::open_sandbox() {
   lua_pushcfunction(L, l_define_global);
   lua_setfield(L, -2, "__newindex");
   lua_setmetatable(L, LUA_GLOBALSINDEX);
+  lua_pushlightuserdata(L, &shadow_key);
+  lua_newtable(L);
+  lua_rawset(L, LUA_REGISTRYINDEX);
   lua_sethook(L, count_hook, LUA_MASKCOUNT, kHookStep);
 }
 
@@ -494,7 +526,16 @@ bool LuaRuntime::run_top_level(std::string* error) {
     if (error) *error = error_message(L_, status);
     return false;
   }
-  // The __newindex that watched for second definitions is no longer needed.
+  // The contract globals join the others; the __newindex that watched for
+  // second definitions is no longer needed.
+  push_shadow(L_);
+  lua_pushnil(L_);
+  while (lua_next(L_, -2) != 0) {
+    lua_pushvalue(L_, -2);
+    lua_insert(L_, -2);
+    lua_rawset(L_, LUA_GLOBALSINDEX);
+  }
+  lua_pop(L_, 1);
   lua_getmetatable(L_, LUA_GLOBALSINDEX);
   lua_pushnil(L_);
   lua_setfield(L_, -2, "__newindex");
@@ -602,7 +643,8 @@ std::string LuaRuntime::error_message(lua_State* thread, int status) {
     std::string err = lua_type(thread, -2) == LUA_TSTRING ? lua_tostring(thread, -2) : "";
     std::string where = lua_type(thread, -1) == LUA_TSTRING ? lua_tostring(thread, -1) : "";
     lua_pop(thread, 2);
-    if (!err.empty()) return fmt::format("{}unhandled error reply in {}: {}", where, c.running, err);
+    if (!err.empty())
+      return fmt::format("{}unhandled error reply in {}: {}", where.empty() ? path_ + ": " : where, c.running, err);
   }
   return fmt::format("{}: {} raised an error that is not a string ({} value)", path_, c.running,
                      lua_typename(thread, lua_type(thread, -1)));

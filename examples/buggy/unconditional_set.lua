@@ -10,7 +10,7 @@ local function renew(mine)
     if not reply then return end
   end
 end
-function acquire()
+local function plain_acquire()
   local deadline = now() + param("wait-limit")
   while true do
     local attempt = token()
@@ -24,7 +24,6 @@ function acquire()
   end
 end
 
-local plain_acquire = acquire
 function acquire()
   local took = plain_acquire()
   if took then watchdog = spawn(renew, held) end
