@@ -59,6 +59,7 @@ Task<Outcome> drive(LuaThread thread, Env& env, Purpose purpose, const char* wha
     }
     out.ok = true;
     out.value = wants_boolean && lua_toboolean(co, 1);
+    thread.finished();
     co_return out;
   }
 }

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <tuple>
 
 #include "lock/redis_node.hpp"
 
@@ -72,9 +73,9 @@ std::string where_of(lua_State* L, int level) {
 }
 
 // The innermost line of the variant's own file on the stack (not the prelude's).
-std::string where_in_file(lua_State* L) {
+std::string where_in_file(lua_State* L, int from_level = 1) {
   lua_Debug ar;
-  for (int level = 1; lua_getstack(L, level, &ar); ++level)
+  for (int level = from_level; lua_getstack(L, level, &ar); ++level)
     if (lua_getinfo(L, "Sl", &ar) && ar.source[0] == '@' && ar.currentline > 0)
       return fmt::format("{}:{}: ", ar.short_src, ar.currentline);
   return {};
@@ -149,7 +150,6 @@ int l_raw_call(lua_State* L) {
     const char* s = lua_tolstring(L, i, &len);
     c.pending.command.emplace_back(s, len);
   }
-  c.pending.where = where_in_file(L);
   lua_settop(L, 0);
   lua_pushlightuserdata(L, &sim_sentinel);
   return lua_yield(L, 1);
@@ -210,10 +210,41 @@ int l_log(lua_State* L) {
   return 0;
 }
 
+char params_key;  // registry key of the table name -> value that param() reads
+
+// The lock parameters as param() returns them, under both spellings
+// ("retry-jitter" and "retry_jitter"): one table lookup per call.
+void push_params_table(lua_State* L, const LockParams& params) {
+  lua_pushlightuserdata(L, &params_key);
+  lua_newtable(L);
+  for (const ParamInfo& info : lock_param_table()) {
+    const std::string value = info.get(params);
+    std::string names[2] = {std::string(info.name), std::string(info.name)};
+    for (char& ch : names[1])
+      if (ch == '-') ch = '_';
+    for (const std::string& name : names) {
+      lua_pushlstring(L, name.data(), name.size());
+      Duration d;
+      if (info.name == "key") lua_pushlstring(L, value.data(), value.size());
+      else if (value == "true" || value == "false") lua_pushboolean(L, value == "true");
+      else if (sim::parse_duration(value, d)) lua_pushnumber(L, static_cast<lua_Number>(d.ns) / 1e6);
+      else lua_pushlstring(L, value.data(), value.size());
+      lua_rawset(L, -3);
+    }
+  }
+  lua_rawset(L, LUA_REGISTRYINDEX);
+}
+
 int l_param(lua_State* L) {
   LuaRuntime::Context& c = ctx(L);
   if (c.loading) luaL_error(L, "param() is not available while the file loads; use it from acquire() or release()");
-  c.scratch = luaL_checkstring(L, 1);
+  luaL_checkstring(L, 1);
+  lua_pushlightuserdata(L, &params_key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_pushvalue(L, 1);
+  lua_rawget(L, -2);
+  if (!lua_isnil(L, -1)) return 1;
+  c.scratch = lua_tostring(L, 1);
   for (char& ch : c.scratch)
     if (ch == '_') ch = '-';
   const ParamInfo* info = find_lock_param(c.scratch);
@@ -223,13 +254,7 @@ int l_param(lua_State* L) {
     c.scratch += ")";
     luaL_error(L, "%s", c.scratch.c_str());
   }
-  c.scratch = info->get(c.params);
-  Duration d;
-  if (info->name == "key") lua_pushlstring(L, c.scratch.data(), c.scratch.size());
-  else if (c.scratch == "true" || c.scratch == "false") lua_pushboolean(L, c.scratch == "true");
-  else if (sim::parse_duration(c.scratch, d)) lua_pushnumber(L, static_cast<lua_Number>(d.ns) / 1e6);
-  else lua_pushlstring(L, c.scratch.data(), c.scratch.size());
-  return 1;
+  return luaL_error(L, "param: '%s' has no value", c.scratch.c_str());  // not reached: the table has every name
 }
 
 int l_spawn(lua_State* L) {
@@ -438,6 +463,7 @@ LuaRuntime::~LuaRuntime() {
 
 void LuaRuntime::open_sandbox() {
   lua_State* L = L_;
+  lua_gc(L, LUA_GCSTOP, 0);  // nothing to collect while the state is built
   const std::pair<const char*, lua_CFunction> libs[] = {
       {"", luaopen_base}, {LUA_TABLIBNAME, luaopen_table}, {LUA_STRLIBNAME, luaopen_string}, {LUA_MATHLIBNAME, luaopen_math}};
   for (const auto& [name, open] : libs) {
@@ -484,7 +510,11 @@ void LuaRuntime::open_sandbox() {
   lua_pushlightuserdata(L, &shadow_key);
   lua_newtable(L);
   lua_rawset(L, LUA_REGISTRYINDEX);
+  push_params_table(L, context_->params);
   lua_sethook(L, count_hook, LUA_MASKCOUNT, kHookStep);
+  // Small states: collect less often (the memory budget still bounds them).
+  lua_gc(L, LUA_GCSETPAUSE, 400);
+  lua_gc(L, LUA_GCRESTART, 0);
 }
 
 bool LuaRuntime::compile(const std::string& source, std::string* error) {
@@ -621,9 +651,11 @@ int LuaRuntime::push_result(lua_State* thread, const RedisResult& result, const 
     return 2;
   }
   if (result.value.type == Reply::Type::Error) {
+    // Where the variant called, read off the suspended thread (only now: it costs).
+    const std::string at = where.empty() ? where_in_file(thread, 0) : where;
     lua_pushlightuserdata(thread, &error_sentinel);
     lua_pushlstring(thread, result.value.str.data(), result.value.str.size());
-    lua_pushlstring(thread, where.data(), where.size());
+    lua_pushlstring(thread, at.data(), at.size());
     return 3;
   }
   push_reply(thread, result.value, 0);
@@ -657,18 +689,31 @@ LuaThread::LuaThread(std::shared_ptr<LuaRuntime> runtime, lua_State* thread, int
 
 LuaThread::LuaThread(LuaThread&& o) noexcept
     : runtime_(std::move(o.runtime_)), thread_(o.thread_), ref_(std::exchange(o.ref_, LUA_NOREF)),
-      task_(std::exchange(o.task_, false)) {}
+      task_(std::exchange(o.task_, false)), reusable_(std::exchange(o.reusable_, false)) {}
 
 LuaThread::~LuaThread() {
   if (!runtime_) return;
-  if (ref_ != LUA_NOREF) luaL_unref(runtime_->state(), LUA_REGISTRYINDEX, ref_);
   if (task_) --runtime_->live_tasks;
+  if (ref_ == LUA_NOREF) return;
+  if (reusable_ && !task_ && runtime_->idle_threads.size() < 4) {
+    lua_settop(thread_, 0);
+    runtime_->idle_threads.emplace_back(thread_, ref_);
+    return;
+  }
+  luaL_unref(runtime_->state(), LUA_REGISTRYINDEX, ref_);
 }
 
 LuaThread new_entry_thread(const std::shared_ptr<LuaRuntime>& runtime, const char* function) {
   lua_State* L = runtime->state();
-  lua_State* thread = lua_newthread(L);
-  const int ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_State* thread = nullptr;
+  int ref = LUA_NOREF;
+  if (!runtime->idle_threads.empty()) {
+    std::tie(thread, ref) = runtime->idle_threads.back();
+    runtime->idle_threads.pop_back();
+  } else {
+    thread = lua_newthread(L);
+    ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  }
   lua_pushstring(thread, function);
   lua_rawget(thread, LUA_GLOBALSINDEX);
   return LuaThread(runtime, thread, ref, false);

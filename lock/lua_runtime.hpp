@@ -16,6 +16,8 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "lock/env.hpp"
 #include "lock/lua_variant.hpp"
@@ -76,6 +78,7 @@ class LuaRuntime : public std::enable_shared_from_this<LuaRuntime> {
   std::function<TaskId(lua_State* thread, int ref, int nargs)> spawner;
   std::set<TaskId> spawned;
   uint32_t live_tasks = 0;
+  std::vector<std::pair<lua_State*, int>> idle_threads;  // finished entry threads, for reuse
 
   // For the C functions (lua_runtime.cpp).
   struct Context;
@@ -101,12 +104,15 @@ class LuaThread {
   LuaThread& operator=(LuaThread&&) = delete;
   lua_State* get() const { return thread_; }
   LuaRuntime& runtime() const { return *runtime_; }
+  // It returned normally: the thread may serve the next entry (no new allocation).
+  void finished() { reusable_ = true; }
 
  private:
   std::shared_ptr<LuaRuntime> runtime_;
   lua_State* thread_ = nullptr;
   int ref_ = LUA_NOREF;
   bool task_ = false;
+  bool reusable_ = false;
 };
 
 // A new thread that will run global `function` (nothing pushed if absent: check first).
