@@ -167,4 +167,14 @@ TEST_CASE("lua variants: --variant takes one file per flag; list and run show it
   INFO(run.out << run.err);
   CHECK(run.status == 0);
   CHECK(line_after(run.out, "replay:") == "locksim run --variant examples/watchdog.lua lua-watchdog --seed 1 --lease 2s");
+  // log() is a step of the story.
+  const std::string path = temp_file("logger.lua");
+  {
+    std::ofstream out(path);
+    out << "name = 'logger'\nfunction acquire() log('lease is ' .. param('lease')) return true end\n"
+           "function release() return true end\n";
+  }
+  Outcome logged = locksim("run logger --variant " + path + " --clients 1 --iterations 1 --colour never");
+  CHECK(logged.out.find("A logs: lease is 1000") != std::string::npos);
+  std::remove(path.c_str());
 }
