@@ -111,7 +111,8 @@ void count_hook(lua_State* L, lua_Debug*) {
 // or fence()/still_held() must answer at once).
 Env& need_env(lua_State* L, const char* name, bool waits) {
   LuaRuntime::Context& c = ctx(L);
-  if (!c.env) luaL_error(L, "%s() is not available while the file loads; use it from acquire(), release() or a task", name);
+  if (!c.env)
+    luaL_error(L, "%s() is not available while the file loads; use it from acquire(), release() or a task", name);
   if (waits && c.synchronous)
     luaL_error(L, "%s() cannot wait inside %s: it must answer at once (remember what it needs in acquire())", name,
                c.running);
@@ -261,7 +262,8 @@ int l_spawn(lua_State* L) {
   need_env(L, "spawn", true);
   luaL_checktype(L, 1, LUA_TFUNCTION);
   LuaRuntime::Context& c = ctx(L);
-  if (c.self->live_tasks >= c.budget.tasks) luaL_error(L, "spawn: more than %d tasks at once", static_cast<int>(c.budget.tasks));
+  if (c.self->live_tasks >= c.budget.tasks)
+    luaL_error(L, "spawn: more than %d tasks at once", static_cast<int>(c.budget.tasks));
   const int nargs = lua_gettop(L);  // the function and its arguments
   lua_State* thread = lua_newthread(L);
   lua_insert(L, 1);
@@ -366,7 +368,8 @@ int l_define_global(lua_State* L) {
 constexpr const char* kPrelude = R"lua(
 local raw_call, SIM, ERR = ...
 local co_create, co_resume, co_status, co_yield = coroutine.create, coroutine.resume, coroutine.status, coroutine.yield
-local rawpcall, error, type, getmetatable, rawget, select, tostring0, concat = pcall, error, type, getmetatable, rawget, select, tostring, table.concat
+local rawpcall, error, type, getmetatable, rawget = pcall, error, type, getmetatable, rawget
+local select, tostring0, concat = select, tostring, table.concat
 local function reply(a, b, c)
   if a == ERR then error({err = b, where = c}, 0) end
   return a, b
@@ -465,7 +468,10 @@ void LuaRuntime::open_sandbox() {
   lua_State* L = L_;
   lua_gc(L, LUA_GCSTOP, 0);  // nothing to collect while the state is built
   const std::pair<const char*, lua_CFunction> libs[] = {
-      {"", luaopen_base}, {LUA_TABLIBNAME, luaopen_table}, {LUA_STRLIBNAME, luaopen_string}, {LUA_MATHLIBNAME, luaopen_math}};
+      {"", luaopen_base},
+      {LUA_TABLIBNAME, luaopen_table},
+      {LUA_STRLIBNAME, luaopen_string},
+      {LUA_MATHLIBNAME, luaopen_math}};
   for (const auto& [name, open] : libs) {
     lua_pushcfunction(L, open);
     lua_pushstring(L, name);
@@ -518,6 +524,12 @@ void LuaRuntime::open_sandbox() {
 }
 
 bool LuaRuntime::compile(const std::string& source, std::string* error) {
+  // Lua 5.1 loads precompiled chunks without checking them: a crafted one can
+  // crash the program. Only source is accepted.
+  if (source.rfind(LUA_SIGNATURE, 0) == 0) {
+    if (error) *error = path_ + ": a precompiled Lua chunk; give the variant's source";
+    return false;
+  }
   context_->enforce_memory = true;
   const int status = luaL_loadbuffer(L_, source.data(), source.size(), ("@" + path_).c_str());
   context_->enforce_memory = false;

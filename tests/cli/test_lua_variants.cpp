@@ -100,7 +100,8 @@ TEST_CASE("lua variants: the correct examples hold where only the deployment cou
   // outlived by a pause (F13) or starved by delays (F14): those belong to the
   // deployment, so each case names the property that is the variant's own.
   const Example examples[] = {
-      {"check lua-watchdog --variant examples/watchdog.lua --faults slow-work --property mutual-exclusion --runs 300", 0},
+      {"check lua-watchdog --variant examples/watchdog.lua --faults slow-work --property mutual-exclusion --runs 300",
+       0},
       {"check lua-watchdog --variant examples/watchdog.lua --faults all --property owner-only-release --runs 300", 0},
       {"check lua-watchdog --variant examples/watchdog.lua --faults pause --property mutual-exclusion --runs 2000", 1},
       {"check redisson --variant examples/redisson.lua --faults slow-work --property mutual-exclusion --runs 300", 0},
@@ -111,7 +112,8 @@ TEST_CASE("lua variants: the correct examples hold where only the deployment cou
       {"check redlock-lua --variant examples/redlock.lua --masters 3 --faults delay,crash --property mutual-exclusion "
        "--runs 300",
        0},
-      {"check redlock-lua --variant examples/redlock.lua --faults redis-restart --property mutual-exclusion --runs 3000",
+      {"check redlock-lua --variant examples/redlock.lua --faults redis-restart --property mutual-exclusion "
+       "--runs 3000",
        1},
       {"check lua-fenced --variant examples/fenced.lua --faults pause --property fenced-writes --runs 300", 0},
       {"check lua-fenced --variant examples/fenced.lua --faults pause --property mutual-exclusion --runs 2000", 1},
@@ -166,7 +168,11 @@ TEST_CASE("lua variants: --variant takes one file per flag; list and run show it
   Outcome run = locksim("run lua-watchdog --variant examples/watchdog.lua --lease 2s --colour never");
   INFO(run.out << run.err);
   CHECK(run.status == 0);
-  CHECK(line_after(run.out, "replay:") == "locksim run --variant examples/watchdog.lua lua-watchdog --seed 1 --lease 2s");
+  CHECK(line_after(run.out, "replay:") ==
+        "locksim run --variant examples/watchdog.lua lua-watchdog --seed 1 --lease 2s");
+  // The output does not depend on --jobs.
+  const std::string check = "check lua-watchdog --variant examples/watchdog.lua --faults all --runs 200 --colour never";
+  CHECK(locksim(check + " --jobs 2").out == locksim(check).out);
   // log() is a step of the story.
   const std::string path = temp_file("logger.lua");
   {

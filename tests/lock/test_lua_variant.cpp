@@ -58,7 +58,8 @@ const std::string kSimpleRelease = "function release() return true end\n";
 }  // namespace
 
 TEST_CASE("lua variant: the shipped examples load with their declarations") {
-  for (const char* file : {"watchdog.lua", "token_lua.lua", "redisson.lua", "redis_py.lua", "redlock.lua", "fenced.lua"}) {
+  for (const char* file :
+       {"watchdog.lua", "token_lua.lua", "redisson.lua", "redis_py.lua", "redlock.lua", "fenced.lua"}) {
     std::string error;
     auto v = load_lua_variant(std::string(LOCKSIM_EXAMPLES_DIR "/") + file, &error);
     INFO(file << ": " << error);
@@ -102,6 +103,9 @@ TEST_CASE("lua variant: load errors name the file and the line") {
         "t/v.lua: 'reentrant' must be true or false, not a string");
   CHECK(load_error("name = 'a b'\nfunction acquire() return true end\n" + kSimpleRelease)
             .find("name 'a b': use letters") != std::string::npos);
+  CHECK(load_error(std::string("\033Lua\x51\0\1\4", 8)) ==
+        "t/v.lua: a precompiled Lua chunk; give the variant's source");
+  CHECK(load_error("x = {" + std::string(300, '{') + std::string(301, '}')).rfind("t/v.lua:1:", 0) == 0);
   // Reaching the simulation at the top level is refused.
   CHECK(load_error("local t = token()\nfunction acquire() return true end\n" + kSimpleRelease) ==
         "t/v.lua:1: token() is not available while the file loads; use it from acquire(), release() or a task");
@@ -276,7 +280,8 @@ TEST_CASE("lua variant: a runtime error is a VariantError step naming the file a
 TEST_CASE("lua variant: a runaway loop hits the instruction budget, never hangs") {
   variant("t-runaway", "function acquire()\n  local n = 0\n  while true do n = n + 1 end\nend\n" + kSimpleRelease);
   const std::string e = variant_error(run(one_client("t-runaway"))->history());
-  CHECK(e.rfind("t/t-runaway.lua:4: the variant ran more than 2000000 Lua instructions in one call of acquire", 0) == 0);
+  CHECK(e.rfind("t/t-runaway.lua:4: the variant ran more than 2000000 Lua instructions in one call of acquire", 0) ==
+        0);
   // pcall cannot swallow it.
   variant("t-runaway-pcall", "function acquire()\n  while true do pcall(function() while true do end end) end\nend\n" +
                                  kSimpleRelease);
