@@ -147,7 +147,8 @@ class LuaLock final : public Lock {
       report(*rt_, &env, rt_->failure());  // a failure while loading is recorded at first use
       co_return false;
     }
-    Outcome out = co_await drive(new_entry_thread(rt_, what), env, purpose, what, true);
+    LuaThread thread = new_entry_thread(rt_, what);  // GCC 12: no temporaries inside a co_await expression
+    Outcome out = co_await drive(std::move(thread), env, purpose, what, true);
     if (!out.ok) {
       report(*rt_, &env, std::move(out.error));
       co_return false;
