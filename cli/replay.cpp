@@ -126,6 +126,7 @@ int cmd_replay(const ReplayOptions& options) {
   if (!options.output.svg.empty()) out += fmt::format("wrote {}\n", options.output.svg);
   if (options.output.raw_trace) out += "\n" + rec.sim->world().trace().render();
   std::cout << out;
+  if (!rec.verdict.holds(props::Property::VariantError) && status == 0) status = 2;  // the variant's file needs fixing
   return status;
 }
 

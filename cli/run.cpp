@@ -135,6 +135,8 @@ int cmd_run(const ScenarioOptions& scenario, const OutputOptions& output) {
   if (!output.svg.empty()) out += fmt::format("wrote {}\n", output.svg);
   if (output.raw_trace) out += "\n" + sim->world().trace().render();
   std::cout << out;
+  for (const auto& h : shown.highlights)
+    if (h.property == props::to_string(props::Property::VariantError)) return 2;  // the variant's file needs fixing
   return 0;
 }
 
