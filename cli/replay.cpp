@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/replay_real.hpp"
 #include "cli/subcommand.hpp"
 #include "cli/verdicts.hpp"
 #include "props/regression.hpp"
@@ -60,7 +61,7 @@ bool looks_like_path(const std::string& arg) {
                                                 arg.ends_with(".scenario") || arg.ends_with(".regressions"));
 }
 
-Loaded load(const std::string& arg) {
+Loaded load(const std::string& arg, int wanted_line) {
   std::error_code ec;
   const bool is_file = std::filesystem::is_regular_file(arg, ec);
   if (!is_file) {
@@ -75,9 +76,14 @@ Loaded load(const std::string& arg) {
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     std::string t = trim(line);
-    if (t.empty() || t[0] == '#') continue;
+    if (wanted_line > 0 && number != wanted_line) continue;
+    if (t.empty() || t[0] == '#') {
+      if (wanted_line > 0) throw UsageError(fmt::format("{}:{}: no scenario on that line", arg, number));
+      continue;
+    }
     return parse_text(t, fmt::format("{}:{}", arg, number));
   }
+  if (wanted_line > 0) throw UsageError(fmt::format("{}: --line {}: the file is shorter", arg, wanted_line));
   throw UsageError(fmt::format("{}: no scenario in the file (only blank lines and # comments)", arg));
 }
 
@@ -85,7 +91,10 @@ Loaded load(const std::string& arg) {
 
 int cmd_replay(const ReplayOptions& options) {
   check_output_paths(options.output);
-  Loaded l = load(options.scenario);
+  if (options.line > 0 && !std::filesystem::is_regular_file(options.scenario))
+    throw UsageError(fmt::format("--line {} needs a file, and '{}' is not one", options.line, options.scenario));
+  Loaded l = load(options.scenario, options.line);
+  if (options.real) return cmd_replay_real(l.scenario, options);
   Recorded rec;
   try {
     rec = run_recorded(l.scenario);
@@ -119,6 +128,7 @@ int cmd_replay(const ReplayOptions& options) {
   if (options.output.raw_trace) out += "\n" + rec.sim->world().trace().render();
   std::cout << out << std::flush;
   write_outputs(shown, std::cout);
+  if (!rec.verdict.holds(props::Property::VariantError) && status == 0) status = 2;  // the variant's file needs fixing
   return status;
 }
 
@@ -133,7 +143,18 @@ Subcommand add_replay_command(CLI::App& parent) {
                   "the scenario text as printed (quote it), or a file holding one: its first line that is not "
                   "blank or a # comment, a scenario or a regression line 'violates PROPERTY: SCENARIO'")
       ->required();
+  app->add_option("--line", options->line, "with a file: replay its line N (a scenario or a regression line)")
+      ->check(CLI::PositiveNumber);
   add_output_options(*app, options->output);
+  app->add_flag("--real", options->real,
+                "also run the scenario against real redis-server processes in real time, with real faults, and "
+                "compare (exit 0 when the real run agrees with the simulation, 1 when not, 3 when a fault cannot be "
+                "injected for real)");
+  app->add_option("--time-scale", options->time_scale, "--real: stretch every duration this many times")
+      ->capture_default_str();
+  app->add_option("--redis-server", options->redis_server, "--real: the redis-server binary (default: PATH)");
+  app->add_option("--attempts", options->attempts, "--real: real runs tried before 'not reproduced'")
+      ->capture_default_str();
   return {app, [options] { return cmd_replay(*options); }};
 }
 
