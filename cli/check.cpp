@@ -108,8 +108,11 @@ int cmd_check(const CheckOptions& o) {
   x.shrink = !o.no_shrink;
 
   if (o.list_runs) {
-    std::string out;
-    for (uint32_t k = 0; k < x.runs; ++k) out += fmt::format("{}\n", x.first_run + k * x.stride);
+    std::string out;  // written in chunks: --runs 100000000 must not hold a gigabyte
+    for (uint32_t k = 0; k < x.runs; ++k) {
+      out += fmt::format("{}\n", x.first_run + k * x.stride);
+      if (out.size() > 65536) std::cout << out, out.clear();
+    }
     std::cout << out;
     return 0;
   }
