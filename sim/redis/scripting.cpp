@@ -354,17 +354,24 @@ void charge_command(lua_State* L) {
   lua_charge(L, 16 + bytes / 8);
 }
 
+// A reply's cost: its bytes, or its elements (lua_objlen would turn a number into a string).
+void charge_reply(lua_State* L) {
+  const int type = lua_type(L, -1);
+  if (type == LUA_TSTRING) lua_charge(L, lua_objlen(L, -1) / 8);
+  else if (type == LUA_TTABLE) lua_charge(L, lua_objlen(L, -1));
+}
+
 int lua_redis_call(lua_State* L) {
   charge_command(L);
   if (host_call(L, true)) return lua_error(L);
-  lua_charge(L, lua_type(L, -1) == LUA_TSTRING ? lua_objlen(L, -1) / 8 : lua_objlen(L, -1));
+  charge_reply(L);
   return 1;
 }
 
 int lua_redis_pcall(lua_State* L) {
   charge_command(L);
   host_call(L, false);
-  lua_charge(L, lua_type(L, -1) == LUA_TSTRING ? lua_objlen(L, -1) / 8 : lua_objlen(L, -1));
+  charge_reply(L);
   return 1;
 }
 

@@ -67,6 +67,9 @@ TEST_CASE("Time inside C functions counts against the budget") {
   CHECK(lua.eval("local t = {} for i = 1, 100000 do t[i] = i end while true do table.concat(t, ',') end")
             .starts_with(kBusy));
   CHECK(lua.eval("return 'still ' .. 'working'") == "\"still working\"");
+  // Charging a reply leaves it as it is: a number stays a number.
+  CHECK(lua.eval("return redis.call('incr', 'n')") == "(integer) 1");
+  CHECK(lua.eval("local n = redis.call('incr', 'n') return type(n)") == "\"number\"");
 }
 
 TEST_CASE("string.rep refuses a result beyond the Lua memory cap before allocating it") {
