@@ -80,9 +80,7 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
     // A Redis master, by name ("redis", or "redis1".."redisN").
     auto master = [&] { return lock::redis_node_name(s, *rc::gen::inRange<uint32_t>(0, s.masters)); };
     auto name = [&](uint32_t c) { return lock::client_name(c); };
-    for (FaultKind kind : model.kinds) {
-      // Swarm: a kind is on or off for the whole run; shrinking turns kinds off.
-      if (model.swarm && !*rc::gen::arbitrary<bool>()) continue;
+    auto add_faults = [&](FaultKind kind) {
       switch (kind) {
         case FaultKind::ClientCrash: {
           const bool restart = std::find(model.kinds.begin(), model.kinds.end(), FaultKind::ClientRestart) != model.kinds.end();
@@ -159,7 +157,21 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
                                      ms_in(10, 3 * lease_ms)});
           break;
       }
+    };
+    // Swarm: a kind is on or off for the whole run; shrinking turns kinds off.
+    // When every kind came out off, one is turned on: a fault model's run
+    // always meets some fault (a one-kind model would otherwise run half its
+    // scenarios fault-free). Drawn last, so the other scenarios stay as they were.
+    bool any_on = false;
+    for (FaultKind kind : model.kinds) {
+      if (model.swarm && !*rc::gen::arbitrary<bool>()) continue;
+      any_on = any_on || kind != FaultKind::ClientRestart;
+      add_faults(kind);
     }
+    std::vector<FaultKind> drawable;
+    for (FaultKind kind : model.kinds) if (kind != FaultKind::ClientRestart) drawable.push_back(kind);
+    if (!any_on && !drawable.empty())
+      add_faults(drawable[*rc::gen::inRange<size_t>(0, drawable.size())]);
     // Faults apply in time order; a stable order also keeps the printed plan readable.
     std::stable_sort(s.faults.faults.begin(), s.faults.faults.end(),
                      [](const sim::Fault& a, const sim::Fault& b) { return a.at < b.at; });
