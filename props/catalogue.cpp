@@ -44,6 +44,7 @@ Duration metric_value(const Metrics& m, MetricKind kind) {
 namespace {
 
 using FK = FaultKind;
+using namespace sim::literals;
 
 // A base scenario from its words (the same text a user would write).
 Scenario base(std::string_view words) {
@@ -62,6 +63,29 @@ FaultModel model(std::string_view words, std::vector<FaultKind> kinds, uint32_t 
   m.max_clients = max_clients;
   m.swarm = swarm;
   m.max_iterations = max_iterations;
+  return m;
+}
+
+// The same model with its faults striking within `window` (most runs are over
+// within a second or two: later faults meet nobody).
+FaultModel at_calls(FaultModel m, uint32_t max_call) {
+  m.max_call = max_call;
+  return m;
+}
+
+FaultModel within(FaultModel m, Duration window) {
+  m.window = window;
+  return m;
+}
+
+// Waiters polling in step a lock whose holder crashed, over a network whose
+// delays (one message in two) make one's DEL land after another's SETNX:
+// F03's schedule. Every run has crashes, and crashed clients come back.
+FaultModel racing_waiters(std::string_view algorithm) {
+  FaultModel m = within(model(fmt::format("{} retry=10ms work=300ms..500ms spikes=0.5:30ms:1.5:200ms", algorithm),
+                              {FK::ClientCrash, FK::ClientRestart}, 3, 5, false, 4),
+                        2_s);
+  m.max_faults = 4;
   return m;
 }
 
@@ -86,7 +110,7 @@ std::vector<CatalogueEntry> build() {
   // unconditional DEL arrives late (F05); SET NX PX with a token and a
   // compare-and-delete survives both.
   c.push_back({.id = "F03", .title = "two waiters DEL and SETNX an expired lock: both hold", .sources = "000",
-               .model = model("del-setnx iterations=3", {FK::ClientCrash, FK::DelaySpikes}, 3, 4, true, 4),
+               .model = racing_waiters("del-setnx"),
                .max_clients = 3, .fix = "token-lua", .fix_also_holds = {P::OwnerOnlyRelease}});
   c.push_back({.id = "F04", .title = "a client whose clock is ahead takes a live lock with GETSET", .sources = "002",
                .model = model("getset", {FK::ClockSkew}, 2, 3), .max_clients = 2, .fix = "set-nx-px"});
@@ -104,7 +128,7 @@ std::vector<CatalogueEntry> build() {
                .fix = "token-lua"});
   c.push_back({.id = "F09", .title = "between GET and DEL the lease ends; A's DEL removes B's lock", .sources = "002 003",
                .property = P::OwnerOnlyRelease,
-               .model = model("token-check-del", {FK::PauseAtCall, FK::DelaySpikes}, 2, 3), .max_clients = 2,
+               .model = at_calls(model("token-check-del", {FK::PauseAtCall}, 2, 3), 6), .max_clients = 2,
                .fix = "token-lua"});
   c.push_back({.id = "F10", .title = "the lease ends while A works; B acquires (the release is harmless)",
                .sources = "002 003 004", .model = model("token-lua", {FK::SlowWork}, 2, 3), .max_clients = 2,
@@ -119,7 +143,8 @@ std::vector<CatalogueEntry> build() {
                .sources = "002 004", .expected = E::Survives, .also_holds = {P::NoDeadlock},
                .model = model("watchdog", {FK::ClientCrash, FK::SlowWork}, 2, 3), .baseline = "set-nx-px"});
   c.push_back({.id = "F13", .title = "a stop-the-world pause longer than the lease freezes the renewal too",
-               .sources = "-", .model = model("watchdog", {FK::Pause}, 2, 3), .max_clients = 2, .fix = "fenced",
+               .sources = "-", .model = within(model("watchdog", {FK::Pause}, 2, 3, true, 4), 800_ms), .max_clients = 2,
+               .fix = "fenced",
                .fix_property = P::FencedWrites});
   c.push_back({.id = "F14", .title = "a cut longer than the lease starves the renewal; B acquires", .sources = "-",
                .model = model("watchdog", {FK::Cut, FK::SlowWork}, 2, 3, false), .max_clients = 2, .fix = "fenced",
@@ -132,32 +157,38 @@ std::vector<CatalogueEntry> build() {
                .max_clients = 1, .fix = "reentrant"});
   c.push_back({.id = "F17", .title = "the master dies before replicating; the promoted replica lacks the key",
                .sources = "002 004",
-               .model = model("watchdog replica=1 lag=50ms failover=100ms work=100ms..400ms", {FK::MasterCrash}, 2, 2,
-                              false),
+               .model = within(model("watchdog replica=1 lag=50ms failover=100ms work=100ms..400ms", {FK::MasterCrash},
+                                     2, 2, false, 4),
+                               500_ms),
                .max_clients = 2, .fix = "redlock", .fix_params = "replica=0 masters=3"});
   // F18 needs A to win only a bare majority, which happens when clients race
   // at the start; so they start within 1 ms of each other and the restart
   // strikes early.
   FaultModel redlock = model("redlock masters=3 spread=1ms", {FK::RedisRestart}, 2, 3, true, 1);
   redlock.window = sim::milliseconds(100);
+  redlock.max_downtime = sim::milliseconds(50);
   c.push_back({.id = "F18", .title = "Redlock: a master restarts without persistence and forgets its part of A's majority",
                .sources = "004", .model = redlock, .max_clients = 2, .fix = "redlock", .fix_params = "persistent=1"});
   c.push_back({.id = "F19", .title = "fencing: the resource rejects the paused client's late write", .sources = "-",
                .expected = E::ViolatedYetHolds, .also_holds = {P::FencedWrites},
-               .model = model("fenced", {FK::Pause, FK::SlowWork}, 2, 3), .max_clients = 2,
+               .model = within(model("fenced", {FK::Pause, FK::SlowWork}, 2, 3), 1_s), .max_clients = 2,
                .baseline = "watchdog"});
   c.push_back({.id = "F20", .title = "fixed-interval retries: newcomers overtake long waiters", .sources = "000 004",
                .property = P::BoundedWait, .model = model("token-lua work=20ms..100ms think=0s..50ms", {}, 5, 6, true, 5),
                .max_clients = 6, .fix = "fair"});
   c.push_back({.id = "F21", .title = "WATCH/MULTI/EXEC: never two winners at acquire", .sources = "001",
-               .expected = E::Survives, .model = model("watch-multi", {FK::DelaySpikes}, 2, 4)});
+               .expected = E::Survives, .model = racing_waiters("watch-multi"), .baseline = "del-setnx"});
   c.push_back({.id = "F22", .title = "a database lock row outlives its crashed owner", .sources = "001",
                .expected = E::NotModelled, .property = P::NoDeadlock, .model = unmodelled("db-lock-table"),
                .max_clients = 2});
+  // The restart bites when it strikes during a hold and Redis is back before
+  // the holder is done: work is long enough, downtime short.
+  FaultModel restarts = within(model("watchdog work=100ms..400ms", {FK::RedisRestart}, 2, 3, true, 4), 1_s);
+  restarts.max_downtime = sim::milliseconds(100);
   // A fencing counter kept in the same forgetful Redis does not fix it: the
   // counter starts over with the lock (tests/regressions/findings.txt).
   c.push_back({.id = "F23", .title = "the only Redis restarts without persistence: the lock is gone",
-               .sources = "002 004", .model = model("watchdog", {FK::RedisRestart}, 2, 3), .max_clients = 2,
+               .sources = "002 004", .model = restarts, .max_clients = 2,
                .fix = "watchdog", .fix_params = "persistent=1"});
   return c;
 }

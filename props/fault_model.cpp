@@ -141,7 +141,8 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
             sim::Instant at = at_in(model.window);
             std::string node = master();
             s.faults.faults.push_back({sim::FaultKind::Crash, node, "", at, {}});
-            s.faults.faults.push_back({sim::FaultKind::Restart, node, "", at + ms_in(1, 2 * lease_ms), {}});
+            const int64_t down_ms = model.max_downtime.ns > 0 ? model.max_downtime.ms() : 2 * lease_ms;
+            s.faults.faults.push_back({sim::FaultKind::Restart, node, "", at + ms_in(1, down_ms), {}});
           }
           break;
         case FaultKind::MasterCrash:
@@ -149,11 +150,11 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
           break;
         case FaultKind::CrashAtCall:
           for (uint32_t i = count(model.max_faults); i > 0; --i)
-            w.call_faults.push_back({client(), *rc::gen::inRange<uint32_t>(1, 13), lock::CallFault::Kind::Crash, {}});
+            w.call_faults.push_back({client(), *rc::gen::inRange<uint32_t>(1, model.max_call + 1), lock::CallFault::Kind::Crash, {}});
           break;
         case FaultKind::PauseAtCall:
           for (uint32_t i = count(model.max_faults); i > 0; --i)
-            w.call_faults.push_back({client(), *rc::gen::inRange<uint32_t>(1, 13), lock::CallFault::Kind::Pause,
+            w.call_faults.push_back({client(), *rc::gen::inRange<uint32_t>(1, model.max_call + 1), lock::CallFault::Kind::Pause,
                                      ms_in(10, 3 * lease_ms)});
           break;
       }
