@@ -68,8 +68,11 @@ FaultModel model(std::string_view words, std::vector<FaultKind> kinds, uint32_t 
 
 // The same model with its faults striking within `window` (most runs are over
 // within a second or two: later faults meet nobody).
+// Pauses before early calls, several per run: one of them lands between a
+// release's GET and DEL often enough for F09 (the others only slow things).
 FaultModel at_calls(FaultModel m, uint32_t max_call) {
   m.max_call = max_call;
+  m.max_faults = 12;
   return m;
 }
 
@@ -128,7 +131,7 @@ std::vector<CatalogueEntry> build() {
                .fix = "token-lua"});
   c.push_back({.id = "F09", .title = "between GET and DEL the lease ends; A's DEL removes B's lock", .sources = "002 003",
                .property = P::OwnerOnlyRelease,
-               .model = at_calls(model("token-check-del", {FK::PauseAtCall}, 2, 3), 6), .max_clients = 2,
+               .model = at_calls(model("token-check-del", {FK::PauseAtCall}, 3, 3, true, 6), 10), .max_clients = 2,
                .fix = "token-lua"});
   c.push_back({.id = "F10", .title = "the lease ends while A works; B acquires (the release is harmless)",
                .sources = "002 003 004", .model = model("token-lua", {FK::SlowWork}, 2, 3), .max_clients = 2,
@@ -147,7 +150,8 @@ std::vector<CatalogueEntry> build() {
                .fix = "fenced",
                .fix_property = P::FencedWrites});
   c.push_back({.id = "F14", .title = "a cut longer than the lease starves the renewal; B acquires", .sources = "-",
-               .model = model("watchdog", {FK::Cut, FK::SlowWork}, 2, 3, false), .max_clients = 2, .fix = "fenced",
+               .model = within(model("watchdog", {FK::Cut, FK::SlowWork}, 2, 3, false), 1_s), .max_clients = 2,
+               .fix = "fenced",
                .fix_property = P::FencedWrites});
   c.push_back({.id = "F15", .title = "an explicit lease disables the watchdog: F10 returns", .sources = "002",
                .model = model("watchdog explicit-lease=1s", {FK::SlowWork}, 2, 3), .max_clients = 2,
@@ -157,7 +161,7 @@ std::vector<CatalogueEntry> build() {
                .max_clients = 1, .fix = "reentrant"});
   c.push_back({.id = "F17", .title = "the master dies before replicating; the promoted replica lacks the key",
                .sources = "002 004",
-               .model = within(model("watchdog replica=1 lag=50ms failover=100ms work=100ms..400ms", {FK::MasterCrash},
+               .model = within(model("watchdog replica=1 lag=100ms failover=100ms work=100ms..400ms", {FK::MasterCrash},
                                      2, 2, false, 4),
                                500_ms),
                .max_clients = 2, .fix = "redlock", .fix_params = "replica=0 masters=3"});

@@ -24,7 +24,22 @@ struct OrphanedLock {
   uint32_t holder;
   Instant died, freed;
   bool freed_before_end;
+  bool expires = false;  // the key has a deadline (a TTL, or an expiry timestamp as its value)
 };
+
+// A timestamp lock (getset, del-setnx) keeps its expiry in the value, on the
+// holder's clock, and any later client takes it over once that passes: a
+// deadline without a TTL. A plain value ("1") is no deadline.
+std::optional<int64_t> expiry_timestamp(const lock::HistoryEvent& e) {
+  if (!e.new_value || e.new_value->empty() || e.new_value->size() > 18) return std::nullopt;
+  int64_t ms = 0;
+  for (char ch : *e.new_value) {
+    if (ch < '0' || ch > '9') return std::nullopt;
+    ms = ms * 10 + (ch - '0');
+  }
+  if (ms < 100'000'000'000) return std::nullopt;  // before 1973: not a Unix time in ms (a plain "1")
+  return ms;
+}
 
 std::vector<OrphanedLock> orphans(const Context& c) {
   std::vector<OrphanedLock> out;
@@ -46,7 +61,10 @@ std::vector<OrphanedLock> orphans(const Context& c) {
       out[open].freed_before_end = true;
       open = kNone;
     }
-    if (c.is_lock_key(e) && (e.step == Step::KeySet || e.step == Step::KeyExpireChanged)) deadline_ms = e.expire_at_ms;
+    if (c.is_lock_key(e) && (e.step == Step::KeySet || e.step == Step::KeyExpireChanged)) {
+      deadline_ms = e.expire_at_ms;
+      if (auto stamp = expiry_timestamp(e); stamp && deadline_ms < 0 && e.step == Step::KeySet) deadline_ms = *stamp;
+    }
     if (e.step == Step::ServerCrashed && e.a == 0) {
       // No persistence: every key is gone, an orphaned lock with it.
       if (open != kNone) {
@@ -59,7 +77,7 @@ std::vector<OrphanedLock> orphans(const Context& c) {
       continue;
     }
     if (e.step == Step::Crashed && e.client == current.owner && open == kNone) {
-      out.push_back(OrphanedLock{e.client, e.at, c.end.at, false});
+      out.push_back(OrphanedLock{e.client, e.at, c.end.at, false, deadline_ms >= 0});
       open = out.size() - 1;
       continue;
     }
@@ -90,7 +108,7 @@ std::optional<Violation> no_deadlock(const Context& c, Metrics& m) {
   for (const OrphanedLock& o : orphans(c)) {
     m.unavailability = std::max(m.unavailability, o.freed - o.died);
     if (found) continue;
-    if (!o.freed_before_end && c.end.key_exists && c.end.key_pttl_ms == -1) {
+    if (!o.freed_before_end && !o.expires && c.end.key_exists && c.end.key_pttl_ms == -1) {
       found = Violation{Property::NoDeadlock, {o.holder}, c.config.lock.key, o.died, c.end.at,
                         fmt::format("{} died at {} holding {}, whose key has no TTL: it stays forever", c.name(o.holder),
                                     sim::format_instant(o.died), c.config.lock.key)};
