@@ -1,6 +1,9 @@
 // Throughput of the Redis model (direct calls) against a real redis-server over
 // a loopback TCP connection with hiredis, unpipelined and pipelined 64 deep.
-// Prints "name: value unit" lines; medians of 5 runs.
+// Prints "name: value unit" lines; medians of 5 runs. The same commands on
+// both sides: GET of a present key; SET NX PX that wins half the time (the
+// share that won is printed); a Lua compare-and-delete that finds its token
+// and deletes (the keys are set before the timing, not inside it).
 #include <hiredis/hiredis.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -50,39 +53,68 @@ double rate(const std::function<void()>& batch, int ops, double seconds) {
   return median(runs);
 }
 
-struct ModelRates {
-  double get, set_nx_px, compare_and_delete;
+// Runs setup (untimed) then `timed` (which performs `ops` operations), 5 times; median ops/s.
+double timed_rate(const std::function<void()>& setup, const std::function<void()>& timed, int ops) {
+  std::vector<double> runs;
+  for (int run = 0; run < 5; ++run) {
+    setup();
+    const auto start = Clock::now();
+    timed();
+    runs.push_back(ops / std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  return median(runs);
+}
+
+// SET NX PX over kNxKeys keys, each twice in a row: the first finds the key
+// absent (or expired: PX 5 ms, and a key comes round again only after all the
+// others) and wins, the second finds it held. Half win, on both sides.
+constexpr int kNxKeys = 20'000;
+std::vector<Command> set_nx_commands() {
+  std::vector<Command> out;
+  for (int i = 0; i < kNxKeys; ++i) out.push_back({"SET", "nx:" + std::to_string(i), "token", "NX", "PX", "5"});
+  return out;
+}
+
+// Compare-and-delete of keys that all hold the token: they are set before the
+// timing, so only the deletes are timed.
+Command set_token(int i) { return {"SET", "cad:" + std::to_string(i), "token"}; }
+Command compare_and_delete(int i) { return {"EVAL", kCompareAndDelete, "1", "cad:" + std::to_string(i), "token"}; }
+
+struct Rates {
+  double get = 0, set_nx_px = 0, set_nx_px_won = 0, compare_and_delete = 0;
 };
 
-ModelRates bench_model() {
+Rates bench_model() {
   Server server;
   const auto conn = server.connect();
   int64_t now = 1'700'000'000'000;
-  const Command set_value{"SET", "lock", "token"};
-  server.execute(conn, set_value, now);
+  server.execute(conn, Command{"SET", "lock", "token"}, now);
   const Command get{"GET", "lock"};
-  const Command set_nx{"SET", "lock", "token", "NX", "PX", "30000"};
-  const Command cad_hit{"EVAL", kCompareAndDelete, "1", "lock", "token"};
-  ModelRates r{};
+  Rates r;
   r.get = rate([&] { for (int i = 0; i < 1000; ++i) server.execute(conn, get, now); }, 1000, 0.2);
-  // Alternating acquire and expiry: half the SETs succeed, half find the lock held.
+  const std::vector<Command> set_nx = set_nx_commands();
+  long sent = 0, won = 0;
+  size_t next = 0;
   r.set_nx_px = rate(
       [&] {
-        for (int i = 0; i < 1000; ++i) {
-          now += 15001;
-          server.execute(conn, set_nx, now);
+        for (int i = 0; i < 500; ++i, next = (next + 1) % set_nx.size()) {
+          for (int twice = 0; twice < 2; ++twice) {
+            ++now;  // a millisecond per command: a key comes round again long after its PX
+            won += server.execute(conn, set_nx[next], now).type == locksim::redis::Reply::Type::Status;
+          }
         }
+        sent += 1000;
       },
       1000, 0.2);
-  // Compare-and-delete that finds its token and deletes (the lock is re-set outside the timing).
-  r.compare_and_delete = rate(
-      [&] {
-        for (int i = 0; i < 100; ++i) {
-          server.execute(conn, set_value, now);
-          server.execute(conn, cad_hit, now);
-        }
-      },
-      100, 0.2);
+  r.set_nx_px_won = static_cast<double>(won) / static_cast<double>(sent);
+  constexpr int kKeys = 100'000;
+  std::vector<Command> sets, deletes;
+  for (int i = 0; i < kKeys; ++i) {
+    sets.push_back(set_token(i));
+    deletes.push_back(compare_and_delete(i));
+  }
+  r.compare_and_delete = timed_rate([&] { for (const auto& c : sets) server.execute(conn, c, now); },
+                                    [&] { for (const auto& c : deletes) server.execute(conn, c, now); }, kKeys);
   return r;
 }
 
@@ -158,31 +190,35 @@ void send(redisContext* ctx, const Command& c) {
   redisAppendCommandArgv(ctx, static_cast<int>(argv.size()), argv.data(), len.data());
 }
 
-void receive(redisContext* ctx, int n) {
+// Reads n replies; returns how many were a status reply (OK: a SET NX that won).
+int receive(redisContext* ctx, int n) {
+  int status = 0;
   for (int i = 0; i < n; ++i) {
     void* reply = nullptr;
     if (redisGetReply(ctx, &reply) != REDIS_OK) {
       std::fprintf(stderr, "bench_redis: connection to redis-server failed\n");
       std::exit(1);
     }
+    status += static_cast<redisReply*>(reply)->type == REDIS_REPLY_STATUS;
     freeReplyObject(reply);
+  }
+  return status;
+}
+
+// Sends the commands `depth` at a time, reading each group's replies.
+void pipelined(redisContext* ctx, const std::vector<Command>& commands, int depth) {
+  for (size_t i = 0; i < commands.size(); i += static_cast<size_t>(depth)) {
+    const size_t end = std::min(commands.size(), i + static_cast<size_t>(depth));
+    for (size_t j = i; j < end; ++j) send(ctx, commands[j]);
+    receive(ctx, static_cast<int>(end - i));
   }
 }
 
-struct RealRates {
-  double get, set_nx_px, compare_and_delete;
-};
-
-RealRates bench_real(redisContext* ctx, int depth) {
-  const Command set_value{"SET", "lock", "token"};
+Rates bench_real(redisContext* ctx, int depth) {
   const Command get{"GET", "lock"};
-  const Command set_nx{"SET", "lock", "token", "NX", "PX", "30000"};
-  const Command del{"DEL", "lock"};
   send(ctx, {"SCRIPT", "LOAD", kCompareAndDelete});
-  receive(ctx, 1);
-  send(ctx, set_value);
-  receive(ctx, 1);
-  const Command cad{"EVAL", kCompareAndDelete, "1", "lock", "token"};
+  send(ctx, {"SET", "lock", "token"});
+  receive(ctx, 2);
   auto batch_of = [&](const Command& c) {
     return [&, c] {
       for (int i = 0; i < depth; ++i) send(ctx, c);
@@ -190,18 +226,29 @@ RealRates bench_real(redisContext* ctx, int depth) {
     };
   };
   rate(batch_of(get), depth, 0.05);  // warm up the connection and the server
-  RealRates r{};
+  Rates r;
   r.get = rate(batch_of(get), depth, 0.3);
-  r.set_nx_px = rate(batch_of(set_nx), depth, 0.3);
-  r.compare_and_delete = rate(
+  const std::vector<Command> set_nx = set_nx_commands();
+  long sent = 0, won = 0;
+  size_t next = 0;
+  r.set_nx_px = rate(
       [&] {
-        for (int i = 0; i < depth; ++i) {
-          send(ctx, set_value);
-          send(ctx, cad);
+        for (int i = 0; i < depth; ++i, next = (next + 1) % set_nx.size()) {
+          send(ctx, set_nx[next]);
+          send(ctx, set_nx[next]);
         }
-        receive(ctx, 2 * depth);
+        won += receive(ctx, 2 * depth);
+        sent += 2 * depth;
       },
-      depth, 0.3);
+      2 * depth, 0.3);
+  r.set_nx_px_won = static_cast<double>(won) / static_cast<double>(sent);
+  const int keys = depth == 1 ? 10'000 : 100'000;
+  std::vector<Command> sets, deletes;
+  for (int i = 0; i < keys; ++i) {
+    sets.push_back(set_token(i));
+    deletes.push_back(compare_and_delete(i));
+  }
+  r.compare_and_delete = timed_rate([&] { pipelined(ctx, sets, 64); }, [&] { pipelined(ctx, deletes, depth); }, keys);
   return r;
 }
 
@@ -210,9 +257,10 @@ void print(const char* name, double per_second) { std::printf("%s: %.3f M/s\n", 
 }  // namespace
 
 int main() {
-  const ModelRates model = bench_model();
+  const Rates model = bench_model();
   print("redis.model.get", model.get);
   print("redis.model.set_nx_px", model.set_nx_px);
+  std::printf("redis.model.set_nx_px_won: %.1f %%\n", 100 * model.set_nx_px_won);
   print("redis.model.lua_compare_and_delete", model.compare_and_delete);
 
   const std::string binary = find_redis_server();
@@ -226,14 +274,16 @@ int main() {
     std::fprintf(stderr, "bench_redis: cannot connect to redis-server\n");
     return 1;
   }
-  const RealRates single = bench_real(ctx, 1);
-  const RealRates piped = bench_real(ctx, 64);
+  const Rates single = bench_real(ctx, 1);
+  const Rates piped = bench_real(ctx, 64);
   redisFree(ctx);
   print("redis.real.get", single.get);
   print("redis.real.set_nx_px", single.set_nx_px);
+  std::printf("redis.real.set_nx_px_won: %.1f %%\n", 100 * single.set_nx_px_won);
   print("redis.real.lua_compare_and_delete", single.compare_and_delete);
   print("redis.real_pipelined64.get", piped.get);
   print("redis.real_pipelined64.set_nx_px", piped.set_nx_px);
+  std::printf("redis.real_pipelined64.set_nx_px_won: %.1f %%\n", 100 * piped.set_nx_px_won);
   print("redis.real_pipelined64.lua_compare_and_delete", piped.compare_and_delete);
   std::printf("redis.ratio_model_vs_real.get: %.1f x\n", model.get / single.get);
   std::printf("redis.ratio_model_vs_real.set_nx_px: %.1f x\n", model.set_nx_px / single.set_nx_px);
