@@ -269,8 +269,9 @@ Survival survive(const FaultModel& model, const std::optional<FaultModel>& pre_f
 
 // The bite and the held runs, for the one-line outcome; and whether they pass.
 std::string survival_tally(const Survival& s) {
-  return fmt::format("held in {} of {} runs (the others acquired nothing); the pre-fix version fails in {} ({:.0f}%)",
-                     s.held, s.runs, s.bites, s.runs ? 100.0 * s.bites / s.runs : 0.0);
+  const std::string unproved = s.held < s.runs ? fmt::format(" ({} acquired nothing)", s.runs - s.held) : "";
+  return fmt::format("held in {} of {} runs{}; the pre-fix version fails in {} ({:.0f}%)", s.held, s.runs, unproved,
+                     s.bites, s.runs ? 100.0 * s.bites / s.runs : 0.0);
 }
 
 bool bites_enough(const Survival& s) { return s.runs > 0 && s.bites >= kMinFixBite * s.runs; }
