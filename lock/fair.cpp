@@ -49,8 +49,12 @@ class FairLock final : public Lock {
   }
 
  private:
-  // How long a waiter that stops retrying keeps its place (Redisson: 5 s).
-  Duration heartbeat() const { return std::max(params().retry * 5, Duration{500'000'000}); }
+  // How long a waiter that stops retrying keeps its place (Redisson: 5 s):
+  // longer than two attempts apart, each a retry interval plus a call that
+  // may take up to its timeout, so a waiter still retrying is never skipped.
+  Duration heartbeat() const {
+    return std::max({params().retry * 5, (params().retry + params().call_timeout) * 2, Duration{500'000'000}});
+  }
   std::string token_;
 };
 

@@ -137,7 +137,7 @@ std::optional<Violation> no_deadlock(const Context& c, Metrics& m) {
 namespace {
 
 // When a client was out of line: paused (stop-the-world), cut off from
-// Redis, or Redis was down. Such a client is not waiting: nothing of it
+// Redis, or Redis was down or its clock jumped ahead. Such a client is not waiting: nothing of it
 // reaches the queue, and a fair lock drops its ticket once its heartbeat lapses.
 std::vector<std::vector<std::pair<Instant, Instant>>> out_of_line(const Context& c) {
   std::vector<std::vector<std::pair<Instant, Instant>>> out(c.history.clients().size());
@@ -164,6 +164,12 @@ std::vector<std::vector<std::pair<Instant, Instant>>> out_of_line(const Context&
   }
   if (down)
     for (auto& client : out) client.push_back({*down, c.end.at});
+  // Redis's clock jumping ahead expires the queue's heartbeats at once: a new line too.
+  const std::vector<std::string> servers = lock::redis_node_names(c.config);
+  for (const sim::Fault& f : c.config.faults.faults)
+    if (f.kind == sim::FaultKind::ClockJump && f.amount.ns > 0 &&
+        std::find(servers.begin(), servers.end(), f.node) != servers.end())
+      for (auto& client : out) client.push_back({f.at, f.at});
   for (const sim::Fault& f : c.config.faults.faults) {
     if (f.kind != sim::FaultKind::Cut) continue;
     auto client = client_index(f.node);
