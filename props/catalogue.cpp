@@ -92,6 +92,12 @@ FaultModel racing_waiters(std::string_view algorithm) {
   return m;
 }
 
+// Up to `n` faults of each kind per run: one of them more often meets a holder.
+FaultModel more_faults(FaultModel m, uint32_t n) {
+  m.max_faults = n;
+  return m;
+}
+
 // An entry whose system the simulator does not have yet: named, never run.
 FaultModel unmodelled(std::string_view system) {
   FaultModel m;
@@ -139,7 +145,7 @@ std::vector<CatalogueEntry> build() {
   c.push_back({.id = "F11", .title = "a long lease: a crashed holder blocks everyone for the whole lease",
                .sources = "004", .expected = E::Metric, .metric = MetricKind::Unavailability,
                .metric_at_least = sim::seconds(15),
-               .model = model("token-lua lease=30s wait-limit=2s", {FK::ClientCrash}, 2, 3, false),
+               .model = within(model("token-lua lease=30s wait-limit=2s", {FK::ClientCrash}, 2, 3, false), 1_s),
                .fix = "watchdog", .fix_params = "lease=1s", .fix_property = P::NoDeadlock});
   // Without the watchdog (set-nx-px), long work loses the lock (F07).
   c.push_back({.id = "F12", .title = "the watchdog keeps long work safe, and a crash frees the lock within a lease",
@@ -150,7 +156,8 @@ std::vector<CatalogueEntry> build() {
                .fix = "fenced",
                .fix_property = P::FencedWrites});
   c.push_back({.id = "F14", .title = "a cut longer than the lease starves the renewal; B acquires", .sources = "-",
-               .model = within(model("watchdog", {FK::Cut, FK::SlowWork}, 2, 3, false), 1_s), .max_clients = 2,
+               .model = more_faults(within(model("watchdog", {FK::Cut, FK::SlowWork}, 2, 3, false), 1_s), 3),
+               .max_clients = 2,
                .fix = "fenced",
                .fix_property = P::FencedWrites});
   c.push_back({.id = "F15", .title = "an explicit lease disables the watchdog: F10 returns", .sources = "002",
@@ -175,7 +182,7 @@ std::vector<CatalogueEntry> build() {
                .sources = "004", .model = redlock, .max_clients = 2, .fix = "redlock", .fix_params = "persistent=1"});
   c.push_back({.id = "F19", .title = "fencing: the resource rejects the paused client's late write", .sources = "-",
                .expected = E::ViolatedYetHolds, .also_holds = {P::FencedWrites},
-               .model = within(model("fenced", {FK::Pause, FK::SlowWork}, 2, 3), 1_s), .max_clients = 2,
+               .model = more_faults(within(model("fenced", {FK::Pause, FK::SlowWork}, 2, 3, false), 1_s), 3), .max_clients = 2,
                .baseline = "watchdog"});
   c.push_back({.id = "F20", .title = "fixed-interval retries: newcomers overtake long waiters", .sources = "000 004",
                .property = P::BoundedWait, .model = model("token-lua work=20ms..100ms think=0s..50ms", {}, 5, 6, true, 5),
