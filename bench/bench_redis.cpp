@@ -4,22 +4,17 @@
 // both sides: GET of a present key; SET NX PX that wins half the time (the
 // share that won is printed); a Lua compare-and-delete that finds its token
 // and deletes (the keys are set before the timing, not inside it).
-#include <hiredis/hiredis.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <functional>
+#include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "real/process.hpp"
+#include "real/sync_client.hpp"
 #include "sim/redis/server.hpp"
 
 namespace {
@@ -120,85 +115,14 @@ Rates bench_model() {
 
 // ---- the real server ---------------------------------------------------------------
 
-std::string find_redis_server() {
-  for (const char* dir : {"/usr/bin", "/usr/local/bin", "/usr/sbin"}) {
-    std::string path = std::string(dir) + "/redis-server";
-    if (::access(path.c_str(), X_OK) == 0) return path;
-  }
-  return {};
-}
-
-struct RealServer {
-  pid_t pid = -1;
-  int port = 0;
-  std::string dir;
-  ~RealServer() {
-    if (pid > 0) {
-      ::kill(pid, SIGKILL);
-      int status = 0;
-      ::waitpid(pid, &status, 0);
-    }
-    std::error_code ignored;
-    if (!dir.empty()) std::filesystem::remove_all(dir, ignored);
-  }
-};
-
-bool start(RealServer& server, const std::string& binary) {
-  char dir[] = "/tmp/locksim-bench-XXXXXX";
-  if (!::mkdtemp(dir)) return false;
-  server.dir = dir;
-  for (int attempt = 0; attempt < 20; ++attempt) {
-    const int port = 20000 + (::getpid() * 7 + attempt * 131) % 40000;
-    const pid_t parent = ::getpid();
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != parent) ::_exit(1);
-      const std::string port_text = std::to_string(port);
-      ::execl(binary.c_str(), binary.c_str(), "--port", port_text.c_str(), "--bind", "127.0.0.1", "--save", "",
-              "--appendonly", "no", "--dir", dir, "--daemonize", "no", "--loglevel", "warning", "--logfile",
-              (std::string(dir) + "/redis.log").c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    for (int wait = 0; wait < 200; ++wait) {
-      int status = 0;
-      if (::waitpid(pid, &status, WNOHANG) == pid) break;  // port taken: try another
-      redisContext* probe = redisConnect("127.0.0.1", port);
-      const bool up = probe && !probe->err;
-      if (probe) redisFree(probe);
-      if (up) {
-        server.pid = pid;
-        server.port = port;
-        return true;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    ::kill(pid, SIGKILL);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-  }
-  return false;
-}
-
-void send(redisContext* ctx, const Command& c) {
-  std::vector<const char*> argv;
-  std::vector<size_t> len;
-  for (const auto& a : c) {
-    argv.push_back(a.data());
-    len.push_back(a.size());
-  }
-  redisAppendCommandArgv(ctx, static_cast<int>(argv.size()), argv.data(), len.data());
-}
+using locksim::real::SyncClient;
 
 // Reads n replies; returns how many were a status reply (OK: a SET NX that won).
-int receive(redisContext* ctx, int n) {
+int receive(SyncClient& client, int n) {
   int status = 0;
   for (int i = 0; i < n; ++i) {
     void* reply = nullptr;
-    if (redisGetReply(ctx, &reply) != REDIS_OK) {
-      std::fprintf(stderr, "bench_redis: connection to redis-server failed\n");
-      std::exit(1);
-    }
+    if (redisGetReply(client.context(), &reply) != REDIS_OK) throw std::runtime_error("connection to redis-server lost");
     status += static_cast<redisReply*>(reply)->type == REDIS_REPLY_STATUS;
     freeReplyObject(reply);
   }
@@ -206,23 +130,24 @@ int receive(redisContext* ctx, int n) {
 }
 
 // Sends the commands `depth` at a time, reading each group's replies.
-void pipelined(redisContext* ctx, const std::vector<Command>& commands, int depth) {
+void pipelined(SyncClient& client, const std::vector<Command>& commands, int depth) {
   for (size_t i = 0; i < commands.size(); i += static_cast<size_t>(depth)) {
     const size_t end = std::min(commands.size(), i + static_cast<size_t>(depth));
-    for (size_t j = i; j < end; ++j) send(ctx, commands[j]);
-    receive(ctx, static_cast<int>(end - i));
+    for (size_t j = i; j < end; ++j) client.append(commands[j]);
+    receive(client, static_cast<int>(end - i));
   }
 }
 
-Rates bench_real(redisContext* ctx, int depth) {
+Rates bench_real(SyncClient& client, int depth) {
   const Command get{"GET", "lock"};
-  send(ctx, {"SCRIPT", "LOAD", kCompareAndDelete});
-  send(ctx, {"SET", "lock", "token"});
-  receive(ctx, 2);
+  client.append({"SCRIPT", "LOAD", kCompareAndDelete});
+  client.append({"SET", "lock", "token"});
+  receive(client, 2);
+  auto send = [&client](const Command& c) { client.append(c); };
   auto batch_of = [&](const Command& c) {
     return [&, c] {
-      for (int i = 0; i < depth; ++i) send(ctx, c);
-      receive(ctx, depth);
+      for (int i = 0; i < depth; ++i) send(c);
+      receive(client, depth);
     };
   };
   rate(batch_of(get), depth, 0.05);  // warm up the connection and the server
@@ -234,10 +159,10 @@ Rates bench_real(redisContext* ctx, int depth) {
   r.set_nx_px = rate(
       [&] {
         for (int i = 0; i < depth; ++i, next = (next + 1) % set_nx.size()) {
-          send(ctx, set_nx[next]);
-          send(ctx, set_nx[next]);
+          send(set_nx[next]);
+          send(set_nx[next]);
         }
-        won += receive(ctx, 2 * depth);
+        won += receive(client, 2 * depth);
         sent += 2 * depth;
       },
       2 * depth, 0.3);
@@ -248,7 +173,8 @@ Rates bench_real(redisContext* ctx, int depth) {
     sets.push_back(set_token(i));
     deletes.push_back(compare_and_delete(i));
   }
-  r.compare_and_delete = timed_rate([&] { pipelined(ctx, sets, 64); }, [&] { pipelined(ctx, deletes, depth); }, keys);
+  r.compare_and_delete =
+      timed_rate([&] { pipelined(client, sets, 64); }, [&] { pipelined(client, deletes, depth); }, keys);
   return r;
 }
 
@@ -263,20 +189,23 @@ int main() {
   std::printf("redis.model.set_nx_px_won: %.1f %%\n", 100 * model.set_nx_px_won);
   print("redis.model.lua_compare_and_delete", model.compare_and_delete);
 
-  const std::string binary = find_redis_server();
-  RealServer server;
-  if (binary.empty() || !start(server, binary)) {
-    std::fprintf(stderr, "bench_redis: no redis-server could be started; real-server figures skipped\n");
+  namespace real = locksim::real;
+  Rates single, piped;
+  try {
+    real::TempDir dir("locksim-bench");
+    real::RedisOptions options;
+    options.binary = real::redis_server_binary();
+    options.dir = dir.path();
+    options.port = real::free_loopback_port();
+    real::RedisProcess server(options);
+    server.start();
+    SyncClient client = SyncClient::loopback(server.port());
+    single = bench_real(client, 1);
+    piped = bench_real(client, 64);
+  } catch (const std::runtime_error& e) {
+    std::fprintf(stderr, "bench_redis: %s; real-server figures skipped\n", e.what());
     return 0;
   }
-  redisContext* ctx = redisConnect("127.0.0.1", server.port);
-  if (!ctx || ctx->err) {
-    std::fprintf(stderr, "bench_redis: cannot connect to redis-server\n");
-    return 1;
-  }
-  const Rates single = bench_real(ctx, 1);
-  const Rates piped = bench_real(ctx, 64);
-  redisFree(ctx);
   print("redis.real.get", single.get);
   print("redis.real.set_nx_px", single.set_nx_px);
   std::printf("redis.real.set_nx_px_won: %.1f %%\n", 100 * single.set_nx_px_won);
