@@ -33,6 +33,22 @@ std::vector<std::string> split_ids(const std::string& s) {
 
 bool passed(const TimedOutcome& t) { return t.outcome.as_expected && t.outcome.fix_as_expected; }
 
+// Whether plain `check ALGO` finds the entry, and how fast: {"found", "run", "budget", "wall_ms"}, or null.
+std::string generic_json(const props::EntryOutcome& r) {
+  if (r.generic_budget == 0) return "null";
+  return fmt::format("{{\"found\": {}, \"run\": {}, \"budget\": {}, \"wall_ms\": {:.1f}}}",
+                     r.generic_run ? "true" : "false", r.generic_run ? std::to_string(*r.generic_run) : "null",
+                     r.generic_budget, r.generic_ms);
+}
+
+std::string generic_text(const props::CatalogueEntry& e, const props::EntryOutcome& r) {
+  const std::string& algorithm = e.model.base.algorithm;
+  if (r.generic_run)
+    return fmt::format("plain 'check {}' finds it at run {} ({:.0f} ms)", algorithm, *r.generic_run, r.generic_ms);
+  return fmt::format("plain 'check {}' does not find it in {} runs ({:.0f} ms)", algorithm, r.generic_budget,
+                     r.generic_ms);
+}
+
 std::vector<const props::CatalogueEntry*> select_entries(const std::string& only) {
   std::vector<const props::CatalogueEntry*> out;
   if (only.empty()) {
@@ -59,6 +75,7 @@ int cmd_catalogue(const CatalogueOptions& o) {
   eo.seed = o.seed;
   eo.budget = o.budget;
   eo.check_fix = !o.no_fix;
+  eo.generic_budget = o.generic;
   std::vector<TimedOutcome> results;
   {
     Progress progress("catalogue", entries.size());
@@ -76,14 +93,15 @@ int cmd_catalogue(const CatalogueOptions& o) {
       const auto& e = *entries[i];
       out += fmt::format(
           "  {{\"id\": {}, \"algorithm\": {}, \"property\": {}, \"expected\": {}, \"outcome\": {}, \"as_expected\": {}, "
-          "\"runs\": {}, \"wall_ms\": {:.1f}, \"replay\": {}, \"fix\": {}, \"fix_outcome\": {}, \"fix_as_expected\": {}}}{}\n",
+          "\"runs\": {}, \"wall_ms\": {:.1f}, \"replay\": {}, \"fix\": {}, \"fix_outcome\": {}, \"fix_as_expected\": {}, "
+          "\"cause_found\": {}, \"generic\": {}}}{}\n",
           render::json_string(e.id), render::json_string(e.model.base.algorithm),
           render::json_string(props::to_string(e.property)), render::json_string(props::to_string(e.expected)),
           render::json_string(r.outcome), r.as_expected ? "true" : "false", r.runs, results[i].wall_ms,
           r.counterexample ? render::json_string(replay_command(r.counterexample->shrunk)) : "null",
           e.fix.empty() ? "null" : render::json_string(e.fix),
           r.fix_outcome.empty() ? "null" : render::json_string(r.fix_outcome), r.fix_as_expected ? "true" : "false",
-          i + 1 < results.size() ? "," : "");
+          r.cause_found ? "true" : "false", generic_json(r), i + 1 < results.size() ? "," : "");
     }
     out += "]\n";
     std::cout << out;
@@ -108,6 +126,7 @@ int cmd_catalogue(const CatalogueOptions& o) {
     if (!r.fix_outcome.empty())
       out += fmt::format("     fixed by {}{}: {}\n", e.fix, e.fix_params.empty() ? "" : " with " + e.fix_params, r.fix_outcome);
     if (r.counterexample) out += fmt::format("     replay: {}\n", replay_command(r.counterexample->shrunk));
+    if (r.generic_budget > 0) out += fmt::format("     {}\n", generic_text(e, r));
   }
   out += fmt::format("\n{} of {} entries as documented{}\n", passes, results.size(),
                      all_passed ? "" : " (the others are marked NO)");
@@ -126,12 +145,16 @@ Subcommand add_catalogue_command(CLI::App& parent) {
   app->footer("Exit status 0 only when every entry (and its fix) came out as documented.");
   app->add_flag("--json", o->json,
                 "print a JSON array of objects (id, algorithm, property, expected, outcome, as_expected, runs, "
-                "wall_ms, replay, fix, fix_outcome, fix_as_expected)");
+                "wall_ms, replay, fix, fix_outcome, fix_as_expected, cause_found, generic)");
   app->add_option("--only", o->only, "only these entries, e.g. F07,F10");
   app->add_option("--seed", o->seed, "the explorer's seed (default 1)")->check(CLI::NonNegativeNumber);
   app->add_option("--budget", o->budget, "most runs to look for each violation (default 2000)")
       ->check(CLI::Range(1, 100'000'000));
   app->add_flag("--no-fix", o->no_fix, "do not check that each fix survives the same faults");
+  app->add_option("--generic", o->generic,
+                  "also look for each entry with plain 'check ALGO' (no tuning) for up to this many runs, and say at "
+                  "which run it shows (default 0: do not)")
+      ->check(CLI::Range(0, 100'000'000));
   app->add_option("--jobs", o->jobs, "entries run at once (their wall times then overlap)")->check(CLI::Range(1, 256));
   add_output_options(*app, o->output, false);
   return {app, [o] { return cmd_catalogue(*o); }};

@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "cli/subcommand.hpp"
 #include "cli/verdicts.hpp"
+#include "props/defaults.hpp"
 #include "props/regression.hpp"
 
 namespace locksim::cli {
@@ -83,6 +84,11 @@ Loaded load(const std::string& arg) {
 
 int cmd_replay(const ReplayOptions& options) {
   Loaded l = load(options.scenario);
+  std::string why;
+  const auto assumed = props::parse_assumptions(options.assume, &why);
+  if (!assumed) throw UsageError("--assume: " + why);
+  if (auto broken = props::breaks_assumptions(l.scenario, *assumed))
+    throw UsageError(fmt::format("the scenario breaks an assumption: {}", *broken));
   Recorded rec;
   try {
     rec = run_recorded(l.scenario);
@@ -103,6 +109,8 @@ int cmd_replay(const ReplayOptions& options) {
     std::string which;
     for (const auto& v : rec.verdict.violations) which += (which.empty() ? "" : ", ") + std::string(props::to_string(v.property));
     out += fmt::format("verdict:    violated: {}\n", which);
+    for (const auto& v : rec.verdict.violations)
+      out += fmt::format("cause:      {}: {}\n", props::to_string(v.property), props::to_string(v.cause));
   }
   int status = 0;
   if (l.expectation) {
@@ -131,6 +139,8 @@ Subcommand add_replay_command(CLI::App& parent) {
                   "the scenario text as printed (quote it), or a file holding one: its first line that is not "
                   "blank or a # comment, a scenario or a regression line 'violates PROPERTY: SCENARIO'")
       ->required();
+  app->add_option("--assume", options->assume,
+                  "the assumptions the scenario was found under (as check's --assume): the scenario must keep them");
   add_output_options(*app, options->output);
   return {app, [options] { return cmd_replay(*options); }};
 }

@@ -183,19 +183,23 @@ EntryOutcome run_entry(const CatalogueEntry& entry, const EntryOptions& options)
     case Expectation::ViolatedYetHolds: {
       x.runs = options.budget;
       x.target = entry.property;
+      x.causes = documented_causes(entry.id);  // found only with the documented cause
       ExploreResult r = explore(entry.model, x);
       out.runs = r.runs;
       out.metrics = r.worst;
       if (!r.found) {
-        out.outcome = fmt::format("no {} violation in {} runs", to_string(entry.property), r.runs);
+        out.outcome = fmt::format("no {} violation with its documented cause in {} runs", to_string(entry.property),
+                                  r.runs);
         break;
       }
       out.counterexample = r.found;
+      out.cause_found = true;
       const Violation& v = r.found->violation;
       const uint32_t clients = r.found->shrunk.workload.clients;
       out.as_expected = entry.max_clients == 0 || clients <= entry.max_clients;
-      out.outcome = fmt::format("{} violated ({}), {} client{} after shrinking", to_string(v.property),
-                                clients_text(nullptr, v.clients), clients, clients == 1 ? "" : "s");
+      out.outcome = fmt::format("{} violated ({}) by {}, {} client{} after shrinking", to_string(v.property),
+                                clients_text(nullptr, v.clients), to_string(r.found->violation.cause), clients,
+                                clients == 1 ? "" : "s");
       if (!out.as_expected) out.outcome += fmt::format(" (documented: {})", entry.max_clients);
       for (Property p : entry.also_holds) {
         ExploreOptions y = x;
@@ -250,6 +254,7 @@ EntryOutcome run_entry(const CatalogueEntry& entry, const EntryOptions& options)
       break;
     }
   }
+  if (options.generic_budget > 0) find_generically(entry, options, out);
   if (options.check_fix && !entry.fix.empty() && entry.expected != Expectation::NotModelled) {
     ExploreOptions y;
     y.seed = options.seed;
