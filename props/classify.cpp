@@ -79,12 +79,13 @@ std::vector<Ending> Classifier::endings(uint32_t holder, Instant since, Instant 
   const RunEnd end{until};
   const CheckOptions options;
   const detail::Context c{h_, cfg_, end, options};
-  bool master_down = false;
+  bool master_down = false, promoted = false;
   for (const auto& e : h_.events()) {
     if (e.at > until) break;
     if (e.server >= owner.size()) continue;
     const uint32_t n = e.server;
-    const bool mine = owner[n].owner == holder && e.at >= since;
+    // A replica's copy only counts once it is promoted (it is followed before, to know what it lacks).
+    const bool mine = owner[n].owner == holder && e.at >= since && (!cfg_.replica || (n == 1) == promoted);
     if (e.step == Step::ServerCrashed && e.a == 0) {
       if (cfg_.replica && n == 0) { master_down = true; continue; }  // failover, or a restart, decides
       if (mine) out.push_back({Ending::Kind::ServerLost, n, &e, refresh[n]});
@@ -100,11 +101,18 @@ std::vector<Ending> Classifier::endings(uint32_t holder, Instant since, Instant 
       continue;
     }
     if (e.step == Step::ReplicaPromoted) {
+      promoted = true;
       if (owner[0].owner == holder && owner[1].owner != holder && e.at >= since)
         out.push_back({Ending::Kind::FailedOver, 1, &e, refresh[0]});
       continue;
     }
     if (!lock_key(e)) continue;
+    if (e.step == Step::KeyDeleted && e.client == lock::kNoClient) {  // a crash flushed the node
+      if (cfg_.replica && n == 0) continue;                           // failover, or a restart, decides
+      if (mine) out.push_back({Ending::Kind::ServerLost, n, &e, refresh[n]});
+      owner[n] = {};
+      continue;
+    }
     if (e.step == Step::KeySet && detail::starts_instance(c, e, owner[n])) {
       if (mine && e.client != holder) out.push_back({Ending::Kind::Overwritten, n, &e, refresh[n]});
       owner[n] = {e.client, e.at};

@@ -1,5 +1,7 @@
 #include "props/classify_faults.hpp"
 
+#include "props/scenario.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -109,6 +111,9 @@ std::string FaultFinder::renewal_blocker(uint32_t client, Instant from, Instant 
       return sim::to_string(f);
     if (f.kind == sim::FaultKind::Reset && mine && f.at >= from && f.at <= to) return sim::to_string(f);
   }
+  for (const auto& f : cfg_.faults.faults)
+    if (f.kind == sim::FaultKind::Crash && !client_index(f.node) && f.at >= from && f.at <= to)
+      return server_crash(f.node, to);
   if (reply_timed_out(client, from, to) && cfg_.latency.spike_probability > 0)
     return fmt::format("delay spikes: spikes={}:{}:{}:{}", cfg_.latency.spike_probability,
                        sim::format_duration(cfg_.latency.spike_scale), cfg_.latency.spike_alpha,

@@ -65,22 +65,76 @@ std::vector<sim::Fault> without_fault(const std::vector<sim::Fault>& faults, siz
   return out;
 }
 
+// The scenario without any fault of one kind (a crash with its restart).
+Scenario without_kind(const Scenario& s, FaultKind kind) {
+  Scenario out = s;
+  auto& plan = out.faults.faults;
+  lock::WorkloadParams& w = out.workload;
+  auto drop = [&](auto&& pred) { std::erase_if(plan, pred); };
+  auto on_client = [](const sim::Fault& f) { return client_index(f.node).has_value(); };
+  switch (kind) {
+    case FaultKind::ClientCrash:
+      drop([&](const sim::Fault& f) {
+        return on_client(f) && (f.kind == sim::FaultKind::Crash || f.kind == sim::FaultKind::Restart);
+      });
+      break;
+    case FaultKind::ClientRestart:
+      drop([&](const sim::Fault& f) { return on_client(f) && f.kind == sim::FaultKind::Restart; });
+      break;
+    case FaultKind::Pause: drop([](const sim::Fault& f) { return f.kind == sim::FaultKind::Pause; }); break;
+    case FaultKind::SlowWork: w.slow_work.clear(); break;
+    case FaultKind::DelaySpikes: out.latency = Scenario{}.latency; break;
+    case FaultKind::Cut:
+      drop([](const sim::Fault& f) { return f.kind == sim::FaultKind::Cut || f.kind == sim::FaultKind::Heal; });
+      break;
+    case FaultKind::Reset: drop([](const sim::Fault& f) { return f.kind == sim::FaultKind::Reset; }); break;
+    case FaultKind::ClockSkew: w.clock_offsets.clear(); break;
+    case FaultKind::ClockDrift: w.drifts_ppm.clear(); break;
+    case FaultKind::ClockJump: drop([](const sim::Fault& f) { return f.kind == sim::FaultKind::ClockJump; }); break;
+    case FaultKind::RedisRestart:
+    case FaultKind::MasterCrash:
+      drop([&](const sim::Fault& f) {
+        return !on_client(f) && (f.kind == sim::FaultKind::Crash || f.kind == sim::FaultKind::Restart);
+      });
+      break;
+    case FaultKind::CrashAtCall:
+    case FaultKind::PauseAtCall: {
+      const auto k = kind == FaultKind::CrashAtCall ? lock::CallFault::Kind::Crash : lock::CallFault::Kind::Pause;
+      std::erase_if(w.call_faults, [k](const lock::CallFault& c) { return c.kind == k; });
+      break;
+    }
+  }
+  normalize(out);
+  return out;
+}
+
 // The single-step simplifications of a scenario that rapidcheck's shrinking
-// cannot make: drop one fault (with its restart), one slow section, one call
-// fault, one client's clock error, the delay spikes, an iteration.
-std::vector<Scenario> simpler(const Scenario& s) {
-  std::vector<Scenario> out;
+// cannot make, biggest first: drop a whole kind of fault, one fault (with its
+// restart), one slow section, one call fault, one client's clock error, an
+// iteration. `reseed`: worth retrying with a neighbouring seed (removing a
+// fault shifts what the others meet).
+struct Simpler {
+  Scenario scenario;
+  bool reseed = false;
+};
+std::vector<Simpler> simpler(const Scenario& s) {
+  std::vector<Simpler> out;
+  const std::vector<FaultKind> kinds = kinds_in(s);
+  for (FaultKind k : kinds) out.push_back({without_kind(s, k), false});
   for (size_t i = s.faults.faults.size(); i-- > 0;) {
-    out.push_back(s);
-    out.back().faults.faults = without_fault(s.faults.faults, i);
+    Scenario t = s;
+    t.faults.faults = without_fault(s.faults.faults, i);
+    out.push_back({std::move(t), true});
   }
   for (size_t i = s.workload.slow_work.size(); i-- > 0;) {
-    out.push_back(s);
-    out.back().workload.slow_work.erase(out.back().workload.slow_work.begin() + static_cast<std::ptrdiff_t>(i));
+    Scenario t = s;
+    t.workload.slow_work.erase(t.workload.slow_work.begin() + static_cast<std::ptrdiff_t>(i));
+    out.push_back({std::move(t), false});
   }
   for (size_t i = s.workload.call_faults.size(); i-- > 0;) {
-    out.push_back(s);
-    out.back().workload.call_faults.erase(out.back().workload.call_faults.begin() + static_cast<std::ptrdiff_t>(i));
+    Scenario t = s;
+    t.workload.call_faults.erase(t.workload.call_faults.begin() + static_cast<std::ptrdiff_t>(i));
+    out.push_back({std::move(t), false});
   }
   const lock::WorkloadParams& w = s.workload;
   for (size_t c = 0; c < std::max(w.clock_offsets.size(), w.drifts_ppm.size()); ++c) {
@@ -88,15 +142,11 @@ std::vector<Scenario> simpler(const Scenario& s) {
     if (c < t.workload.clock_offsets.size()) t.workload.clock_offsets[c] = {};
     if (c < t.workload.drifts_ppm.size()) t.workload.drifts_ppm[c] = 0;
     normalize(t);
-    if (!(t == s)) out.push_back(std::move(t));
-  }
-  if (s.latency.spike_probability > 0) {
-    out.push_back(s);
-    out.back().latency = Scenario{}.latency;
+    if (!(t == s)) out.push_back({std::move(t), false});
   }
   if (w.iterations > 1) {
-    out.push_back(s);
-    --out.back().workload.iterations;
+    out.push_back({s, false});
+    --out.back().scenario.workload.iterations;
   }
   return out;
 }
@@ -130,11 +180,15 @@ void simplify(Scenario& s, const StillFails& fails, uint32_t budget, Counterexam
     }
     for (bool again = true; again && found.shrink_runs < budget;) {
       again = false;
-      for (Scenario& candidate : simpler(s)) {
-        if (!still_fails(candidate)) continue;
-        s = std::move(candidate);
-        again = changed = true;
-        break;
+      for (Simpler& candidate : simpler(s)) {
+        for (uint64_t tweak = 0; tweak < (candidate.reseed ? 4 : 1) && !again; ++tweak) {
+          Scenario t = candidate.scenario;
+          t.seed += tweak;
+          if (!still_fails(t)) continue;
+          s = std::move(t);
+          again = changed = true;
+        }
+        if (again) break;
       }
     }
   }
@@ -218,14 +272,15 @@ Counterexample shrink_run(const FaultModel& model, uint64_t seed, uint32_t run, 
   }
   // Greedy shrinking: take the first smaller scenario that still fails the
   // same way, until none does.
+  // rapidcheck's fine steps get half the budget; the big steps of simplify() the rest.
   rc::Shrinkable<Scenario> current = *drawn;
   bool improved = true;
-  while (improved && found.shrink_runs < budget) {
+  while (improved && found.shrink_runs < budget / 2) {
     improved = false;
     std::unique_lock<std::mutex> generating(generation_lock());
     auto children = current.shrinks();
     while (auto child = children.next()) {
-      if (++found.shrink_runs > budget) break;
+      if (++found.shrink_runs > budget / 2) break;
       Scenario candidate = child->value();
       generating.unlock();
       std::optional<Violation> f = still_fails(candidate);
