@@ -19,6 +19,7 @@ std::string_view to_string(Cause c) {
     case Cause::RedlockForgotVote: return "redlock-master-forgot-vote";
     case Cause::WatchLost: return "watch-lost-on-reconnect";
     case Cause::FenceBackwards: return "fence-went-backwards";
+    case Cause::DelayedWrite: return "delayed-write";
     case Cause::AmbiguousReply: return "ambiguous-reply";
     case Cause::CrashNoTtl: return "crash-left-key-without-ttl";
     case Cause::CrashBlocked: return "crashed-holder-blocked-waiters";
@@ -51,6 +52,7 @@ std::string_view describe(Cause c) {
     case Cause::RedlockForgotVote: return "a restarted Redlock master forgot its vote";
     case Cause::WatchLost: return "WATCH state was lost on reconnect";
     case Cause::FenceBackwards: return "the fencing counter went backwards";
+    case Cause::DelayedWrite: return "an unfenced write reached the resource after the next holder's";
     case Cause::AmbiguousReply: return "a timed-out (ambiguous) reply";
     case Cause::CrashNoTtl: return "the holder crashed, leaving a key without a TTL";
     case Cause::CrashBlocked: return "the holder crashed and its key outlived the lease";

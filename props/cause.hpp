@@ -28,6 +28,7 @@ enum class Cause : uint8_t {
   RedlockForgotVote,   // a restarted Redlock master forgot its vote
   WatchLost,           // WATCH state lost on reconnect: an EXEC ran unwatched
   FenceBackwards,      // the fencing counter went backwards
+  DelayedWrite,        // an unfenced write reached the resource after the next holder's
   AmbiguousReply,      // a command timed out but ran (or did not) unknown to its client
   CrashNoTtl,          // the holder crashed, leaving a key without a TTL
   CrashBlocked,        // the holder crashed and its key outlived lease + slack
@@ -39,7 +40,8 @@ inline constexpr Cause kAllCauses[] = {
     Cause::Unknown,          Cause::LeasePaused,       Cause::LeaseOutworked, Cause::RenewalStopped,
     Cause::RedisClockJump,   Cause::RedisClockDrift,   Cause::ClientClockSkew, Cause::StaleRelease,
     Cause::StaleRenewal,     Cause::TakeoverRace,      Cause::RedisRestartLost, Cause::FailoverLost,
-    Cause::RedlockForgotVote, Cause::WatchLost,        Cause::FenceBackwards, Cause::AmbiguousReply,
+    Cause::RedlockForgotVote, Cause::WatchLost,        Cause::FenceBackwards, Cause::DelayedWrite,
+    Cause::AmbiguousReply,
     Cause::CrashNoTtl,       Cause::CrashBlocked,      Cause::SelfDeadlock,   Cause::InnerRelease,
     Cause::Overtaken};
 // "lease-paused", "redis-clock-jump", ...

@@ -137,6 +137,11 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
   const bool renewing = renews() && faults_.renewal_enabled(holder);
   // A pause explains it when, without it, the holder would have finished in
   // time (or, with renewals, when it froze the renewal for most of the lease).
+  // It entered after its lease was over: its own clock told it the lease was still valid.
+  if (faults_.entered_after(holder, from, to) && faults_.clock_misled(holder, from, to))
+    return make(Cause::ClientClockSkew, faults_.clock_of(holder, to),
+                fmt::format("{}{} at {}, but {}'s clock said its lease was still valid and it entered", a, what,
+                            sim::format_instant(to), a));
   const bool paused_then = faults_.paused_within(holder, to, to + sim::milliseconds(1)).ns > 0;
   if (paused.ns > 0 && (paused_then || (renewing ? paused * 2 >= to - from
                                                  : left - faults_.paused_within(holder, from, left) < to)))
@@ -270,8 +275,15 @@ Explanation Classifier::explain(const Violation& v) {
   const uint32_t first = v.clients.empty() ? lock::kNoClient : v.clients.front();
   const uint32_t second = v.clients.size() > 1 ? v.clients[1] : lock::kNoClient;
   switch (v.property) {
-    case Property::MutualExclusion:
-      return lapse(first, acquire_start(first, v.from), v.from, second);
+    case Property::MutualExclusion: {
+      Explanation e = lapse(first, acquire_start(first, v.from), v.from, second);
+      // The first still held: then the second entered on a lock that had already lapsed.
+      if (e.cause == Cause::Unknown) {
+        Explanation late = lapse(second, acquire_start(second, v.from), v.from, lock::kNoClient);
+        if (late.cause != Cause::Unknown) return late;
+      }
+      return e;
+    }
     case Property::OwnerOnlyRelease: {
       // clients = {owner, the one whose release or renewal touched its lock}
       Explanation inner = lapse(second, acquire_start(second, v.to), v.to, first);
@@ -291,7 +303,11 @@ Explanation Classifier::explain(const Violation& v) {
       Instant newer = v.to;
       for (const auto& e : h_.events())
         if (e.client == second && e.step == Step::Acquired && e.b == 0 && e.at > v.from && e.at <= v.to) { newer = e.at; break; }
-      return lapse(first, acquire_start(first, v.from), newer, second);
+      Explanation e = lapse(first, acquire_start(first, v.from), newer, second);
+      if (e.cause != Cause::Unknown) return e;
+      return make(Cause::DelayedWrite, cfg_.latency.spike_probability > 0 ? "delay spikes" : "",
+                  fmt::format("{}'s write, sent while it held the lock, reached the store after {}'s", name(first),
+                              name(second)));
     }
     case Property::NoDeadlock:
       if (v.clients.size() == 1)
@@ -300,10 +316,17 @@ Explanation Classifier::explain(const Violation& v) {
       return make(Cause::CrashBlocked, faults_.crash_of(first, v.from),
                   fmt::format("{} crashed at {} and its key outlived lease + slack", name(first),
                               sim::format_instant(v.from)));
-    case Property::Reentrancy:
+    case Property::Reentrancy: {
+      // A nested acquire that met someone else's lock, or took a fresh one, came after the outer lease lapsed.
+      Instant nested = v.from;
+      for (const auto& e : h_.events())
+        if (e.at <= v.from && e.client == first && e.step == Step::AcquireStart && e.a > 0) nested = e.at;
+      Explanation outer = lapse(first, acquire_start(first, nested), nested, lock::kNoClient);
+      if (outer.cause != Cause::Unknown) return outer;
       if (v.from == v.to) return make(Cause::InnerRelease, "", "an inner release freed the lock under the outer hold");
       return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
                   fmt::format("{}'s nested acquire waited on the lock {} holds", name(first), name(first)));
+    }
     case Property::BoundedWait:
       return make(Cause::Overtaken, "", fmt::format("later arrivals kept winning the retry race while {} waited",
                                                     name(first)));

@@ -49,10 +49,17 @@ Duration FaultFinder::paused_within(uint32_t client, Instant from, Instant to) c
 
 bool FaultFinder::renewal_enabled(uint32_t) const { return cfg_.lock.explicit_lease.ns == 0; }
 
+bool FaultFinder::entered_after(uint32_t client, Instant from, Instant to) const {
+  for (const auto& e : h_.events())
+    if (e.client == client && e.step == Step::Enter && e.at >= from) return e.at > to;
+  return false;
+}
+
 bool FaultFinder::clock_misled(uint32_t client, Instant from, Instant to) const {
   const lock::WorkloadParams& w = cfg_.workload;
   const bool skewed = (client < w.drifts_ppm.size() && w.drifts_ppm[client] != 0) || !clock_of(client, to).empty();
   if (!skewed) return false;
+  if (entered_after(client, from, to)) return true;
   // The hold's own stamps: how long it lasted by the client's clock, and in true time.
   const HistoryEvent* entered = nullptr;
   for (const auto& e : h_.events()) {

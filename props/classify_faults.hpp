@@ -23,6 +23,8 @@ class FaultFinder {
   Duration paused_within(uint32_t client, Instant from, Instant to) const;
   // Whether the algorithm renews at all in this configuration (an explicit lease turns the watchdog off).
   bool renewal_enabled(uint32_t client) const;
+  // Whether the client entered its critical section (after `from`) only after `to`.
+  bool entered_after(uint32_t client, Instant from, Instant to) const;
   // Whether the holder's own clock told it that less time had passed than had.
   bool clock_misled(uint32_t client, Instant from, Instant to) const;
   // Whether a command of the client within [from, to] ran while the client concluded it had not (a lost reply).

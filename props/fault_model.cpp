@@ -73,8 +73,8 @@ void draw_workload_extras(const FaultModel& model, Scenario& s) {
   if (model.nested > 0 && *rc::gen::arbitrary<bool>()) w.nested = *rc::gen::inRange<uint32_t>(1, model.nested + 1);
   if (model.explicit_lease_mode && *rc::gen::inRange<int>(0, 4) == 0) s.lock.explicit_lease = s.lock.lease;
   if (model.contention && *rc::gen::inRange<int>(0, 4) == 0) {
-    w.clients = *rc::gen::inRange<uint32_t>(4, 7);
-    w.iterations = *rc::gen::inRange<uint32_t>(3, 6);
+    w.clients = *rc::gen::inRange<uint32_t>(4, 6);
+    w.iterations = *rc::gen::inRange<uint32_t>(3, 5);
     w.work_min = sim::milliseconds(20);
     w.work_max = sim::milliseconds(100);
     w.think_max = sim::milliseconds(50);

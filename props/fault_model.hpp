@@ -58,7 +58,7 @@ struct FaultModel {
   Duration max_pause{};                   // longest drawn pause (0: three leases)
   bool failover_on_master_crash = false;  // a drawn master crash comes with a replica that takes over
   bool explicit_lease_mode = false;       // a quarter of the runs use the algorithm's explicit (unrenewed) lease
-  bool contention = false;                // a quarter of the runs: 4-6 clients, short work, more iterations
+  bool contention = false;                // a quarter of the runs: 4-5 clients, short work, 3-4 iterations
 };
 
 rc::Gen<Scenario> scenario_generator(const FaultModel& model);

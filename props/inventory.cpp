@@ -126,7 +126,7 @@ Scenario with_reference(const Scenario& s) {
 
 bool inherent_in(const Scenario& s, Property p, Cause c, const CheckOptions& check) {
   // Waiting fairly and nesting are what an algorithm does, not what a deployment costs.
-  if (p == Property::BoundedWait || p == Property::Reentrancy) return false;
+  if (p == Property::BoundedWait || c == Cause::SelfDeadlock || c == Cause::InnerRelease) return false;
   RunResult r = run_scenario(with_reference(s), check);
   for (const Violation& v : r.verdict.violations)
     if (v.property == p && v.cause == c) return true;

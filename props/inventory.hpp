@@ -34,7 +34,7 @@ struct InventoryOptions {
   uint32_t stride = 1;
   std::optional<Property> target;  // only this property (any if none)
   bool shrink = true;
-  uint32_t max_shrink_runs = 300;  // per failure
+  uint32_t max_shrink_runs = 150;  // per failure
   double time_limit_s = 0;         // stop drawing after this much wall time (0: the whole budget)
   CheckOptions check;
   std::function<void(uint32_t done)> progress;  // from one thread at a time
