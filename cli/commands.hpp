@@ -56,6 +56,7 @@ struct CatalogueOptions {
 struct ReplayOptions {
   std::string scenario;            // a scenario file, or the scenario text itself
   std::string assume;              // the assumptions the scenario was found under (check's --assume)
+  int line = 0;                    // with a file: the line to replay (0: its first scenario line)
   OutputOptions output;
 };
 
