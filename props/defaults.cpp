@@ -77,8 +77,6 @@ FaultModel default_model(std::string_view algorithm) {
   if (const lock::Algorithm* a = lock::find_algorithm(algorithm)) {
     // Nesting where reentrancy is part of the algorithm's documented story (F16).
     if (a->failures.find("F16") != std::string_view::npos) m.nested = 1;
-    // A crowd of short critical sections where fairness is part of the story (F20).
-    m.contention = a->failures.find("F20") != std::string_view::npos;
     m.explicit_lease_mode =
         std::find(a->params.begin(), a->params.end(), std::string_view("explicit-lease")) != a->params.end();
   }

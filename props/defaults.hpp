@@ -3,8 +3,8 @@
 // algorithm is designed for (redlock: three masters; the others: one Redis),
 // every fault kind, and what the algorithm's documented use needs drawn —
 // nested acquires where reentrancy is documented (F16), the explicit-lease
-// mode where the algorithm has one (F15), a crowd of clients now and then
-// (F20), a replica that takes over when a master dies (F17). And the
+// mode where the algorithm has one (F15), a replica that takes over when a
+// master dies (F17). (Two or three clients already show F20.) And the
 // assumptions a user may state to narrow it (--assume).
 #include <optional>
 #include <string>
