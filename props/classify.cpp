@@ -323,6 +323,14 @@ Explanation Classifier::explain(const Violation& v) {
         if (e.at <= v.from && e.client == first && e.step == Step::AcquireStart && e.a > 0) nested = e.at;
       Explanation outer = lapse(first, acquire_start(first, nested), nested, lock::kNoClient);
       if (outer.cause != Cause::Unknown) return outer;
+      // A nested acquire that got in only once the outer lock was gone had waited on itself.
+      Instant got = nested;
+      for (const auto& e : h_.events())
+        if (e.at >= nested && e.client == first && e.step == Step::Acquired && e.b > 0) { got = e.at; break; }
+      if (got > nested && lapse(first, acquire_start(first, nested), got, lock::kNoClient).cause != Cause::Unknown)
+        return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
+                    fmt::format("{}'s nested acquire waited on the lock {} holds until its lease ran out, then took "
+                                "a fresh one", name(first), name(first)));
       if (v.from == v.to) return make(Cause::InnerRelease, "", "an inner release freed the lock under the outer hold");
       return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
                   fmt::format("{}'s nested acquire waited on the lock {} holds", name(first), name(first)));

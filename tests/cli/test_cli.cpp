@@ -573,11 +573,12 @@ TEST_CASE("check --json: one object, and shards merge into the one-machine answe
 }
 
 TEST_CASE("check --assume narrows the faults, prints in the header and belongs to the replay line") {
-  Result clean = run_locksim("check watchdog --faults redis-restart --assume durable-redis --runs 80");
+  Result clean =
+      run_locksim("check watchdog --faults redis-restart --assume durable-redis --runs 80 --property mutual-exclusion");
   INFO(clean.err);
   CHECK(clean.status == 0);
   CHECK(clean.out.find("assuming: durable-redis") != std::string::npos);
-  Result found = run_locksim("check set-nx-px --faults slow-work --assume durable-redis,pause<=100ms --runs 60");
+  Result found = run_locksim("check set-nx-px --faults slow-work --assume 'durable-redis,pause<=100ms' --runs 60");
   REQUIRE(found.status == 1);
   const std::string replay = field(found.out, "replay:");
   CHECK(replay.find("--assume 'durable-redis,pause<=100ms'") != std::string::npos);
