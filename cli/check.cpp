@@ -155,7 +155,7 @@ int check_first(const CheckOptions& o, const props::FaultModel& model, props::Ex
     out += fmt::format("saved to {}\n", o.save);
   }
   std::cout << out;
-  return 1;
+  return found.violation.property == props::Property::VariantError ? 2 : 1;
 }
 
 int check_inventory(const CheckOptions& o, const props::FaultModel& model, const props::ExploreOptions& x,
@@ -184,6 +184,9 @@ int check_inventory(const CheckOptions& o, const props::FaultModel& model, const
                                                             inv.failures.size() == 1 ? "" : "s", o.save);
   }
   std::cout << out;
+  // A variant's own Lua error is a usage error of sorts: its file needs fixing.
+  for (const auto& f : inv.failures)
+    if (f.property == props::Property::VariantError) return 2;
   return inv.failures.empty() ? 0 : 1;
 }
 

@@ -335,6 +335,8 @@ Explanation Classifier::explain(const Violation& v) {
       return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
                   fmt::format("{}'s nested acquire waited on the lock {} holds", name(first), name(first)));
     }
+    case Property::VariantError:
+      break;  // the variant's own error: nothing to classify
     case Property::BoundedWait:
       return make(Cause::Overtaken, "", fmt::format("later arrivals kept winning the retry race while {} waited",
                                                     name(first)));

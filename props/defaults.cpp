@@ -75,8 +75,9 @@ FaultModel default_model(std::string_view algorithm) {
   if (algorithm == "redlock") m.base.masters = 3;  // designed for several independent masters
   m.failover_on_master_crash = m.base.masters == 1;
   if (const lock::Algorithm* a = lock::find_algorithm(algorithm)) {
-    // Nesting where reentrancy is part of the algorithm's documented story (F16).
-    if (a->failures.find("F16") != std::string_view::npos) m.nested = 1;
+    m.base.lock = a->defaults;  // a variant's own defaults; flags override them
+    // Nesting where reentrancy is part of the algorithm's story (F16), or declared by a variant.
+    if (a->reentrant || a->failures.find("F16") != std::string_view::npos) m.nested = 1;
     m.explicit_lease_mode =
         std::find(a->params.begin(), a->params.end(), std::string_view("explicit-lease")) != a->params.end();
   }

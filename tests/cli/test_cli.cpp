@@ -594,7 +594,7 @@ TEST_CASE("check --assume narrows the faults, prints in the header and belongs t
 }
 
 TEST_CASE("the issue's counterexample: the watchdog variant's key expired because Redis's clock jumped") {
-  Result r = run_locksim("replay --variant '" LOCKSIM_EXAMPLES_DIR "/watchdog.variant' 'my-watchdog seed=6 clients=2 "
+  Result r = run_locksim("replay --variant '" LOCKSIM_EXAMPLES_DIR "/watchdog.lua' 'lua-watchdog seed=6 clients=2 "
                          "iterations=2 faults=[crash A @0s; restart A @1ms; jump redis @119ms by +923ms]'");
   INFO(r.err);
   REQUIRE(r.status == 0);
@@ -613,39 +613,3 @@ TEST_CASE("check draws nested acquires where reentrancy is documented, and for a
   CHECK(run_locksim("check set-nx-px --faults none --runs 40 --property reentrancy --nested 1").status == 1);
 }
 
-TEST_CASE("a lock variant file: check finds its failure, the replay reloads the file, a bad file names its line") {
-  const std::string variant = temp_path("my-set.variant");
-  {
-    std::ofstream out(variant);
-    out << "# set-nx-px written as data\nname: my-set\nacquire: SET {key} 1 NX PX {lease_ms}\nrelease: DEL {key}\n";
-  }
-  Result found = run_locksim("check my-set --variant '" + variant + "' --faults slow-work --runs 200");
-  INFO(found.err);
-  REQUIRE(found.status == 1);
-  const std::string replay = field(found.out, "replay:");
-  CHECK(replay.find("--variant '" + variant + "'") != std::string::npos);
-  Result again = run_locksim(replay.substr(8));
-  INFO(again.err);
-  CHECK(again.status == 0);
-  CHECK(field(again.out, "trace hash:") == field(found.out, "trace hash:"));
-
-  Result listed = run_locksim("list --variant '" + variant + "'");
-  CHECK(listed.status == 0);
-  CHECK(listed.out.find("my-set") != std::string::npos);
-
-  // The example watchdog written as data keeps slow work exclusive.
-  Result example = run_locksim("check my-watchdog --variant '" LOCKSIM_EXAMPLES_DIR "/watchdog.variant' --faults slow-work --property mutual-exclusion --runs 150");
-  CHECK(example.status == 0);
-
-  {
-    std::ofstream out(variant);
-    out << "name: bad\nacquire: SET {key} \"1 NX\n";
-  }
-  Result bad = run_locksim("check bad --variant '" + variant + "'");
-  CHECK(bad.status == 2);
-  CHECK(bad.err.find(variant + ":2: unbalanced quotes") != std::string::npos);
-  Result missing = run_locksim("check x --variant /nonexistent.variant");
-  CHECK(missing.status == 2);
-  CHECK(missing.err.find("cannot read variant file '/nonexistent.variant'") != std::string::npos);
-  std::remove(variant.c_str());
-}
