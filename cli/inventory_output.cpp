@@ -99,9 +99,10 @@ std::string inventory_text(const InventoryContext& ctx, const props::Inventory& 
                      inv.runs == 1 ? "" : "s", inv.failures.size(), inv.failures.size() == 1 ? "" : "s", own,
                      ctx.algorithm, inv.failures.size() - own, deployment_text(ctx.model.base));
   const props::Failure& first = inv.failures.front();
-  out += fmt::format("\nfound: {} in run {}, shrunk in {} more runs to {} client{}\n\n", failure_title(first),
-                     first.first_run, first.example.shrink_runs, first.example.shrunk.workload.clients,
-                     first.example.shrunk.workload.clients == 1 ? "" : "s");
+  out += fmt::format("\nfound: {} violated in run {} by {}{}, shrunk in {} more runs to {} client{}\n\n",
+                     props::to_string(first.property), first.first_run, props::to_string(first.cause),
+                     first.catalogue.empty() ? "" : " (" + first.catalogue + ")", first.example.shrink_runs,
+                     first.example.shrunk.workload.clients, first.example.shrunk.workload.clients == 1 ? "" : "s");
   out += describe_counterexample(ctx.algorithm, first.example, output, ctx.assumptions);
   size_t n = 0;
   if (own > 0) out += fmt::format("\nFailures of {} itself:\n", ctx.algorithm);
