@@ -319,19 +319,22 @@ void find_violation(const CatalogueEntry& entry, const EntryOptions& options, En
   x.seed = options.seed;
   x.runs = options.budget;
   x.target = entry.property;
+  x.causes = documented_causes(entry.id);  // found only with the documented cause
   ExploreResult r = explore(entry.model, x);
   out.runs = r.runs;
   out.metrics = r.worst;
   if (!r.found) {
-    out.outcome = fmt::format("no {} violation in {} runs", to_string(entry.property), r.runs);
+    out.outcome =
+        fmt::format("no {} violation with its documented cause in {} runs", to_string(entry.property), r.runs);
     return;
   }
   out.counterexample = r.found;
+  out.cause_found = true;
   const Violation& v = r.found->violation;
   const uint32_t clients = r.found->shrunk.workload.clients;
   out.as_expected = entry.max_clients == 0 || clients <= entry.max_clients;
-  out.outcome = fmt::format("{} violated ({}), {} client{} after shrinking", to_string(v.property),
-                            clients_text(nullptr, v.clients), clients, clients == 1 ? "" : "s");
+  out.outcome = fmt::format("{} violated ({}) by {}, {} client{} after shrinking", to_string(v.property),
+                            clients_text(nullptr, v.clients), to_string(v.cause), clients, clients == 1 ? "" : "s");
   if (!out.as_expected) out.outcome += fmt::format(" (documented: {})", entry.max_clients);
   if (entry.also_holds.empty()) return;
   // ViolatedYetHolds: the other properties survive the same faults.
@@ -415,6 +418,7 @@ EntryOutcome run_entry(const CatalogueEntry& entry, const EntryOptions& options)
     case Expectation::Survives: check_survivor(entry, options, out); break;
     case Expectation::Metric: measure_metric(entry, options, out); break;
   }
+  if (options.generic_budget > 0) find_generically(entry, options, out);
   if (options.check_fix && !entry.fix.empty()) check_fix(entry, options, out);
   return out;
 }

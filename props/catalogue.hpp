@@ -72,6 +72,12 @@ struct EntryOutcome {
   // (someone acquired and nothing was violated).
   uint32_t fix_runs = 0, fix_bites = 0, fix_held = 0;
   bool has_fix_check() const { return fix_runs > 0; }
+  bool cause_found = false;  // a violation with the documented cause was found
+  // Plain `check ALGO` (the default model, no tuning) on the same seed: the
+  // first run that shows the entry's property with its documented cause.
+  std::optional<uint32_t> generic_run;
+  uint32_t generic_budget = 0;  // 0: not measured
+  double generic_ms = 0;        // wall time to that run (or the budget)
 };
 
 struct EntryOptions {
@@ -79,6 +85,7 @@ struct EntryOptions {
   uint32_t budget = 2000;   // most runs to look for a violation
   bool check_fix = true;
   double survive_scale = 1.0;  // scales survive_runs (a deeper run sets it above 1)
+  uint32_t generic_budget = 0; // runs of plain `check ALGO` to look for the entry in (0: do not)
 };
 
 EntryOutcome run_entry(const CatalogueEntry& entry, const EntryOptions& options = {});
@@ -88,5 +95,14 @@ FaultModel fix_model(const CatalogueEntry& entry);
 // The fault model of the version a survival or fix check is compared with: the
 // entry's own model for a fix, the baseline's for a survivor (none if absent).
 std::optional<FaultModel> pre_fix_model(const CatalogueEntry& entry);
+
+// The causes that failures.md gives for an entry's failure (catalogue_causes.cpp):
+// an entry is found only when a violation with one of them is.
+const std::vector<Cause>& documented_causes(std::string_view id);
+// The entry that documents a failure of scenario `s`'s algorithm (in its mode:
+// an explicit lease is F15's), or nothing.
+const CatalogueEntry* match_entry(const Scenario& s, Property p, Cause c);
+// Looks for the entry with plain `check ALGO` (props/defaults.hpp): fills the generic_* fields.
+void find_generically(const CatalogueEntry& entry, const EntryOptions& options, EntryOutcome& out);
 
 }  // namespace locksim::props
