@@ -26,6 +26,7 @@
 namespace locksim::cli {
 
 Shard parse_shard(const std::string& s) {
+  if (s.rfind("auto", 0) == 0) return shard_from_environment(s);
   Shard shard;
   size_t slash = s.find('/');
   bool ok = slash != std::string::npos;
@@ -36,7 +37,8 @@ Shard parse_shard(const std::string& s) {
          r2.ptr == s.data() + s.size();
   }
   if (!ok || shard.count == 0 || shard.index >= shard.count)
-    throw UsageError(fmt::format("--shard '{}': expected I/N with 0 <= I < N, e.g. 0/4 (the first of four slices)", s));
+    throw UsageError(fmt::format("--shard '{}': expected I/N with 0 <= I < N, e.g. 0/4 (the first of four slices), or "
+                                 "auto (docs/scale-out.md)", s));
   return shard;
 }
 
@@ -176,7 +178,8 @@ int check_inventory(const CheckOptions& o, const props::FaultModel& model, const
   progress.finish();
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (o.timing) std::cerr << fmt::format("locksim: check took {:.2f}s of wall time on {} job{}\n", secs, o.jobs, o.jobs == 1 ? "" : "s");
-  InventoryContext ctx{o.algorithm, x.seed, assumptions, model};
+  InventoryContext ctx{o.algorithm, x.seed, assumptions, model, o.runs,
+                       o.shard.empty() ? Shard{} : parse_shard(o.shard)};
   std::string out = o.json ? inventory_json(ctx, inv) : inventory_text(ctx, inv, x.target, o.output);
   if (!o.save.empty()) {
     for (const auto& f : inv.failures) save_regression(o.save, f.property, f.example.shrunk, out);
@@ -290,7 +293,9 @@ Subcommand add_check_command(CLI::App& parent) {
       ->check(CLI::Range(1, 9));
   app->add_flag("--replica", check.replica, "one master with an asynchronous replica, promoted when the master dies (F17)");
   app->add_option("--jobs", check.jobs, "parallel simulations (the result is the same as with one)")->check(CLI::Range(1, 256));
-  app->add_option("--shard", check.shard, "I/N: run only the I-th (from 0) of N interleaved slices of the runs");
+  app->add_option("--shard", check.shard,
+                  "I/N: run only the I-th (from 0) of N interleaved slices of the runs; auto or auto/N: the slice a "
+                  "batch engine gives this task (Slurm, Kubernetes Indexed Jobs, GNU parallel; docs/scale-out.md)");
   app->add_option("--save", check.save, "append the counterexample to this regression file");
   app->add_flag("--no-shrink", check.no_shrink, "show the counterexample as found, unshrunk");
   app->add_flag("--first", check.first, "stop at the first violation and draw it, instead of the whole inventory");

@@ -75,7 +75,9 @@ struct TourOptions {
 struct Shard {
   uint32_t index = 0, count = 1;
 };
-Shard parse_shard(const std::string& text);  // throws UsageError
+Shard parse_shard(const std::string& text);  // throws UsageError; "auto..." as below
+// "auto" or "auto/N": the slice from a batch engine's variables (cli/shard_env.cpp).
+Shard shard_from_environment(const std::string& spec);
 // How many of the run indices 0..runs-1 fall in the shard's slice.
 uint32_t shard_runs(uint32_t runs, const Shard& shard);
 

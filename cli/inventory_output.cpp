@@ -123,10 +123,10 @@ std::string inventory_json(const InventoryContext& ctx, const props::Inventory& 
   using render::json_string;
   std::vector<std::string> assumed;
   for (const auto& w : props::assumption_words(ctx.assumptions)) assumed.push_back(json_string(w));
-  std::string out = fmt::format("{{\"algorithm\": {}, \"seed\": {}, \"runs\": {}, \"deployment\": {}, \"assumptions\": [{}], "
-                                "\"failures\": [",
-                                json_string(ctx.algorithm), ctx.seed, inv.runs, json_string(deployment_text(ctx.model.base)),
-                                join(assumed, ", "));
+  std::string out = fmt::format("{{\"algorithm\": {}, \"seed\": {}, \"runs\": {}, \"budget\": {}, \"shard\": [{}, {}], "
+                                "\"deployment\": {}, \"assumptions\": [{}], \"failures\": [",
+                                json_string(ctx.algorithm), ctx.seed, inv.runs, ctx.budget, ctx.shard.index,
+                                ctx.shard.count, json_string(deployment_text(ctx.model.base)), join(assumed, ", "));
   for (size_t i = 0; i < inv.failures.size(); ++i) {
     const props::Failure& f = inv.failures[i];
     std::vector<std::string> needs;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "props/defaults.hpp"
 #include "props/inventory.hpp"
@@ -17,6 +18,8 @@ struct InventoryContext {
   uint64_t seed = 1;
   props::Assumptions assumptions;
   const props::FaultModel& model;
+  uint32_t budget = 0;  // --runs over every shard
+  Shard shard;          // the slice this process ran
 };
 
 // "one Redis", "3 independent masters", "a master with an asynchronous replica".
