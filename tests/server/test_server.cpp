@@ -140,7 +140,7 @@ TEST_CASE("the server listens on a Unix socket too", "[server]") {
   CHECK(::access(options.unix_path.c_str(), F_OK) != 0);  // removed on stop
 }
 
-TEST_CASE("--maxclients refuses the connection beyond the cap with Redis's error", "[server]") {
+TEST_CASE("maxclients refuses the connection beyond the cap with Redis's error", "[server]") {
   Options options = test_options();
   options.maxclients = 2;
   RunningServer s(options);
