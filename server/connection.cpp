@@ -17,6 +17,18 @@ constexpr size_t kReadChunk = 16 * 1024;
 // Commands stop running once this much output waits: the client must read first, so
 // a client that reads nothing holds at most this (plus one reply), never more.
 constexpr size_t kOutputHighWater = 64 * 1024;
+// Pushes to a client that does not read are capped as Redis caps pub/sub clients
+// (client-output-buffer-limit pubsub 32mb): beyond it the client is disconnected.
+constexpr size_t kPushOutputLimit = 32 * 1024 * 1024;
+
+// A model that can block a command answers a reply of a kind that has no wire form.
+template <class R>
+bool waits(const R& reply) {
+  if constexpr (requires { reply.is_blocked(); })
+    return reply.is_blocked();
+  else
+    return false;
+}
 
 std::string address_text(const sockaddr_storage& addr, socklen_t len) {
   char host[INET6_ADDRSTRLEN] = "?";
@@ -80,7 +92,7 @@ void Connection::pump() {
 }
 
 void Connection::run_commands() {
-  while (!core_.paused && !close_after_reply && out_.size() < kOutputHighWater && !closed_) {
+  while (!core_.paused && !close_after_reply && !waiting_ && out_.size() < kOutputHighWater && !closed_) {
     size_t pos = in_begin_;
     parser_.set_unauthenticated(!authenticated);
     const auto result = parser_.parse(std::string_view(in_.data(), in_end_), pos, argv_);
@@ -113,8 +125,25 @@ void Connection::execute(const redis::Command& argv) {
     return;
   }
   const redis::Reply reply = core_.model.execute(id_, argv, core_.clock.now_ms());
-  if (protocol == redis::Protocol::Resp3) shape = reply_shape(argv[0]);
-  redis::append_reply(out_, reply, protocol, shape);
+  if (waits(reply)) {
+    waiting_ = true;
+  } else {
+    if (protocol == redis::Protocol::Resp3) shape = reply_shape(argv[0]);
+    redis::append_reply(out_, reply, protocol, shape);
+  }
+  if (!core_.pushed.empty()) core_.deliver_pushes();
+}
+
+void Connection::receive(std::vector<redis::Reply>& replies) {
+  for (const redis::Reply& reply : replies) {
+    if (waiting_) {
+      waiting_ = false;
+      redis::append_reply(out_, reply, protocol);
+    } else {
+      redis::append_reply(out_, reply, protocol, redis::Aggregate::Push);
+    }
+  }
+  if (out_.size() > kPushOutputLimit) asio::post(core_.io, [self = shared_from_this()] { self->close(); });
 }
 
 void Connection::prepare_input_space() {

@@ -26,6 +26,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void pump();
 
   redis::ConnectionId id() const { return id_; }
+  // Replies from the model's outbox: the late reply of a blocked command, else pushes.
+  void receive(std::vector<redis::Reply>& replies);
   // The CLIENT INFO / CLIENT LIST line (without the newline).
   std::string info_line() const;
 
@@ -60,6 +62,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string out_;      // replies produced, not yet handed to the socket
   std::string sending_;  // replies the socket is writing
   bool reading_ = false, writing_ = false, closed_ = false;
+  bool waiting_ = false;  // a blocking command (BLPOP) waits for its reply from the outbox
   asio::steady_timer delay_timer_;
 };
 
@@ -67,7 +70,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 // COMMAND, INFO, SELECT); nullopt for the model's commands. (frontend_commands.cpp)
 std::optional<redis::Reply> run_frontend_command(Server::Core& core, Connection& conn, const redis::Command& argv,
                                                  redis::Aggregate& shape);
-// RESP3 type of a model command's top-level reply (HGETALL answers a map).
+// RESP3 type of a model command's top-level reply (HGETALL answers a map, SUBSCRIBE a push).
 redis::Aggregate reply_shape(const std::string& command_name);
 
 }  // namespace locksim::server

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "server/clock.hpp"
 #include "server/server.hpp"
@@ -29,6 +30,13 @@ struct Server::Core {
   std::map<redis::ConnectionId, std::shared_ptr<Connection>> clients;
   std::thread thread;
   bool stopped = false;
+
+  // Connections whose outbox in the model has replies to take (pub/sub, blocked pops).
+  std::vector<redis::ConnectionId> pushed;
+  asio::steady_timer tick_timer{io};
+  void wire_outbox();     // listens to the model's outbox and starts the tick, if it has one
+  void tick();            // the model's clock-driven work, then deliver_pushes
+  void deliver_pushes();  // outbox replies to their connections' output
 
   int64_t reply_delay_ms = 0;
   bool paused = false;

@@ -199,9 +199,15 @@ Reply cmd_info(Server::Core& core) {
   return Reply::bulk(std::move(text));
 }
 
-Reply cmd_select(Server::Core& core, Connection& conn, const Command& argv) {
+// The model's own answer when it has the command; nullopt when it does not know it.
+std::optional<Reply> model_answer(Server::Core& core, Connection& conn, const Command& argv) {
   Reply reply = core.model.execute(conn.id(), argv, core.clock.now_ms());
-  if (!reply.is_error() || reply.str.rfind("ERR unknown command", 0) != 0) return reply;
+  if (reply.is_error() && reply.str.rfind("ERR unknown command", 0) == 0) return std::nullopt;
+  return reply;
+}
+
+Reply cmd_select(Server::Core& core, Connection& conn, const Command& argv) {
+  if (auto reply = model_answer(core, conn, argv)) return std::move(*reply);
   int64_t index = 0;
   if (!redis::parse_int64(argv[1], index)) return Reply::error("ERR value is not an integer or out of range");
   return index == 0 ? Reply::ok() : Reply::error("ERR DB index is out of range");
@@ -229,6 +235,13 @@ std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, 
   if (!conn.authenticated) return Reply::error("NOAUTH Authentication required.");
   if (name.starts_with("locksim.")) return run_admin_command(core, conn, argv);
   if (name == "client") return cmd_client(core, conn, argv);
+  // CONFIG and INFO: the model's when it has them (its parameters change its semantics).
+  if (name == "config" || name == "info") {
+    if (auto reply = model_answer(core, conn, argv)) {
+      if (name == "config") shape = reply_shape(argv[0]);
+      return reply;
+    }
+  }
   if (name == "config") return cmd_config(core, argv, shape);
   if (name == "command") return cmd_command(argv, shape);
   if (name == "info") return cmd_info(core);
@@ -238,7 +251,13 @@ std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, 
 }
 
 redis::Aggregate reply_shape(const std::string& command_name) {
-  return redis::equals_lower(command_name, "hgetall") ? redis::Aggregate::Map : redis::Aggregate::Array;
+  char buffer[16];
+  std::string_view name;
+  if (!redis::to_lower(command_name, buffer, sizeof buffer, name)) return redis::Aggregate::Array;
+  if (name == "hgetall" || name == "config") return redis::Aggregate::Map;
+  if (name == "smembers" || name == "sinter" || name == "sunion" || name == "sdiff") return redis::Aggregate::Set;
+  if (name.ends_with("subscribe")) return redis::Aggregate::Push;
+  return redis::Aggregate::Array;
 }
 
 }  // namespace locksim::server

@@ -23,6 +23,7 @@ Server::Core::Core(Options opts) : options(std::move(opts)), model(options.model
     local.emplace(io, asio::local::stream_protocol::endpoint(options.unix_path));
   }
   if (!tcp && !local) throw std::invalid_argument("locksim serve: neither a TCP port nor a Unix socket to listen on");
+  wire_outbox();
 }
 
 void Server::Core::accept_tcp() {
@@ -105,6 +106,7 @@ void Server::Core::shutdown() {
     ::unlink(options.unix_path.c_str());
   }
   pause_timer.cancel();
+  tick_timer.cancel();
   drop_all_but(0);
   io.stop();
 }

@@ -41,14 +41,11 @@ void append_reply(std::string& out, const Reply& r, Protocol protocol, Aggregate
     append_header(out, '%', n / 2);
   else if (resp3 && top == Aggregate::Set)
     append_header(out, '~', n);
+  else if (resp3 && top == Aggregate::Push)
+    append_header(out, '>', n);
   else
     append_header(out, '*', n);
   for (const Reply& e : r.elements) append_reply(out, e, protocol);
-}
-
-void append_push(std::string& out, const std::vector<Reply>& elements, Protocol protocol) {
-  append_header(out, protocol == Protocol::Resp3 ? '>' : '*', static_cast<int64_t>(elements.size()));
-  for (const Reply& e : elements) append_reply(out, e, protocol);
 }
 
 }  // namespace locksim::redis

@@ -3,7 +3,6 @@
 // appended to an output buffer with no temporary strings.
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "sim/redis/reply.hpp"
 
@@ -11,13 +10,12 @@ namespace locksim::redis {
 
 enum class Protocol : uint8_t { Resp2 = 2, Resp3 = 3 };
 
-// What a top-level array stands for: RESP3 sends maps ('%') and sets ('~') with their
-// own types (HGETALL, CONFIG GET, HELLO); RESP2 sends every one as an array.
-enum class Aggregate : uint8_t { Array, Map, Set };
+// What a top-level array stands for: RESP3 sends maps ('%'), sets ('~') and out-of-band
+// pushes ('>': pub/sub messages, SUBSCRIBE's notices) with their own types; RESP2 sends
+// every one as an array.
+enum class Aggregate : uint8_t { Array, Map, Set, Push };
 
 void append_reply(std::string& out, const Reply& reply, Protocol protocol, Aggregate top = Aggregate::Array);
 
-// An out-of-band message (pub/sub): a '>' push in RESP3, a plain array in RESP2.
-void append_push(std::string& out, const std::vector<Reply>& elements, Protocol protocol);
 
 }  // namespace locksim::redis

@@ -52,7 +52,7 @@ skip_tags+=" -needs:pfdebug -needs:latency -needs:local-process"
 run_unit() {  # run_unit <port> <unit> <log>: prints the number of passed tests
   (cd "$suite/.." && timeout 900 ./runtest --host 127.0.0.1 --port "$1" --singledb --ignore-encoding \
     --ignore-digest --durable --clients 1 --tags "$skip_tags" --single "unit/$2" >"$3" 2>&1) || true
-  grep -c '\[ok\]' "$3" || true
+  sed 's/\x1b\[[0-9;]*m//g' "$3" | grep -c '^\[ok\]: ' || true
 }
 
 printf '%-14s %8s %8s\n' unit redis locksim
@@ -68,4 +68,4 @@ for unit in "${units[@]}"; do
 done
 printf '%-14s %8d %8d\n' total "$total_redis" "$total_serve"
 awk -v s="$total_serve" -v r="$total_redis" 'BEGIN { printf "redis_suite_pass_ratio: %.3f x\n", (r ? s / r : 0) }'
-echo "logs: $work/{redis,locksim}.<unit>.log (grep '\[err\]\|\[exception\]')"
+echo "logs: $work/{redis,locksim}.<unit>.log (the failures: grep -a 'err\]\|exception\]')"
