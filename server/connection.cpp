@@ -77,7 +77,7 @@ void Connection::start() { pump(); }
 
 void Connection::pump() {
   if (closed_) return;
-  if (!reading_) run_commands();
+  run_commands();
   if (closed_) return;
   if (!out_.empty()) {
     if (!writing_) start_write();
@@ -111,7 +111,8 @@ void Connection::run_commands() {
     }
     execute(argv_);
   }
-  if (in_begin_ == in_end_) in_begin_ = in_end_ = 0;
+  // (A read in progress writes at in_end_: the buffer is rearranged only between reads.)
+  if (in_begin_ == in_end_ && !reading_) in_begin_ = in_end_ = 0;
 }
 
 void Connection::execute(const redis::Command& argv) {
@@ -162,6 +163,11 @@ void Connection::prepare_input_space() {
 }
 
 void Connection::start_read() {
+  // A blocked client is still read (to see it leave) but runs nothing: cap what it piles up.
+  if (in_end_ - in_begin_ > ProtocolLimits{}.max_pending_bytes) {
+    close();
+    return;
+  }
   prepare_input_space();
   reading_ = true;
   socket_.async_read_some(asio::buffer(in_.data() + in_end_, in_.size() - in_end_),

@@ -145,11 +145,20 @@ std::vector<std::pair<std::string, std::string>> config_parameters(const Server:
           {"unixsocket", core.options.unix_path}};
 }
 
-Reply cmd_config(Server::Core& core, const Command& argv, redis::Aggregate& shape) {
+// CONFIG GET: the model's parameters (it may have none), then the server's own that
+// match and the model did not give.
+Reply cmd_config(Server::Core& core, const Command& argv, redis::Aggregate& shape, std::optional<Reply> from_model) {
   if (argv.size() < 2) return wrong_args("config");
-  if (redis::equals_lower(argv[1], "get")) {
+  const bool get = redis::equals_lower(argv[1], "get");
+  if (from_model && !(get && from_model->type == Reply::Type::Array)) return std::move(*from_model);
+  if (get) {
     if (argv.size() < 3) return wrong_args("config|get");
-    std::vector<Reply> pairs;
+    std::vector<Reply> pairs = from_model ? std::move(from_model->elements) : std::vector<Reply>{};
+    auto given = [&pairs](const std::string& name) {
+      for (size_t i = 0; i < pairs.size(); i += 2)
+        if (pairs[i].str == name) return true;
+      return false;
+    };
     for (const auto& [name, value] : config_parameters(core)) {
       bool matches = false;
       for (size_t i = 2; i < argv.size() && !matches; ++i) {
@@ -157,7 +166,7 @@ Reply cmd_config(Server::Core& core, const Command& argv, redis::Aggregate& shap
         for (char& c : pattern) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         matches = redis::glob_match(pattern, name);
       }
-      if (!matches) continue;
+      if (!matches || given(name)) continue;
       pairs.push_back(Reply::bulk(name));
       pairs.push_back(Reply::bulk(value));
     }
@@ -236,13 +245,10 @@ std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, 
   if (name.starts_with("locksim.")) return run_admin_command(core, conn, argv);
   if (name == "client") return cmd_client(core, conn, argv);
   // CONFIG and INFO: the model's when it has them (its parameters change its semantics).
-  if (name == "config" || name == "info") {
-    if (auto reply = model_answer(core, conn, argv)) {
-      if (name == "config") shape = reply_shape(argv[0]);
-      return reply;
-    }
+  if (name == "config") return cmd_config(core, argv, shape, model_answer(core, conn, argv));
+  if (name == "info") {
+    if (auto reply = model_answer(core, conn, argv)) return reply;
   }
-  if (name == "config") return cmd_config(core, argv, shape);
   if (name == "command") return cmd_command(argv, shape);
   if (name == "info") return cmd_info(core);
   if (name == "function") return cmd_function(argv);
