@@ -125,7 +125,7 @@ void Connection::execute(const redis::Command& argv) {
     out_ += "-NOAUTH Authentication required.\r\n";
     return;
   }
-  const redis::Reply reply = core_.model.execute(id_, argv, core_.clock.now_ms());
+  const redis::Reply reply = execute_on_model(argv);
   if (waits(reply)) {
     waiting_ = true;
   } else {
@@ -133,6 +133,15 @@ void Connection::execute(const redis::Command& argv) {
     redis::append_reply(out_, reply, protocol, shape);
   }
   if (!core_.pushed.empty()) core_.deliver_pushes();
+}
+
+// A fault in the model answers that client with an error; it never stops the server.
+redis::Reply Connection::execute_on_model(const redis::Command& argv) {
+  try {
+    return core_.model.execute(id_, argv, core_.clock.now_ms());
+  } catch (const std::exception& e) {
+    return redis::Reply::error(std::string("ERR internal error in the model: ") + e.what());
+  }
 }
 
 void Connection::receive(std::vector<redis::Reply>& replies) {

@@ -46,6 +46,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void on_written(const std::error_code& ec);
   void run_commands();
   void execute(const redis::Command& argv);
+  redis::Reply execute_on_model(const redis::Command& argv);
   void prepare_input_space();
 
   Server::Core& core_;
