@@ -215,6 +215,22 @@ std::optional<Reply> model_answer(Server::Core& core, Connection& conn, const Co
   return reply;
 }
 
+// MEMORY USAGE: an estimate (Redis's own depends on its allocator): the key, the value
+// of a string, a fixed overhead otherwise; nil for a missing key.
+Reply cmd_memory(Server::Core& core, Connection& conn, const Command& argv) {
+  if (auto reply = model_answer(core, conn, argv)) return std::move(*reply);
+  if (argv.size() < 2) return wrong_args("memory");
+  if (!redis::equals_lower(argv[1], "usage"))
+    return Reply::error("ERR unknown subcommand '" + argv[1].substr(0, 128) + "'. Try MEMORY HELP.");
+  if (argv.size() != 3 && argv.size() != 5) return Reply::error("ERR syntax error");
+  const int64_t now = core.clock.now_ms();
+  const Reply type = core.model.execute(conn.id(), {"TYPE", argv[2]}, now);
+  if (type.str == "none") return Reply::nil();
+  int64_t size = 56 + static_cast<int64_t>(argv[2].size());
+  if (type.str == "string") size += core.model.execute(conn.id(), {"STRLEN", argv[2]}, now).integer;
+  return Reply::int_(size);
+}
+
 Reply cmd_select(Server::Core& core, Connection& conn, const Command& argv) {
   if (auto reply = model_answer(core, conn, argv)) return std::move(*reply);
   int64_t index = 0;
@@ -239,7 +255,7 @@ std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, 
     return Reply::ok();
   }
   const bool ours = name == "client" || name == "config" || name == "command" || name == "info" ||
-                    name == "select" || name == "function" || name.starts_with("locksim.");
+                    name == "select" || name == "function" || name == "memory" || name.starts_with("locksim.");
   if (!ours) return std::nullopt;
   if (!conn.authenticated) return Reply::error("NOAUTH Authentication required.");
   if (name.starts_with("locksim.")) return run_admin_command(core, conn, argv);
@@ -252,6 +268,7 @@ std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, 
   if (name == "command") return cmd_command(argv, shape);
   if (name == "info") return cmd_info(core);
   if (name == "function") return cmd_function(argv);
+  if (name == "memory") return cmd_memory(core, conn, argv);
   if (argv.size() != 2) return wrong_args("select");
   return cmd_select(core, conn, argv);
 }

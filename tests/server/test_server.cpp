@@ -123,6 +123,9 @@ TEST_CASE("CLIENT SETNAME GETNAME ID INFO", "[server]") {
   CHECK(b.command("CLIENT LIST").find("name=worker-1") != std::string::npos);
   CHECK(a.command("CONFIG GET save") == "[\"save\", \"\"]");
   CHECK(a.command("CONFIG GET appendonly") == "[\"appendonly\", \"no\"]");
+  CHECK(a.command("MEMORY USAGE nokey") == "(nil)");
+  CHECK(a.command("SET k abc") == "OK");
+  CHECK(a.command("MEMORY USAGE k").starts_with("(integer) "));
   CHECK(a.command("SELECT 0") == "OK");
   CHECK(a.command("SELECT 99") == "(error) ERR DB index is out of range");
   CHECK(a.command("QUIT") == "OK");
