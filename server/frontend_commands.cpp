@@ -36,7 +36,8 @@ Reply cmd_auth(Server::Core& core, Connection& conn, const Command& argv) {
   if (argv.size() == 2 && core.options.requirepass.empty())
     return Reply::error("ERR AUTH <password> called without any password configured for the default user. "
                         "Are you sure your configuration is correct?");
-  auto failed = argv.size() == 2 ? authenticate(core, conn, "default", argv[1]) : authenticate(core, conn, argv[1], argv[2]);
+  auto failed = argv.size() == 2 ? authenticate(core, conn, "default", argv[1])
+                                 : authenticate(core, conn, argv[1], argv[2]);
   return failed ? std::move(*failed) : Reply::ok();
 }
 
@@ -56,7 +57,8 @@ Reply hello_reply(const Connection& conn) {
 Reply cmd_hello(Server::Core& core, Connection& conn, const Command& argv, redis::Aggregate& shape) {
   int64_t version = 0;
   if (argv.size() >= 2) {
-    if (!redis::parse_int64(argv[1], version)) return Reply::error("ERR Protocol version is not an integer or out of range");
+    if (!redis::parse_int64(argv[1], version))
+      return Reply::error("ERR Protocol version is not an integer or out of range");
     if (version < 2 || version > 3) return Reply::error("NOPROTO unsupported protocol version");
   }
   const std::string* user = nullptr;
@@ -98,7 +100,8 @@ Reply cmd_client(Server::Core& core, Connection& conn, const Command& argv) {
     if (argv.size() != n) return wrong_args(full);
     return std::nullopt;
   };
-  if (redis::equals_lower(sub, "id")) return arity(2, "client|id").value_or(Reply::int_(static_cast<int64_t>(conn.id())));
+  if (redis::equals_lower(sub, "id"))
+    return arity(2, "client|id").value_or(Reply::int_(static_cast<int64_t>(conn.id())));
   if (redis::equals_lower(sub, "getname")) {
     if (auto e = arity(2, "client|getname")) return *e;
     return conn.name.empty() ? Reply::nil() : Reply::bulk(conn.name);

@@ -40,7 +40,9 @@ redis-cli -p "$port" HSET h f v >/dev/null
 expect '1# "f" => "v"' --no-raw -3 HGETALL h
 expect "1" EVAL "return redis.call('incr', KEYS[1])" 1 counter
 printf 'SET a 1\r\nINCR a\r\nGET a\r\n' | redis-cli -p "$port" --pipe >"$work/pipe" 2>&1 || true
-grep -q "errors: 0, replies: 3" "$work/pipe" || { echo "FAIL: --pipe: $(cat "$work/pipe")"; failures=$((failures + 1)); }
+if ! grep -q "errors: 0, replies: 3" "$work/pipe"; then
+  echo "FAIL: --pipe: $(cat "$work/pipe")"; failures=$((failures + 1))
+fi
 
 kill "$server"
 wait "$server" 2>/dev/null || true
