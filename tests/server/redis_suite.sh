@@ -22,7 +22,8 @@ mkdir -p "$work"
 fetch_suite() {
   if ! apt-get source --download-only --print-uris redis >/dev/null 2>&1; then
     echo "redis_suite: adding deb-src for bookworm main and updating the package lists" >&2
-    echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main" \
+    local keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+    echo "deb-src [signed-by=$keyring] http://deb.debian.org/debian bookworm main" \
       >/etc/apt/sources.list.d/locksim-deb-src.list
     apt-get update -q >/dev/null
   fi
