@@ -43,10 +43,10 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2
 trap cleanup EXIT
 
 redis_port=$(free_port)
-timeout 3600 redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --logfile /dev/null &
+timeout -k 5 3600 redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --logfile /dev/null &
 pids+=($!)
 serve_port=$(free_port)
-timeout 3600 "$locksim" serve --port "$serve_port" >/dev/null &
+timeout -k 5 3600 "$locksim" serve --port "$serve_port" >/dev/null &
 pids+=($!)
 sleep 0.5
 

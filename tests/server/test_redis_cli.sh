@@ -6,7 +6,7 @@ set -euo pipefail
 locksim=${1:-build/cli/locksim}
 command -v redis-cli >/dev/null || { echo "redis-cli not found: install redis-tools" >&2; exit 1; }
 work=$(mktemp -d)
-timeout 60 "$locksim" serve --port 0 --time manual --unix "$work/s.sock" >"$work/out" &
+timeout -k 5 60 "$locksim" serve --port 0 --time manual --unix "$work/s.sock" >"$work/out" &
 server=$!
 cleanup() {
   kill "$server" 2>/dev/null || true

@@ -21,7 +21,7 @@ class ServeProcess:
     """`locksim serve --port 0` as a child under `timeout`; killed and reaped on close."""
 
     def __init__(self, *args):
-        self.proc = subprocess.Popen(["timeout", "120", LOCKSIM, "serve", "--port", "0", *args],
+        self.proc = subprocess.Popen(["timeout", "-k", "5", "120", LOCKSIM, "serve", "--port", "0", *args],
                                      stdout=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
         if "listening on" not in line:
