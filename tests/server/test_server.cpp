@@ -123,6 +123,8 @@ TEST_CASE("CLIENT SETNAME GETNAME ID INFO", "[server]") {
   CHECK(b.command("CLIENT LIST").find("name=worker-1") != std::string::npos);
   CHECK(a.command("CONFIG GET save") == "[\"save\", \"\"]");
   CHECK(a.command("CONFIG GET appendonly") == "[\"appendonly\", \"no\"]");
+  CHECK(a.command("CONFIG SET save %s list-max-listpack-size 4", "") == "OK");  // no files, no encodings
+  CHECK(a.command("CONFIG SET no-such-parameter 1").starts_with("(error) ERR "));
   CHECK(a.command("MEMORY USAGE nokey") == "(nil)");
   CHECK(a.command("SET k abc") == "OK");
   CHECK(a.command("MEMORY USAGE k").starts_with("(integer) "));
