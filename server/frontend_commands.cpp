@@ -166,7 +166,7 @@ bool without_effect(const std::string& parameter) {
 Reply cmd_config(Server::Core& core, const Command& argv, redis::Aggregate& shape, std::optional<Reply> from_model) {
   if (argv.size() < 2) return wrong_args("config");
   const bool get = redis::equals_lower(argv[1], "get");
-  if (from_model && !(get && from_model->type == Reply::Type::Array)) return std::move(*from_model);
+  if (from_model && get && from_model->type != Reply::Type::Array) return std::move(*from_model);
   if (get) {
     if (argv.size() < 3) return wrong_args("config|get");
     std::vector<Reply> pairs = from_model ? std::move(from_model->elements) : std::vector<Reply>{};
@@ -189,7 +189,6 @@ Reply cmd_config(Server::Core& core, const Command& argv, redis::Aggregate& shap
     shape = redis::Aggregate::Map;
     return Reply::array(std::move(pairs));
   }
-  if (redis::equals_lower(argv[1], "resetstat")) return Reply::ok();
   if (redis::equals_lower(argv[1], "set") && argv.size() >= 3) {
     if (from_model && !from_model->is_error()) return std::move(*from_model);
     bool all_without_effect = argv.size() % 2 == 0;
@@ -198,6 +197,8 @@ Reply cmd_config(Server::Core& core, const Command& argv, redis::Aggregate& shap
     if (from_model) return std::move(*from_model);
     return Reply::error("ERR Unknown option or number of arguments for CONFIG SET - '" + argv[2] + "'");
   }
+  if (from_model) return std::move(*from_model);
+  if (redis::equals_lower(argv[1], "resetstat")) return Reply::ok();
   return Reply::error("ERR unknown subcommand '" + argv[1].substr(0, 128) + "'. Try CONFIG HELP.");
 }
 
