@@ -11,14 +11,27 @@ namespace {
 // Sorted by name for binary search; arities from Redis 7.0's command table.
 constexpr std::array kCommands = {
     CommandSpec{"append", 3, 0, cmd_append},
+    CommandSpec{"bitcount", -2, 0, cmd_bitcount},
+    CommandSpec{"blmove", 6, 0, cmd_blmove},
+    CommandSpec{"blpop", -3, 0, cmd_blpop},
+    CommandSpec{"brpop", -3, 0, cmd_brpop},
+    CommandSpec{"brpoplpush", 4, 0, cmd_brpoplpush},
+    CommandSpec{"bzpopmax", -3, 0, cmd_bzpopmax},
+    CommandSpec{"bzpopmin", -3, 0, cmd_bzpopmin},
+    CommandSpec{"client", -2, kNoScript, cmd_client},
+    CommandSpec{"config", -2, kNoScript, cmd_config},
+    CommandSpec{"copy", -3, 0, cmd_copy},
     CommandSpec{"dbsize", 1, 0, cmd_dbsize},
+    CommandSpec{"debug", -2, kNoScript, cmd_debug},
     CommandSpec{"decr", 2, 0, cmd_decr},
     CommandSpec{"decrby", 3, 0, cmd_decrby},
     CommandSpec{"del", -2, 0, cmd_del},
     CommandSpec{"discard", 1, kNoScript | kNotQueued, cmd_discard},
     CommandSpec{"echo", 2, 0, cmd_echo},
     CommandSpec{"eval", -3, kNoScript, cmd_eval},
+    CommandSpec{"eval_ro", -3, kNoScript, cmd_eval_ro},
     CommandSpec{"evalsha", -3, kNoScript, cmd_evalsha},
+    CommandSpec{"evalsha_ro", -3, kNoScript, cmd_evalsha_ro},
     CommandSpec{"exec", 1, kNoScript | kNotQueued, cmd_exec},
     CommandSpec{"exists", -2, 0, cmd_exists},
     CommandSpec{"expire", -3, 0, cmd_expire},
@@ -27,45 +40,128 @@ constexpr std::array kCommands = {
     CommandSpec{"flushall", -1, 0, cmd_flushall},
     CommandSpec{"flushdb", -1, 0, cmd_flushall},
     CommandSpec{"get", 2, 0, cmd_get},
+    CommandSpec{"getbit", 3, 0, cmd_getbit},
     CommandSpec{"getdel", 2, 0, cmd_getdel},
     CommandSpec{"getex", -2, 0, cmd_getex},
+    CommandSpec{"getrange", 4, 0, cmd_getrange},
     CommandSpec{"getset", 3, 0, cmd_getset},
     CommandSpec{"hdel", -3, 0, cmd_hdel},
     CommandSpec{"hexists", 3, 0, cmd_hexists},
     CommandSpec{"hget", 3, 0, cmd_hget},
     CommandSpec{"hgetall", 2, 0, cmd_hgetall},
     CommandSpec{"hincrby", 4, 0, cmd_hincrby},
+    CommandSpec{"hincrbyfloat", 4, 0, cmd_hincrbyfloat},
     CommandSpec{"hkeys", 2, 0, cmd_hkeys},
     CommandSpec{"hlen", 2, 0, cmd_hlen},
     CommandSpec{"hmget", -3, 0, cmd_hmget},
     CommandSpec{"hmset", -4, 0, cmd_hmset},
+    CommandSpec{"hrandfield", -2, 0, cmd_hrandfield},
+    CommandSpec{"hscan", -3, 0, cmd_hscan},
     CommandSpec{"hset", -4, 0, cmd_hset},
     CommandSpec{"hsetnx", 4, 0, cmd_hsetnx},
+    CommandSpec{"hstrlen", 3, 0, cmd_hstrlen},
     CommandSpec{"hvals", 2, 0, cmd_hvals},
     CommandSpec{"incr", 2, 0, cmd_incr},
     CommandSpec{"incrby", 3, 0, cmd_incrby},
+    CommandSpec{"incrbyfloat", 3, 0, cmd_incrbyfloat},
+    CommandSpec{"info", -1, 0, cmd_info},
     CommandSpec{"keys", 2, 0, cmd_keys},
+    CommandSpec{"lindex", 3, 0, cmd_lindex},
+    CommandSpec{"linsert", 5, 0, cmd_linsert},
+    CommandSpec{"llen", 2, 0, cmd_llen},
+    CommandSpec{"lmove", 5, 0, cmd_lmove},
+    CommandSpec{"lpop", -2, 0, cmd_lpop},
+    CommandSpec{"lpos", -3, 0, cmd_lpos},
+    CommandSpec{"lpush", -3, 0, cmd_lpush},
+    CommandSpec{"lpushx", -3, 0, cmd_lpushx},
+    CommandSpec{"lrange", 4, 0, cmd_lrange},
+    CommandSpec{"lrem", 4, 0, cmd_lrem},
+    CommandSpec{"lset", 4, 0, cmd_lset},
+    CommandSpec{"ltrim", 4, 0, cmd_ltrim},
     CommandSpec{"mget", -2, 0, cmd_mget},
+    CommandSpec{"move", 3, 0, cmd_move},
+    CommandSpec{"mset", -3, 0, cmd_mset},
+    CommandSpec{"msetnx", -3, 0, cmd_msetnx},
     CommandSpec{"multi", 1, kNoScript | kNotQueued, cmd_multi},
+    CommandSpec{"object", -2, 0, cmd_object},
     CommandSpec{"persist", 2, 0, cmd_persist},
     CommandSpec{"pexpire", -3, 0, cmd_pexpire},
     CommandSpec{"pexpireat", -3, 0, cmd_pexpireat},
     CommandSpec{"pexpiretime", 2, 0, cmd_pexpiretime},
     CommandSpec{"ping", -1, 0, cmd_ping},
     CommandSpec{"psetex", 4, 0, cmd_psetex},
+    CommandSpec{"psubscribe", -2, kNoScript, cmd_psubscribe},
     CommandSpec{"pttl", 2, 0, cmd_pttl},
     CommandSpec{"publish", 3, 0, cmd_publish},
+    CommandSpec{"pubsub", -2, 0, cmd_pubsub},
+    CommandSpec{"punsubscribe", -1, kNoScript, cmd_punsubscribe},
+    CommandSpec{"randomkey", 1, 0, cmd_randomkey},
+    CommandSpec{"rename", 3, 0, cmd_rename},
+    CommandSpec{"renamenx", 3, 0, cmd_renamenx},
+    CommandSpec{"rpop", -2, 0, cmd_rpop},
+    CommandSpec{"rpoplpush", 3, 0, cmd_rpoplpush},
+    CommandSpec{"rpush", -3, 0, cmd_rpush},
+    CommandSpec{"rpushx", -3, 0, cmd_rpushx},
+    CommandSpec{"sadd", -3, 0, cmd_sadd},
+    CommandSpec{"scan", -2, 0, cmd_scan},
+    CommandSpec{"scard", 2, 0, cmd_scard},
     CommandSpec{"script", -2, kNoScript, cmd_script},
+    CommandSpec{"sdiff", -2, 0, cmd_sdiff},
+    CommandSpec{"sdiffstore", -3, 0, cmd_sdiffstore},
+    CommandSpec{"select", 2, 0, cmd_select},
     CommandSpec{"set", -3, 0, cmd_set},
+    CommandSpec{"setbit", 4, 0, cmd_setbit},
     CommandSpec{"setex", 4, 0, cmd_setex},
     CommandSpec{"setnx", 3, 0, cmd_setnx},
+    CommandSpec{"setrange", 4, 0, cmd_setrange},
+    CommandSpec{"sinter", -2, 0, cmd_sinter},
+    CommandSpec{"sintercard", -3, 0, cmd_sintercard},
+    CommandSpec{"sinterstore", -3, 0, cmd_sinterstore},
+    CommandSpec{"sismember", 3, 0, cmd_sismember},
+    CommandSpec{"smembers", 2, 0, cmd_smembers},
+    CommandSpec{"smismember", -3, 0, cmd_smismember},
+    CommandSpec{"smove", 4, 0, cmd_smove},
+    CommandSpec{"spop", -2, 0, cmd_spop},
+    CommandSpec{"srandmember", -2, 0, cmd_srandmember},
+    CommandSpec{"srem", -3, 0, cmd_srem},
+    CommandSpec{"sscan", -3, 0, cmd_sscan},
     CommandSpec{"strlen", 2, 0, cmd_strlen},
+    CommandSpec{"subscribe", -2, kNoScript, cmd_subscribe},
+    CommandSpec{"substr", 4, 0, cmd_getrange},
+    CommandSpec{"sunion", -2, 0, cmd_sunion},
+    CommandSpec{"sunionstore", -3, 0, cmd_sunionstore},
+    CommandSpec{"swapdb", 3, 0, cmd_swapdb},
     CommandSpec{"time", 1, 0, cmd_time},
+    CommandSpec{"touch", -2, 0, cmd_touch},
     CommandSpec{"ttl", 2, 0, cmd_ttl},
     CommandSpec{"type", 2, 0, cmd_type},
     CommandSpec{"unlink", -2, 0, cmd_del},
+    CommandSpec{"unsubscribe", -1, kNoScript, cmd_unsubscribe},
     CommandSpec{"unwatch", 1, kNoScript, cmd_unwatch},
     CommandSpec{"watch", -2, kNoScript | kNotQueued, cmd_watch},
+    CommandSpec{"zadd", -4, 0, cmd_zadd},
+    CommandSpec{"zcard", 2, 0, cmd_zcard},
+    CommandSpec{"zcount", 4, 0, cmd_zcount},
+    CommandSpec{"zincrby", 4, 0, cmd_zincrby},
+    CommandSpec{"zlexcount", 4, 0, cmd_zlexcount},
+    CommandSpec{"zmscore", -3, 0, cmd_zmscore},
+    CommandSpec{"zpopmax", -2, 0, cmd_zpopmax},
+    CommandSpec{"zpopmin", -2, 0, cmd_zpopmin},
+    CommandSpec{"zrange", -4, 0, cmd_zrange},
+    CommandSpec{"zrangebylex", -4, 0, cmd_zrangebylex},
+    CommandSpec{"zrangebyscore", -4, 0, cmd_zrangebyscore},
+    CommandSpec{"zrangestore", -5, 0, cmd_zrangestore},
+    CommandSpec{"zrank", 3, 0, cmd_zrank},
+    CommandSpec{"zrem", -3, 0, cmd_zrem},
+    CommandSpec{"zremrangebylex", 4, 0, cmd_zremrangebylex},
+    CommandSpec{"zremrangebyrank", 4, 0, cmd_zremrangebyrank},
+    CommandSpec{"zremrangebyscore", 4, 0, cmd_zremrangebyscore},
+    CommandSpec{"zrevrange", -4, 0, cmd_zrevrange},
+    CommandSpec{"zrevrangebylex", -4, 0, cmd_zrevrangebylex},
+    CommandSpec{"zrevrangebyscore", -4, 0, cmd_zrevrangebyscore},
+    CommandSpec{"zrevrank", 3, 0, cmd_zrevrank},
+    CommandSpec{"zscan", -3, 0, cmd_zscan},
+    CommandSpec{"zscore", 3, 0, cmd_zscore},
 };
 
 constexpr bool table_is_sorted() {
@@ -79,13 +175,35 @@ struct Subcommand {
   std::string_view name;
   int arity;
 };
-constexpr std::array kScriptSubcommands = {
-    Subcommand{"debug", 3},
-    Subcommand{"exists", -3},
-    Subcommand{"flush", -2},
-    Subcommand{"help", 2},
-    Subcommand{"kill", 2},
-    Subcommand{"load", 3},
+constexpr Subcommand kScriptSubcommands[] = {
+    {"debug", 3}, {"exists", -3}, {"flush", -2}, {"help", 2}, {"kill", 2}, {"load", 3},
+};
+constexpr Subcommand kObjectSubcommands[] = {
+    {"encoding", 3}, {"freq", 3}, {"help", 2}, {"idletime", 3}, {"refcount", 3},
+};
+constexpr Subcommand kConfigSubcommands[] = {
+    {"get", -3}, {"help", 2}, {"resetstat", 2}, {"rewrite", 2}, {"set", -4},
+};
+constexpr Subcommand kClientSubcommands[] = {
+    {"getname", 2}, {"help", 2}, {"id", 2}, {"setname", 3},
+};
+constexpr Subcommand kPubsubSubcommands[] = {
+    {"channels", -2}, {"help", 2}, {"numpat", 2}, {"numsub", -2}, {"shardchannels", -2}, {"shardnumsub", -2},
+};
+
+struct SubcommandTable {
+  std::string_view command, shown;
+  const Subcommand* begin;
+  size_t size;
+};
+template <size_t N>
+constexpr SubcommandTable table(std::string_view command, std::string_view shown, const Subcommand (&subs)[N]) {
+  return SubcommandTable{command, shown, subs, N};
+}
+constexpr SubcommandTable kSubcommandTables[] = {
+    table("script", "SCRIPT", kScriptSubcommands), table("object", "OBJECT", kObjectSubcommands),
+    table("config", "CONFIG", kConfigSubcommands), table("client", "CLIENT", kClientSubcommands),
+    table("pubsub", "PUBSUB", kPubsubSubcommands),
 };
 }  // namespace
 
@@ -120,16 +238,20 @@ Reply unknown_command_error(const Command& command) {
 }
 
 std::optional<Reply> check_subcommand(const CommandSpec& spec, const Command& command) {
-  if (spec.name != "script") return std::nullopt;
+  const SubcommandTable* subs = nullptr;
+  for (const SubcommandTable& t : kSubcommandTables)
+    if (t.command == spec.name) subs = &t;
+  if (!subs) return std::nullopt;
   char buffer[16];
   std::string_view lower;
   const Subcommand* found = nullptr;
   if (to_lower(command[1], buffer, sizeof buffer, lower)) {
-    for (const Subcommand& sub : kScriptSubcommands)
-      if (sub.name == lower) found = &sub;
+    for (size_t i = 0; i < subs->size; ++i)
+      if (subs->begin[i].name == lower) found = &subs->begin[i];
   }
   if (!found) {
-    std::string text = "ERR unknown subcommand '" + command[1].substr(0, 128) + "'. Try SCRIPT HELP.";
+    std::string text =
+        "ERR unknown subcommand '" + command[1].substr(0, 128) + "'. Try " + std::string(subs->shown) + " HELP.";
     for (char& c : text)
       if (c == '\r' || c == '\n') c = ' ';
     return Reply::error(std::move(text));

@@ -41,15 +41,16 @@ struct LuaRuntime {
   int functions_ref = LUA_NOREF;  // sha -> compiled function
   int handler_ref = LUA_NOREF;    // __redis__err__handler
   int proxies_ref = LUA_NOREF;    // read-only proxy -> its backing table (weak keys)
-  // math.random's generator (Redis's rand48), reseeded with 0 before every
-  // script as Redis does: never the process-wide rand() that Lua's own uses.
-  uint64_t rand48 = 0;
+  // math.random's generator (Redis's rand48): 7.0 starts it once, at rand48's
+  // default state, and carries it on across scripts (and SCRIPT FLUSH); never the
+  // process-wide rand() that Lua's own uses.
+  uint64_t rand48 = 0x1234ABCD330EULL;
 };
 
 namespace {
 
 void srand48_state(LuaRuntime& rt, int64_t seed) {
-  rt.rand48 = ((static_cast<uint64_t>(seed) << 16) | 0x330E) & ((uint64_t{1} << 48) - 1);
+  rt.rand48 = ((static_cast<uint64_t>(static_cast<uint32_t>(seed)) << 16) | 0x330E) & ((uint64_t{1} << 48) - 1);
 }
 
 int32_t lrand48_next(LuaRuntime& rt) {
@@ -185,7 +186,8 @@ void push_reply(lua_State* L, const Reply& reply) {
     case Reply::Type::Integer: lua_pushnumber(L, static_cast<lua_Number>(reply.integer)); break;
     case Reply::Type::Bulk: lua_pushlstring(L, reply.str.data(), reply.str.size()); break;
     case Reply::Type::Nil:
-    case Reply::Type::NilArray: lua_pushboolean(L, 0); break;
+    case Reply::Type::NilArray:
+    case Reply::Type::Blocked: lua_pushboolean(L, 0); break;
     case Reply::Type::Status:
       lua_newtable(L);
       lua_pushlstring(L, "ok", 2);
@@ -288,8 +290,10 @@ Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error)
     error = "This Redis command is not allowed from script";
     return {};
   }
-  ExecContext inner{ctx.server, ctx.conn, ctx.now_ms, true};
-  return spec->handler(inner, argv);
+  // The script's own SELECT carries on to its next calls (ctx is the EVAL's context).
+  ctx.in_script = true;
+  ctx.may_block = false;
+  return spec->handler(ctx, argv);
 }
 
 // Pushes one result; returns true if it is an error table that redis.call must raise.
@@ -419,7 +423,7 @@ int lua_setresp(lua_State* L) {
 
 int lua_set_repl(lua_State* L) {
   const char* problem = nullptr;
-  if (lua_gettop(L) != 1) problem = "redis.set_repl() requires one argument.";
+  if (lua_gettop(L) != 1) problem = "redis.set_repl() requires two arguments.";  // sic, 7.0.15
   else if (static_cast<int64_t>(lua_tonumber(L, 1)) & ~int64_t{3})
     problem = "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.";
   if (problem) {
@@ -440,6 +444,10 @@ int lua_return_false(lua_State* L) {
 int lua_return_nothing(lua_State*) { return 0; }
 
 int lua_acl_check_cmd(lua_State* L) {
+  if (lua_gettop(L) == 0) {  // 7.0.15 says this, as redis.call does
+    push_error(L, "Please specify at least one argument for this redis lib call");
+    return lua_error(L);
+  }
   bool known = false;
   if (lua_gettop(L) >= 1 && lua_type(L, 1) == LUA_TSTRING) known = find_command(lua_tostring(L, 1)) != nullptr;
   if (!known) {
@@ -973,7 +981,7 @@ Reply ScriptEngine::load(std::string_view body) {
   return Reply::bulk(sha);
 }
 
-Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha) {
+Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, bool /*read_only*/) {
   LuaRuntime& rt = *runtime_;
   lua_State* L = rt.L;
   int64_t numkeys = 0;
@@ -1013,7 +1021,7 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha) {
   lua_remove(L, -2);
 
   rt.ctx = &ctx;
-  srand48_state(rt, 0);  // the same sequence at every call, as Redis
+  const ExecContext saved{ctx.server, ctx.conn, ctx.now_ms, ctx.in_script, ctx.db_index, ctx.may_block};
   rt.instructions = 0;
   rt.budget_exceeded = false;
   rt.memory_exceeded = false;
@@ -1023,6 +1031,9 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha) {
   rt.enforce_memory = false;
   lua_sethook(L, nullptr, 0, 0);
   rt.ctx = nullptr;
+  ctx.in_script = saved.in_script;  // a SELECT inside the script stays there
+  ctx.db_index = saved.db_index;
+  ctx.may_block = saved.may_block;
 
   Reply reply;
   if (rt.budget_exceeded) {
@@ -1048,6 +1059,14 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha) {
 Reply cmd_eval(ExecContext& ctx, const Command& argv) { return ctx.server.script_engine().eval(ctx, argv, false); }
 
 Reply cmd_evalsha(ExecContext& ctx, const Command& argv) { return ctx.server.script_engine().eval(ctx, argv, true); }
+
+Reply cmd_eval_ro(ExecContext& ctx, const Command& argv) {
+  return ctx.server.script_engine().eval(ctx, argv, false, true);
+}
+
+Reply cmd_evalsha_ro(ExecContext& ctx, const Command& argv) {
+  return ctx.server.script_engine().eval(ctx, argv, true, true);
+}
 
 Reply cmd_script(ExecContext& ctx, const Command& argv) {
   ScriptEngine& engine = ctx.server.script_engine();

@@ -18,7 +18,8 @@ class ScriptEngine {
   ScriptEngine& operator=(const ScriptEngine&) = delete;
 
   // argv is the full EVAL / EVALSHA command.
-  Reply eval(ExecContext& ctx, const Command& argv, bool by_sha);
+  // argv is the full EVAL / EVALSHA (/ _RO) command.
+  Reply eval(ExecContext& ctx, const Command& argv, bool by_sha, bool read_only = false);
   // SCRIPT LOAD: compiles and caches; the SHA-1 or a compile error.
   Reply load(std::string_view body);
   bool exists(std::string_view sha) const;
