@@ -14,12 +14,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 #include <unordered_map>
 
 #include "sim/redis/arguments.hpp"
 #include "sim/redis/command_table.hpp"
+#include "sim/redis/script_shebang.hpp"
 #include "sim/redis/sha1.hpp"
 
 namespace locksim::redis {
@@ -35,6 +37,8 @@ struct LuaRuntime {
   bool budget_exceeded = false;
   ExecContext* ctx = nullptr;  // the EVAL being run
   std::set<std::string> shas;  // scripts compiled into this state
+  std::map<std::string, ScriptFlags> flags_of;  // sha -> its shebang flags
+  bool read_only = false;  // the running script may not write (EVAL_RO, flags=no-writes)
   // EVAL bodies already hashed: finding one is much cheaper than SHA-1 (lookup only).
   std::unordered_map<std::string, std::string> sha_of_body;
   int globals_ref = LUA_NOREF;    // the real global table behind the read-only proxy
@@ -271,7 +275,7 @@ Reply lua_to_reply(lua_State* L, int index, int depth, size_t& budget) {
 
 // ---- redis.call / redis.pcall ------------------------------------------------
 
-Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error) {
+Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error, bool read_only) {
   const CommandSpec* spec = find_command(argv[0]);
   if (!spec) {
     error = "Unknown Redis command called from script";
@@ -288,6 +292,10 @@ Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error)
   }
   if (spec->flags & kNoScript) {
     error = "This Redis command is not allowed from script";
+    return {};
+  }
+  if (read_only && (spec->flags & kWrite)) {
+    error = "Write commands are not allowed from read-only scripts.";
     return {};
   }
   // The script's own SELECT carries on to its next calls (ctx is the EVAL's context).
@@ -321,7 +329,7 @@ bool host_call(lua_State* L, bool raise) {
         error = "Lua redis lib command arguments must be strings or integers";
       }
     }
-    if (error.empty()) reply = run_from_script(*rt.ctx, argv, error);
+    if (error.empty()) reply = run_from_script(*rt.ctx, argv, error, rt.read_only);
   } catch (const std::exception& e) {
     error = std::string("internal error: ") + e.what();
   }
@@ -893,6 +901,7 @@ void close_state(LuaRuntime& rt) {
   rt.L = nullptr;
   rt.used_bytes = 0;
   rt.shas.clear();
+  rt.flags_of.clear();
   rt.sha_of_body.clear();
 }
 
@@ -901,9 +910,12 @@ std::optional<Reply> compile(LuaRuntime& rt, std::string_view body, const std::s
   lua_State* L = rt.L;
   if (!body.empty() && body[0] == LUA_SIGNATURE[0])
     return Reply::error("ERR Error compiling script (new function): user_script: binary chunks are not allowed");
+  ScriptFlags flags;
+  std::string lua_body;
+  if (auto bad = parse_shebang(body, flags, lua_body)) return bad;
   rt.memory_exceeded = false;
   rt.enforce_memory = true;
-  const int status = luaL_loadbuffer(L, body.data(), body.size(), "@user_script");
+  const int status = luaL_loadbuffer(L, lua_body.data(), lua_body.size(), "@user_script");
   rt.enforce_memory = false;
   if (status != 0) {
     std::string message = lua_tostring(L, -1) ? lua_tostring(L, -1) : "unknown error";
@@ -917,6 +929,7 @@ std::optional<Reply> compile(LuaRuntime& rt, std::string_view body, const std::s
   lua_rawset(L, -3);
   lua_pop(L, 2);
   rt.shas.insert(sha);
+  rt.flags_of[sha] = flags;
   return std::nullopt;
 }
 
@@ -981,7 +994,7 @@ Reply ScriptEngine::load(std::string_view body) {
   return Reply::bulk(sha);
 }
 
-Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, bool /*read_only*/) {
+Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, bool read_only) {
   LuaRuntime& rt = *runtime_;
   lua_State* L = rt.L;
   int64_t numkeys = 0;
@@ -1020,6 +1033,10 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   lua_rawget(L, -2);
   lua_remove(L, -2);
 
+  const ScriptFlags flags = rt.flags_of[sha];
+  if (read_only && flags.shebang && !flags.no_writes)
+    return error_reply("ERR Can not execute a script with write flag using *_ro command.");
+  rt.read_only = read_only || flags.no_writes;
   rt.ctx = &ctx;
   const ExecContext saved{ctx.server, ctx.conn, ctx.now_ms, ctx.in_script, ctx.db_index, ctx.may_block};
   rt.instructions = 0;
