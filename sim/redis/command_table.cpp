@@ -37,8 +37,11 @@ constexpr std::array kCommands = {
     CommandSpec{"expire", -3, kWrite, cmd_expire},
     CommandSpec{"expireat", -3, kWrite, cmd_expireat},
     CommandSpec{"expiretime", 2, 0, cmd_expiretime},
+    CommandSpec{"fcall", -3, kNoScript, cmd_fcall},
+    CommandSpec{"fcall_ro", -3, kNoScript, cmd_fcall_ro},
     CommandSpec{"flushall", -1, kWrite, cmd_flushall},
     CommandSpec{"flushdb", -1, kWrite, cmd_flushall},
+    CommandSpec{"function", -2, kNoScript, cmd_function},
     CommandSpec{"get", 2, 0, cmd_get},
     CommandSpec{"getbit", 3, 0, cmd_getbit},
     CommandSpec{"getdel", 2, kWrite, cmd_getdel},
@@ -187,6 +190,10 @@ constexpr Subcommand kConfigSubcommands[] = {
 constexpr Subcommand kClientSubcommands[] = {
     {"getname", 2}, {"help", 2}, {"id", 2}, {"setname", 3},
 };
+constexpr Subcommand kFunctionSubcommands[] = {
+    {"delete", 3}, {"dump", 2}, {"flush", -2}, {"help", 2}, {"kill", 2},
+    {"list", -2}, {"load", -3}, {"restore", -3}, {"stats", 2},
+};
 constexpr Subcommand kPubsubSubcommands[] = {
     {"channels", -2}, {"help", 2}, {"numpat", 2}, {"numsub", -2}, {"shardchannels", -2}, {"shardnumsub", -2},
 };
@@ -203,7 +210,7 @@ constexpr SubcommandTable table(std::string_view command, std::string_view shown
 constexpr SubcommandTable kSubcommandTables[] = {
     table("script", "SCRIPT", kScriptSubcommands), table("object", "OBJECT", kObjectSubcommands),
     table("config", "CONFIG", kConfigSubcommands), table("client", "CLIENT", kClientSubcommands),
-    table("pubsub", "PUBSUB", kPubsubSubcommands),
+    table("pubsub", "PUBSUB", kPubsubSubcommands), table("function", "FUNCTION", kFunctionSubcommands),
 };
 }  // namespace
 

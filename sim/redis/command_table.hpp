@@ -197,6 +197,10 @@ LOCKSIM_REDIS_HANDLER(cmd_evalsha);
 LOCKSIM_REDIS_HANDLER(cmd_script);
 LOCKSIM_REDIS_HANDLER(cmd_eval_ro);
 LOCKSIM_REDIS_HANDLER(cmd_evalsha_ro);
+// functions.cpp
+LOCKSIM_REDIS_HANDLER(cmd_function);
+LOCKSIM_REDIS_HANDLER(cmd_fcall);
+LOCKSIM_REDIS_HANDLER(cmd_fcall_ro);
 #undef LOCKSIM_REDIS_HANDLER
 
 }  // namespace locksim::redis

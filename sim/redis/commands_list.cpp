@@ -175,9 +175,9 @@ Reply cmd_lrange(ExecContext& ctx, const Command& argv) {
 Reply cmd_lindex(ExecContext& ctx, const Command& argv) {
   Reply error;
   int64_t index = 0;
-  if (!int_arg(argv[2], index, error)) return error;
-  const Entry* entry = lookup_typed(ctx, argv[1], ValueType::List, error);
+  const Entry* entry = lookup_typed(ctx, argv[1], ValueType::List, error);  // before the index, as Redis
   if (!entry) return error.is_error() ? error : Reply::nil();
+  if (!int_arg(argv[2], index, error)) return error;
   const int64_t size = static_cast<int64_t>(entry->list().size());
   if (index < 0) index += size;
   if (index < 0 || index >= size) return Reply::nil();
@@ -226,9 +226,9 @@ Reply cmd_lrem(ExecContext& ctx, const Command& argv) {
 Reply cmd_lset(ExecContext& ctx, const Command& argv) {
   Reply error;
   int64_t index = 0;
-  if (!int_arg(argv[2], index, error)) return error;
-  Entry* entry = lookup_typed(ctx, argv[1], ValueType::List, error);
+  Entry* entry = lookup_typed(ctx, argv[1], ValueType::List, error);  // before the index, as Redis
   if (!entry) return error.is_error() ? error : error_reply("ERR no such key");
+  if (!int_arg(argv[2], index, error)) return error;
   const int64_t size = static_cast<int64_t>(entry->list().size());
   if (index < 0) index += size;
   if (index < 0 || index >= size) return error_reply("ERR index out of range");

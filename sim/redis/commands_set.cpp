@@ -209,12 +209,12 @@ Reply cmd_srandmember(ExecContext& ctx, const Command& argv) {
 }
 
 Reply cmd_smove(ExecContext& ctx, const Command& argv) {
-  Reply error;
-  Entry* src = lookup_typed(ctx, argv[1], ValueType::Set, error);
-  if (error.is_error()) return error;
-  Entry* dst = lookup_typed(ctx, argv[2], ValueType::Set, error);
-  if (error.is_error()) return error;
+  // Redis smoveCommand: a missing source answers 0 before any type check.
+  Entry* src = ctx.db().lookup(argv[1], ctx.now_ms);
+  Entry* dst = ctx.db().lookup(argv[2], ctx.now_ms);
   if (!src) return Reply::integer_(0);
+  if (src->type != ValueType::Set || (dst && dst->type != ValueType::Set)) return error_reply(kWrongType);
+  Reply error;
   if (src == dst) return Reply::integer_(src->set().members.count(argv[3]) ? 1 : 0);
   auto old_src = ctx.db().old_rendering(src);
   if (!src->set().members.erase(argv[3])) return Reply::integer_(0);

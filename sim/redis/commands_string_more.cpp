@@ -27,6 +27,17 @@ bool bit_offset(std::string_view text, uint64_t& offset) {
   offset = static_cast<uint64_t>(v);
   return true;
 }
+int64_t count_bits(const std::string& s, int64_t start, int64_t end, bool bits) {
+  int64_t count = 0;
+  for (int64_t i = start; i <= end; ++i) {
+    if (bits) {
+      count += (static_cast<unsigned char>(s[static_cast<size_t>(i >> 3)]) >> (7 - (i & 7))) & 1;
+    } else {
+      count += __builtin_popcount(static_cast<unsigned char>(s[static_cast<size_t>(i)]));
+    }
+  }
+  return count;
+}
 }  // namespace
 
 Reply cmd_mset(ExecContext& ctx, const Command& argv) {
@@ -114,7 +125,10 @@ Reply cmd_setbit(ExecContext& ctx, const Command& argv) {
 }
 
 Reply cmd_bitcount(ExecContext& ctx, const Command& argv) {
+  // Redis 7.0 looks the key up before it reads the range.
   Reply error;
+  const Entry* entry = lookup_typed(ctx, argv[1], ValueType::String, error);
+  if (!entry) return error.is_error() ? error : Reply::integer_(0);
   int64_t start = 0, end = -1;
   bool bits = false;
   if (argv.size() == 3 || argv.size() > 5) return error_reply(kSyntaxError);
@@ -123,10 +137,9 @@ Reply cmd_bitcount(ExecContext& ctx, const Command& argv) {
     if (equals_lower(argv[4], "bit")) bits = true;
     else if (!equals_lower(argv[4], "byte")) return error_reply(kSyntaxError);
   }
-  const Entry* entry = lookup_typed(ctx, argv[1], ValueType::String, error);
-  if (!entry) return error.is_error() ? error : Reply::integer_(0);
   const std::string& s = entry->str;
   const int64_t total = static_cast<int64_t>(bits ? s.size() * 8 : s.size());
+  if (argv.size() == 2) return Reply::integer_(count_bits(s, 0, total - 1, false));
   if (start < 0 && end < 0 && start > end) return Reply::integer_(0);
   if (start < 0) start += total;
   if (end < 0) end += total;
@@ -134,15 +147,7 @@ Reply cmd_bitcount(ExecContext& ctx, const Command& argv) {
   if (end < 0) end = 0;
   if (end >= total) end = total - 1;
   if (start > end) return Reply::integer_(0);
-  int64_t count = 0;
-  for (int64_t i = start; i <= end; ++i) {
-    if (bits) {
-      count += (static_cast<unsigned char>(s[static_cast<size_t>(i >> 3)]) >> (7 - (i & 7))) & 1;
-    } else {
-      count += __builtin_popcount(static_cast<unsigned char>(s[static_cast<size_t>(i)]));
-    }
-  }
-  return Reply::integer_(count);
+  return Reply::integer_(count_bits(s, start, end, bits));
 }
 
 Reply cmd_incrbyfloat(ExecContext& ctx, const Command& argv) {

@@ -22,6 +22,7 @@
 #include "sim/redis/arguments.hpp"
 #include "sim/redis/command_table.hpp"
 #include "sim/redis/script_shebang.hpp"
+#include "sim/redis/scripting_libs.hpp"
 #include "sim/redis/sha1.hpp"
 
 namespace locksim::redis {
@@ -754,6 +755,7 @@ void build_state(LuaRuntime& rt) {
   lua_setfield(L, -2, "randomseed");
   lua_pop(L, 1);
   open_library(L, luaopen_debug, LUA_DBLIBNAME);
+  open_redis_libraries(L);
 
   lua_pushvalue(L, LUA_GLOBALSINDEX);
   const int globals = lua_gettop(L);
@@ -847,7 +849,8 @@ void build_state(LuaRuntime& rt) {
   make_proxy(L, proxies, 0);
   const int marker = lua_gettop(L);
 
-  for (const char* name : {"string", "math", "table", "coroutine", "redis"}) {
+  for (const char* name : {"string", "math", "table", "coroutine", "redis", kRedisLibraryNames[0], kRedisLibraryNames[1],
+                           kRedisLibraryNames[2], kRedisLibraryNames[3]}) {
     lua_getfield(L, globals, name);
     make_proxy(L, proxies, marker);
     lua_setfield(L, globals, name);
@@ -974,9 +977,43 @@ ScriptEngine::ScriptEngine(const ServerOptions& options) : runtime_(std::make_un
 
 ScriptEngine::~ScriptEngine() { close_state(*runtime_); }
 
+lua_State* ScriptEngine::lua() { return runtime_->L; }
+uint64_t ScriptEngine::generation() const { return generation_; }
+void ScriptEngine::set_limits(bool on) {
+  runtime_->memory_exceeded = false;
+  runtime_->enforce_memory = on;
+}
+bool ScriptEngine::memory_exceeded() const { return runtime_->memory_exceeded; }
+
+void ScriptEngine::register_function(const std::string& name, bool no_writes) {
+  // The wrapper is at the top of the stack: it joins the compiled scripts as "fn:<name>".
+  LuaRuntime& rt = *runtime_;
+  const std::string key = "fn:" + name;
+  lua_rawgeti(rt.L, LUA_REGISTRYINDEX, rt.functions_ref);
+  lua_pushlstring(rt.L, key.data(), key.size());
+  lua_pushvalue(rt.L, -3);
+  lua_rawset(rt.L, -3);
+  lua_pop(rt.L, 2);
+  rt.shas.insert(key);
+  rt.flags_of[key] = ScriptFlags{true, no_writes};
+}
+
+void ScriptEngine::unregister_function(const std::string& name) {
+  LuaRuntime& rt = *runtime_;
+  const std::string key = "fn:" + name;
+  lua_rawgeti(rt.L, LUA_REGISTRYINDEX, rt.functions_ref);
+  lua_pushlstring(rt.L, key.data(), key.size());
+  lua_pushnil(rt.L);
+  lua_rawset(rt.L, -3);
+  lua_pop(rt.L, 1);
+  rt.shas.erase(key);
+  rt.flags_of.erase(key);
+}
+
 void ScriptEngine::flush() {
   close_state(*runtime_);
   build_state(*runtime_);
+  ++generation_;  // registered functions are gone with the state: functions.cpp reloads them
 }
 
 bool ScriptEngine::exists(std::string_view sha) const {
@@ -994,7 +1031,8 @@ Reply ScriptEngine::load(std::string_view body) {
   return Reply::bulk(sha);
 }
 
-Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, bool read_only) {
+Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, bool read_only,
+                         std::string_view function) {
   LuaRuntime& rt = *runtime_;
   lua_State* L = rt.L;
   int64_t numkeys = 0;
@@ -1004,7 +1042,10 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   if (numkeys < 0) return error_reply("ERR Number of keys can't be negative");
 
   std::string sha;
-  if (by_sha) {
+  if (!function.empty()) {  // FCALL: a wrapper registered by functions.cpp under "fn:<name>"
+    sha = "fn:" + std::string(function);
+    if (!rt.shas.count(sha)) return error_reply("ERR Function not found");
+  } else if (by_sha) {
     char lower[40];
     std::string_view key;
     if (argv[1].size() != 40 || !to_lower(argv[1], lower, sizeof lower, key) || !rt.shas.count(std::string(key)))
@@ -1061,7 +1102,7 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
     reply = Reply::error("OOM Script exceeded the Lua memory limit of " +
                          std::to_string(rt.options.lua_memory_limit_bytes) + " bytes");
   } else if (status != 0) {
-    reply = error_from_lua(L, sha);
+    reply = error_from_lua(L, function.empty() ? sha : std::string(function));
   } else {
     size_t budget = 1'000'000;
     reply = lua_to_reply(L, -1, 0, budget);

@@ -4,6 +4,7 @@
 
 #include "sim/redis/arguments.hpp"
 #include "sim/redis/command_table.hpp"
+#include "sim/redis/functions.hpp"
 #include "sim/redis/scripting.hpp"
 #include "sim/redis/server_state.hpp"
 
@@ -170,6 +171,7 @@ void Server::flushall() {
   }
   for (Database& db : state_->dbs) db.remove_all(0, 0);
   state_->scripts.reset();
+  state_->functions.reset();
 }
 
 std::optional<std::string> Server::peek_string(const std::string& key, int64_t now_ms) const {

@@ -13,6 +13,7 @@
 namespace locksim::redis {
 
 class ScriptEngine;
+class FunctionEngine;
 
 inline constexpr int kDatabases = 16;
 
@@ -40,6 +41,7 @@ struct Server::State {
   std::array<Database, kDatabases> dbs;
   std::vector<std::unique_ptr<ConnectionState>> connections;  // index = id - 1; null once closed
   std::unique_ptr<ScriptEngine> scripts;                      // created on first use
+  std::unique_ptr<FunctionEngine> functions;                  // created on first use
   PubSub pubsub;
   std::function<void(ConnectionId)> push_listener;
   uint64_t block_order = 0;
