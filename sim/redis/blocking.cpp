@@ -36,6 +36,7 @@ void Server::State::unblock(ConnectionState& conn) {
 // the clients blocked on it, first blocked first, while it has something to give.
 // A served command may make other keys ready (BLMOVE), hence the outer loop.
 void Server::State::serve_ready_keys(int64_t now_ms) {
+  any_ready = false;
   for (bool again = true; again;) {
     again = false;
     for (Database& db : dbs) {

@@ -276,7 +276,7 @@ Reply cmd_lpos(ExecContext& ctx, const Command& argv) {
   Reply error;
   const Entry* entry = lookup_typed(ctx, argv[1], ValueType::List, error);
   if (error.is_error()) return error;
-  if (!entry) return count >= 0 ? Reply::nil_array() : Reply::nil();
+  if (!entry) return count >= 0 ? Reply::array({}) : Reply::nil();
   const ListValue& list = entry->list();
   const int64_t size = static_cast<int64_t>(list.size());
   std::vector<Reply> found;

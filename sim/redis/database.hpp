@@ -53,6 +53,7 @@ class Database {
   WatchTable* watches = nullptr;  // shared by the server's databases
   std::set<std::string, std::less<>> blocking;  // keys some client is blocked on
   std::vector<std::string> ready;               // blocking keys pushed to since they were last served
+  bool* any_ready = nullptr;                    // the server's "some database has ready keys"
 
   bool observing() const { return observer != nullptr; }
 
@@ -105,6 +106,7 @@ class Database {
     for (const std::string& k : ready)
       if (k == key) return;
     ready.emplace_back(key);
+    *any_ready = true;
   }
 
   void watch(ConnectionState& conn, std::string_view key, int64_t now_ms) {

@@ -14,6 +14,7 @@ Server::State::State(ServerOptions opts) : options(opts), rng(opts.random_seed) 
   for (int i = 0; i < kDatabases; ++i) {
     dbs[static_cast<size_t>(i)].id = i;
     dbs[static_cast<size_t>(i)].watches = &watches;
+    dbs[static_cast<size_t>(i)].any_ready = &any_ready;
   }
 }
 Server::State::~State() = default;
@@ -75,9 +76,11 @@ Reply Server::State::run(ConnectionState& conn, const Command& command, int64_t 
     if (conn.in_multi) conn.dirty_exec = true;
     return arity_error(spec->name);
   }
-  if (auto rejected = check_subcommand(*spec, command)) {
-    if (conn.in_multi) conn.dirty_exec = true;
-    return std::move(*rejected);
+  if (spec->flags & kSubcommands) {
+    if (auto rejected = check_subcommand(*spec, command)) {
+      if (conn.in_multi) conn.dirty_exec = true;
+      return std::move(*rejected);
+    }
   }
   if (conn.subscribed() && !allowed_when_subscribed(spec->name)) {
     return Reply::error("ERR Can't execute '" + std::string(spec->name) +
@@ -89,7 +92,7 @@ Reply Server::State::run(ConnectionState& conn, const Command& command, int64_t 
   }
   ExecContext ctx{*this, conn, now_ms, false, conn.db, true};
   Reply reply = spec->handler(ctx, command);
-  serve_ready_keys(now_ms);
+  if (any_ready) serve_ready_keys(now_ms);
   return reply;
 }
 

@@ -45,6 +45,7 @@ struct Server::State {
   PubSub pubsub;
   std::function<void(ConnectionId)> push_listener;
   uint64_t block_order = 0;
+  bool any_ready = false;  // a database has ready keys: serve_ready_keys has work
   uint64_t rng = 0;  // splitmix64 state for what Redis draws at random
   int64_t start_ms = -1;  // the first time the server saw (INFO uptime)
   int64_t last_expire_cycle_ms = -1;
