@@ -192,7 +192,8 @@ bool parse_range_options(const Command& argv, size_t first, bool modern, bool al
     error = error_reply("ERR syntax error, WITHSCORES not supported in combination with BYLEX");
     return false;
   }
-  if (req.limited && req.by == RangeBy::Rank) {
+  // Redis 7.0.15 objects only to a count: LIMIT <offset> -1 passes (and is ignored) for ranks.
+  if (req.limited && req.count != -1 && req.by == RangeBy::Rank) {
     error = error_reply("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX");
     return false;
   }
