@@ -133,3 +133,18 @@ TEST_CASE("active expiry removes expired keys on the server clock unless turned 
   m.now += 600;
   CHECK(m.run({"info", "keyspace"}).str == "# Keyspace\r\n");
 }
+
+TEST_CASE("string encodings follow Redis: int, embstr, raw after an in-place edit, int again after INCR") {
+  Model m;
+  CHECK(m.text({"set", "k", "-1"}) == "OK");
+  CHECK(m.text({"object", "encoding", "k"}) == "\"int\"");
+  CHECK(m.text({"object", "refcount", "k"}) == "(integer) 1");
+  CHECK(m.text({"append", "k", "0"}) == "(integer) 3");
+  CHECK(m.text({"object", "encoding", "k"}) == "\"raw\"");
+  CHECK(m.text({"incr", "k"}) == "(integer) -9");
+  CHECK(m.text({"object", "encoding", "k"}) == "\"int\"");
+  CHECK(m.text({"set", "k", std::string(45, 'x')}) == "OK");
+  CHECK(m.text({"object", "encoding", "k"}) == "\"raw\"");
+  CHECK(m.text({"set", "k", "7"}) == "OK");
+  CHECK(m.text({"object", "refcount", "k"}) == "(integer) 2147483647");  // a shared integer
+}
