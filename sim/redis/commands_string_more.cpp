@@ -164,9 +164,11 @@ Reply cmd_incrbyfloat(ExecContext& ctx, const Command& argv) {
     std::optional<std::string> old = ctx.db().old_rendering(entry);
     entry->str = text;  // keeps the TTL
     entry->raw = false;
+    entry->no_int = true;  // Redis makes a new object from the long double: embstr, never int
     ctx.db().changed(argv[1], *entry, std::move(old), ctx.conn_id(), ctx.now_ms);
   } else {
     ctx.db().set_string(argv[1], text, -1, ctx.conn_id(), ctx.now_ms);
+    ctx.db().keys.find(argv[1])->second.no_int = true;
   }
   return Reply::bulk(std::move(text));
 }

@@ -109,7 +109,7 @@ void Database::set_string(std::string_view key, std::string_view value, int64_t 
   } else {
     if (observing()) old_value = it->second.render();
     if (it->second.type != ValueType::String) it->second.reset(ValueType::String);
-    it->second.raw = false;
+    it->second.raw = it->second.no_int = false;
   }
   if (expire_at_ms != kKeepTtl) it->second.expire_at_ms = expire_at_ms;
   it->second.str.assign(value);

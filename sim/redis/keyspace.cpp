@@ -191,7 +191,7 @@ std::string_view type_name(ValueType type) {
 
 void Entry::reset(ValueType new_type) {
   type = new_type;
-  raw = false;
+  raw = no_int = false;
   str.clear();
   hash_.reset();
   list_.reset();
@@ -203,6 +203,7 @@ Entry Entry::clone() const {
   Entry copy;
   copy.type = type;
   copy.raw = raw;
+  copy.no_int = no_int;
   copy.str = str;
   copy.expire_at_ms = expire_at_ms;
   copy.lru_ms = lru_ms;
@@ -229,7 +230,7 @@ bool Entry::empty_aggregate() const {
 std::string_view Entry::encoding() const {
   switch (type) {
     case ValueType::String:
-      if (!raw && str.size() <= 20 && is_integer_text(str)) return "int";
+      if (!raw && !no_int && str.size() <= 20 && is_integer_text(str)) return "int";
       return !raw && str.size() <= 44 ? "embstr" : "raw";
     case ValueType::List: return "quicklist";
     case ValueType::Set: return set().hashtable ? "hashtable" : "intset";
