@@ -154,6 +154,11 @@ std::string render_chrome_trace(const Timeline& t) {
     w.instant(node_tid(f.node), f.node + " " + f.what, "fault", f.at, args);
   }
   for (const auto& e : t.notable) {
+    if (e.step == lock::Step::Log || e.step == lock::Step::VariantError) {
+      w.instant(static_cast<int>(e.client) + 1, e.step == lock::Step::Log ? "log" : "variant error", "variant", e.at,
+                arg("text", e.text));
+      continue;
+    }
     std::string name = e.step == lock::Step::AcquireFailed ? "gave up waiting"
                        : e.step == lock::Step::WriteRejected ? "write rejected"
                                                              : "write accepted";

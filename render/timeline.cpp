@@ -165,7 +165,7 @@ Timeline build_timeline(const lock::History& history, const sim::Trace* trace, c
       if (is_key_effect(e.step) || e.client >= builders.size()) continue;
       builders[e.client].apply(e);
       if (e.step == Step::WriteAccepted || e.step == Step::WriteRejected ||
-          (e.step == Step::AcquireFailed && e.a == 0))
+          (e.step == Step::AcquireFailed && e.a == 0) || e.step == Step::Log || e.step == Step::VariantError)
         t.notable.push_back(e);
     }
     for (auto& b : builders) b.finish(t.end);
