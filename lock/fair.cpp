@@ -1,4 +1,5 @@
-// fair (document 004 section 4.3; Redisson's fair lock): waiters queue in
+// fair (4.3 of "The evolution of Redis distributed locks"; Redisson's fair
+// lock; F20): waiters queue in
 // ticket order and the lock goes to the oldest live waiter, instead of to
 // whoever retries first (F20's starvation). A waiter keeps a heartbeat key
 // while it waits; a vanished waiter's ticket is skipped. Released as token-lua.

@@ -1,4 +1,5 @@
-// redlock (002; 004 section 4.3, "red lock"): the same SET NX PX on N
+// redlock ("Redis: ways to build a distributed lock"; the "red lock" of 4.3
+// in "The evolution of Redis distributed locks"; F18): the same SET NX PX on N
 // independent masters, one after another; the lock is held if a majority
 // granted it within its validity time (lease - elapsed - clock drift), and is
 // released everywhere otherwise. One master failing is survivable; shows F18:

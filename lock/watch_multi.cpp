@@ -1,4 +1,4 @@
-// watch-multi (document 001): optimistic locking. WATCH key, GET key; if it is
+// watch-multi (the MySQL-and-Redis post; docs/failures.md F21): optimistic locking. WATCH key, GET key; if it is
 // absent, MULTI; SET key <token> PX lease; EXEC. EXEC fails (null) for the
 // loser of a race, so there are never two winners (F21). Expiry and release
 // behave like token-lua, whose Lua release it uses.

@@ -176,7 +176,7 @@ EntryOutcome run_entry(const CatalogueEntry& entry, const EntryOptions& options)
   x.seed = options.seed;
   switch (entry.expected) {
     case Expectation::NotModelled:
-      out.outcome = "not yet modelled (needs replication, Redlock or a database)";
+      out.outcome = "not yet modelled (needs a database model)";
       out.as_expected = true;
       return out;
     case Expectation::Violated:

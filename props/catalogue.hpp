@@ -1,5 +1,5 @@
 #pragma once
-// The catalogue of documented failures (failures.md, F01..F23) as data: for
+// The catalogue of documented failures (docs/failures.md, F01..F23) as data: for
 // each, the broken algorithm and the fault model that triggers it, the
 // property it breaks (or the metric it costs), the most clients its
 // documented schedule needs, and the algorithm that fixes it — checked under
@@ -18,7 +18,7 @@ enum class Expectation : uint8_t {
   ViolatedYetHolds,  // ... while `also_holds` is never violated (F19)
   Survives,          // nothing violates `property` or `also_holds` in `survive_runs` runs
   Metric,            // a cost to measure: `metric` reaches `metric_at_least`
-  NotModelled,       // needs replication, Redlock or a database: not yet in the simulator
+  NotModelled,       // needs a database (F22): not in the simulator
 };
 std::string_view to_string(Expectation e);
 
@@ -29,7 +29,7 @@ Duration metric_value(const Metrics& m, MetricKind kind);
 struct CatalogueEntry {
   std::string id;            // "F07"
   std::string title;         // what goes wrong, in a few words
-  std::string seeds;         // which documents describe it
+  std::string seeds;         // source keys of the posts that describe it (lock/sources.hpp)
   Expectation expected = Expectation::Violated;
   Property property = Property::MutualExclusion;
   std::vector<Property> also_holds;
