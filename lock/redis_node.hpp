@@ -8,20 +8,12 @@
 #include <string>
 
 #include "lock/history.hpp"
+#include "lock/unix_time.hpp"
 #include "sim/redis/server.hpp"
 #include "sim/rpc.hpp"
 #include "sim/world.hpp"
 
 namespace locksim::lock {
-
-// Local clocks read as Unix time in milliseconds from this base, so that
-// timestamps and TIME look like real ones.
-inline constexpr int64_t kEpochMs = 1'700'000'000'000;
-inline int64_t unix_ms(Instant local) {
-  int64_t ms = local.ns / 1'000'000;
-  if (local.ns < 0 && local.ns % 1'000'000 != 0) --ms;  // floor
-  return kEpochMs + ms;
-}
 
 struct RedisRequest {
   redis::Command command;
