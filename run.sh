@@ -9,31 +9,46 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
+# What building and the tour need; kept small.
 packages=(cmake g++ make pkg-config catch2 librapidcheck-dev libfmt-dev
-          liblua5.1-0-dev libcli11-dev libhiredis-dev redis-server)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
+          liblua5.1-0-dev libcli11-dev libhiredis-dev)
+# Servers and clients that only the tests and benchmarks use.
+test_packages=(redis-server redis-tools mariadb-server libmariadb-dev)
+
+install_missing() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  ((${#missing[@]})) || return 0
   echo "run.sh: installing ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q
   apt-get install -y -q --no-install-recommends "${missing[@]}"
-fi
-
-build_dir=${BUILD_DIR:-build}
-jobs=$(nproc)
-# shellcheck disable=SC2086
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${CMAKE_ARGS:-} >/dev/null
-cmake --build "$build_dir" -j "$jobs"
+}
 
 what=${1:-tour}
 shift || true
+case "$what" in
+  tour|build) install_missing "${packages[@]}" ;;
+  test|bench) install_missing "${packages[@]}" "${test_packages[@]}" ;;
+  *) echo "usage: ./run.sh tour|test|bench|build" >&2; exit 2 ;;
+esac
+
+build_dir=${BUILD_DIR:-build}
+jobs=$(nproc)
+# The tests of real servers are built and required only when the test command
+# has installed them.
+require_servers=OFF
+[[ $what == test ]] && require_servers=ON
+# shellcheck disable=SC2086
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCKSIM_REQUIRE_TEST_SERVERS=$require_servers \
+      ${CMAKE_ARGS:-} >/dev/null
+cmake --build "$build_dir" -j "$jobs"
+
 case "$what" in
   tour)  exec "$build_dir/cli/locksim" tour "$@" ;;
   test)  exec ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" "$@" ;;
   bench) for b in "$build_dir"/bench/bench_*; do [[ -x $b ]] && "$b"; done ;;
   build) ;;
-  *) echo "usage: ./run.sh tour|test|bench|build" >&2; exit 2 ;;
 esac

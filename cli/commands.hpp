@@ -49,6 +49,7 @@ struct CatalogueOptions {
 
 struct ReplayOptions {
   std::string scenario;            // a scenario file, or the scenario text itself
+  int line = 0;                    // with a file: the line to replay (0: its first scenario line)
   OutputOptions output;
 };
 

@@ -59,7 +59,7 @@ bool looks_like_path(const std::string& arg) {
                                                 arg.ends_with(".scenario") || arg.ends_with(".regressions"));
 }
 
-Loaded load(const std::string& arg) {
+Loaded load(const std::string& arg, int wanted_line) {
   std::error_code ec;
   const bool is_file = std::filesystem::is_regular_file(arg, ec);
   if (!is_file) {
@@ -72,9 +72,14 @@ Loaded load(const std::string& arg) {
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     std::string t = trim(line);
-    if (t.empty() || t[0] == '#') continue;
+    if (wanted_line > 0 && number != wanted_line) continue;
+    if (t.empty() || t[0] == '#') {
+      if (wanted_line > 0) throw UsageError(fmt::format("{}:{}: no scenario on that line", arg, number));
+      continue;
+    }
     return parse_text(t, fmt::format("{}:{}", arg, number));
   }
+  if (wanted_line > 0) throw UsageError(fmt::format("{}: --line {}: the file is shorter", arg, wanted_line));
   if (in.bad()) throw UsageError(fmt::format("cannot read '{}': {}", arg, std::strerror(errno)));
   throw UsageError(fmt::format("{}: no scenario in the file (only blank lines and # comments)", arg));
 }
@@ -82,7 +87,9 @@ Loaded load(const std::string& arg) {
 }  // namespace
 
 int cmd_replay(const ReplayOptions& options) {
-  Loaded l = load(options.scenario);
+  if (options.line > 0 && !std::filesystem::is_regular_file(options.scenario))
+    throw UsageError(fmt::format("--line {} needs a file, and '{}' is not one", options.line, options.scenario));
+  Loaded l = load(options.scenario, options.line);
   Recorded rec;
   try {
     rec = run_recorded(l.scenario);
@@ -131,6 +138,8 @@ Subcommand add_replay_command(CLI::App& parent) {
                   "the scenario text as printed (quote it), or a file holding one: its first line that is not "
                   "blank or a # comment, a scenario or a regression line 'violates PROPERTY: SCENARIO'")
       ->required();
+  app->add_option("--line", options->line, "with a file: replay its line N (a scenario or a regression line)")
+      ->check(CLI::PositiveNumber);
   add_output_options(*app, options->output);
   return {app, [options] { return cmd_replay(*options); }};
 }

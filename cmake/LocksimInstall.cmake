@@ -1,0 +1,29 @@
+# The installed CMake package (find_package(locksim CONFIG)) and the Debian
+# package (cpack -G DEB in the build folder). The libraries install themselves
+# through locksim_package_library; this file adds what they share.
+include(CMakePackageConfigHelpers)
+
+install(TARGETS locksim_warnings EXPORT locksim-base-targets)
+install(EXPORT locksim-base-targets NAMESPACE locksim:: DESTINATION ${LOCKSIM_CMAKE_DIR})
+
+get_property(LOCKSIM_INSTALLED_COMPONENTS GLOBAL PROPERTY LOCKSIM_COMPONENTS)
+configure_package_config_file(cmake/locksimConfig.cmake.in ${PROJECT_BINARY_DIR}/locksimConfig.cmake
+                              INSTALL_DESTINATION ${LOCKSIM_CMAKE_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/locksimConfigVersion.cmake COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/locksimConfig.cmake ${PROJECT_BINARY_DIR}/locksimConfigVersion.cmake
+              cmake/LocksimRegressionTests.cmake
+        DESTINATION ${LOCKSIM_CMAKE_DIR})
+
+set(CPACK_PACKAGE_NAME locksim)
+set(CPACK_PACKAGE_VENDOR "locksim")
+set(CPACK_PACKAGE_CONTACT "locksim developers <locksim@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION devel)
+# Run-time and build-time needs of what the package holds (static libraries,
+# headers, the program): the same Debian packages the project builds with.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS
+    "libfmt-dev, liblua5.1-0-dev, librapidcheck-dev, libcli11-dev, catch2, pkg-config")
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
+set(CPACK_STRIP_FILES ON)
+include(CPack)
