@@ -74,34 +74,34 @@ std::vector<CatalogueEntry> build() {
   using P = Property;
   using E = Expectation;
 
-  add({"F01", "a crash before DEL leaves the key forever", "002", E::Violated, P::NoDeadlock, {}, MetricKind::None, {},
+  add({"F01", "a crash before DEL leaves the key forever", "approaches", E::Violated, P::NoDeadlock, {}, MetricKind::None, {},
        model("setnx-del", {FK::ClientCrash, FK::CrashAtCall}, 1, 3), 2, "set-nx-px", "", {}});
-  add({"F02", "a crash between SETNX and EXPIRE leaves a key without TTL", "000 002 003 004", E::Violated,
+  add({"F02", "a crash between SETNX and EXPIRE leaves a key without TTL", "methods-intro approaches layers evolution", E::Violated,
        P::NoDeadlock, {}, MetricKind::None, {}, model("setnx-expire", {FK::CrashAtCall}, 1, 3), 2, "set-nx-px", "", {}});
-  add({"F03", "two waiters DEL and SETNX an expired lock: both hold", "000", E::Violated, P::MutualExclusion, {},
+  add({"F03", "two waiters DEL and SETNX an expired lock: both hold", "methods-intro", E::Violated, P::MutualExclusion, {},
        MetricKind::None, {}, model("del-setnx iterations=3", {FK::ClientCrash, FK::DelaySpikes}, 3, 4, true, 4), 3,
        "getset", "", {}});
-  add({"F04", "a client whose clock is ahead takes a live lock with GETSET", "002", E::Violated, P::MutualExclusion,
+  add({"F04", "a client whose clock is ahead takes a live lock with GETSET", "approaches", E::Violated, P::MutualExclusion,
        {}, MetricKind::None, {}, model("getset", {FK::ClockSkew}, 2, 3), 2, "set-nx-px", "", {}});
-  add({"F05", "work outlasts the timestamp; the late DEL removes the next holder's lock", "000 002", E::Violated,
+  add({"F05", "work outlasts the timestamp; the late DEL removes the next holder's lock", "methods-intro approaches", E::Violated,
        P::OwnerOnlyRelease, {}, MetricKind::None, {}, model("getset", {FK::SlowWork}, 2, 3), 3, "watchdog", "", {}});
-  add({"F06", "the losing GETSET moves the winner's expiry (benign drift)", "000 002", E::Metric, P::MutualExclusion,
+  add({"F06", "the losing GETSET moves the winner's expiry (benign drift)", "methods-intro approaches", E::Metric, P::MutualExclusion,
        {}, MetricKind::ExpiryDrift, sim::milliseconds(1), model("getset", {FK::ClientCrash, FK::DelaySpikes}, 3, 4, true, 4),
        0, "", "", {}, 1000});
-  add({"F07", "work longer than the lease: the key expires and B acquires", "001 002 003 004", E::Violated,
+  add({"F07", "work longer than the lease: the key expires and B acquires", "mysql-redis approaches layers evolution", E::Violated,
        P::MutualExclusion, {}, MetricKind::None, {}, model("set-nx-px", {FK::SlowWork}, 2, 3), 2, "watchdog", "", {}});
-  add({"F08", "after F07, A's DEL removes B's lock", "002 003 004", E::Violated, P::OwnerOnlyRelease, {},
+  add({"F08", "after F07, A's DEL removes B's lock", "approaches layers evolution", E::Violated, P::OwnerOnlyRelease, {},
        MetricKind::None, {}, model("set-nx-px", {FK::SlowWork}, 2, 3), 3, "token-lua", "", {}});
-  add({"F09", "between GET and DEL the lease ends; A's DEL removes B's lock", "002 003", E::Violated,
+  add({"F09", "between GET and DEL the lease ends; A's DEL removes B's lock", "approaches layers", E::Violated,
        P::OwnerOnlyRelease, {}, MetricKind::None, {}, model("token-check-del", {FK::PauseAtCall, FK::DelaySpikes}, 2, 3),
        2, "token-lua", "", {}});
-  add({"F10", "the lease ends while A works; B acquires (the release is harmless)", "002 003 004", E::Violated,
+  add({"F10", "the lease ends while A works; B acquires (the release is harmless)", "approaches layers evolution", E::Violated,
        P::MutualExclusion, {}, MetricKind::None, {}, model("token-lua", {FK::SlowWork}, 2, 3), 2, "watchdog", "", {}});
-  add({"F11", "a long lease: a crashed holder blocks everyone for the whole lease", "004", E::Metric,
+  add({"F11", "a long lease: a crashed holder blocks everyone for the whole lease", "evolution", E::Metric,
        P::MutualExclusion, {}, MetricKind::Unavailability, sim::seconds(15),
        model("token-lua lease=30s wait-limit=2s", {FK::ClientCrash}, 2, 3, false), 0, "watchdog", "lease=1s",
        P::NoDeadlock});
-  add({"F12", "the watchdog keeps long work safe, and a crash frees the lock within a lease", "002 004",
+  add({"F12", "the watchdog keeps long work safe, and a crash frees the lock within a lease", "approaches evolution",
        E::Survives, P::MutualExclusion, {P::NoDeadlock}, MetricKind::None, {},
        model("watchdog", {FK::ClientCrash, FK::SlowWork}, 2, 3), 0, "", "", {}});
   add({"F13", "a stop-the-world pause longer than the lease freezes the renewal too", "-", E::Violated,
@@ -109,12 +109,12 @@ std::vector<CatalogueEntry> build() {
        P::FencedWrites});
   add({"F14", "a cut longer than the lease starves the renewal; B acquires", "-", E::Violated, P::MutualExclusion, {},
        MetricKind::None, {}, model("watchdog", {FK::Cut, FK::SlowWork}, 2, 3, false), 2, "fenced", "", P::FencedWrites});
-  add({"F15", "an explicit lease disables the watchdog: F10 returns", "002", E::Violated, P::MutualExclusion, {},
+  add({"F15", "an explicit lease disables the watchdog: F10 returns", "approaches", E::Violated, P::MutualExclusion, {},
        MetricKind::None, {}, model("watchdog explicit-lease=1s", {FK::SlowWork}, 2, 3), 2, "watchdog",
        "explicit-lease=0s", {}});
-  add({"F16", "acquiring again from nested code deadlocks on itself", "002 004", E::Violated, P::Reentrancy, {},
+  add({"F16", "acquiring again from nested code deadlocks on itself", "approaches evolution", E::Violated, P::Reentrancy, {},
        MetricKind::None, {}, model("token-lua nested=1 lease=30s wait-limit=2s", {}, 1, 2), 1, "reentrant", "", {}});
-  add({"F17", "the master dies before replicating; the promoted replica lacks the key", "002 004", E::Violated,
+  add({"F17", "the master dies before replicating; the promoted replica lacks the key", "approaches evolution", E::Violated,
        P::MutualExclusion, {}, MetricKind::None, {}, model("watchdog replica=1 lag=50ms failover=100ms work=100ms..400ms", {FK::MasterCrash}, 2, 2, false),
        2, "redlock", "replica=0 masters=3", {}});
   // F18 needs A to win only a bare majority, which happens when clients race
@@ -122,18 +122,18 @@ std::vector<CatalogueEntry> build() {
   // strikes early.
   FaultModel redlock = model("redlock masters=3 spread=1ms", {FK::RedisRestart}, 2, 3, true, 1);
   redlock.window = sim::milliseconds(100);
-  add({"F18", "Redlock: a master restarts without persistence and forgets its part of A's majority", "004",
+  add({"F18", "Redlock: a master restarts without persistence and forgets its part of A's majority", "evolution",
        E::Violated, P::MutualExclusion, {}, MetricKind::None, {}, redlock, 2, "redlock", "persistent=1", {}});
   add({"F19", "fencing: the resource rejects the paused client's late write", "-", E::ViolatedYetHolds,
        P::MutualExclusion, {P::FencedWrites}, MetricKind::None, {}, model("fenced", {FK::Pause, FK::SlowWork}, 2, 3),
        2, "", "", {}});
-  add({"F20", "fixed-interval retries: newcomers overtake long waiters", "000 004", E::Violated, P::BoundedWait, {},
+  add({"F20", "fixed-interval retries: newcomers overtake long waiters", "methods-intro evolution", E::Violated, P::BoundedWait, {},
        MetricKind::None, {}, model("token-lua work=20ms..100ms think=0s..50ms", {}, 5, 6, true, 5), 6, "fair", "", {}});
-  add({"F21", "WATCH/MULTI/EXEC: never two winners at acquire", "001", E::Survives, P::MutualExclusion, {},
+  add({"F21", "WATCH/MULTI/EXEC: never two winners at acquire", "mysql-redis", E::Survives, P::MutualExclusion, {},
        MetricKind::None, {}, model("watch-multi", {FK::DelaySpikes}, 2, 4), 0, "", "", {}});
-  add({"F22", "a database lock row outlives its crashed owner", "001", E::NotModelled, P::NoDeadlock, {},
+  add({"F22", "a database lock row outlives its crashed owner", "mysql-redis", E::NotModelled, P::NoDeadlock, {},
        MetricKind::None, {}, unmodelled("db-lock-table"), 2, "", "", {}});
-  add({"F23", "the only Redis restarts without persistence: the lock is gone", "002 004", E::Violated,
+  add({"F23", "the only Redis restarts without persistence: the lock is gone", "approaches evolution", E::Violated,
        P::MutualExclusion, {}, MetricKind::None, {}, model("watchdog", {FK::RedisRestart}, 2, 3), 2, "fenced", "",
        P::FencedWrites});
   return c;
