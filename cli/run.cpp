@@ -167,7 +167,8 @@ namespace locksim::cli {
 
 Subcommand add_list_command(CLI::App& parent) {
   auto output = std::make_shared<OutputOptions>();
-  auto* app = parent.add_subcommand("list", "the algorithms in evolution order, with the posts that describe them and their parameters");
+  auto* app =
+      parent.add_subcommand("list", "the algorithms in evolution order: the posts that describe them, their parameters");
   add_output_options(*app, *output, false);
   return {app, [output] { return cmd_list(*output); }};
 }
