@@ -11,7 +11,7 @@ cd "$(dirname "$0")"
 
 # What building and the tour need; kept small.
 packages=(cmake g++ make pkg-config catch2 librapidcheck-dev libfmt-dev
-          liblua5.1-0-dev libcli11-dev libhiredis-dev)
+          liblua5.1-0-dev libcli11-dev libhiredis-dev libevent-dev)
 # Servers and clients that only the tests and benchmarks use.
 test_packages=(redis-server redis-tools mariadb-server libmariadb-dev)
 

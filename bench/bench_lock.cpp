@@ -10,6 +10,7 @@
 #include <new>
 #include <vector>
 
+#include "lock/lua_variant.hpp"
 #include "lock/simulation.hpp"
 
 namespace {
@@ -36,6 +37,55 @@ void operator delete(void* p) noexcept {
 void operator delete(void* p, std::size_t) noexcept { operator delete(p); }
 
 using namespace locksim;
+
+namespace {
+
+// Simulated events per wall second of one algorithm on the standard workload
+// (3 clients, 50 iterations each), over 20 seeds.
+double events_per_second(const std::string& algorithm) {
+  double wall = 0, events = 0;
+  for (int seed = 1; seed <= 20; ++seed) {
+    lock::SimulationConfig c;
+    c.algorithm = algorithm;
+    c.workload.iterations = 50;
+    c.record_trace = false;
+    c.seed = static_cast<uint64_t>(seed);
+    auto t0 = std::chrono::steady_clock::now();
+    lock::Simulation sim(c);
+    sim.run();
+    wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    events += static_cast<double>(sim.world().events_processed());
+  }
+  return events / wall;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// The same lock written in Lua (examples/token_lua.lua) against the built-in
+// token-lua: a Lua variant must run at >= 50% of the built-in's event rate.
+// The two alternate, so that a busy machine slows both alike.
+void lua_variant_speed() {
+  std::string error;
+  const lock::Algorithm* lua = lock::register_lua_variant_file(LOCKSIM_EXAMPLES_DIR "/token_lua.lua", &error);
+  if (!lua) {
+    fmt::print("# lua variant: {}\n", error);
+    return;
+  }
+  std::vector<double> builtin, scripted, ratio;
+  for (int rep = 0; rep < 7; ++rep) {
+    builtin.push_back(events_per_second("token-lua"));
+    scripted.push_back(events_per_second(std::string(lua->id)));
+    ratio.push_back(scripted.back() / builtin.back());
+  }
+  fmt::print("lock.token_lua_builtin_events: {:.2f} M/s\n", median(builtin) / 1e6);
+  fmt::print("lock.token_lua_lua_variant_events: {:.2f} M/s\n", median(scripted) / 1e6);
+  fmt::print("lock.lua_variant_relative_speed: {:.0f} %\n", 100 * median(ratio));
+}
+
+}  // namespace
 
 int main() {
   lock::SimulationConfig standard;  // token-lua, 3 clients, 3 iterations, default latencies
@@ -85,5 +135,6 @@ int main() {
   }
   fmt::print("lock.memory_peak_one_simulation_recording_trace: {:.1f} KiB\n",
              static_cast<double>(peak.load() - before) / 1024);
+  lua_variant_speed();
   return 0;
 }

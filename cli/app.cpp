@@ -10,7 +10,7 @@
 
 #include "cli/options.hpp"
 #include "cli/subcommand.hpp"
-#include "lock/variant_file.hpp"
+#include "lock/lua_variant.hpp"
 
 namespace locksim::cli {
 
@@ -24,13 +24,17 @@ int usage_error(const std::string& message, const std::string& command) {
   return 2;
 }
 
-// Lock variants written as data (see examples/watchdog.variant), loaded
-// before the command runs so that their names work like built-in algorithms.
+// Lock variants written in Lua (docs/variants.md), loaded before the command
+// runs so that their names work like built-in algorithms. One file per flag,
+// so that a positional argument after it (a replay's scenario) stays one.
 void add_variant_option(const std::vector<Subcommand>& commands, std::vector<std::string>& variants) {
   for (const Subcommand& c : commands) {
     const std::string& name = c.app->get_name();
     if (name == "list" || name == "run" || name == "check" || name == "replay")
-      c.app->add_option("--variant", variants, "load a lock variant file (repeatable); its name is then an algorithm id");
+      c.app->add_option("--variant", variants, "load a lock variant written in Lua (repeat the flag for more); its "
+                                               "name is then an algorithm id")
+          ->allow_extra_args(false)
+          ->type_size(1);
   }
 }
 
@@ -48,8 +52,7 @@ std::string unknown_command(const std::vector<Subcommand>& commands, int argc, c
 int run_parsed(const std::vector<Subcommand>& commands, const std::vector<std::string>& variants) {
   for (const std::string& path : variants) {
     std::string error;
-    auto spec = lock::load_variant_file(path, &error);
-    if (!spec || !lock::register_variant(std::move(*spec), &error)) throw UsageError(error);
+    if (!lock::register_lua_variant_file(path, &error)) throw UsageError(error);
   }
   for (const Subcommand& c : commands)
     if (c.app->parsed()) return c.run();

@@ -56,6 +56,9 @@ props::FaultModel make_model(const CheckOptions& o) {
   m.base.algorithm = o.algorithm;
   if (o.replica && o.masters != 1) throw UsageError("--replica goes with a single master");
   m.base.masters = o.masters;
+  const lock::Algorithm* algorithm = lock::find_algorithm(o.algorithm);
+  m.base.lock = algorithm->defaults;  // a variant's own defaults; flags override them
+  if (algorithm->reentrant) m.base.workload.nested = std::max<uint32_t>(m.base.workload.nested, 1);
   m.base.replica = o.replica;
   for (const auto& [name, value] : o.lock_params) {
     const lock::ParamInfo* info = lock::find_lock_param(name);
@@ -177,7 +180,8 @@ int cmd_check(const CheckOptions& o) {
     out += fmt::format("saved to {}\n", o.save);
   }
   std::cout << out;
-  return 1;
+  // A variant's own Lua error is a usage error of sorts: its file needs fixing.
+  return p == props::Property::VariantError ? 2 : 1;
 }
 
 }  // namespace locksim::cli

@@ -51,6 +51,11 @@ struct ReplayOptions {
   std::string scenario;            // a scenario file, or the scenario text itself
   int line = 0;                    // with a file: the line to replay (0: its first scenario line)
   OutputOptions output;
+  // --real: run it against real redis-server processes too (cli/replay_real.cpp)
+  bool real = false;
+  double time_scale = 2.0;         // every duration stretched this many times
+  std::string redis_server;        // "" : the first on PATH
+  uint32_t attempts = 3;
 };
 
 struct TourOptions {
@@ -91,6 +96,15 @@ struct ShownRun {
 };
 ShownRun show_run(lock::Simulation& sim, const std::string& title, const OutputOptions& output,
                   const std::vector<render::Highlight>* highlights = nullptr, const ShowOptions& show = {});
+// The same for a run recorded anywhere (a real run): its history, its trace, the lock key drawn.
+struct RunRecord {
+  const lock::History& history;
+  const sim::Trace& trace;
+  std::string key;
+  uint64_t trace_hash = 0;
+};
+ShownRun show_run(const RunRecord& run, const std::string& title, const OutputOptions& output,
+                  const std::vector<render::Highlight>& highlights, const ShowOptions& show = {});
 
 // Writes text to path; throws UsageError naming the file on failure.
 void write_file(const std::string& path, const std::string& text);

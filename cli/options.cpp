@@ -47,6 +47,16 @@ sim::Duration parse_duration_arg(const std::string& text, const std::string& wha
 
 namespace {
 
+// A path as one shell word: as is when plain, else in single quotes.
+std::string shell_word(const std::string& text) {
+  if (!text.empty() && text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-+") ==
+                           std::string::npos)
+    return text;
+  std::string out = "'";
+  for (char ch : text) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
   size_t pos = 0;
@@ -134,6 +144,7 @@ lock::SimulationConfig make_config(const ScenarioOptions& o) {
   check_algorithm(o.algorithm);
   lock::SimulationConfig c;
   c.algorithm = o.algorithm;
+  c.lock = lock::find_algorithm(o.algorithm)->defaults;  // a variant's own defaults; flags override them
   c.seed = o.seed;
   if (o.clients < 1 || o.clients > 26) throw UsageError("--clients: must be between 1 and 26");
   c.workload.clients = o.clients;
@@ -215,11 +226,16 @@ lock::SimulationConfig make_config(const ScenarioOptions& o) {
 
 std::string run_command(const lock::SimulationConfig& c) {
   static const lock::SimulationConfig d;
-  std::string s = fmt::format("locksim run {} --seed {}", c.algorithm, c.seed);
+  // A Lua variant runs again only with its file loaded, from its own defaults.
+  const lock::Algorithm* algorithm = lock::find_algorithm(c.algorithm);
+  const bool variant = algorithm && algorithm->failures == "user variant";
+  std::string s = fmt::format("locksim run {}{} --seed {}",
+                              variant ? "--variant " + shell_word(std::string(algorithm->documents)) + " " : "",
+                              c.algorithm, c.seed);
   const auto& w = c.workload;
   if (w.clients != d.workload.clients) s += fmt::format(" --clients {}", w.clients);
   if (w.iterations != d.workload.iterations) s += fmt::format(" --iterations {}", w.iterations);
-  static const lock::LockParams defaults;
+  const lock::LockParams defaults = algorithm ? algorithm->defaults : lock::LockParams{};
   for (const auto& p : lock::lock_param_table())
     if (p.get(c.lock) != p.get(defaults)) s += fmt::format(" --{} {}", p.name, p.get(c.lock));
   if (!c.faults.empty()) s += fmt::format(" --faults \"{}\"", sim::to_string(c.faults));

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/replay_real.hpp"
 #include "cli/subcommand.hpp"
 #include "cli/verdicts.hpp"
 #include "props/regression.hpp"
@@ -90,6 +91,7 @@ int cmd_replay(const ReplayOptions& options) {
   if (options.line > 0 && !std::filesystem::is_regular_file(options.scenario))
     throw UsageError(fmt::format("--line {} needs a file, and '{}' is not one", options.line, options.scenario));
   Loaded l = load(options.scenario, options.line);
+  if (options.real) return cmd_replay_real(l.scenario, options);
   Recorded rec;
   try {
     rec = run_recorded(l.scenario);
@@ -124,6 +126,7 @@ int cmd_replay(const ReplayOptions& options) {
   if (!options.output.svg.empty()) out += fmt::format("wrote {}\n", options.output.svg);
   if (options.output.raw_trace) out += "\n" + rec.sim->world().trace().render();
   std::cout << out;
+  if (!rec.verdict.holds(props::Property::VariantError) && status == 0) status = 2;  // the variant's file needs fixing
   return status;
 }
 
@@ -141,6 +144,15 @@ Subcommand add_replay_command(CLI::App& parent) {
   app->add_option("--line", options->line, "with a file: replay its line N (a scenario or a regression line)")
       ->check(CLI::PositiveNumber);
   add_output_options(*app, options->output);
+  app->add_flag("--real", options->real,
+                "also run the scenario against real redis-server processes in real time, with real faults, and "
+                "compare (exit 0 when the real run agrees with the simulation, 1 when not, 3 when a fault cannot be "
+                "injected for real)");
+  app->add_option("--time-scale", options->time_scale, "--real: stretch every duration this many times")
+      ->capture_default_str();
+  app->add_option("--redis-server", options->redis_server, "--real: the redis-server binary (default: PATH)");
+  app->add_option("--attempts", options->attempts, "--real: real runs tried before 'not reproduced'")
+      ->capture_default_str();
   return {app, [options] { return cmd_replay(*options); }};
 }
 

@@ -28,17 +28,20 @@ void write_file(const std::string& path, const std::string& text) {
 
 ShownRun show_run(lock::Simulation& sim, const std::string& title, const OutputOptions& output,
                   const std::vector<render::Highlight>* highlights, const ShowOptions& show) {
+  const std::vector<render::Highlight> drawn = highlights ? *highlights : highlights_of(check_simulation(sim));
+  RunRecord record{sim.history(), sim.world().trace(), sim.config().lock.key, sim.trace_hash()};
+  return show_run(record, title, output, drawn, show);
+}
+
+ShownRun show_run(const RunRecord& run, const std::string& title, const OutputOptions& output,
+                  const std::vector<render::Highlight>& highlights, const ShowOptions& show) {
   const std::string& indent = show.indent;
   render::TimelineOptions topt;
   topt.title = title;
-  topt.key = sim.config().lock.key;
-  const sim::Trace* trace = &sim.world().trace();
-  render::Timeline t = render::build_timeline(sim.history(), trace, topt);
-  if (highlights) {
-    t.highlights = *highlights;
-  } else {
-    t.highlights = highlights_of(check_simulation(sim));
-  }
+  topt.key = run.key;
+  const sim::Trace* trace = &run.trace;
+  render::Timeline t = render::build_timeline(run.history, trace, topt);
+  t.highlights = highlights;
   // The drawing ends a little after the last violation or event, so the picture stays readable.
   if (!t.highlights.empty()) {
     // Up to the end of the involved clients' holds that overlap the first violation, plus a margin.
@@ -60,12 +63,12 @@ ShownRun show_run(lock::Simulation& sim, const std::string& title, const OutputO
     if (end < t.end || last >= t.end) {
       topt.end = end;
       topt.highlights = t.highlights;
-      t = render::build_timeline(sim.history(), trace, topt);
+      t = render::build_timeline(run.history, trace, topt);
     }
   }
   ShownRun shown;
   shown.highlights = t.highlights;
-  shown.trace_hash = sim.trace_hash();
+  shown.trace_hash = run.trace_hash;
   render::TextOptions text;
   text.width = output.width - static_cast<int>(indent.size());
   text.colour = output.use_colour();
@@ -91,7 +94,7 @@ ShownRun show_run(lock::Simulation& sim, const std::string& title, const OutputO
     whole.title = title;
     whole.key = topt.key;
     whole.highlights = t.highlights;
-    render::Timeline all = render::build_timeline(sim.history(), trace, whole);
+    render::Timeline all = render::build_timeline(run.history, trace, whole);
     if (!output.trace_json.empty()) write_file(output.trace_json, render::render_chrome_trace(all));
     if (!output.svg.empty()) write_file(output.svg, render::render_svg(all));
   }
@@ -133,6 +136,8 @@ int cmd_run(const ScenarioOptions& scenario, const OutputOptions& output) {
   if (!output.svg.empty()) out += fmt::format("wrote {}\n", output.svg);
   if (output.raw_trace) out += "\n" + sim->world().trace().render();
   std::cout << out;
+  for (const auto& h : shown.highlights)
+    if (h.property == props::to_string(props::Property::VariantError)) return 2;  // the variant's file needs fixing
   return 0;
 }
 

@@ -23,7 +23,7 @@ set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 # Run-time and build-time needs of what the package holds (static libraries,
 # headers, the program): the same Debian packages the project builds with.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "libfmt-dev, liblua5.1-0-dev, librapidcheck-dev, libcli11-dev, catch2, pkg-config")
+    "libfmt-dev, liblua5.1-0-dev, librapidcheck-dev, libcli11-dev, catch2, pkg-config, libhiredis-dev, libevent-dev")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
 set(CPACK_STRIP_FILES ON)
 include(CPack)

@@ -7,7 +7,13 @@
 //   release: a Lua script that deletes the key only if it still holds our token.
 //
 // Build: cmake --build build --target example_my_lock; run: ./build/examples/example_my_lock
+// With arguments it is the whole locksim program, with my-lock registered:
+//   ./build/examples/example_my_lock check my-lock --faults pause --runs 2000
+//   ./build/examples/example_my_lock replay '<scenario printed by check>'
+// (Without C++, a variant is a Lua file: see docs/variants.md.)
 #include <fmt/format.h>
+
+#include "cli/app.hpp"
 
 #include "lock/lock.hpp"
 #include "lock/registry.hpp"
@@ -42,12 +48,13 @@ class MyLock final : public SpinLock {
   std::string token_;
 };
 
-int main() {
+int main(int argc, char** argv) {
   register_algorithm(Algorithm{
       "my-lock", "token + Lua release + random back-off", "-", "-",
       {"key", "lease", "retry", "retry-jitter", "wait-limit", "call-timeout"},
       /*safe_without_faults=*/false,
       [](const LockParams& p) -> std::unique_ptr<Lock> { return std::make_unique<MyLock>(p); }});
+  if (argc > 1) return locksim::cli::main(argc, argv);  // check, replay, run, list ... with my-lock known
 
   SimulationConfig config;
   config.algorithm = "my-lock";

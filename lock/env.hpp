@@ -42,6 +42,11 @@ class Env {
   virtual TaskId spawn(Task<void> task) = 0;
   virtual void cancel(TaskId task) = 0;
   virtual void record(Step step, int64_t a = 0, int64_t b = 0) = 0;
+  // A step with text (a variant's log line, its error); by default the step alone.
+  virtual void record_text(Step step, std::string_view text) {
+    (void)text;
+    record(step);
+  }
   virtual uint32_t client() const = 0;
   virtual std::string_view client_name() const = 0;
 };

@@ -39,6 +39,8 @@ std::string_view to_string(Step s) {
     case Step::ServerCrashed: return "redis-crashed";
     case Step::ServerRestarted: return "redis-restarted";
     case Step::ReplicaPromoted: return "replica-promoted";
+    case Step::Log: return "log";
+    case Step::VariantError: return "variant-error";
   }
   return "?";
 }
@@ -72,6 +74,10 @@ std::string History::describe(const HistoryEvent& e, std::string_view client_nam
       if (e.old_value) s += fmt::format(" old={}", *e.old_value);
       if (e.new_value) s += fmt::format(" new={}", *e.new_value);
       if (e.expire_at_ms >= 0) s += fmt::format(" deadline={}ms", e.expire_at_ms);
+      break;
+    case Step::Log:
+    case Step::VariantError:
+      s += ": " + e.text;
       break;
     default:
       break;

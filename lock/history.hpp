@@ -33,6 +33,8 @@ enum class Step : uint8_t {
   KeySet, KeyDeleted, KeyExpireChanged, KeyExpired,  // effects on lock keys, at the server
   ServerCrashed, ServerRestarted,  // a Redis node (client = kNoClient); a = 1 if its keys survive (persistence)
   ReplicaPromoted,                 // the replica became the master (server = the replica's node)
+  Log,                             // a Lua variant's log(text): text
+  VariantError,                    // a Lua variant failed (a Lua error, a budget): text names file:line
 };
 std::string_view to_string(Step);
 
@@ -49,6 +51,7 @@ struct HistoryEvent {
   std::optional<std::string> old_value, new_value;
   int64_t expire_at_ms = -1;  // key effects: the deadline after it, on the server's clock (unix_time.hpp)
   uint32_t server = 0;        // key effects and server events: which Redis node (see Simulation::redis_node_name)
+  std::string text;           // Log, VariantError
 };
 
 class History {

@@ -22,6 +22,10 @@ struct Algorithm {
   // lease (no expiry at all, or a renewal). The others rely on short work.
   bool safe_without_faults;
   std::function<std::unique_ptr<Lock>(const LockParams&)> make;
+  // Declared by a Lua variant: `check` draws nested acquires for a reentrant
+  // lock, and runs start from the variant's parameter defaults (flags override).
+  bool reentrant = false;
+  LockParams defaults{};
 };
 
 // A deque: entries never move, so pointers from find_algorithm stay valid

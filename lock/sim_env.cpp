@@ -40,9 +40,14 @@ Task<RedisResult> SimEnv::redis_on(uint32_t server, Command command, Purpose pur
 
 Task<void> SimEnv::sleep(Duration span) { co_await proc_.sleep(span); }
 
-void SimEnv::record(Step step, int64_t a, int64_t b) {
+void SimEnv::record(Step step, int64_t a, int64_t b) { record_event(step, a, b, {}); }
+
+void SimEnv::record_text(Step step, std::string_view text) { record_event(step, 0, 0, text); }
+
+void SimEnv::record_event(Step step, int64_t a, int64_t b, std::string_view text) {
   sim::World& w = proc_.world();
   HistoryEvent e;
+  e.text = std::string(text);
   e.at = w.now();
   e.local = proc_.local_now();
   e.client = client_;

@@ -1,5 +1,7 @@
 #include "props/check.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace locksim::props {
@@ -39,6 +41,14 @@ bool starts_instance(const Context& c, const lock::HistoryEvent& e, const Instan
   if (!e.old_value) return true;
   return e.client != current.owner && won(c, e);
 }
+std::optional<Violation> variant_error(const Context& c) {
+  for (const auto& e : c.history.events()) {
+    if (e.step != lock::Step::VariantError) continue;
+    return Violation{Property::VariantError, {e.client}, c.config.lock.key, e.at, e.at,
+                     fmt::format("{}'s variant failed at {}: {}", c.name(e.client), sim::format_instant(e.at), e.text)};
+  }
+  return std::nullopt;
+}
 }  // namespace detail
 
 Verdict check(const lock::History& history, const lock::SimulationConfig& config, const RunEnd& end,
@@ -59,6 +69,8 @@ Verdict check(const lock::History& history, const lock::SimulationConfig& config
     if (e.step == lock::Step::Acquired && e.b == 0) ++v.metrics.acquisitions;
   std::stable_sort(v.violations.begin(), v.violations.end(),
                    [](const Violation& a, const Violation& b) { return a.from < b.from; });
+  // A failing variant comes first: the other findings may be its consequences.
+  if (auto failed = detail::variant_error(c)) v.violations.insert(v.violations.begin(), std::move(*failed));
   return v;
 }
 

@@ -55,6 +55,7 @@ std::optional<Violation> no_deadlock(const Context& c, Metrics& m);
 std::optional<Violation> fenced_writes(const Context& c);
 std::optional<Violation> reentrancy(const Context& c);
 std::optional<Violation> bounded_wait(const Context& c, Metrics& m);
+std::optional<Violation> variant_error(const Context& c);
 void expiry_drift(const Context& c, Metrics& m);
 
 }  // namespace detail

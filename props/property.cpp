@@ -10,12 +10,14 @@ std::string_view to_string(Property p) {
     case Property::FencedWrites: return "fenced-writes";
     case Property::Reentrancy: return "reentrancy";
     case Property::BoundedWait: return "bounded-wait";
+    case Property::VariantError: return "variant-error";
   }
   return "?";
 }
 
 std::optional<Property> parse_property(std::string_view text) {
   for (Property p : kAllProperties) if (to_string(p) == text) return p;
+  if (text == to_string(Property::VariantError)) return Property::VariantError;
   return std::nullopt;
 }
 

@@ -15,7 +15,14 @@ namespace locksim::props {
 using sim::Duration;
 using sim::Instant;
 
-enum class Property : uint8_t { MutualExclusion, NoDeadlock, OwnerOnlyRelease, FencedWrites, Reentrancy, BoundedWait };
+enum class Property : uint8_t {
+  MutualExclusion, NoDeadlock, OwnerOnlyRelease, FencedWrites, Reentrancy, BoundedWait,
+  // Not a lock property: a Lua variant failed (a Lua error, an unhandled error
+  // reply, a budget). Reported before any other, as it says the run is not the
+  // lock's but the variant's bug.
+  VariantError,
+};
+// The lock properties (VariantError is not one).
 inline constexpr Property kAllProperties[] = {Property::MutualExclusion, Property::NoDeadlock,
                                               Property::OwnerOnlyRelease, Property::FencedWrites,
                                               Property::Reentrancy, Property::BoundedWait};

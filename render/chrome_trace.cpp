@@ -166,6 +166,11 @@ void write_events(Writer& w, const Tracks& tracks) {
     w.instant(tracks.node(f.node), f.node + " " + f.what, "fault", f.at, args);
   }
   for (const auto& e : t.notable) {
+    if (e.step == lock::Step::Log || e.step == lock::Step::VariantError) {
+      w.instant(static_cast<int>(e.client) + 1, e.step == lock::Step::Log ? "log" : "variant error", "variant", e.at,
+                arg("text", e.text));
+      continue;
+    }
     std::string name = e.step == lock::Step::AcquireFailed   ? "gave up waiting"
                        : e.step == lock::Step::WriteRejected ? "write rejected"
                                                              : "write accepted";

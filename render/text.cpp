@@ -214,6 +214,10 @@ std::vector<StoryLine> story(const Timeline& t) {
       out.push_back({e.at, 3, fmt::format("the resource rejected {}'s write: token {} < {} already seen", n, e.a, e.b)});
     else if (e.step == lock::Step::WriteAccepted && e.a >= 0)
       out.push_back({e.at, 3, fmt::format("the resource accepted {}'s write with token {}", n, e.a)});
+    else if (e.step == lock::Step::Log)
+      out.push_back({e.at, 3, fmt::format("{} logs: {}", n, e.text)});
+    else if (e.step == lock::Step::VariantError)
+      out.push_back({e.at, 3, fmt::format("{}'s variant failed: {}", n, e.text), true});
   }
   std::stable_sort(out.begin(), out.end(), [](const StoryLine& a, const StoryLine& b) {
     return a.at != b.at ? a.at < b.at : a.order < b.order;

@@ -146,7 +146,8 @@ void add_client_states(Timeline& t, const std::vector<HistoryEvent>& events) {
     if (e.at > t.end) break;
     if (is_key_effect(e.step) || e.client >= builders.size()) continue;
     builders[e.client].apply(e);
-    if (e.step == Step::WriteAccepted || e.step == Step::WriteRejected || (e.step == Step::AcquireFailed && e.a == 0))
+    if (e.step == Step::WriteAccepted || e.step == Step::WriteRejected ||
+        (e.step == Step::AcquireFailed && e.a == 0) || e.step == Step::Log || e.step == Step::VariantError)
       t.notable.push_back(e);
   }
   for (auto& b : builders) b.finish(t.end);

@@ -92,7 +92,7 @@ struct Timeline {
   std::vector<KeyMoment> key_moments;
   std::vector<FaultMark> faults;
   std::vector<Highlight> highlights;
-  std::vector<lock::HistoryEvent> notable;  // resource writes and acquire failures, for the story
+  std::vector<lock::HistoryEvent> notable;  // resource writes, acquire failures, a variant's log and error: the story
   Instant start, end;
   bool has_commands = false;  // a trace was given
 };

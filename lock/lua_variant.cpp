@@ -1,0 +1,172 @@
+// Loading a Lua variant: compile it, run its top level once in the sandbox
+// and read its declarations (name, summary, reentrant, params, the functions).
+#include "lock/lua_variant.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <deque>
+
+#include "lock/lua_runtime.hpp"
+#include "lock/text_file.hpp"
+
+namespace locksim::lock {
+
+namespace {
+
+std::string base_name(const std::string& path) {
+  std::string name = path.substr(path.find_last_of('/') + 1);
+  const size_t dot = name.find('.');
+  if (dot != std::string::npos && dot > 0) name.erase(dot);
+  return name;
+}
+
+bool valid_name(std::string_view name) {
+  return !name.empty() && name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+                              std::string_view::npos;
+}
+
+// The global `field` (raw: no strictness) as the type wanted; "" or an error.
+std::string read_global(lua_State* L, const char* field, int type, const char* wanted) {
+  lua_pushstring(L, field);
+  lua_rawget(L, LUA_GLOBALSINDEX);
+  const int got = lua_type(L, -1);
+  if (got == LUA_TNIL || got == type) return {};
+  std::string error = fmt::format("'{}' must be {}, not a {}", field, wanted, lua_typename(L, got));
+  lua_pop(L, 1);
+  return error;
+}
+
+// Applies `params = { lease = 3000, ["renew-interval"] = 1000, key = "x" }`:
+// durations as numbers of ms or as text ("3s"), names as the CLI's flags.
+std::string apply_params(lua_State* L, LockParams& out) {
+  lua_pushnil(L);
+  while (lua_next(L, -2) != 0) {
+    if (lua_type(L, -2) != LUA_TSTRING) {
+      lua_pop(L, 2);
+      return "params: keys are parameter names (e.g. lease, retry, wait_limit)";
+    }
+    std::string name = lua_tostring(L, -2);
+    for (char& c : name)
+      if (c == '_') c = '-';
+    const ParamInfo* info = find_lock_param(name);
+    std::string value;
+    const int type = lua_type(L, -1);
+    if (type == LUA_TNUMBER) {
+      const double n = lua_tonumber(L, -1);
+      value = name == "key" ? fmt::format("{}", n) : fmt::format("{}ns", std::llround(n * 1e6));
+    } else if (type == LUA_TBOOLEAN) {
+      value = lua_toboolean(L, -1) ? "true" : "false";
+    } else if (type == LUA_TSTRING) {
+      value = lua_tostring(L, -1);
+    }
+    lua_pop(L, 1);
+    if (!info) {
+      std::string known;
+      for (const auto& p : lock_param_table()) known += (known.empty() ? "" : ", ") + std::string(p.name);
+      lua_pop(L, 1);
+      return fmt::format("params: unknown lock parameter '{}' (known: {})", name, known);
+    }
+    if (value.empty()) {
+      lua_pop(L, 1);
+      return fmt::format("params: '{}' must be a number of ms, a duration text or a boolean", name);
+    }
+    if (auto problem = info->set(out, value)) {
+      lua_pop(L, 1);
+      return fmt::format("params: {}: {}", name, *problem);
+    }
+  }
+  return {};
+}
+
+// Reads the declarations off a loaded state.
+std::string read_declarations(lua_State* L, LuaVariant& v) {
+  if (auto e = read_global(L, "name", LUA_TSTRING, "a string"); !e.empty()) return e;
+  if (lua_isstring(L, -1)) {
+    v.name = lua_tostring(L, -1);
+    if (!valid_name(v.name)) return fmt::format("name '{}': use letters, digits, '.', '_' and '-'", v.name);
+  }
+  lua_pop(L, 1);
+  if (auto e = read_global(L, "summary", LUA_TSTRING, "a string"); !e.empty()) return e;
+  if (lua_isstring(L, -1)) v.summary = lua_tostring(L, -1);
+  lua_pop(L, 1);
+  if (auto e = read_global(L, "reentrant", LUA_TBOOLEAN, "true or false"); !e.empty()) return e;
+  v.reentrant = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  if (auto e = read_global(L, "params", LUA_TTABLE, "a table"); !e.empty()) return e;
+  if (lua_istable(L, -1))
+    if (auto e = apply_params(L, v.defaults); !e.empty()) return e;
+  lua_pop(L, 1);
+  for (const char* f : {"acquire", "release", "fence", "still_held"}) {
+    if (auto e = read_global(L, f, LUA_TFUNCTION, "a function"); !e.empty()) return e;
+    const bool defined = lua_isfunction(L, -1);
+    lua_pop(L, 1);
+    if (!defined && (std::string_view(f) == "acquire" || std::string_view(f) == "release"))
+      return fmt::format("no {}() function: a variant defines acquire() and release()", f);
+    if (std::string_view(f) == "fence") v.has_fence = defined;
+    if (std::string_view(f) == "still_held") v.has_still_held = defined;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::shared_ptr<const LuaVariant> load_lua_variant_text(const std::string& text, const std::string& path,
+                                                        std::string* error) {
+  auto v = std::make_shared<LuaVariant>();
+  v->path = path;
+  LuaRuntime rt(path, v->budget, LockParams{});
+  auto fail = [&](const std::string& why) -> std::shared_ptr<const LuaVariant> {
+    if (error) *error = why;
+    return nullptr;
+  };
+  if (!rt.ok()) return fail(path + ": cannot create a Lua state");
+  std::string problem;
+  if (!rt.compile(text, &problem)) return fail(problem);
+  v->chunk = rt.dump();
+  if (!rt.run_top_level(&problem)) return fail(problem);
+  problem = read_declarations(rt.state(), *v);
+  if (!problem.empty()) return fail(fmt::format("{}: {}", path, problem));
+  if (v->name.empty()) v->name = base_name(path);
+  if (!valid_name(v->name))
+    return fail(fmt::format("{}: the file's name does not make an algorithm name: set name = \"...\"", path));
+  if (v->summary.empty()) v->summary = "a Lua variant from " + path;
+  return v;
+}
+
+std::shared_ptr<const LuaVariant> load_lua_variant(const std::string& path, std::string* error) {
+  auto text = read_text_file(path, kMaxVariantBytes, error);
+  if (!text) return nullptr;
+  return load_lua_variant_text(*text, path, error);
+}
+
+const Algorithm* register_lua_variant(std::shared_ptr<const LuaVariant> variant, std::string* error) {
+  if (const Algorithm* existing = find_algorithm(variant->name)) {
+    if (error) {
+      *error = existing->failures == "user variant"
+                   ? fmt::format("{}: a second variant named '{}' (the first is {})", variant->path, variant->name,
+                                 existing->documents)
+                   : fmt::format("{}: '{}' is a built-in algorithm: choose another name", variant->path,
+                                 variant->name);
+    }
+    return nullptr;
+  }
+  // The registry's views point into these: they live as long as the program.
+  static std::deque<std::shared_ptr<const LuaVariant>> owned;
+  owned.push_back(variant);
+  std::vector<std::string_view> params;
+  for (const auto& p : lock_param_table()) params.push_back(p.name);
+  Algorithm a{variant->name, variant->summary, variant->path, "user variant", params, false,
+              [variant](const LockParams& p) { return make_lua_lock(variant, p); }};
+  a.reentrant = variant->reentrant;
+  a.defaults = variant->defaults;
+  register_algorithm(std::move(a));
+  return find_algorithm(variant->name);
+}
+
+const Algorithm* register_lua_variant_file(const std::string& path, std::string* error) {
+  auto variant = load_lua_variant(path, error);
+  return variant ? register_lua_variant(std::move(variant), error) : nullptr;
+}
+
+}  // namespace locksim::lock

@@ -1,0 +1,57 @@
+#pragma once
+// A lock variant written as a Lua 5.1 program, run as the client inside the
+// simulator (docs/variants.md is the reference). The file defines acquire()
+// and release() (fence() and still_held() optionally) and may set `name`,
+// `summary`, `reentrant` and `params`; it talks to Redis with call(...), which
+// yields to the simulator and resumes when the reply, a timeout or a lost
+// connection arrives, in virtual time.
+//
+// Loading compiles the file once and runs it in a sandbox to read its
+// declarations; every client-process incarnation then gets a fresh Lua state
+// of its own from the compiled chunk (a crash loses it, as it loses memory).
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "lock/registry.hpp"
+
+namespace locksim::lock {
+
+// Limits that keep a runaway variant a clear error rather than a hang.
+struct LuaBudget {
+  uint64_t instructions_per_call = 2'000'000;  // one entry point or spawned task, start to end
+  uint64_t instructions_per_state = 50'000'000;  // one client incarnation
+  size_t memory_bytes = 32u << 20;                // one client incarnation's Lua heap
+  uint32_t tasks = 64;                            // spawned tasks alive at once
+};
+
+struct LuaVariant {
+  std::string path;        // as named on the command line: messages and the replay line use it
+  std::string name, summary;
+  bool reentrant = false;
+  LockParams defaults;     // LockParams{} with the file's `params` applied
+  bool has_fence = false, has_still_held = false;
+  std::string chunk;       // the compiled file (Lua bytecode)
+  LuaBudget budget;
+};
+
+// Files larger than this are refused.
+inline constexpr size_t kMaxVariantBytes = 1u << 20;
+
+// Reads, compiles and runs the file's top level in a sandbox. On failure,
+// `error` is "FILE:LINE: message" (or "FILE: message").
+std::shared_ptr<const LuaVariant> load_lua_variant(const std::string& path, std::string* error = nullptr);
+// The same from text (tests); `path` names it in messages.
+std::shared_ptr<const LuaVariant> load_lua_variant_text(const std::string& text, const std::string& path,
+                                                        std::string* error = nullptr);
+
+// Joins the registry under the variant's name; fails, naming the file, if
+// the name is taken (a built-in, or another file of the same name).
+const Algorithm* register_lua_variant(std::shared_ptr<const LuaVariant> variant, std::string* error = nullptr);
+// load + register, for `--variant FILE`.
+const Algorithm* register_lua_variant_file(const std::string& path, std::string* error = nullptr);
+
+// One client incarnation's lock.
+std::unique_ptr<Lock> make_lua_lock(std::shared_ptr<const LuaVariant> variant, const LockParams& params);
+
+}  // namespace locksim::lock
