@@ -1,6 +1,9 @@
 // Throughput of the Redis model (direct calls) against a real redis-server over
 // a loopback TCP connection with hiredis, unpipelined and pipelined 64 deep.
-// Prints "name: value unit" lines; medians of 5 runs.
+// Prints "name: value unit" lines; medians of 5 runs. The same commands on
+// both sides: GET of a present key; SET NX PX that wins half the time (the
+// share that won is printed); a Lua compare-and-delete that finds its token
+// and deletes (the keys are set before the timing, not inside it).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -46,39 +49,68 @@ double rate(const std::function<void()>& batch, int ops, double seconds) {
   return median(runs);
 }
 
-struct ModelRates {
-  double get, set_nx_px, compare_and_delete;
+// Runs setup (untimed) then `timed` (which performs `ops` operations), 5 times; median ops/s.
+double timed_rate(const std::function<void()>& setup, const std::function<void()>& timed, int ops) {
+  std::vector<double> runs;
+  for (int run = 0; run < 5; ++run) {
+    setup();
+    const auto start = Clock::now();
+    timed();
+    runs.push_back(ops / std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  return median(runs);
+}
+
+// SET NX PX over kNxKeys keys, each twice in a row: the first finds the key
+// absent (or expired: PX 5 ms, and a key comes round again only after all the
+// others) and wins, the second finds it held. Half win, on both sides.
+constexpr int kNxKeys = 20'000;
+std::vector<Command> set_nx_commands() {
+  std::vector<Command> out;
+  for (int i = 0; i < kNxKeys; ++i) out.push_back({"SET", "nx:" + std::to_string(i), "token", "NX", "PX", "5"});
+  return out;
+}
+
+// Compare-and-delete of keys that all hold the token: they are set before the
+// timing, so only the deletes are timed.
+Command set_token(int i) { return {"SET", "cad:" + std::to_string(i), "token"}; }
+Command compare_and_delete(int i) { return {"EVAL", kCompareAndDelete, "1", "cad:" + std::to_string(i), "token"}; }
+
+struct Rates {
+  double get = 0, set_nx_px = 0, set_nx_px_won = 0, compare_and_delete = 0;
 };
 
-ModelRates bench_model() {
+Rates bench_model() {
   Server server;
   const auto conn = server.connect();
   int64_t now = 1'700'000'000'000;
-  const Command set_value{"SET", "lock", "token"};
-  server.execute(conn, set_value, now);
+  server.execute(conn, Command{"SET", "lock", "token"}, now);
   const Command get{"GET", "lock"};
-  const Command set_nx{"SET", "lock", "token", "NX", "PX", "30000"};
-  const Command cad_hit{"EVAL", kCompareAndDelete, "1", "lock", "token"};
-  ModelRates r{};
+  Rates r;
   r.get = rate([&] { for (int i = 0; i < 1000; ++i) server.execute(conn, get, now); }, 1000, 0.2);
-  // Alternating acquire and expiry: half the SETs succeed, half find the lock held.
+  const std::vector<Command> set_nx = set_nx_commands();
+  long sent = 0, won = 0;
+  size_t next = 0;
   r.set_nx_px = rate(
       [&] {
-        for (int i = 0; i < 1000; ++i) {
-          now += 15001;
-          server.execute(conn, set_nx, now);
+        for (int i = 0; i < 500; ++i, next = (next + 1) % set_nx.size()) {
+          for (int twice = 0; twice < 2; ++twice) {
+            ++now;  // a millisecond per command: a key comes round again long after its PX
+            won += server.execute(conn, set_nx[next], now).type == locksim::redis::Reply::Type::Status;
+          }
         }
+        sent += 1000;
       },
       1000, 0.2);
-  // Compare-and-delete that finds its token and deletes (the lock is re-set outside the timing).
-  r.compare_and_delete = rate(
-      [&] {
-        for (int i = 0; i < 100; ++i) {
-          server.execute(conn, set_value, now);
-          server.execute(conn, cad_hit, now);
-        }
-      },
-      100, 0.2);
+  r.set_nx_px_won = static_cast<double>(won) / static_cast<double>(sent);
+  constexpr int kKeys = 100'000;
+  std::vector<Command> sets, deletes;
+  for (int i = 0; i < kKeys; ++i) {
+    sets.push_back(set_token(i));
+    deletes.push_back(compare_and_delete(i));
+  }
+  r.compare_and_delete = timed_rate([&] { for (const auto& c : sets) server.execute(conn, c, now); },
+                                    [&] { for (const auto& c : deletes) server.execute(conn, c, now); }, kKeys);
   return r;
 }
 
@@ -86,41 +118,64 @@ ModelRates bench_model() {
 
 using locksim::real::SyncClient;
 
-struct RealRates {
-  double get, set_nx_px, compare_and_delete;
-};
+// Reads n replies; returns how many were a status reply (OK: a SET NX that won).
+int receive(SyncClient& client, int n) {
+  int status = 0;
+  for (int i = 0; i < n; ++i) {
+    void* reply = nullptr;
+    if (redisGetReply(client.context(), &reply) != REDIS_OK) throw std::runtime_error("connection to redis-server lost");
+    status += static_cast<redisReply*>(reply)->type == REDIS_REPLY_STATUS;
+    freeReplyObject(reply);
+  }
+  return status;
+}
 
-RealRates bench_real(SyncClient& client, int depth) {
-  auto send = [&client](const Command& c) { client.append(c); };
-  auto receive = [&client](int n) { client.drain(n); };
-  const Command set_value{"SET", "lock", "token"};
+// Sends the commands `depth` at a time, reading each group's replies.
+void pipelined(SyncClient& client, const std::vector<Command>& commands, int depth) {
+  for (size_t i = 0; i < commands.size(); i += static_cast<size_t>(depth)) {
+    const size_t end = std::min(commands.size(), i + static_cast<size_t>(depth));
+    for (size_t j = i; j < end; ++j) client.append(commands[j]);
+    receive(client, static_cast<int>(end - i));
+  }
+}
+
+Rates bench_real(SyncClient& client, int depth) {
   const Command get{"GET", "lock"};
-  const Command set_nx{"SET", "lock", "token", "NX", "PX", "30000"};
-  const Command del{"DEL", "lock"};
-  send({"SCRIPT", "LOAD", kCompareAndDelete});
-  receive(1);
-  send(set_value);
-  receive(1);
-  const Command cad{"EVAL", kCompareAndDelete, "1", "lock", "token"};
+  client.append({"SCRIPT", "LOAD", kCompareAndDelete});
+  client.append({"SET", "lock", "token"});
+  receive(client, 2);
+  auto send = [&client](const Command& c) { client.append(c); };
   auto batch_of = [&](const Command& c) {
     return [&, c] {
       for (int i = 0; i < depth; ++i) send(c);
-      receive(depth);
+      receive(client, depth);
     };
   };
   rate(batch_of(get), depth, 0.05);  // warm up the connection and the server
-  RealRates r{};
+  Rates r;
   r.get = rate(batch_of(get), depth, 0.3);
-  r.set_nx_px = rate(batch_of(set_nx), depth, 0.3);
-  r.compare_and_delete = rate(
+  const std::vector<Command> set_nx = set_nx_commands();
+  long sent = 0, won = 0;
+  size_t next = 0;
+  r.set_nx_px = rate(
       [&] {
-        for (int i = 0; i < depth; ++i) {
-          send(set_value);
-          send(cad);
+        for (int i = 0; i < depth; ++i, next = (next + 1) % set_nx.size()) {
+          send(set_nx[next]);
+          send(set_nx[next]);
         }
-        receive(2 * depth);
+        won += receive(client, 2 * depth);
+        sent += 2 * depth;
       },
-      depth, 0.3);
+      2 * depth, 0.3);
+  r.set_nx_px_won = static_cast<double>(won) / static_cast<double>(sent);
+  const int keys = depth == 1 ? 10'000 : 100'000;
+  std::vector<Command> sets, deletes;
+  for (int i = 0; i < keys; ++i) {
+    sets.push_back(set_token(i));
+    deletes.push_back(compare_and_delete(i));
+  }
+  r.compare_and_delete =
+      timed_rate([&] { pipelined(client, sets, 64); }, [&] { pipelined(client, deletes, depth); }, keys);
   return r;
 }
 
@@ -129,13 +184,14 @@ void print(const char* name, double per_second) { std::printf("%s: %.3f M/s\n", 
 }  // namespace
 
 int main() {
-  const ModelRates model = bench_model();
+  const Rates model = bench_model();
   print("redis.model.get", model.get);
   print("redis.model.set_nx_px", model.set_nx_px);
+  std::printf("redis.model.set_nx_px_won: %.1f %%\n", 100 * model.set_nx_px_won);
   print("redis.model.lua_compare_and_delete", model.compare_and_delete);
 
   namespace real = locksim::real;
-  RealRates single{}, piped{};
+  Rates single, piped;
   try {
     real::TempDir dir("locksim-bench");
     real::RedisOptions options;
@@ -153,9 +209,11 @@ int main() {
   }
   print("redis.real.get", single.get);
   print("redis.real.set_nx_px", single.set_nx_px);
+  std::printf("redis.real.set_nx_px_won: %.1f %%\n", 100 * single.set_nx_px_won);
   print("redis.real.lua_compare_and_delete", single.compare_and_delete);
   print("redis.real_pipelined64.get", piped.get);
   print("redis.real_pipelined64.set_nx_px", piped.set_nx_px);
+  std::printf("redis.real_pipelined64.set_nx_px_won: %.1f %%\n", 100 * piped.set_nx_px_won);
   print("redis.real_pipelined64.lua_compare_and_delete", piped.compare_and_delete);
   std::printf("redis.ratio_model_vs_real.get: %.1f x\n", model.get / single.get);
   std::printf("redis.ratio_model_vs_real.set_nx_px: %.1f x\n", model.set_nx_px / single.set_nx_px);

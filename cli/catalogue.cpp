@@ -31,6 +31,11 @@ std::vector<std::string> split_ids(const std::string& s) {
   return out;
 }
 
+// A survival or fix check's tallies; null for an entry without one.
+std::string count_or_null(const props::EntryOutcome& r, uint32_t n) {
+  return r.has_fix_check() ? std::to_string(n) : "null";
+}
+
 bool passed(const TimedOutcome& t) { return t.outcome.as_expected && t.outcome.fix_as_expected; }
 
 std::vector<const props::CatalogueEntry*> select_entries(const std::string& only) {
@@ -76,13 +81,15 @@ int cmd_catalogue(const CatalogueOptions& o) {
       const auto& e = *entries[i];
       out += fmt::format(
           "  {{\"id\": {}, \"algorithm\": {}, \"property\": {}, \"expected\": {}, \"outcome\": {}, \"as_expected\": {}, "
-          "\"runs\": {}, \"wall_ms\": {:.1f}, \"replay\": {}, \"fix\": {}, \"fix_outcome\": {}, \"fix_as_expected\": {}}}{}\n",
+          "\"runs\": {}, \"wall_ms\": {:.1f}, \"replay\": {}, \"fix\": {}, \"fix_outcome\": {}, \"fix_as_expected\": {}, "
+          "\"fix_runs\": {}, \"fix_bites\": {}, \"fix_held\": {}}}{}\n",
           render::json_string(e.id), render::json_string(e.model.base.algorithm),
           render::json_string(props::to_string(e.property)), render::json_string(props::to_string(e.expected)),
           render::json_string(r.outcome), r.as_expected ? "true" : "false", r.runs, results[i].wall_ms,
           r.counterexample ? render::json_string(replay_command(r.counterexample->shrunk)) : "null",
           e.fix.empty() ? "null" : render::json_string(e.fix),
           r.fix_outcome.empty() ? "null" : render::json_string(r.fix_outcome), r.fix_as_expected ? "true" : "false",
+          count_or_null(r, r.fix_runs), count_or_null(r, r.fix_bites), count_or_null(r, r.fix_held),
           i + 1 < results.size() ? "," : "");
     }
     out += "]\n";
@@ -126,7 +133,8 @@ Subcommand add_catalogue_command(CLI::App& parent) {
   app->footer("Exit status 0 only when every entry (and its fix) came out as documented.");
   app->add_flag("--json", o->json,
                 "print a JSON array of objects (id, algorithm, property, expected, outcome, as_expected, runs, "
-                "wall_ms, replay, fix, fix_outcome, fix_as_expected)");
+                "wall_ms, replay, fix, fix_outcome, fix_as_expected, fix_runs, fix_bites: runs of the survival or fix "
+                "check and those of them in which the pre-fix version fails, fix_held: runs that acquired)");
   app->add_option("--only", o->only, "only these entries, e.g. F07,F10");
   app->add_option("--seed", o->seed, "the explorer's seed (default 1)")->check(CLI::NonNegativeNumber);
   app->add_option("--budget", o->budget, "most runs to look for each violation (default 2000)")

@@ -27,11 +27,12 @@ class FairLock final : public Lock {
         if (t.ok() && t.value.type == Reply::Type::Integer) ticket = t.value.integer;
       }
       if (ticket >= 0) {
-        auto r = co_await env.redis(cmd("EVAL", std::string(scripts::kFairAcquire), "3", key(), key() + ":serving",
-                                     key() + ":waiter:", std::to_string(ticket), token_, ms(params().lease),
-                                     ms(heartbeat())),
+        auto r = co_await env.redis(cmd("EVAL", std::string(scripts::kFairAcquire), "4", key(), key() + ":serving",
+                                     key() + ":waiter:", key() + ":tickets", std::to_string(ticket), token_,
+                                     ms(params().lease), ms(heartbeat())),
                                     Purpose::Acquire);
         if (replied_int(r, 1)) co_return true;
+        if (replied_int(r, -1)) ticket = -1;  // the queue forgot or passed it: queue again
       }
       if (env.local_now() >= deadline) {
         if (ticket >= 0) co_await env.redis(cmd("DEL", key() + ":waiter:" + std::to_string(ticket)), Purpose::Acquire);
@@ -49,8 +50,12 @@ class FairLock final : public Lock {
   }
 
  private:
-  // How long a waiter that stops retrying keeps its place (Redisson: 5 s).
-  Duration heartbeat() const { return std::max(params().retry * 5, Duration{500'000'000}); }
+  // How long a waiter that stops retrying keeps its place (Redisson: 5 s):
+  // longer than two attempts apart, each a retry interval plus a call that
+  // may take up to its timeout, so a waiter still retrying is never skipped.
+  Duration heartbeat() const {
+    return std::max({params().retry * 5, (params().retry + params().call_timeout) * 2, Duration{500'000'000}});
+  }
   std::string token_;
 };
 

@@ -52,12 +52,17 @@ inline constexpr std::string_view kReentrantRenew =
 // The fair lock: a ticket queue. A waiter refreshes its heartbeat key on every
 // attempt; tickets whose waiter vanished (crashed, gave up, or paused past the
 // heartbeat) are skipped, as Redisson drops stale waiters after their wait time.
-// KEYS[1] lock, KEYS[2] now-serving counter, KEYS[3] waiter key prefix;
-// ARGV[1] my ticket, ARGV[2] my token, ARGV[3] lease ms, ARGV[4] heartbeat ms.
+// A ticket the queue no longer knows — already passed, or above every ticket
+// issued because Redis restarted and forgot the queue — gets -1: the waiter
+// takes a new one instead of waiting forever behind the new queue.
+// KEYS[1] lock, KEYS[2] now-serving counter, KEYS[3] waiter key prefix,
+// KEYS[4] ticket counter; ARGV[1] my ticket, ARGV[2] my token, ARGV[3] lease ms,
+// ARGV[4] heartbeat ms.
 inline constexpr std::string_view kFairAcquire =
     "local me = tonumber(ARGV[1]) "
-    "redis.call('set', KEYS[3] .. ARGV[1], '1', 'PX', ARGV[4]) "
     "local serving = tonumber(redis.call('get', KEYS[2]) or '1') "
+    "if me > tonumber(redis.call('get', KEYS[4]) or '0') or me < serving then return -1 end "
+    "redis.call('set', KEYS[3] .. ARGV[1], '1', 'PX', ARGV[4]) "
     "while serving < me and redis.call('exists', KEYS[3] .. serving) == 0 do serving = serving + 1 end "
     "redis.call('set', KEYS[2], serving) "
     "if serving == me and redis.call('exists', KEYS[1]) == 0 then "

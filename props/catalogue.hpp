@@ -18,7 +18,7 @@ enum class Expectation : uint8_t {
   ViolatedYetHolds,  // ... while `also_holds` is never violated (F19)
   Survives,          // nothing violates `property` or `also_holds` in `survive_runs` runs
   Metric,            // a cost to measure: `metric` reaches `metric_at_least`
-  NotModelled,       // needs a database (F22): not in the simulator
+  NotModelled,       // needs a database in the simulated runs (F22): listed, never run
 };
 std::string_view to_string(Expectation e);
 
@@ -26,10 +26,11 @@ enum class MetricKind : uint8_t { None, ExpiryDrift, Unavailability, LongestWait
 std::string_view to_string(MetricKind m);
 Duration metric_value(const Metrics& m, MetricKind kind);
 
+// Written with designated initialisers: a field left out keeps its default.
 struct CatalogueEntry {
   std::string id;            // "F07"
   std::string title;         // what goes wrong, in a few words
-  std::string seeds;         // source keys of the posts that describe it (lock/sources.hpp)
+  std::string sources;       // keys of the posts that describe it (lock/sources.hpp); "-": beyond them
   Expectation expected = Expectation::Violated;
   Property property = Property::MutualExclusion;
   std::vector<Property> also_holds;
@@ -40,11 +41,22 @@ struct CatalogueEntry {
   std::string fix;           // the algorithm that fixes it ("" if none)
   std::string fix_params;    // scenario words applied to the fix's base (e.g. "explicit-lease=0s")
   std::optional<Property> fix_property;  // checked on the fix (default: property)
+  std::vector<Property> fix_also_holds;  // also checked on the fix: a fix must not bring in another failure
+  // A survivor's pre-fix version: the algorithm (with these words) whose
+  // failure under the same faults the survivor avoids. Its failures are what
+  // make the survival check bite.
+  std::string baseline;
+  std::string baseline_params;
   uint32_t survive_runs = 150;           // runs a survivor (or a fix) must pass
 };
 
 const std::vector<CatalogueEntry>& catalogue();
 const CatalogueEntry* find_entry(std::string_view id);
+
+// A survival or fix check bites when the pre-fix version fails, over the
+// same drawn scenarios, in at least this share of its runs; below it the
+// check proves little and counts as failed.
+inline constexpr double kMinFixBite = 0.1;
 
 struct EntryOutcome {
   const CatalogueEntry* entry = nullptr;
@@ -53,8 +65,13 @@ struct EntryOutcome {
   uint32_t runs = 0;     // runs to the first violation (or all runs made)
   std::optional<Counterexample> counterexample;
   Metrics metrics;
-  std::string fix_outcome;  // "" when the fix was not checked
+  std::string fix_outcome;  // "" when the fix (or the survival) was not checked
   bool fix_as_expected = true;
+  // The survival or fix check: runs made, runs in which the pre-fix version
+  // fails (the fix's properties, same scenarios), and runs that count as held
+  // (someone acquired and nothing was violated).
+  uint32_t fix_runs = 0, fix_bites = 0, fix_held = 0;
+  bool has_fix_check() const { return fix_runs > 0; }
 };
 
 struct EntryOptions {
@@ -68,5 +85,8 @@ EntryOutcome run_entry(const CatalogueEntry& entry, const EntryOptions& options 
 
 // The fault model of an entry's fix: the same faults, the fixing algorithm.
 FaultModel fix_model(const CatalogueEntry& entry);
+// The fault model of the version a survival or fix check is compared with: the
+// entry's own model for a fix, the baseline's for a survivor (none if absent).
+std::optional<FaultModel> pre_fix_model(const CatalogueEntry& entry);
 
 }  // namespace locksim::props

@@ -11,28 +11,56 @@ namespace locksim::props::detail {
 
 using lock::Step;
 
+namespace {
+
+// When a hold was granted, as a position in the history: the holder's last
+// acquire effect before it learned it acquired. With a fencing token, that is
+// the command that set the token (INCR): the token's order is the order of
+// holds, across a Redis restart too (a counter that starts over is then
+// caught). Without a token, the lock key's acquire effect. A client learns
+// late when its reply is delayed or it is paused: that order is not the
+// order of holds.
+size_t granted_at(const Context& c, size_t acquired) {
+  const lock::HistoryEvent& a = c.history.events()[acquired];
+  const std::string token = std::to_string(a.a);
+  for (size_t i = acquired; i-- > 0;) {
+    const lock::HistoryEvent& e = c.history.events()[i];
+    if (e.client != a.client) continue;
+    if (e.step == Step::AcquireStart && e.a == 0) break;
+    if (e.purpose != lock::Purpose::Acquire || e.step != Step::KeySet) continue;
+    if (a.a >= 0 ? e.new_value == token : c.is_lock_key(e)) return i;
+  }
+  return acquired;
+}
+
+}  // namespace
+
 std::optional<Violation> fenced_writes(const Context& c) {
-  std::vector<int64_t> hold_of(c.history.clients().size(), -1);
+  constexpr size_t kNoHold = ~size_t{0};
+  std::vector<size_t> hold_of(c.history.clients().size(), kNoHold);
   std::vector<Instant> hold_since(c.history.clients().size());
-  int64_t holds = 0;
-  int64_t newest_written = -1;
+  size_t newest_written = 0;
+  bool written = false;
   uint32_t newest_writer = lock::kNoClient;
   Instant newest_at;
-  for (const auto& e : c.history.events()) {
+  const auto& events = c.history.events();
+  for (size_t i = 0; i < events.size(); ++i) {
+    const lock::HistoryEvent& e = events[i];
     if (e.client >= hold_of.size()) continue;
     if (e.step == Step::Acquired && e.b == 0) {
-      hold_of[e.client] = holds++;
+      hold_of[e.client] = granted_at(c, i);
       hold_since[e.client] = e.at;
     }
-    if (e.step != Step::WriteAccepted) continue;
-    const int64_t hold = hold_of[e.client];
-    if (hold < newest_written) {
+    if (e.step != Step::WriteAccepted || hold_of[e.client] == kNoHold) continue;
+    const size_t hold = hold_of[e.client];
+    if (written && hold < newest_written) {
       return Violation{Property::FencedWrites, {e.client, newest_writer}, c.config.lock.key, hold_since[e.client], e.at,
                        fmt::format("the store accepted {}'s stale write at {} after {}'s newer write at {}",
                                    c.name(e.client), sim::format_instant(e.at), c.name(newest_writer),
                                    sim::format_instant(newest_at))};
     }
     newest_written = hold;
+    written = true;
     newest_writer = e.client;
     newest_at = e.at;
   }

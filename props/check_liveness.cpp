@@ -1,6 +1,7 @@
 // no-deadlock: no lock key is left without a TTL by a dead client, and after
 // the holder dies a waiting client gets the lock within lease + slack.
-// bounded-wait: a waiter is not overtaken by more than a few later arrivals.
+// bounded-wait: a waiter is not overtaken by more than a few later arrivals
+// (a pause or a cut takes the waiter out of line: it arrives again after it).
 // Also the metrics: the unavailability window after a holder dies (F11) and
 // the longest wait (F20).
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 
 #include "lock/redis_node.hpp"
 #include "props/check.hpp"
+#include "props/scenario.hpp"
 
 namespace locksim::props::detail {
 
@@ -22,7 +24,22 @@ struct OrphanedLock {
   uint32_t holder;
   Instant died, freed;
   bool freed_before_end;
+  bool expires = false;  // the key has a deadline (a TTL, or an expiry timestamp as its value)
 };
+
+// A timestamp lock (getset, del-setnx) keeps its expiry in the value, on the
+// holder's clock, and any later client takes it over once that passes: a
+// deadline without a TTL. A plain value ("1") is no deadline.
+std::optional<int64_t> expiry_timestamp(const lock::HistoryEvent& e) {
+  if (!e.new_value || e.new_value->empty() || e.new_value->size() > 18) return std::nullopt;
+  int64_t ms = 0;
+  for (char ch : *e.new_value) {
+    if (ch < '0' || ch > '9') return std::nullopt;
+    ms = ms * 10 + (ch - '0');
+  }
+  if (ms < 100'000'000'000) return std::nullopt;  // before 1973: not a Unix time in ms (a plain "1")
+  return ms;
+}
 
 std::vector<OrphanedLock> orphans(const Context& c) {
   std::vector<OrphanedLock> out;
@@ -44,7 +61,10 @@ std::vector<OrphanedLock> orphans(const Context& c) {
       out[open].freed_before_end = true;
       open = kNone;
     }
-    if (c.is_lock_key(e) && (e.step == Step::KeySet || e.step == Step::KeyExpireChanged)) deadline_ms = e.expire_at_ms;
+    if (c.is_lock_key(e) && (e.step == Step::KeySet || e.step == Step::KeyExpireChanged)) {
+      deadline_ms = e.expire_at_ms;
+      if (auto stamp = expiry_timestamp(e); stamp && deadline_ms < 0 && e.step == Step::KeySet) deadline_ms = *stamp;
+    }
     if (e.step == Step::ServerCrashed && e.a == 0) {
       // No persistence: every key is gone, an orphaned lock with it.
       if (open != kNone) {
@@ -57,7 +77,7 @@ std::vector<OrphanedLock> orphans(const Context& c) {
       continue;
     }
     if (e.step == Step::Crashed && e.client == current.owner && open == kNone) {
-      out.push_back(OrphanedLock{e.client, e.at, c.end.at, false});
+      out.push_back(OrphanedLock{e.client, e.at, c.end.at, false, deadline_ms >= 0});
       open = out.size() - 1;
       continue;
     }
@@ -88,7 +108,7 @@ std::optional<Violation> no_deadlock(const Context& c, Metrics& m) {
   for (const OrphanedLock& o : orphans(c)) {
     m.unavailability = std::max(m.unavailability, o.freed - o.died);
     if (found) continue;
-    if (!o.freed_before_end && c.end.key_exists && c.end.key_pttl_ms == -1) {
+    if (!o.freed_before_end && !o.expires && c.end.key_exists && c.end.key_pttl_ms == -1) {
       found = Violation{Property::NoDeadlock, {o.holder}, c.config.lock.key, o.died, c.end.at,
                         fmt::format("{} died at {} holding {}, whose key has no TTL: it stays forever", c.name(o.holder),
                                     sim::format_instant(o.died), c.config.lock.key)};
@@ -114,6 +134,68 @@ std::optional<Violation> no_deadlock(const Context& c, Metrics& m) {
   return found;
 }
 
+namespace {
+
+// When a client was out of line: paused (stop-the-world), cut off from
+// Redis, or Redis was down or its clock jumped ahead. Such a client is not waiting: nothing of it
+// reaches the queue, and a fair lock drops its ticket once its heartbeat lapses.
+std::vector<std::vector<std::pair<Instant, Instant>>> out_of_line(const Context& c) {
+  std::vector<std::vector<std::pair<Instant, Instant>>> out(c.history.clients().size());
+  std::vector<std::optional<Instant>> paused(out.size());
+  for (const auto& e : c.history.events()) {
+    if (e.client >= out.size()) continue;
+    if (e.step == Step::Paused) paused[e.client] = e.at;
+    if ((e.step == Step::Resumed || e.step == Step::Crashed) && paused[e.client]) {
+      out[e.client].push_back({*paused[e.client], e.at});
+      paused[e.client].reset();
+    }
+  }
+  for (uint32_t client = 0; client < out.size(); ++client)
+    if (paused[client]) out[client].push_back({*paused[client], c.end.at});
+  // While Redis is down nobody is in line, and a restart starts a new line
+  // (the old one is forgotten, or its heartbeats lapsed meanwhile).
+  std::optional<Instant> down;
+  for (const auto& e : c.history.events()) {
+    if (e.step == Step::ServerCrashed && !down) down = e.at;
+    if (e.step == Step::ServerRestarted && down) {
+      for (auto& client : out) client.push_back({*down, e.at});
+      down.reset();
+    }
+  }
+  if (down)
+    for (auto& client : out) client.push_back({*down, c.end.at});
+  // Redis's clock jumping ahead expires the queue's heartbeats at once: a new line too.
+  const std::vector<std::string> servers = lock::redis_node_names(c.config);
+  for (const sim::Fault& f : c.config.faults.faults)
+    if (f.kind == sim::FaultKind::ClockJump && f.amount.ns > 0 &&
+        std::find(servers.begin(), servers.end(), f.node) != servers.end())
+      for (auto& client : out) client.push_back({f.at, f.at});
+  for (const sim::Fault& f : c.config.faults.faults) {
+    if (f.kind != sim::FaultKind::Cut) continue;
+    auto client = client_index(f.node);
+    if (!client || *client >= out.size()) continue;
+    const Instant healed = f.amount.ns > 0 ? f.at + f.amount : c.end.at;
+    out[*client].push_back({f.at, healed});
+  }
+  return out;
+}
+
+// A queue (the fair lock's ticket) is joined by an acquire's effect on
+// another key before any on the lock key: the waiter arrives when Redis gives
+// it its place, not when it set out (a delayed or paused request arrives
+// late). Spin locks keep no place in line: they arrive when they start.
+Instant arrival(const Context& c, uint32_t client, Instant from, Instant to) {
+  for (const auto& e : c.history.events()) {
+    if (e.at < from || e.client != client || e.purpose != lock::Purpose::Acquire) continue;
+    if (e.at > to) break;
+    if (e.step != Step::KeySet && e.step != Step::KeyExpireChanged && e.step != Step::KeyDeleted) continue;
+    return c.is_lock_key(e) ? from : e.at;
+  }
+  return from;
+}
+
+}  // namespace
+
 std::optional<Violation> bounded_wait(const Context& c, Metrics& m) {
   struct Wait { uint32_t client; Instant from, to; bool acquired; };
   std::vector<Wait> waits;
@@ -127,6 +209,14 @@ std::optional<Violation> bounded_wait(const Context& c, Metrics& m) {
       waits.push_back(Wait{e.client, *open[e.client], e.at, e.step == Step::Acquired});
       open[e.client].reset();
     }
+  }
+  // A wait counts from when the waiter was last back in line, and then from
+  // when it took its place in the queue, if the lock keeps one.
+  const auto away = out_of_line(c);
+  for (Wait& w : waits) {
+    for (const auto& [from, to] : away[w.client])
+      if (from < w.to && to > w.from) w.from = std::min(to, w.to);
+    w.from = arrival(c, w.client, w.from, w.to);
   }
   std::optional<Violation> found;
   for (const Wait& w : waits) {

@@ -36,6 +36,20 @@ std::vector<Hold> holds(const Context& c) {
   return out;
 }
 
+// Whether the client's connection to Redis was reset during the acquire that
+// led to this hold: connection state (WATCH) does not survive the reconnect.
+bool reset_while_acquiring(const Context& c, const Hold& hold) {
+  Instant started = hold.from;
+  for (const auto& e : c.history.events()) {
+    if (e.at > hold.from) break;
+    if (e.client == hold.client && e.step == Step::AcquireStart && e.a == 0) started = e.at;
+  }
+  const std::string name = c.name(hold.client);
+  for (const sim::Fault& f : c.config.faults.faults)
+    if (f.kind == sim::FaultKind::Reset && f.node == name && f.at >= started && f.at <= hold.from) return true;
+  return false;
+}
+
 // Why the second client got in while the first still held: the fate of the
 // first one's lock instance, read from the key effects before the second's entry.
 std::string cause(const Context& c, const Hold& first, const Hold& second) {
@@ -74,6 +88,10 @@ std::string cause(const Context& c, const Hold& first, const Hold& second) {
   if (fate && fate->step == Step::KeyDeleted && fate->client != first.client && fate->client != lock::kNoClient)
     return fmt::format("{}'s {} deleted {}'s lock", c.name(fate->client),
                        fate->purpose == lock::Purpose::Release ? "release" : "acquire", a);
+  if (fate && fate->step == Step::KeySet && reset_while_acquiring(c, second))
+    return fmt::format("a connection reset dropped {}'s WATCH; on reconnect its transaction ran unwatched and "
+                       "overwrote {}'s lock",
+                       b, a);
   if (fate && fate->step == Step::KeySet)
     return fmt::format("{} judged {}'s timestamp expired by its own clock and took the lock over", b, a);
   if (failed_over)

@@ -80,9 +80,7 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
     // A Redis master, by name ("redis", or "redis1".."redisN").
     auto master = [&] { return lock::redis_node_name(s, *rc::gen::inRange<uint32_t>(0, s.masters)); };
     auto name = [&](uint32_t c) { return lock::client_name(c); };
-    for (FaultKind kind : model.kinds) {
-      // Swarm: a kind is on or off for the whole run; shrinking turns kinds off.
-      if (model.swarm && !*rc::gen::arbitrary<bool>()) continue;
+    auto add_faults = [&](FaultKind kind) {
       switch (kind) {
         case FaultKind::ClientCrash: {
           const bool restart = std::find(model.kinds.begin(), model.kinds.end(), FaultKind::ClientRestart) != model.kinds.end();
@@ -143,7 +141,8 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
             sim::Instant at = at_in(model.window);
             std::string node = master();
             s.faults.faults.push_back({sim::FaultKind::Crash, node, "", at, {}});
-            s.faults.faults.push_back({sim::FaultKind::Restart, node, "", at + ms_in(1, 2 * lease_ms), {}});
+            const int64_t down_ms = model.max_downtime.ns > 0 ? model.max_downtime.ms() : 2 * lease_ms;
+            s.faults.faults.push_back({sim::FaultKind::Restart, node, "", at + ms_in(1, down_ms), {}});
           }
           break;
         case FaultKind::MasterCrash:
@@ -151,15 +150,29 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
           break;
         case FaultKind::CrashAtCall:
           for (uint32_t i = count(model.max_faults); i > 0; --i)
-            w.call_faults.push_back({client(), *rc::gen::inRange<uint32_t>(1, 13), lock::CallFault::Kind::Crash, {}});
+            w.call_faults.push_back({client(), *rc::gen::inRange<uint32_t>(1, model.max_call + 1), lock::CallFault::Kind::Crash, {}});
           break;
         case FaultKind::PauseAtCall:
           for (uint32_t i = count(model.max_faults); i > 0; --i)
-            w.call_faults.push_back({client(), *rc::gen::inRange<uint32_t>(1, 13), lock::CallFault::Kind::Pause,
+            w.call_faults.push_back({client(), *rc::gen::inRange<uint32_t>(1, model.max_call + 1), lock::CallFault::Kind::Pause,
                                      ms_in(10, 3 * lease_ms)});
           break;
       }
+    };
+    // Swarm: a kind is on or off for the whole run; shrinking turns kinds off.
+    // When every kind came out off, one is turned on: a fault model's run
+    // always meets some fault (a one-kind model would otherwise run half its
+    // scenarios fault-free). Drawn last, so the other scenarios stay as they were.
+    bool any_on = false;
+    for (FaultKind kind : model.kinds) {
+      if (model.swarm && !*rc::gen::arbitrary<bool>()) continue;
+      any_on = any_on || kind != FaultKind::ClientRestart;
+      add_faults(kind);
     }
+    std::vector<FaultKind> drawable;
+    for (FaultKind kind : model.kinds) if (kind != FaultKind::ClientRestart) drawable.push_back(kind);
+    if (!any_on && !drawable.empty())
+      add_faults(drawable[*rc::gen::inRange<size_t>(0, drawable.size())]);
     // Faults apply in time order; a stable order also keeps the printed plan readable.
     std::stable_sort(s.faults.faults.begin(), s.faults.faults.end(),
                      [](const sim::Fault& a, const sim::Fault& b) { return a.at < b.at; });

@@ -51,6 +51,8 @@ struct FaultModel {
   bool swarm = true;
   Duration window = sim::seconds(3);  // faults strike within [0, window]
   uint32_t max_faults = 2;            // per kind
+  Duration max_downtime{};            // a restarted Redis is down at most this long (0: twice the lease)
+  uint32_t max_call = 12;             // crash-at-call and pause-at-call strike before call 1..max_call
 };
 
 rc::Gen<Scenario> scenario_generator(const FaultModel& model);

@@ -109,8 +109,8 @@ std::vector<std::string> run_on_model(const std::vector<Step>& steps, unsigned s
   return log;
 }
 
-std::vector<std::string> run_on_mariadb(const std::vector<Step>& steps, unsigned sessions, const std::string& socket) {
-  constexpr int kBlockedAfterMs = 150;  // a statement not finished by then is waiting for a lock
+std::vector<std::string> run_on_mariadb(const std::vector<Step>& steps, unsigned sessions, RealMariaDb& server) {
+  const std::string& socket = server.socket();
   std::vector<std::unique_ptr<RealSession>> s;
   std::vector<Statement> pending(sessions);
   for (unsigned i = 0; i < sessions; ++i) s.push_back(std::make_unique<RealSession>(socket, kLockWaitTimeoutS));
@@ -122,12 +122,14 @@ std::vector<std::string> run_on_mariadb(const std::vector<Step>& steps, unsigned
     if (step.kind == Step::Kind::Run) {
       if (s[step.session]->blocked()) continue;
       pending[step.session] = step.statement;
-      line += real_text(step.statement, s[step.session]->start(to_sql(step.statement), kBlockedAfterMs));
+      line += real_text(step.statement, s[step.session]->start(to_sql(step.statement)));
     } else if (step.kind == Step::Kind::Disconnect) {
       // A session waiting for a lock does not notice its client left until
       // the wait ends; the model's sessions end at once. Not compared.
       if (s[step.session]->blocked()) continue;
+      const unsigned long old = s[step.session]->thread_id();
       s[step.session] = std::make_unique<RealSession>(socket, kLockWaitTimeoutS);  // the old one closes
+      server.wait_gone(old);  // its rollback has released its locks
       was_blocked[step.session] = false;
       line += "gone";
     } else {
@@ -137,7 +139,7 @@ std::vector<std::string> run_on_mariadb(const std::vector<Step>& steps, unsigned
     std::vector<std::string> woken;
     for (unsigned i = 0; i < sessions; ++i) {
       if (!was_blocked[i]) continue;
-      RealSession::Result r = s[i]->poll(kBlockedAfterMs);
+      RealSession::Result r = s[i]->poll();
       if (r.finished) woken.push_back(fmt::format("S{} {}", i, real_text(pending[i], r)));
     }
     std::sort(woken.begin(), woken.end());

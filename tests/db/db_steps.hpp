@@ -23,6 +23,7 @@ std::string describe(const Step& step);
 // What happened, one line per step: the acting session's result, then each
 // blocked statement that finished because of the step.
 std::vector<std::string> run_on_model(const std::vector<Step>& steps, unsigned sessions);
-std::vector<std::string> run_on_mariadb(const std::vector<Step>& steps, unsigned sessions, const std::string& socket);
+class RealMariaDb;
+std::vector<std::string> run_on_mariadb(const std::vector<Step>& steps, unsigned sessions, RealMariaDb& server);
 
 }  // namespace locksim::db::testing

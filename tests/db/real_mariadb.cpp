@@ -84,13 +84,37 @@ RealMariaDb::RealMariaDb() {
   throw std::runtime_error("mariadbd did not start; see " + dir_ + "/error.log");
 }
 
+void RealMariaDb::hold_purge() {
+  snapshot_ = connect_to(socket_, false);
+  if (mysql_query(snapshot_, "START TRANSACTION WITH CONSISTENT SNAPSHOT") != 0)
+    throw std::runtime_error("MariaDB: cannot open a snapshot: " + std::string(mysql_error(snapshot_)));
+}
+
 RealMariaDb::~RealMariaDb() {
+  if (snapshot_) mysql_close(snapshot_);
   if (pid_ > 0) {
     kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
   }
   std::error_code ec;
   if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+}
+
+void RealMariaDb::wait_gone(unsigned long thread_id) {
+  const std::string q = "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID=" + std::to_string(thread_id);
+  MYSQL* m = connect_to(socket_, false);
+  for (int i = 0; i < 3000; ++i) {
+    bool gone = false;
+    if (mysql_query(m, q.c_str()) == 0) {
+      MYSQL_RES* res = mysql_store_result(m);
+      MYSQL_ROW row = res ? mysql_fetch_row(res) : nullptr;
+      gone = row && row[0] && std::string(row[0]) == "0";
+      if (res) mysql_free_result(res);
+    }
+    if (gone) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  mysql_close(m);
 }
 
 void RealMariaDb::admin(const std::string& sql) {
@@ -104,12 +128,19 @@ void RealMariaDb::admin(const std::string& sql) {
 }
 
 RealSession::RealSession(const std::string& socket, unsigned lock_wait_timeout_s) {
-  mysql_ = connect_to(socket, true);  // blocking calls still work on a non-blocking handle
-  std::string setup = "SET SESSION innodb_lock_wait_timeout=" + std::to_string(lock_wait_timeout_s);
-  if (mysql_query(mysql_, setup.c_str()) != 0 || mysql_select_db(mysql_, "locksim") != 0) {
-    std::string error = mysql_error(mysql_);
-    close();
-    throw std::runtime_error("MariaDB session setup: " + error);
+  mysql_ = connect_to(socket, true);
+  watch_ = connect_to(socket, false);
+  thread_id_ = mysql_thread_id(mysql_);
+  // Through the non-blocking calls too: a blocking call on this handle would
+  // leave it blocking.
+  for (const std::string& sql :
+       {"SET SESSION innodb_lock_wait_timeout=" + std::to_string(lock_wait_timeout_s), std::string("USE locksim")}) {
+    Result r = start(sql);
+    if (!r.finished || r.error) {
+      std::string error = mysql_error(mysql_);
+      close();
+      throw std::runtime_error("MariaDB session setup: " + error);
+    }
   }
 }
 
@@ -117,26 +148,42 @@ RealSession::~RealSession() { close(); }
 
 void RealSession::close() {
   if (mysql_) mysql_close(mysql_);
-  mysql_ = nullptr;
+  if (watch_) mysql_close(watch_);
+  mysql_ = watch_ = nullptr;
   status_ = 0;
 }
 
-RealSession::Result RealSession::start(const std::string& sql, int wait_ms) {
-  if (status_) throw std::logic_error("RealSession: a statement is still blocked");
-  status_ = mysql_real_query_start(&ret_, mysql_, sql.c_str(), sql.size());
-  return poll(wait_ms);
+bool RealSession::in_lock_wait() {
+  const std::string q = "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state='LOCK WAIT' AND "
+                        "trx_mysql_thread_id=" + std::to_string(thread_id_);
+  if (mysql_query(watch_, q.c_str()) != 0) throw std::runtime_error("MariaDB: " + std::string(mysql_error(watch_)));
+  MYSQL_RES* res = mysql_store_result(watch_);
+  MYSQL_ROW row = res ? mysql_fetch_row(res) : nullptr;
+  const bool waiting = row && row[0] && std::string(row[0]) != "0";
+  if (res) mysql_free_result(res);
+  return waiting;
 }
 
-RealSession::Result RealSession::poll(int wait_ms) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+RealSession::Result RealSession::start(const std::string& sql) {
+  if (status_) throw std::logic_error("RealSession: a statement is still blocked");
+  status_ = mysql_real_query_start(&ret_, mysql_, sql.c_str(), sql.size());
+  return poll();
+}
+
+RealSession::Result RealSession::poll() {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (status_) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return {};
+    if (std::chrono::steady_clock::now() > give_up)
+      throw std::runtime_error("MariaDB: a statement neither finished nor waited for a lock in 60 s");
     pollfd pfd{mysql_get_socket(mysql_), 0, 0};
     if (status_ & MYSQL_WAIT_READ) pfd.events |= POLLIN;
     if (status_ & MYSQL_WAIT_WRITE) pfd.events |= POLLOUT;
-    int ready = ::poll(&pfd, 1, static_cast<int>(left.count()));
-    if (ready == 0) return {};
+    // INNODB_TRX is a cache that InnoDB refreshes only when it was not read
+    // for 100 ms: asking more often would read the same stale rows forever.
+    if (::poll(&pfd, 1, 150) == 0) {
+      if (in_lock_wait()) return {};
+      continue;
+    }
     int events = 0;
     if (pfd.revents & (POLLIN | POLLHUP | POLLERR)) events |= MYSQL_WAIT_READ;
     if (pfd.revents & POLLOUT) events |= MYSQL_WAIT_WRITE;

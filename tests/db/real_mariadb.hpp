@@ -24,13 +24,23 @@ class RealMariaDb {
   const std::string& socket() const { return socket_; }
   // Runs SQL on a short-lived session of its own (DDL, setup); throws on error.
   void admin(const std::string& sql);
+  // Waits until the server has ended session `thread_id` (a closed client's
+  // rollback is done once its thread is gone).
+  void wait_gone(unsigned long thread_id);
+  // Keeps a consistent snapshot open from now on, so that purge never removes
+  // a deleted row while the test runs (its timing would otherwise decide
+  // whether a deleted key is locked as a row or as a gap).
+  void hold_purge();
 
  private:
   std::string dir_, socket_;
   int pid_ = -1;
+  MYSQL* snapshot_ = nullptr;
 };
 
-// One session; statements may block, and finish later.
+// One session; statements may block, and finish later. Whether a statement
+// is blocked is asked of the server (its transaction is in LOCK WAIT), never
+// guessed from how long it takes, so a loaded machine cannot fake a wait.
 class RealSession {
  public:
   struct Result {
@@ -44,16 +54,20 @@ class RealSession {
   RealSession(const RealSession&) = delete;
   RealSession& operator=(const RealSession&) = delete;
 
-  // Starts a statement and waits up to wait_ms for it to finish.
-  Result start(const std::string& sql, int wait_ms);
-  // A blocked statement: waits up to wait_ms more.
-  Result poll(int wait_ms);
+  // Starts a statement; returns once it finished or waits for a lock.
+  Result start(const std::string& sql);
+  // A statement that was waiting: returns once it finished, or is (still) waiting.
+  Result poll();
   bool blocked() const { return status_ != 0; }
+  unsigned long thread_id() const { return thread_id_; }
   void close();  // drops the connection (the server ends the session)
 
  private:
+  bool in_lock_wait();
   Result finish();
   MYSQL* mysql_ = nullptr;
+  MYSQL* watch_ = nullptr;  // a second connection that asks about this one
+  unsigned long thread_id_ = 0;
   int status_ = 0;
   int ret_ = 0;
 };
