@@ -1,5 +1,5 @@
 // locksim catalogue: every entry of the failure catalogue, run live and
-// compared with what failures.md documents.
+// compared with what docs/failures.md documents.
 #include <fmt/format.h>
 
 #include <iostream>

@@ -68,7 +68,6 @@ struct ReplayOptions {
 struct TourOptions {
   OutputOptions output;
   std::string only;                // one algorithm id
-  bool quick = false;
 };
 
 // --shard I/N: the I-th of N interleaved slices of the run indices (0-based).

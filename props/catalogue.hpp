@@ -1,5 +1,5 @@
 #pragma once
-// The catalogue of documented failures (failures.md, F01..F23) as data: for
+// The catalogue of documented failures (docs/failures.md, F01..F23) as data: for
 // each, the broken algorithm and the fault model that triggers it, the
 // property it breaks (or the metric it costs), the most clients its
 // documented schedule needs, and the algorithm that fixes it — checked under
@@ -18,7 +18,7 @@ enum class Expectation : uint8_t {
   ViolatedYetHolds,  // ... while `also_holds` is never violated (F19)
   Survives,          // nothing violates `property` or `also_holds` in `survive_runs` runs
   Metric,            // a cost to measure: `metric` reaches `metric_at_least`
-  NotModelled,       // needs replication, Redlock or a database: not yet in the simulator
+  NotModelled,       // needs a database in the simulated runs (F22): listed, never run
 };
 std::string_view to_string(Expectation e);
 
@@ -30,7 +30,7 @@ Duration metric_value(const Metrics& m, MetricKind kind);
 struct CatalogueEntry {
   std::string id;            // "F07"
   std::string title;         // what goes wrong, in a few words
-  std::string sources;       // the source documents that describe it ("002 004")
+  std::string sources;       // keys of the posts that describe it (lock/sources.hpp); "-": beyond them
   Expectation expected = Expectation::Violated;
   Property property = Property::MutualExclusion;
   std::vector<Property> also_holds;

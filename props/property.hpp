@@ -1,5 +1,5 @@
 #pragma once
-// The lock properties of failures.md, a violation of one (which clients,
+// The lock properties of docs/failures.md#properties, a violation of one (which clients,
 // which lock, which true-time interval, in one sentence), and the metrics of
 // the entries that are measured rather than violated (F06, F11, F20).
 #include <cstdint>

@@ -17,7 +17,6 @@ struct Reply {
   static Reply status(std::string s);
   static Reply error(std::string s);
   static Reply integer_(int64_t v);
-  static Reply int_(int64_t v) { return integer_(v); }
   static Reply bulk(std::string s);
   static Reply nil();
   static Reply array(std::vector<Reply> elements);

@@ -1,4 +1,4 @@
-// The property checkers on runs whose outcome is known from the documents:
+// The property checkers on runs whose outcome is known from docs/failures.md:
 // each violation names the property, the clients and the interval.
 #include <catch2/catch.hpp>
 
