@@ -11,9 +11,10 @@ cd "$(dirname "$0")"
 
 # What building and the tour need; kept small.
 packages=(cmake g++ make pkg-config catch2 librapidcheck-dev libfmt-dev
-          liblua5.1-0-dev libcli11-dev libhiredis-dev libevent-dev)
+          liblua5.1-0-dev lua-cjson lua-bitop libcli11-dev libhiredis-dev libevent-dev libasio-dev
+          nlohmann-json3-dev)
 # Servers and clients that only the tests and benchmarks use.
-test_packages=(redis-server redis-tools mariadb-server libmariadb-dev)
+test_packages=(redis-server redis-tools mariadb-server libmariadb-dev parallel python3-redis)
 
 install_missing() {
   local missing=() p

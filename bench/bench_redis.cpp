@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "lock/scripts.hpp"
 #include "real/process.hpp"
 #include "real/sync_client.hpp"
 #include "sim/redis/server.hpp"
@@ -23,8 +24,8 @@ using Clock = std::chrono::steady_clock;
 using locksim::redis::Command;
 using locksim::redis::Server;
 
-constexpr const char* kCompareAndDelete =
-    "if redis.call('get',KEYS[1])==ARGV[1] then return redis.call('del',KEYS[1]) else return 0 end";
+// The lock's own release script, as the lock algorithms send it.
+const std::string kCompareAndDelete(locksim::lock::scripts::kCompareAndDelete);
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());

@@ -135,7 +135,12 @@ Task<void> caller(Channel<int64_t, int64_t>& ch, int calls, uint64_t& ok) {
 double round_trips() {
   const int kClients = 4, kCalls = static_cast<int>(500'000 / g_scale);
   World w(1, Trace::Mode::HashOnly);
-  w.network().set_default_latency(LatencyDist{100_us, 50_us, 0.01, 200_us, 1.5, 5_ms});
+  w.network().set_default_latency(LatencyDist{.base = 100_us,
+                                              .jitter = 50_us,
+                                              .spike_probability = 0.01,
+                                              .spike_scale = 200_us,
+                                              .spike_alpha = 1.5,
+                                              .spike_cap = 5_ms});
   NodeId server = w.add_node("echo");
   auto& echo = w.make<Echo>(w, server, [](SessionId, int64_t& req, Instant) { return req; });
   uint64_t ok = 0;

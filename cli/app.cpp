@@ -93,7 +93,8 @@ int main(int argc, char** argv) {
 
   const std::vector<Subcommand> commands = {
       add_tour_command(app),      add_list_command(app),   add_run_command(app),   add_check_command(app),
-      add_catalogue_command(app), add_replay_command(app), add_redis_command(app),
+      add_catalogue_command(app), add_replay_command(app), add_redis_command(app), add_merge_command(app),
+      add_serve_command(app),
   };
   std::vector<std::string> variants;
   add_variant_option(commands, variants);

@@ -15,14 +15,18 @@
 #include "cli/commands.hpp"
 #include "cli/subcommand.hpp"
 #include "cli/progress.hpp"
+#include "cli/inventory_output.hpp"
 #include "cli/verdicts.hpp"
+#include "props/defaults.hpp"
 #include "props/explorer.hpp"
+#include "props/inventory.hpp"
 #include "props/regression.hpp"
 #include "render/duration.hpp"
 
 namespace locksim::cli {
 
 Shard parse_shard(const std::string& s) {
+  if (s.rfind("auto", 0) == 0) return shard_from_environment(s);
   Shard shard;
   size_t slash = s.find('/');
   bool ok = slash != std::string::npos;
@@ -33,7 +37,8 @@ Shard parse_shard(const std::string& s) {
          r2.ptr == s.data() + s.size();
   }
   if (!ok || shard.count == 0 || shard.index >= shard.count)
-    throw UsageError(fmt::format("--shard '{}': expected I/N with 0 <= I < N, e.g. 0/4 (the first of four slices)", s));
+    throw UsageError(fmt::format("--shard '{}': expected I/N with 0 <= I < N, e.g. 0/4 (the first of four slices), or "
+                                 "auto (docs/scale-out.md)", s));
   return shard;
 }
 
@@ -50,20 +55,25 @@ std::string property_list() {
   return s;
 }
 
+props::Assumptions assumptions_of(const CheckOptions& o) {
+  std::string error;
+  auto a = props::parse_assumptions(o.assume, &error);
+  if (!a) throw UsageError("--assume: " + error);
+  return *a;
+}
+
 props::FaultModel make_model(const CheckOptions& o) {
   check_algorithm(o.algorithm);
-  props::FaultModel m;
-  m.base.algorithm = o.algorithm;
-  if (o.replica && o.masters != 1) throw UsageError("--replica goes with a single master");
-  m.base.masters = o.masters;
-  const lock::Algorithm* algorithm = lock::find_algorithm(o.algorithm);
-  m.base.lock = algorithm->defaults;  // a variant's own defaults; flags override them
-  if (algorithm->reentrant) m.base.workload.nested = std::max<uint32_t>(m.base.workload.nested, 1);
-  m.base.replica = o.replica;
+  props::FaultModel m = props::default_model(o.algorithm);
+  if (o.replica && o.masters > 1) throw UsageError("--replica goes with a single master");
+  if (o.masters) m.base.masters = o.masters;
+  if (o.replica) m.base.replica = true;
+  m.failover_on_master_crash = m.base.masters == 1 && !m.base.replica;
   for (const auto& [name, value] : o.lock_params) {
     const lock::ParamInfo* info = lock::find_lock_param(name);
     if (!info) throw UsageError(fmt::format("unknown lock parameter '{}'", name));
     if (auto error = info->set(m.base.lock, value)) throw UsageError(fmt::format("--{}: {}", name, *error));
+    if (name == "explicit-lease") m.explicit_lease_mode = false;  // the user chose the mode
   }
   std::string error;
   auto kinds = props::parse_fault_kinds(o.faults, &error);
@@ -77,7 +87,11 @@ props::FaultModel make_model(const CheckOptions& o) {
     m.max_clients = o.clients_max;
     m.min_clients = std::min(m.min_clients, m.max_clients);
   }
+  // The user's numbers of clients and iterations are not overridden by a drawn crowd.
+  if (o.clients || o.clients_max || o.iterations) m.contention = false;
   if (o.iterations) m.max_iterations = o.iterations;
+  if (o.nested) m.nested = o.nested;
+  props::assume(m, assumptions_of(o));
   return m;
 }
 
@@ -89,8 +103,101 @@ std::string metrics_text(const props::Metrics& m) {
 
 }  // namespace
 
+namespace {
+
+void check_save_path(const std::string& save) {
+  // Say now, not after the exploration, when the file cannot be written.
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path path(save);
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  if (fs::exists(path, ec) ? (fs::is_directory(path, ec) || access(save.c_str(), W_OK) != 0)
+                           : (!fs::is_directory(dir, ec) || access(dir.c_str(), W_OK) != 0))
+    throw UsageError(fmt::format("--save: cannot write '{}'", save));
+}
+
+void save_regression(const std::string& path, props::Property p, const props::Scenario& s, std::string& out) {
+  props::Regression reg;
+  reg.violates = true;
+  reg.property = p;
+  reg.scenario = s;
+  std::string error;
+  if (!props::append_regression(path, reg, &error)) {
+    std::cout << out;
+    throw UsageError(fmt::format("--save: {}", error));
+  }
+}
+
+// --first: today's stop-at-first exploration, the counterexample drawn.
+int check_first(const CheckOptions& o, const props::FaultModel& model, props::ExploreOptions x, const std::string& header) {
+  std::cout << header << std::flush;
+  const std::string looked_for = x.target ? std::string(props::to_string(*x.target)) : "any property";
+  const auto started = std::chrono::steady_clock::now();
+  Progress progress(fmt::format("check {}", o.algorithm), x.runs);
+  x.progress = [&](uint32_t done) { progress.update(done); };
+  props::ExploreResult r = props::explore_parallel(model, x, o.jobs);
+  progress.finish();
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (o.timing) std::cerr << fmt::format("locksim: check took {:.2f}s of wall time on {} job{}\n", secs, o.jobs, o.jobs == 1 ? "" : "s");
+  std::string out;
+  if (!r.found) {
+    out += fmt::format("{} run{}, no violation of {}; {}\n", r.runs, r.runs == 1 ? "" : "s",
+                       x.target ? looked_for : "any property (" + property_list() + ")", metrics_text(r.worst));
+    std::cout << out;
+    return 0;
+  }
+  const props::Counterexample& found = *r.found;
+  const uint32_t clients = found.shrunk.workload.clients;
+  out += fmt::format("found: {} violated in run {}", props::to_string(found.violation.property), found.run);
+  if (o.no_shrink) out += " (not shrunk)\n";
+  else out += fmt::format(", shrunk in {} more runs to {} client{}\n", found.shrink_runs, clients, clients == 1 ? "" : "s");
+  out += "\n" + describe_counterexample(o.algorithm, found, o.output, assumptions_of(o));
+  if (!o.save.empty()) {
+    save_regression(o.save, found.violation.property, found.shrunk, out);
+    out += fmt::format("saved to {}\n", o.save);
+  }
+  std::cout << out;
+  return found.violation.property == props::Property::VariantError ? 2 : 1;
+}
+
+int check_inventory(const CheckOptions& o, const props::FaultModel& model, const props::ExploreOptions& x,
+                    const props::Assumptions& assumptions, const std::string& header) {
+  props::InventoryOptions io;
+  io.seed = x.seed;
+  io.first_run = x.first_run;
+  io.stride = x.stride;
+  io.runs = x.runs;
+  io.target = x.target;
+  io.shrink = x.shrink;
+  if (!o.time.empty()) io.time_limit_s = static_cast<double>(parse_duration_arg(o.time, "--time").ns) / 1e9;
+  if (!o.json) std::cout << header << std::flush;
+  const auto started = std::chrono::steady_clock::now();
+  Progress progress(fmt::format("check {}", o.algorithm), x.runs);
+  io.progress = [&](uint32_t done) { progress.update(done); };
+  const props::Inventory inv = props::take_inventory(model, io, o.jobs);
+  progress.finish();
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (o.timing) std::cerr << fmt::format("locksim: check took {:.2f}s of wall time on {} job{}\n", secs, o.jobs, o.jobs == 1 ? "" : "s");
+  InventoryContext ctx{o.algorithm, x.seed, assumptions, model, o.runs,
+                       o.shard.empty() ? Shard{} : parse_shard(o.shard)};
+  std::string out = o.json ? inventory_json(ctx, inv) : inventory_text(ctx, inv, x.target, o.output);
+  if (!o.save.empty()) {
+    for (const auto& f : inv.failures) save_regression(o.save, f.property, f.example.shrunk, out);
+    if (!inv.failures.empty() && !o.json) out += fmt::format("saved {} failure{} to {}\n", inv.failures.size(),
+                                                            inv.failures.size() == 1 ? "" : "s", o.save);
+  }
+  std::cout << out;
+  // A variant's own Lua error is a usage error of sorts: its file needs fixing.
+  for (const auto& f : inv.failures)
+    if (f.property == props::Property::VariantError) return 2;
+  return inv.failures.empty() ? 0 : 1;
+}
+
+}  // namespace
+
 int cmd_check(const CheckOptions& o) {
   const props::FaultModel model = make_model(o);
+  const props::Assumptions assumptions = assumptions_of(o);
   std::optional<props::Property> target;
   if (!o.property.empty()) {
     target = props::parse_property(o.property);
@@ -98,6 +205,12 @@ int cmd_check(const CheckOptions& o) {
   }
   const Shard shard = o.shard.empty() ? Shard{} : parse_shard(o.shard);
   check_output_paths(o.output, o.save);  // now, not after the exploration
+  if (o.first && o.json) throw UsageError("--json prints the inventory; it does not go with --first");
+  if (!o.time.empty()) {
+    const sim::Duration limit = parse_duration_arg(o.time, "--time");
+    if (limit.ns <= 0) throw UsageError(fmt::format("--time '{}': must be positive", o.time));
+    if (o.first) throw UsageError("--time spends a budget on an inventory; it does not go with --first");
+  }
 
   props::ExploreOptions x;
   x.seed = o.seed;
@@ -118,60 +231,14 @@ int cmd_check(const CheckOptions& o) {
   }
 
   const std::string looked_for = target ? std::string(props::to_string(*target)) : "any property";
-  std::string out = fmt::format("check {}: seed {}, {} run{}{}, faults {}, looking for {}\n", o.algorithm, o.seed, x.runs,
-                                x.runs == 1 ? "" : "s",
-                                o.shard.empty() ? std::string() : fmt::format(" (shard {}/{} of {})", shard.index, shard.count, o.runs),
-                                o.faults, looked_for);
-  std::cout << out << std::flush;
-
-  const auto started = std::chrono::steady_clock::now();
-  Progress progress(fmt::format("check {}", o.algorithm), x.runs);
-  x.progress = [&](uint32_t done) { progress.update(done); };
-  props::ExploreResult r = props::explore_parallel(model, x, o.jobs);
-  progress.finish();
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (o.timing) std::cerr << fmt::format("locksim: check took {:.2f}s of wall time on {} job{}\n", secs, o.jobs, o.jobs == 1 ? "" : "s");
-
-  out.clear();
-  if (!r.found) {
-    out += fmt::format("{} run{}, no violation of {}; {}\n", r.runs, r.runs == 1 ? "" : "s",
-                       target ? looked_for : "any property (" + property_list() + ")", metrics_text(r.worst));
-    std::cout << out;
-    return 0;
-  }
-
-  const props::Counterexample& found = *r.found;
-  Recorded rec = run_recorded(found.shrunk);
-  const props::Property p = found.violation.property;
-  std::vector<render::Highlight> highlights = highlights_of(rec.verdict, p);
-  const uint32_t clients = found.shrunk.workload.clients;
-  out += fmt::format("found: {} violated in run {}", props::to_string(p), found.run);
-  if (o.no_shrink) out += " (not shrunk)\n";
-  else out += fmt::format(", shrunk in {} more runs to {} client{}\n", found.shrink_runs, clients, clients == 1 ? "" : "s");
-  out += "\n";
-  std::string title = fmt::format("{}: {} violated, {} client{}", o.algorithm, props::to_string(p), clients, clients == 1 ? "" : "s");
-  ShownRun shown = show_run(*rec.sim, title, o.output, &highlights);
-  out += shown.text;
-  if (!rec.verdict.find(p))
-    out += "(the recorded re-run did not show the violation: please report this scenario)\n";
-  out += fmt::format("\nproperty:   {}\n", props::to_string(p));
-  out += fmt::format("why:        {}\n", found.violation.sentence);
-  out += fmt::format("scenario:   {}\n", props::to_string(found.shrunk));
-  out += fmt::format("trace hash: {:016x}\n", rec.trace_hash);
-  out += fmt::format("replay:     {}\n", replay_command(found.shrunk));
-  std::cout << out << std::flush;  // the counterexample first: a failed write below cannot lose it
-  if (!o.save.empty()) {
-    props::Regression reg;
-    reg.violates = true;
-    reg.property = p;
-    reg.scenario = found.shrunk;
-    std::string error;
-    if (!props::append_regression(o.save, reg, &error)) throw UsageError(fmt::format("--save: {}", error));
-    std::cout << fmt::format("saved to {}\n", o.save) << std::flush;
-  }
-  write_outputs(shown, std::cout);
-  // A variant's own Lua error is a usage error of sorts: its file needs fixing.
-  return p == props::Property::VariantError ? 2 : 1;
+  std::string header = fmt::format("check {}: seed {}, {} run{}{}, faults {}, looking for {}\n", o.algorithm, o.seed,
+                                   x.runs, x.runs == 1 ? "" : "s",
+                                   o.shard.empty() ? std::string()
+                                                   : fmt::format(" (shard {}/{} of {})", shard.index, shard.count, o.runs),
+                                   o.faults, looked_for);
+  header += fmt::format("deployment: {}; assuming: {}\n", deployment_text(model.base), assumptions_text(assumptions));
+  if (o.first) return check_first(o, model, x, header);
+  return check_inventory(o, model, x, assumptions, header);
 }
 
 }  // namespace locksim::cli
@@ -200,15 +267,20 @@ Subcommand add_check_command(CLI::App& parent) {
   auto state = std::make_shared<State>();
   CheckOptions& check = state->check;
   auto* app = parent.add_subcommand(
-      "check", "explore one algorithm over many drawn scenarios; exit 1 with a shrunk counterexample if a property is violated");
+      "check", "explore one algorithm over many drawn scenarios and list every distinct failure (property + cause), "
+               "each with a shrunk counterexample; exit 1 while any remains");
   app->footer(
       "Note: check's --faults names fault KINDS the explorer may draw (e.g. --faults crash,pause,slow-work), while "
       "run's --faults takes a fault PLAN (concrete faults at given times). Kinds: crash, restart, pause, slow-work, "
       "delay, cut, reset, skew, drift, jump, redis-restart, crash-at-call, pause-at-call, master-crash; or all, none.\n"
       "The output does not depend on --jobs; --shard I/N runs the run indices i < --runs with i % N == I, so N "
-      "machines with shards 0/N..N-1/N together cover every run once.");
+      "machines with shards 0/N..N-1/N together cover every run once; their --json outputs merge by adding each "
+      "failure's runs and keeping its lowest first_run.\n"
+      "Failures inherent to the deployment (the best-known lock for it - the watchdog on one Redis, redlock on "
+      "several masters - fails the same scenario the same way) are listed after the algorithm's own; both count "
+      "for the exit status. --assume narrows the faults to what you do not accept as the lock's problem.");
   app->add_option("ALGORITHM", check.algorithm, "an algorithm id (see 'locksim list')")->required();
-  app->add_option("--runs", check.runs, "how many scenarios to draw and run (default 1000)")
+  auto* runs = app->add_option("--runs", check.runs, "how many scenarios to draw and run (default 1000)")
       ->check(CLI::Range(1, 100'000'000));
   app->add_option("--seed", check.seed, "the exploration's seed (default 1)")->check(seed_validator());
   app->add_option("--faults", check.faults, "fault KINDS the explorer may draw, comma-separated, or all/none (default all)")
@@ -221,17 +293,33 @@ Subcommand add_check_command(CLI::App& parent) {
       ->check(CLI::Range(1, 26));
   app->add_option("--iterations", check.iterations, "at most this many critical sections per client (default 3)")
       ->check(CLI::Range(1, 1000));
-  app->add_option("--masters", check.masters, "independent Redis masters, for redlock (default 1)")->check(CLI::Range(1, 9));
+  app->add_option("--masters", check.masters, "independent Redis masters (default: 3 for redlock, 1 for the others)")
+      ->check(CLI::Range(1, 9));
   app->add_flag("--replica", check.replica, "one master with an asynchronous replica, promoted when the master dies (F17)");
   app->add_option("--jobs", check.jobs, "parallel simulations (the result is the same as with one)")->check(CLI::Range(1, 256));
-  app->add_option("--shard", check.shard, "I/N: run only the I-th (from 0) of N interleaved slices of the runs");
+  app->add_option("--shard", check.shard,
+                  "I/N: run only the I-th (from 0) of N interleaved slices of the runs; auto or auto/N: the slice a "
+                  "batch engine gives this task (Slurm, Kubernetes Indexed Jobs, GNU parallel; docs/scale-out.md)");
   app->add_option("--save", check.save, "append the counterexample to this regression file");
   app->add_flag("--no-shrink", check.no_shrink, "show the counterexample as found, unshrunk");
+  app->add_flag("--first", check.first, "stop at the first violation and draw it, instead of the whole inventory");
+  app->add_flag("--json", check.json,
+                "print the inventory as one JSON object {algorithm, seed, runs, assumptions, failures: [{property, "
+                "cause, catalogue, inherent, runs, first_run, needs, replay}]}; shards' outputs merge by adding runs "
+                "and keeping the lowest first_run");
+  app->add_option("--assume", check.assume,
+                  "what you accept as outside the lock's responsibility, comma-separated: durable-redis (a restart "
+                  "keeps the data), sane-redis-clock (no jumps), pause<=DURATION, no-failover; narrows the faults");
+  app->add_option("--nested", check.nested, "draw nested acquires up to this depth in half the runs (default: 1 for "
+                  "algorithms whose story includes reentrancy, else 0)")->check(CLI::Range(0, 8));
+  app->add_option("--time", check.time, "spend this much wall time (e.g. 30s) instead of a number of runs; --runs "
+                  "then caps it (the runs made depend on the machine)");
   app->add_flag("--timing", check.timing, "print the wall time to standard error");
   app->add_flag("--list-runs", check.list_runs, "print the run indices this shard would run, and stop")->group("");
   add_check_lock_params(*app, state->params);
   add_output_options(*app, check.output);
-  return {app, [state, app] {
+  return {app, [state, app, runs] {
+            if (!state->check.time.empty() && runs->count() == 0) state->check.runs = 100'000'000;
             ScenarioOptions given;
             collect_lock_params(*app, given, state->params);
             state->check.lock_params = given.lock_params;

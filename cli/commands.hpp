@@ -25,7 +25,7 @@ struct CheckOptions {
   uint32_t clients = 0;            // 0: the fault model's 2..3
   uint32_t clients_max = 0;
   uint32_t iterations = 0;         // most iterations per client (0: the model's 3)
-  uint32_t masters = 1;            // independent Redis masters (redlock)
+  uint32_t masters = 0;            // independent Redis masters (0: the algorithm's own deployment; redlock: 3)
   bool replica = false;            // one master with an asynchronous replica and failover
   std::map<std::string, std::string> lock_params;
   unsigned jobs = 1;
@@ -34,6 +34,11 @@ struct CheckOptions {
   bool no_shrink = false;
   bool list_runs = false;          // print the run indices of this shard and stop
   bool timing = false;             // wall time on standard error
+  bool first = false;              // stop at the first violation (no inventory)
+  bool json = false;               // the inventory as one JSON object
+  std::string assume;              // stated assumptions: durable-redis,sane-redis-clock,pause<=D,no-failover
+  uint32_t nested = 0;             // draw nested acquires up to this depth (0: the algorithm's default)
+  std::string time;                // spend this much wall time instead of a run count
   OutputOptions output;
 };
 
@@ -42,6 +47,7 @@ struct CatalogueOptions {
   bool no_fix = false;
   uint64_t seed = 1;
   uint32_t budget = 2000;
+  uint32_t generic = 0;            // runs of plain `check ALGO` per entry (0: not measured)
   std::string only;                // entry ids, e.g. F07,F10
   unsigned jobs = 1;               // entries run at once
   OutputOptions output;
@@ -49,6 +55,7 @@ struct CatalogueOptions {
 
 struct ReplayOptions {
   std::string scenario;            // a scenario file, or the scenario text itself
+  std::string assume;              // the assumptions the scenario was found under (check's --assume)
   int line = 0;                    // with a file: the line to replay (0: its first scenario line)
   OutputOptions output;
   // --real: run it against real redis-server processes too (cli/replay_real.cpp)
@@ -61,14 +68,15 @@ struct ReplayOptions {
 struct TourOptions {
   OutputOptions output;
   std::string only;                // one algorithm id
-  bool quick = false;
 };
 
 // --shard I/N: the I-th of N interleaved slices of the run indices (0-based).
 struct Shard {
   uint32_t index = 0, count = 1;
 };
-Shard parse_shard(const std::string& text);  // throws UsageError
+Shard parse_shard(const std::string& text);  // throws UsageError; "auto..." as below
+// "auto" or "auto/N": the slice from a batch engine's variables (cli/shard_env.cpp).
+Shard shard_from_environment(const std::string& spec);
 // How many of the run indices 0..runs-1 fall in the shard's slice.
 uint32_t shard_runs(uint32_t runs, const Shard& shard);
 

@@ -15,6 +15,7 @@
 #include "cli/replay_real.hpp"
 #include "cli/subcommand.hpp"
 #include "cli/verdicts.hpp"
+#include "props/defaults.hpp"
 #include "props/regression.hpp"
 #include "sim/files.hpp"
 
@@ -94,6 +95,11 @@ int cmd_replay(const ReplayOptions& options) {
   if (options.line > 0 && !std::filesystem::is_regular_file(options.scenario))
     throw UsageError(fmt::format("--line {} needs a file, and '{}' is not one", options.line, options.scenario));
   Loaded l = load(options.scenario, options.line);
+  std::string why;
+  const auto assumed = props::parse_assumptions(options.assume, &why);
+  if (!assumed) throw UsageError("--assume: " + why);
+  if (auto broken = props::breaks_assumptions(l.scenario, *assumed))
+    throw UsageError(fmt::format("the scenario breaks an assumption: {}", *broken));
   if (options.real) return cmd_replay_real(l.scenario, options);
   Recorded rec;
   try {
@@ -115,6 +121,8 @@ int cmd_replay(const ReplayOptions& options) {
     std::string which;
     for (const auto& v : rec.verdict.violations) which += (which.empty() ? "" : ", ") + std::string(props::to_string(v.property));
     out += fmt::format("verdict:    violated: {}\n", which);
+    for (const auto& v : rec.verdict.violations)
+      out += fmt::format("cause:      {}: {}\n", props::to_string(v.property), props::to_string(v.cause));
   }
   int status = 0;
   if (l.expectation) {
@@ -145,6 +153,8 @@ Subcommand add_replay_command(CLI::App& parent) {
       ->required();
   app->add_option("--line", options->line, "with a file: replay its line N (a scenario or a regression line)")
       ->check(CLI::PositiveNumber);
+  app->add_option("--assume", options->assume,
+                  "the assumptions the scenario was found under (as check's --assume): the scenario must keep them");
   add_output_options(*app, options->output);
   app->add_flag("--real", options->real,
                 "also run the scenario against real redis-server processes in real time, with real faults, and "

@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/subcommand.hpp"
 #include "cli/verdicts.hpp"
+#include "lock/sources.hpp"
 #include "render/chrome_trace.hpp"
 #include "render/svg.hpp"
 #include "render/text.hpp"
@@ -164,13 +165,13 @@ int cmd_run(const ScenarioOptions& scenario, const OutputOptions& output) {
 
 int cmd_list(const OutputOptions& output) {
   const bool colour = output.use_colour();
-  std::string out = "The lock algorithms, in the order the documents evolve them:\n\n";
+  std::string out = "The lock algorithms, in the order the posts evolve them (docs/failures.md#algorithms):\n\n";
   int i = 0;
   for (const auto& a : lock::algorithms()) {
     ++i;
     out += colour ? fmt::format("\x1b[1m{:2}. {}\x1b[0m\n", i, a.id) : fmt::format("{:2}. {}\n", i, a.id);
     out += fmt::format("    {}\n", a.summary);
-    out += fmt::format("    documented in: {}   catalogue: {}\n", a.documents, a.failures);
+    out += fmt::format("    described in: {}\n    catalogue: {}\n", lock::source_titles(a.documents), a.failures);
     std::string params;
     static const lock::LockParams defaults;
     for (auto name : a.params) {
@@ -193,7 +194,8 @@ namespace locksim::cli {
 
 Subcommand add_list_command(CLI::App& parent) {
   auto output = std::make_shared<OutputOptions>();
-  auto* app = parent.add_subcommand("list", "the algorithms in evolution order, with their documents and parameters");
+  auto* app =
+      parent.add_subcommand("list", "the algorithms in evolution order: the posts that describe them, their parameters");
   add_output_options(*app, *output, false);
   return {app, [output] { return cmd_list(*output); }};
 }

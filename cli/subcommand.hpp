@@ -25,5 +25,7 @@ Subcommand add_check_command(CLI::App& parent);
 Subcommand add_catalogue_command(CLI::App& parent);
 Subcommand add_replay_command(CLI::App& parent);
 Subcommand add_redis_command(CLI::App& parent);
+Subcommand add_merge_command(CLI::App& parent);
+Subcommand add_serve_command(CLI::App& parent);
 
 }  // namespace locksim::cli

@@ -20,6 +20,7 @@
 #include "cli/entries.hpp"
 #include "cli/progress.hpp"
 #include "cli/verdicts.hpp"
+#include "lock/sources.hpp"
 #include "render/duration.hpp"
 
 namespace locksim::cli {
@@ -250,7 +251,7 @@ int cmd_tour(const TourOptions& options) {
     matrix[id];
     out += "\n" + rule(style, fmt::format("{}/{}  {}", number, algos.size(), id), width);
     out += wrap_field("What it does: ", a.summary, width);
-    out += fmt::format("Documented in: {}\n", a.documents);
+    out += wrap_field("Described in:  ", lock::source_titles(a.documents), width);
     std::string fixes;
     for (const props::CatalogueEntry* e : entries)
       if (e->fix == id) fixes += fmt::format("{}{} ({})", fixes.empty() ? "" : ", ", e->id, e->model.base.algorithm);

@@ -1,4 +1,5 @@
-// del-setnx (document 000, section 4, the race it warns about): the value is
+// del-setnx (section 4 of "Ways to implement a Redis distributed lock": the
+// race it warns about; F03): the value is
 // the holder's expiry timestamp on its own clock. A waiter that finds it past
 // DELetes the key and SETNXes again. Shows F03: two waiters both see the
 // expired value; B deletes and takes it; C's DEL then removes B's fresh lock

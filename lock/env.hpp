@@ -4,9 +4,11 @@
 // step. The simulator provides one (SimEnv); an environment over a real
 // redis-server and real time can run the very same algorithm code.
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "lock/history.hpp"
+#include "lock/scripts.hpp"
 #include "sim/random.hpp"
 #include "sim/rpc.hpp"
 #include "sim/redis/reply.hpp"
@@ -57,6 +59,11 @@ Command cmd(Words&&... words) {
   c.reserve(sizeof...(words));
   (c.emplace_back(std::forward<Words>(words)), ...);
   return c;
+}
+
+// The compare-and-delete release (scripts.hpp): DEL `key` only if it still holds `token`.
+inline Command compare_and_delete(const std::string& key, const std::string& token) {
+  return cmd("EVAL", std::string(scripts::kCompareAndDelete), "1", key, token);
 }
 
 // Reply helpers: the algorithms read like their pseudocode.

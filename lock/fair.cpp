@@ -1,4 +1,5 @@
-// fair (document 004 section 4.3; Redisson's fair lock): waiters queue in
+// fair (4.3 of "The evolution of Redis distributed locks"; Redisson's fair
+// lock; F20): waiters queue in
 // ticket order and the lock goes to the oldest live waiter, instead of to
 // whoever retries first (F20's starvation). A waiter keeps a heartbeat key
 // while it waits; a vanished waiter's ticket is skipped. Released as token-lua.
@@ -44,7 +45,7 @@ class FairLock final : public Lock {
   }
 
   Task<bool> release(Env& env) override {
-    auto r = co_await env.redis(cmd("EVAL", std::string(scripts::kCompareAndDelete), "1", key(), token_), Purpose::Release);
+    auto r = co_await env.redis(compare_and_delete(key(), token_), Purpose::Release);
     co_return replied_int(r, 1);
   }
 

@@ -1,4 +1,4 @@
-// fenced (beyond the seeds; the well-known critique of Redis locks): the
+// fenced (beyond the posts: the well-known critique of Redis locks; F19): the
 // watchdog lock plus a fencing token taken with INCR at acquire. The protected
 // resource remembers the highest token it has seen and rejects lower ones, so
 // a client whose lease ended during a pause (F13) or a long critical section

@@ -1,12 +1,14 @@
-// getset (document 000 sections 4-5, 001, 002 scheme 2): the value is the
+// getset (sections 4-5 of "Ways to implement a Redis distributed lock", the
+// MySQL-and-Redis post, scheme 2 of "Redis: ways to build a distributed lock"): the value is the
 // holder's expiry timestamp on its own clock. A waiter that finds it past
 // swaps in its own with GETSET and has the lock only if the old value is the
 // one it read — so of two waiters only one wins. Shows F04 (a client whose
 // clock is ahead deems a live lock expired), F05 (work outlasting the
 // timestamp; the late holder's unconditional DEL removes the next holder's
 // lock) and F06 (the loser's GETSET moves the winner's expiry: benign drift).
-// Unlock flavours: DEL unconditionally (000) or, with release-if-unexpired,
-// only while one's own expiry has not passed (002).
+// Unlock flavours: DEL unconditionally ("Ways to implement ...") or, with
+// release-if-unexpired, only while one's own expiry has not passed (scheme 2
+// of "Redis: ways to build a distributed lock").
 #include "lock/algorithms.hpp"
 #include "lock/redis_node.hpp"
 
@@ -37,7 +39,7 @@ class Getset final : public SpinLock {
     int64_t held_until = 0;
     try { held_until = std::stoll(current.value.str); } catch (...) { co_return false; }
     if (held_until >= unix_ms(env.local_now())) co_return false;
-    // 000 and 002 swap in the expiry computed before the SETNX (not a fresh one).
+    // Both posts swap in the expiry computed before the SETNX (not a fresh one).
     auto old = co_await env.redis(cmd("GETSET", key(), std::to_string(expiry)), Purpose::Acquire);
     // Won only if nobody swapped between our GET and our GETSET.
     if (old.ok() && old.value.type == Reply::Type::Bulk && old.value.str == current.value.str) {

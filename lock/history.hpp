@@ -49,7 +49,7 @@ struct HistoryEvent {
   int64_t a = 0, b = 0;
   std::string key;            // key effects
   std::optional<std::string> old_value, new_value;
-  int64_t expire_at_ms = -1;  // key effects: the deadline after it, on the server's clock
+  int64_t expire_at_ms = -1;  // key effects: the deadline after it, on the server's clock (unix_time.hpp)
   uint32_t server = 0;        // key effects and server events: which Redis node (see Simulation::redis_node_name)
   std::string text;           // Log, VariantError
 };

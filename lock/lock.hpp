@@ -63,7 +63,7 @@ class Lock {
 // until it succeeds or the wait limit has passed on the client's clock.
 //
 // Ambiguous replies. A call that times out or loses its connection may or may
-// not have run. Every built-in algorithm does what the documents' code does:
+// not have run. Every built-in algorithm does what the posts' code does:
 // it counts the attempt as failed and retries later, never asking whether the
 // key now holds its own value. So a SET NX that did run leaves the client's
 // own key behind: the early versions (and set-nx-px) then wait for it to

@@ -41,7 +41,7 @@ const std::vector<ParamInfo>& lock_param_table() {
       duration_param<&LockParams::call_timeout, true>("call-timeout", "client-side timeout of one Redis call"),
       duration_param<&LockParams::renew_interval>("renew-interval", "watchdog renewal period (0: lease/3)"),
       duration_param<&LockParams::explicit_lease>("explicit-lease", "watchdog: fixed lease, no renewal (0: none)"),
-      ParamInfo{"release-if-unexpired", "getset: DEL only before one's own expiry (002's unlock)",
+      ParamInfo{"release-if-unexpired", "getset: DEL only before one's own expiry (F05's half-fix)",
                 [](const LockParams& p) { return std::string(p.release_if_unexpired ? "true" : "false"); },
                 [](LockParams& p, std::string_view v) -> std::optional<std::string> {
                   if (v == "true" || v == "1") p.release_if_unexpired = true;

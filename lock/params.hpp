@@ -21,7 +21,7 @@ struct LockParams {
   sim::Duration call_timeout = 500_ms; // a Redis call's client-side timeout
   sim::Duration renew_interval = 0_ms; // watchdog renewal period; 0 = lease / 3 (Redisson)
   sim::Duration explicit_lease = 0_ms; // watchdog: a fixed lease, which disables renewal (F15)
-  bool release_if_unexpired = false;   // getset: 002's unlock (DEL only before one's own expiry)
+  bool release_if_unexpired = false;   // getset: DEL only before one's own expiry (docs/failures.md#algorithms)
   bool operator==(const LockParams&) const = default;
 };
 

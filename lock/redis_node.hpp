@@ -8,20 +8,12 @@
 #include <string>
 
 #include "lock/history.hpp"
+#include "lock/unix_time.hpp"
 #include "sim/redis/server.hpp"
 #include "sim/rpc.hpp"
 #include "sim/world.hpp"
 
 namespace locksim::lock {
-
-// Local clocks read as Unix time in milliseconds from this base, so that
-// timestamps and TIME look like real ones.
-inline constexpr int64_t kEpochMs = 1'700'000'000'000;
-inline int64_t unix_ms(Instant local) {
-  int64_t ms = local.ns / 1'000'000;
-  if (local.ns < 0 && local.ns % 1'000'000 != 0) --ms;  // floor
-  return kEpochMs + ms;
-}
 
 struct RedisRequest {
   redis::Command command;
@@ -33,7 +25,7 @@ class RedisNode final : public redis::Observer {
  public:
   using Channel = sim::Channel<RedisRequest, redis::Reply>;
 
-  // persistent: whether a restart keeps the keys (RDB/AOF); off by default, as the seeds assume.
+  // persistent: whether a restart keeps the keys (RDB/AOF); off by default, as the posts assume.
   // index: which Redis node this is in the deployment (recorded with its effects).
   RedisNode(sim::World& world, std::string name, History* history, bool persistent = false,
             sim::LocalClock clock = {}, uint32_t index = 0);

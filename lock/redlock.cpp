@@ -1,4 +1,5 @@
-// redlock (002; 004 section 4.3, "red lock"): the same SET NX PX on N
+// redlock ("Redis: ways to build a distributed lock"; the "red lock" of 4.3
+// in "The evolution of Redis distributed locks"; F18): the same SET NX PX on N
 // independent masters, one after another; the lock is held if a majority
 // granted it within its validity time (lease - elapsed - clock drift), and is
 // released everywhere otherwise. One master failing is survivable; shows F18:
@@ -17,8 +18,7 @@ class Redlock final : public SpinLock {
   Task<bool> release(Env& env) override {
     uint32_t released = 0;
     for (uint32_t i = 0; i < env.redis_servers(); ++i) {
-      auto r = co_await env.redis_on(i, cmd("EVAL", std::string(scripts::kCompareAndDelete), "1", key(), token_),
-                                     Purpose::Release);
+      auto r = co_await env.redis_on(i, compare_and_delete(key(), token_), Purpose::Release);
       if (replied_int(r, 1)) ++released;
     }
     co_return released > 0;
@@ -43,7 +43,7 @@ class Redlock final : public SpinLock {
     }
     // No majority in time: give back what was granted.
     for (uint32_t i = 0; i < masters; ++i) {
-      co_await env.redis_on(i, cmd("EVAL", std::string(scripts::kCompareAndDelete), "1", key(), token), Purpose::Acquire);
+      co_await env.redis_on(i, compare_and_delete(key(), token), Purpose::Acquire);
     }
     co_return false;
   }

@@ -1,4 +1,5 @@
-// reentrant (002, 004 section 4.3; Redisson's RLock): a hash holding a count
+// reentrant ("Redis: ways to build a distributed lock", and 4.3 of "The
+// evolution of Redis distributed locks"; Redisson's RLock; F16): a hash holding a count
 // per owner, taken and released by Lua scripts, renewed by the watchdog while
 // held. The owner may acquire again while holding (F16: token-lua deadlocks on
 // itself there) and must release as many times; the key goes at count zero;

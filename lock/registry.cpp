@@ -9,46 +9,71 @@ namespace locksim::lock {
 
 namespace {
 
-std::deque<Algorithm>& registry() {
-  static std::deque<Algorithm> list = {
-      {"setnx-del", "SETNX key 1 to lock, DEL to unlock: no expiry at all", "002", "shows F01",
-       {"key", "retry", "retry-jitter", "wait-limit", "call-timeout"}, true, make_setnx_del},
-      {"setnx-expire", "SETNX, then EXPIRE as a second command", "000 002 003 004", "fixes F01; shows F02",
-       {"key", "lease", "retry", "retry-jitter", "wait-limit", "call-timeout"}, false, make_setnx_expire},
-      {"del-setnx", "value = expiry timestamp; a waiter DELs an expired lock and SETNXes", "000",
-       "shows F03", {"key", "lease", "retry", "retry-jitter", "wait-limit", "call-timeout"}, false, make_del_setnx},
-      {"getset", "value = expiry timestamp; a waiter takes an expired lock with GETSET", "000 001 002",
-       "fixes F03; shows F04 F05 F06",
-       {"key", "lease", "retry", "retry-jitter", "wait-limit", "call-timeout", "release-if-unexpired"}, false,
-       make_getset},
-      {"set-nx-px", "SET key 1 NX PX lease: value and expiry in one atomic command", "001 002 003 004",
-       "fixes F02; shows F07 F08", {"key", "lease", "retry", "retry-jitter", "wait-limit", "call-timeout"}, false,
-       make_set_nx_px},
-      {"token-check-del", "unique token; release = GET, compare in the client, DEL", "002 003",
-       "fixes F08; shows F09", {"key", "lease", "retry", "retry-jitter", "wait-limit", "call-timeout"}, false,
-       make_token_check_del},
-      {"token-lua", "unique token; release = atomic Lua compare-and-delete", "001 002 003 004",
-       "fixes F09; shows F10 F11 F16", {"key", "lease", "retry", "retry-jitter", "wait-limit", "call-timeout"},
-       false, make_token_lua},
-      {"watchdog", "token-lua plus a renewal task re-arming the lease every lease/3", "002 004",
-       "fixes F10 F11 (F12); shows F13 F14 F15",
-       {"key", "lease", "retry", "retry-jitter", "wait-limit", "call-timeout", "renew-interval", "explicit-lease"},
-       true, make_watchdog},
-      {"reentrant", "Redisson hash lock: hold counts per owner, Lua scripts, watchdog", "002 004",
-       "fixes F16",
-       {"key", "lease", "retry", "retry-jitter", "wait-limit", "call-timeout", "renew-interval", "explicit-lease"},
-       true, make_reentrant},
-      {"watch-multi", "optimistic: WATCH, GET, MULTI, SET PX, EXEC", "001", "F21",
-       {"key", "lease", "retry", "retry-jitter", "wait-limit", "call-timeout"}, false, make_watch_multi},
-      {"fenced", "watchdog plus an INCR fencing token checked by the resource", "-", "fixes F13 at the resource (F19)",
-       {"key", "lease", "retry", "retry-jitter", "wait-limit", "call-timeout", "renew-interval", "explicit-lease"},
-       true, make_fenced},
-      {"fair", "FIFO ticket queue of waiters, Redisson fair lock style", "004", "fixes F20",
-       {"key", "lease", "retry", "retry-jitter", "wait-limit", "call-timeout"}, false, make_fair},
-      {"redlock", "SET NX PX on N independent masters; held with a majority within the validity time",
-       "002 004", "survives one master failing; shows F18",
-       {"key", "lease", "retry", "retry-jitter", "wait-limit", "call-timeout"}, false, make_redlock},
+// The parameters every spin lock reads, and those the watchdog family adds.
+std::vector<std::string_view> spin_params(std::vector<std::string_view> extra = {}) {
+  std::vector<std::string_view> names{"key", "lease", "retry", "retry-jitter", "wait-limit", "call-timeout"};
+  names.insert(names.end(), extra.begin(), extra.end());
+  return names;
+}
+
+// `documents` holds source keys (lock/sources.hpp); "-": beyond the posts.
+
+// From no expiry at all to the token and the Lua release: one key, one Redis.
+std::deque<Algorithm> single_key_evolution() {
+  return {
+      {.id = "setnx-del", .summary = "SETNX key 1 to lock, DEL to unlock: no expiry at all", .documents = "approaches",
+       .failures = "shows F01", .params = {"key", "retry", "retry-jitter", "wait-limit", "call-timeout"},
+       .safe_without_faults = true, .make = make_setnx_del},
+      {.id = "setnx-expire", .summary = "SETNX, then EXPIRE as a second command",
+       .documents = "methods-intro approaches layers evolution", .failures = "fixes F01; shows F02",
+       .params = spin_params(), .safe_without_faults = false, .make = make_setnx_expire},
+      {.id = "del-setnx", .summary = "value = expiry timestamp; a waiter DELs an expired lock and SETNXes",
+       .documents = "methods-intro", .failures = "shows F03", .params = spin_params(), .safe_without_faults = false,
+       .make = make_del_setnx},
+      {.id = "getset", .summary = "value = expiry timestamp; a waiter takes an expired lock with GETSET",
+       .documents = "methods-intro mysql-redis approaches", .failures = "fixes F03; shows F04 F05 F06",
+       .params = spin_params({"release-if-unexpired"}), .safe_without_faults = false, .make = make_getset},
+      {.id = "set-nx-px", .summary = "SET key 1 NX PX lease: value and expiry in one atomic command",
+       .documents = "mysql-redis approaches layers evolution", .failures = "fixes F02; shows F07 F08",
+       .params = spin_params(), .safe_without_faults = false, .make = make_set_nx_px},
+      {.id = "token-check-del", .summary = "unique token; release = GET, compare in the client, DEL",
+       .documents = "approaches layers", .failures = "fixes F08; shows F09", .params = spin_params(),
+       .safe_without_faults = false, .make = make_token_check_del},
+      {.id = "token-lua", .summary = "unique token; release = atomic Lua compare-and-delete",
+       .documents = "mysql-redis approaches layers evolution", .failures = "fixes F09; shows F10 F11 F16",
+       .params = spin_params(), .safe_without_faults = false, .make = make_token_lua},
   };
+}
+
+// What production locks add: renewal, reentrancy, optimistic locking, fencing, fairness, several masters.
+std::deque<Algorithm> production_locks() {
+  const std::vector<std::string_view> watchdog_params = spin_params({"renew-interval", "explicit-lease"});
+  return {
+      {.id = "watchdog", .summary = "token-lua plus a renewal task re-arming the lease every lease/3",
+       .documents = "approaches evolution", .failures = "fixes F10 F11 (F12); shows F13 F14 F15",
+       .params = watchdog_params, .safe_without_faults = true, .make = make_watchdog},
+      {.id = "reentrant", .summary = "Redisson hash lock: hold counts per owner, Lua scripts, watchdog",
+       .documents = "approaches evolution", .failures = "fixes F16", .params = watchdog_params,
+       .safe_without_faults = true, .make = make_reentrant},
+      {.id = "watch-multi", .summary = "optimistic: WATCH, GET, MULTI, SET PX, EXEC", .documents = "mysql-redis",
+       .failures = "F21", .params = spin_params(), .safe_without_faults = false, .make = make_watch_multi},
+      {.id = "fenced", .summary = "watchdog plus an INCR fencing token checked by the resource", .documents = "-",
+       .failures = "fixes F13 at the resource (F19)", .params = watchdog_params, .safe_without_faults = true,
+       .make = make_fenced},
+      {.id = "fair", .summary = "FIFO ticket queue of waiters, Redisson fair lock style", .documents = "evolution",
+       .failures = "fixes F20", .params = spin_params(), .safe_without_faults = false, .make = make_fair},
+      {.id = "redlock", .summary = "SET NX PX on N independent masters; held with a majority within the validity time",
+       .documents = "approaches evolution", .failures = "survives one master failing; shows F18",
+       .params = spin_params(), .safe_without_faults = false, .make = make_redlock},
+  };
+}
+
+std::deque<Algorithm>& registry() {
+  static std::deque<Algorithm> list = [] {
+    std::deque<Algorithm> all = single_key_evolution();
+    for (Algorithm& a : production_locks()) all.push_back(std::move(a));
+    return all;
+  }();
   return list;
 }
 
@@ -62,7 +87,8 @@ const Algorithm* find_algorithm(std::string_view id) {
 }
 
 void register_algorithm(Algorithm algorithm) {
-  if (find_algorithm(algorithm.id)) throw std::invalid_argument("algorithm id already registered: " + std::string(algorithm.id));
+  if (find_algorithm(algorithm.id))
+    throw std::invalid_argument("algorithm id already registered: " + std::string(algorithm.id));
   registry().push_back(std::move(algorithm));
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// The algorithms in evolution order, by the ids of failures.md, with what
-// each changes, where it is documented, and which parameters it reads.
+// The algorithms in evolution order, by the ids of docs/failures.md#algorithms,
+// with what each changes, which posts describe it, and which parameters it reads.
 #include <functional>
 #include <memory>
 #include <string>
@@ -15,7 +15,7 @@ namespace locksim::lock {
 struct Algorithm {
   std::string_view id;
   std::string_view summary;      // one line
-  std::string_view documents;    // which seeds describe it
+  std::string_view documents;    // source keys of the posts that describe it (lock/sources.hpp)
   std::string_view failures;     // catalogue entries it shows or fixes
   std::vector<std::string_view> params;  // names in lock_param_table() it reads
   // Holds mutual exclusion when nothing fails, even if the work outlasts the

@@ -1,10 +1,11 @@
 #pragma once
-// The Lua scripts of the lock evolution, as the documents (and Redisson) give them.
+// The Lua scripts of the lock evolution, as the posts (and Redisson) give them
+// (docs/failures.md#algorithms).
 #include <string_view>
 
 namespace locksim::lock::scripts {
 
-// 001/002/003/004: delete the key only if it still holds my token.
+// token-lua's release: delete the key only if it still holds my token.
 inline constexpr std::string_view kCompareAndDelete =
     "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 

@@ -1,4 +1,5 @@
-// set-nx-px (001, 002 step 4, 003 layer 3, 004 v0.2): SET key 1 NX PX lease,
+// set-nx-px (the MySQL-and-Redis post, step 4 of "Redis: ways to build ...",
+// layer three of the layered walk-through, version 0.2 of "The evolution ..."): SET key 1 NX PX lease,
 // one atomic command; DEL to unlock. Fixes F02. Shows F07 (work longer than
 // the lease: the key expires and B acquires while A works) and F08 (A's DEL
 // then removes B's lock). Fixed by a unique token (token-lua) and renewal.

@@ -1,4 +1,4 @@
-// setnx-del (document 002): SETNX key 1 to lock, DEL key to unlock.
+// setnx-del ("Redis: ways to build a distributed lock", scheme 1; F01): SETNX key 1 to lock, DEL key to unlock.
 // Shows F01: a client that crashes while holding leaves the key forever —
 // no expiry exists. Fixed by an expiry (setnx-expire, then set-nx-px).
 #include "lock/algorithms.hpp"

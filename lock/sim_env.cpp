@@ -1,5 +1,9 @@
 #include "lock/sim_env.hpp"
 
+#include <fmt/format.h>
+
+#include "base/assert.hpp"
+
 namespace locksim::lock {
 
 SimEnv::SimEnv(sim::Proc proc, RedisNode::Channel& redis, uint32_t client, ClientLife& life, History& history,
@@ -28,7 +32,8 @@ Task<RedisResult> SimEnv::redis_on(uint32_t server, Command command, Purpose pur
     co_await proc.sleep(Duration::zero());  // resumes when the pause ends
   }
   RedisRequest request{std::move(command), client_, purpose};
-  RedisNode::Channel& channel = route_(server < servers_ ? server : 0);
+  LOCKSIM_ASSERT(server < servers_, fmt::format("Redis server {} of a deployment of {}", server, servers_));
+  RedisNode::Channel& channel = route_(server);
   RedisResult result = co_await channel.call(std::move(request), call_timeout_);
   co_return result;
 }

@@ -4,37 +4,59 @@
 
 #include <stdexcept>
 
+#include "base/assert.hpp"
+
 namespace locksim::lock {
+
+namespace {
+
+void validate(const SimulationConfig& config) {
+  if (config.workload.clients == 0) throw std::invalid_argument("a run needs at least one client");
+  const sim::Duration ms1{1'000'000};
+  if (config.lock.retry < ms1 || config.lock.call_timeout < ms1 || config.lock.lease < ms1)
+    throw std::invalid_argument("retry, call-timeout and lease must be at least 1ms");
+  if (config.lock.renew_interval.ns != 0 && config.lock.renew_interval < ms1)
+    throw std::invalid_argument("renew-interval must be 0 (lease/3) or at least 1ms");
+  if (config.masters == 0 || config.masters > 9) throw std::invalid_argument("masters must be 1 to 9");
+  if (config.replica && config.masters != 1) throw std::invalid_argument("a replica goes with a single master");
+}
+
+}  // namespace
 
 Simulation::Simulation(const SimulationConfig& config)
     : config_(config), algorithm_(find_algorithm(config.algorithm)) {
   if (!algorithm_) throw std::invalid_argument(fmt::format("unknown algorithm '{}'", config.algorithm));
-  const WorkloadParams& wl = config_.workload;
-  if (wl.clients == 0) throw std::invalid_argument("a run needs at least one client");
-  const sim::Duration ms1{1'000'000};
-  if (config_.lock.retry < ms1 || config_.lock.call_timeout < ms1 || config_.lock.lease < ms1)
-    throw std::invalid_argument("retry, call-timeout and lease must be at least 1ms");
-  if (config_.lock.renew_interval.ns != 0 && config_.lock.renew_interval < ms1)
-    throw std::invalid_argument("renew-interval must be 0 (lease/3) or at least 1ms");
-
+  validate(config_);
   world_ = std::make_unique<sim::World>(config_.seed, config_.record_trace ? sim::Trace::Mode::Record
                                                                             : sim::Trace::Mode::HashOnly);
-  sim::World& w = *world_;
-  w.network().set_default_latency(config_.latency);
+  world_->network().set_default_latency(config_.latency);
+  add_redis_deployment();
+  add_resource();
+  add_clients();
+  // Faults that strike a node go into the history, so timelines and checkers see them.
+  world_->on_node_fault([this](sim::NodeId node, sim::TraceKind kind) { record_node_fault(node, kind); });
+  std::string error;
+  if (!world_->apply(config_.faults, &error)) throw std::invalid_argument(error);
+  for (uint32_t c = 0; c < config_.workload.clients; ++c)
+    world_->set_start(clients_[c], [this, c](sim::Proc p) { return client_main(p, c); });
+}
 
-  if (config_.masters == 0 || config_.masters > 9) throw std::invalid_argument("masters must be 1 to 9");
-  if (config_.replica && config_.masters != 1) throw std::invalid_argument("a replica goes with a single master");
+void Simulation::add_redis_deployment() {
+  sim::World& w = *world_;
   const std::vector<std::string> node_names = redis_node_names(config_);
   for (uint32_t i = 0; i < node_names.size(); ++i)
     redis_nodes_.push_back(&w.make<RedisNode>(w, node_names[i], &history_, config_.persistent_redis, sim::LocalClock{}, i));
   for (uint32_t server = 0; server < config_.masters; ++server) serving_.push_back(server);
-  if (config_.replica) {
-    // The master's writes travel to the replica after the replication lag.
-    redis_nodes_[0]->on_write([this](const redis::KeyEffect& effect, uint32_t client, Purpose purpose) {
-      replication_.push_back(Replicated{effect, client, purpose, replication_epoch_});
-      world_->schedule(world_->now() + config_.replication_lag, &Simulation::replicate_event, this);
-    });
-  }
+  if (!config_.replica) return;
+  // The master's writes travel to the replica after the replication lag.
+  redis_nodes_[0]->on_write([this](const redis::KeyEffect& effect, uint32_t client, Purpose purpose) {
+    replication_.push_back(Replicated{effect, client, purpose, replication_epoch_});
+    world_->schedule(world_->now() + config_.replication_lag, &Simulation::replicate_event, this);
+  });
+}
+
+void Simulation::add_resource() {
+  sim::World& w = *world_;
   store_ = w.add_node("store");
   resource_ = &w.make<sim::Service<ResourceWrite, bool>>(w, store_, [this](sim::SessionId, ResourceWrite& write, sim::Instant) {
     sim::World& world = *world_;
@@ -51,9 +73,14 @@ Simulation::Simulation(const SimulationConfig& config)
     history_.add(std::move(e));
     return accepted;
   });
+}
 
+void Simulation::add_clients() {
+  sim::World& w = *world_;
+  const WorkloadParams& wl = config_.workload;
   std::vector<std::string> names;
   lives_.resize(wl.clients);
+  channels_.resize(redis_nodes_.size());
   for (uint32_t c = 0; c < wl.clients; ++c) {
     sim::Duration offset = c < wl.clock_offsets.size() ? wl.clock_offsets[c] : sim::Duration{};
     int64_t drift = c < wl.drifts_ppm.size() ? wl.drifts_ppm[c] : 0;
@@ -61,50 +88,43 @@ Simulation::Simulation(const SimulationConfig& config)
     const uint32_t identity = c < wl.identities.size() ? wl.identities[c] : c;
     sim::NodeId id = w.add_node(names.back(), sim::LocalClock(offset, drift), client_name(identity));
     clients_.push_back(id);
-    channels_.resize(redis_nodes_.size());
     for (size_t n = 0; n < redis_nodes_.size(); ++n) channels_[n].push_back(&redis_nodes_[n]->connect(id));
     store_channels_.push_back(&resource_->connect(id));
   }
   history_.set_clients(names);
+}
 
-  // Faults that strike a client go into its history, so timelines and checkers see them.
-  w.on_node_fault([this](sim::NodeId node, sim::TraceKind kind) {
-    for (RedisNode* r : redis_nodes_) {
-      if (r->node() != node) continue;
-      if (kind != sim::TraceKind::Crash && kind != sim::TraceKind::Restart) return;
-      HistoryEvent e;
-      e.at = world_->now();
-      e.local = world_->local_now(node);
-      e.step = kind == sim::TraceKind::Crash ? Step::ServerCrashed : Step::ServerRestarted;
-      e.a = config_.persistent_redis ? 1 : 0;
-      e.server = r->index();
-      history_.add(std::move(e));
-      if (config_.replica && r->index() == 0 && kind == sim::TraceKind::Crash) {
-        ++replication_epoch_;  // what had not left the master is lost with it
-        if (!promoted_) world_->schedule(world_->now() + config_.failover_after, &Simulation::promote_event, this);
-      }
-      return;
+void Simulation::record_node_fault(sim::NodeId node, sim::TraceKind kind) {
+  for (RedisNode* r : redis_nodes_) {
+    if (r->node() != node) continue;
+    if (kind != sim::TraceKind::Crash && kind != sim::TraceKind::Restart) return;
+    HistoryEvent e;
+    e.at = world_->now();
+    e.local = world_->local_now(node);
+    e.step = kind == sim::TraceKind::Crash ? Step::ServerCrashed : Step::ServerRestarted;
+    e.a = config_.persistent_redis ? 1 : 0;
+    e.server = r->index();
+    history_.add(std::move(e));
+    if (config_.replica && r->index() == 0 && kind == sim::TraceKind::Crash) {
+      ++replication_epoch_;  // what had not left the master is lost with it
+      if (!promoted_) world_->schedule(world_->now() + config_.failover_after, &Simulation::promote_event, this);
     }
-    for (uint32_t c = 0; c < clients_.size(); ++c) {
-      if (clients_[c] != node) continue;
-      HistoryEvent e;
-      e.at = world_->now();
-      e.local = world_->local_now(node);
-      e.client = c;
-      switch (kind) {
-        case sim::TraceKind::Crash: e.step = Step::Crashed; break;
-        case sim::TraceKind::Restart: e.step = Step::Restarted; break;
-        case sim::TraceKind::Pause: e.step = Step::Paused; break;
-        default: e.step = Step::Resumed; break;
-      }
-      history_.add(std::move(e));
+    return;
+  }
+  for (uint32_t c = 0; c < clients_.size(); ++c) {
+    if (clients_[c] != node) continue;
+    HistoryEvent e;
+    e.at = world_->now();
+    e.local = world_->local_now(node);
+    e.client = c;
+    switch (kind) {
+      case sim::TraceKind::Crash: e.step = Step::Crashed; break;
+      case sim::TraceKind::Restart: e.step = Step::Restarted; break;
+      case sim::TraceKind::Pause: e.step = Step::Paused; break;
+      default: e.step = Step::Resumed; break;
     }
-  });
-
-  std::string error;
-  if (!w.apply(config_.faults, &error)) throw std::invalid_argument(error);
-  for (uint32_t c = 0; c < wl.clients; ++c)
-    w.set_start(clients_[c], [this, c](sim::Proc p) { return client_main(p, c); });
+    history_.add(std::move(e));
+  }
 }
 
 Simulation::~Simulation() = default;
@@ -124,6 +144,7 @@ std::vector<std::string> redis_node_names(const SimulationConfig& config) {
 void Simulation::replicate_event(sim::World& w, const sim::Event& e) {
   auto* self = static_cast<Simulation*>(e.obj);
   (void)w;
+  LOCKSIM_ASSERT(!self->replication_.empty(), "a replication event with no write in flight");
   Replicated r = std::move(self->replication_.front());
   self->replication_.pop_front();
   if (r.epoch != self->replication_epoch_ || !self->world_->is_up(self->redis_nodes_[1]->node())) return;

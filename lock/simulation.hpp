@@ -24,7 +24,12 @@ struct SimulationConfig {
   std::string algorithm = "token-lua";
   LockParams lock;
   WorkloadParams workload;
-  sim::LatencyDist latency{500'000_ns, 1_ms, 0.0, 20_ms, 1.5, 200_ms};  // one way
+  sim::LatencyDist latency{.base = 500'000_ns,  // one way
+                          .jitter = 1_ms,
+                          .spike_probability = 0.0,
+                          .spike_scale = 20_ms,
+                          .spike_alpha = 1.5,
+                          .spike_cap = 200_ms};
   sim::FaultPlan faults;  // node names: clients "A", "B", ...; "redis"; "store"
   uint64_t seed = 1;
   sim::Duration horizon = 120_s;  // stop here even if clients are still busy
@@ -74,6 +79,10 @@ class Simulation {
   uint64_t trace_hash() const { return world_->trace().hash(); }
 
  private:
+  void add_redis_deployment();  // the masters (and the replica), and the replication stream
+  void add_resource();          // the fenced store and its service
+  void add_clients();           // the client nodes and their connections
+  void record_node_fault(sim::NodeId node, sim::TraceKind kind);
   sim::Task<void> client_main(sim::Proc proc, uint32_t client);
   sim::Task<void> critical_section(SimEnv& env, Lock& lock, uint32_t client, uint32_t iteration);
 

@@ -1,4 +1,5 @@
-// token-check-del (002 step 4 problem, 003): SET key <token> NX PX lease; to
+// token-check-del (the problem of step 4 in "Redis: ways to build a
+// distributed lock", and the layered walk-through; F09): SET key <token> NX PX lease; to
 // unlock, GET the key, compare with one's token in the client, then DEL — two
 // commands. Shows F09: between the GET and the DEL the lease can end (a pause,
 // a slow DEL) and B acquire; A's DEL then removes B's lock. Fixed by token-lua.

@@ -16,7 +16,7 @@ Task<bool> TokenLuaLock::try_acquire(Env& env) {
 }
 
 Task<bool> TokenLuaLock::release(Env& env) {
-  auto r = co_await env.redis(cmd("EVAL", std::string(scripts::kCompareAndDelete), "1", key(), token_), Purpose::Release);
+  auto r = co_await env.redis(compare_and_delete(key(), token_), Purpose::Release);
   co_return replied_int(r, 1);
 }
 

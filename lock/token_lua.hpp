@@ -1,5 +1,6 @@
 #pragma once
-// token-lua (001, 002, 003, 004 v0.3): SET key <unique token> NX PX lease to
+// token-lua (every post but the first; version 0.3 of "The evolution of Redis
+// distributed locks"): SET key <unique token> NX PX lease to
 // lock; an atomic Lua compare-and-delete to unlock. Fixes F08/F09 (a late
 // release is now harmless) but shows F10: a lease that ends while A still
 // works lets B in. Base of the watchdog and fenced variants.

@@ -1,4 +1,4 @@
-// watch-multi (document 001): optimistic locking. WATCH key, GET key; if it is
+// watch-multi (the MySQL-and-Redis post; docs/failures.md F21): optimistic locking. WATCH key, GET key; if it is
 // absent, MULTI; SET key <token> PX lease; EXEC. EXEC fails (null) for the
 // loser of a race, so there are never two winners (F21). Expiry and release
 // behave like token-lua, whose Lua release it uses.
@@ -13,7 +13,7 @@ class WatchMulti final : public SpinLock {
   using SpinLock::SpinLock;
 
   Task<bool> release(Env& env) override {
-    auto r = co_await env.redis(cmd("EVAL", std::string(scripts::kCompareAndDelete), "1", key(), token_), Purpose::Release);
+    auto r = co_await env.redis(compare_and_delete(key(), token_), Purpose::Release);
     co_return replied_int(r, 1);
   }
 

@@ -1,5 +1,6 @@
 #pragma once
-// watchdog (002 step 5 / scheme 3, 004 section 4; Redisson's lock watchdog):
+// watchdog (step 5 and scheme 3 of "Redis: ways to build a distributed lock",
+// section 4 of "The evolution ..."; Redisson's lock watchdog):
 // token-lua plus a renewal task in the same process that re-arms the lease
 // (compare-and-PEXPIRE in Lua) every lease/3 while the lock is held. It stops
 // on release, on a failed renewal (the client then knows its lease may be

@@ -111,47 +111,47 @@ std::vector<CatalogueEntry> build() {
   using P = Property;
   using E = Expectation;
   std::vector<CatalogueEntry> c;
-  c.push_back({.id = "F01", .title = "a crash before DEL leaves the key forever", .sources = "002",
+  c.push_back({.id = "F01", .title = "a crash before DEL leaves the key forever", .sources = "approaches",
                .property = P::NoDeadlock, .model = model("setnx-del", {FK::ClientCrash, FK::CrashAtCall}, 1, 3),
                .max_clients = 2, .fix = "set-nx-px"});
   c.push_back({.id = "F02", .title = "a crash between SETNX and EXPIRE leaves a key without TTL",
-               .sources = "000 002 003 004", .property = P::NoDeadlock,
+               .sources = "methods-intro approaches layers evolution", .property = P::NoDeadlock,
                .model = model("setnx-expire", {FK::CrashAtCall}, 1, 3), .max_clients = 2, .fix = "set-nx-px"});
-  // getset, 000's own answer to F03, survives F03's schedules only until its
+  // getset, the first post's own answer to F03, survives F03's schedules only until its
   // unconditional DEL arrives late (F05); SET NX PX with a token and a
   // compare-and-delete survives both.
-  c.push_back({.id = "F03", .title = "two waiters DEL and SETNX an expired lock: both hold", .sources = "000",
+  c.push_back({.id = "F03", .title = "two waiters DEL and SETNX an expired lock: both hold", .sources = "methods-intro",
                .model = racing_waiters("del-setnx"),
                .max_clients = 3, .fix = "token-lua", .fix_also_holds = {P::OwnerOnlyRelease}});
-  c.push_back({.id = "F04", .title = "a client whose clock is ahead takes a live lock with GETSET", .sources = "002",
+  c.push_back({.id = "F04", .title = "a client whose clock is ahead takes a live lock with GETSET", .sources = "approaches",
                .model = model("getset", {FK::ClockSkew}, 2, 3), .max_clients = 2, .fix = "set-nx-px"});
   c.push_back({.id = "F05", .title = "work outlasts the timestamp; the late DEL removes the next holder's lock",
-               .sources = "000 002", .property = P::OwnerOnlyRelease, .model = model("getset", {FK::SlowWork}, 2, 3),
+               .sources = "methods-intro approaches", .property = P::OwnerOnlyRelease, .model = model("getset", {FK::SlowWork}, 2, 3),
                .max_clients = 3, .fix = "watchdog"});
-  c.push_back({.id = "F06", .title = "the losing GETSET moves the winner's expiry (benign drift)", .sources = "000 002",
+  c.push_back({.id = "F06", .title = "the losing GETSET moves the winner's expiry (benign drift)", .sources = "methods-intro approaches",
                .expected = E::Metric, .metric = MetricKind::ExpiryDrift, .metric_at_least = sim::milliseconds(1),
                .model = model("getset", {FK::ClientCrash, FK::DelaySpikes}, 3, 4, true, 4), .survive_runs = 1000});
   c.push_back({.id = "F07", .title = "work longer than the lease: the key expires and B acquires",
-               .sources = "001 002 003 004", .model = model("set-nx-px", {FK::SlowWork}, 2, 3), .max_clients = 2,
+               .sources = "mysql-redis approaches layers evolution", .model = model("set-nx-px", {FK::SlowWork}, 2, 3), .max_clients = 2,
                .fix = "watchdog"});
-  c.push_back({.id = "F08", .title = "after F07, A's DEL removes B's lock", .sources = "002 003 004",
+  c.push_back({.id = "F08", .title = "after F07, A's DEL removes B's lock", .sources = "approaches layers evolution",
                .property = P::OwnerOnlyRelease, .model = model("set-nx-px", {FK::SlowWork}, 2, 3), .max_clients = 3,
                .fix = "token-lua"});
-  c.push_back({.id = "F09", .title = "between GET and DEL the lease ends; A's DEL removes B's lock", .sources = "002 003",
+  c.push_back({.id = "F09", .title = "between GET and DEL the lease ends; A's DEL removes B's lock", .sources = "approaches layers",
                .property = P::OwnerOnlyRelease,
                .model = at_calls(model("token-check-del", {FK::PauseAtCall}, 3, 3, true, 6), 10), .max_clients = 2,
                .fix = "token-lua"});
   c.push_back({.id = "F10", .title = "the lease ends while A works; B acquires (the release is harmless)",
-               .sources = "002 003 004", .model = model("token-lua", {FK::SlowWork}, 2, 3), .max_clients = 2,
+               .sources = "approaches layers evolution", .model = model("token-lua", {FK::SlowWork}, 2, 3), .max_clients = 2,
                .fix = "watchdog"});
   c.push_back({.id = "F11", .title = "a long lease: a crashed holder blocks everyone for the whole lease",
-               .sources = "004", .expected = E::Metric, .metric = MetricKind::Unavailability,
+               .sources = "evolution", .expected = E::Metric, .metric = MetricKind::Unavailability,
                .metric_at_least = sim::seconds(15),
                .model = within(model("token-lua lease=30s wait-limit=2s", {FK::ClientCrash}, 2, 3, false), 1_s),
                .fix = "watchdog", .fix_params = "lease=1s", .fix_property = P::NoDeadlock});
   // Without the watchdog (set-nx-px), long work loses the lock (F07).
   c.push_back({.id = "F12", .title = "the watchdog keeps long work safe, and a crash frees the lock within a lease",
-               .sources = "002 004", .expected = E::Survives, .also_holds = {P::NoDeadlock},
+               .sources = "approaches evolution", .expected = E::Survives, .also_holds = {P::NoDeadlock},
                .model = model("watchdog", {FK::ClientCrash, FK::SlowWork}, 2, 3), .baseline = "set-nx-px"});
   c.push_back({.id = "F13", .title = "a stop-the-world pause longer than the lease freezes the renewal too",
                .sources = "-", .model = within(model("watchdog", {FK::Pause}, 2, 3, true, 4), 800_ms), .max_clients = 2,
@@ -162,14 +162,14 @@ std::vector<CatalogueEntry> build() {
                .max_clients = 2,
                .fix = "fenced",
                .fix_property = P::FencedWrites});
-  c.push_back({.id = "F15", .title = "an explicit lease disables the watchdog: F10 returns", .sources = "002",
+  c.push_back({.id = "F15", .title = "an explicit lease disables the watchdog: F10 returns", .sources = "approaches",
                .model = model("watchdog explicit-lease=1s", {FK::SlowWork}, 2, 3), .max_clients = 2,
                .fix = "watchdog", .fix_params = "explicit-lease=0s"});
-  c.push_back({.id = "F16", .title = "acquiring again from nested code deadlocks on itself", .sources = "002 004",
+  c.push_back({.id = "F16", .title = "acquiring again from nested code deadlocks on itself", .sources = "approaches evolution",
                .property = P::Reentrancy, .model = model("token-lua nested=1 lease=30s wait-limit=2s", {}, 1, 2),
                .max_clients = 1, .fix = "reentrant"});
   c.push_back({.id = "F17", .title = "the master dies before replicating; the promoted replica lacks the key",
-               .sources = "002 004",
+               .sources = "approaches evolution",
                .model = within(model("watchdog replica=1 lag=100ms failover=100ms work=100ms..400ms", {FK::MasterCrash},
                                      2, 2, false, 4),
                                500_ms),
@@ -181,17 +181,17 @@ std::vector<CatalogueEntry> build() {
   redlock.window = sim::milliseconds(100);
   redlock.max_downtime = sim::milliseconds(50);
   c.push_back({.id = "F18", .title = "Redlock: a master restarts without persistence and forgets its part of A's majority",
-               .sources = "004", .model = redlock, .max_clients = 2, .fix = "redlock", .fix_params = "persistent=1"});
+               .sources = "evolution", .model = redlock, .max_clients = 2, .fix = "redlock", .fix_params = "persistent=1"});
   c.push_back({.id = "F19", .title = "fencing: the resource rejects the paused client's late write", .sources = "-",
                .expected = E::ViolatedYetHolds, .also_holds = {P::FencedWrites},
                .model = more_faults(within(model("fenced", {FK::Pause, FK::SlowWork}, 2, 3, false), 1_s), 3), .max_clients = 2,
                .baseline = "watchdog"});
-  c.push_back({.id = "F20", .title = "fixed-interval retries: newcomers overtake long waiters", .sources = "000 004",
+  c.push_back({.id = "F20", .title = "fixed-interval retries: newcomers overtake long waiters", .sources = "methods-intro evolution",
                .property = P::BoundedWait, .model = model("token-lua work=20ms..100ms think=0s..50ms", {}, 5, 6, true, 5),
                .max_clients = 6, .fix = "fair"});
-  c.push_back({.id = "F21", .title = "WATCH/MULTI/EXEC: never two winners at acquire", .sources = "001",
+  c.push_back({.id = "F21", .title = "WATCH/MULTI/EXEC: never two winners at acquire", .sources = "mysql-redis",
                .expected = E::Survives, .model = racing_waiters("watch-multi"), .baseline = "del-setnx"});
-  c.push_back({.id = "F22", .title = "a database lock row outlives its crashed owner", .sources = "001",
+  c.push_back({.id = "F22", .title = "a database lock row outlives its crashed owner", .sources = "mysql-redis",
                .expected = E::NotModelled, .property = P::NoDeadlock, .model = unmodelled("db-lock-table"),
                .max_clients = 2});
   // The restart bites when it strikes during a hold and Redis is back before
@@ -201,7 +201,7 @@ std::vector<CatalogueEntry> build() {
   // A fencing counter kept in the same forgetful Redis does not fix it: the
   // counter starts over with the lock (tests/regressions/findings.txt).
   c.push_back({.id = "F23", .title = "the only Redis restarts without persistence: the lock is gone",
-               .sources = "002 004", .model = restarts, .max_clients = 2,
+               .sources = "approaches evolution", .model = restarts, .max_clients = 2,
                .fix = "watchdog", .fix_params = "persistent=1"});
   return c;
 }
@@ -351,19 +351,22 @@ void find_violation(const CatalogueEntry& entry, const EntryOptions& options, En
   x.seed = options.seed;
   x.runs = options.budget;
   x.target = entry.property;
+  x.causes = documented_causes(entry.id);  // found only with the documented cause
   ExploreResult r = explore(entry.model, x);
   out.runs = r.runs;
   out.metrics = r.worst;
   if (!r.found) {
-    out.outcome = fmt::format("no {} violation in {} runs", to_string(entry.property), r.runs);
+    out.outcome =
+        fmt::format("no {} violation with its documented cause in {} runs", to_string(entry.property), r.runs);
     return;
   }
   out.counterexample = r.found;
+  out.cause_found = true;
   const Violation& v = r.found->violation;
   const uint32_t clients = r.found->shrunk.workload.clients;
   out.as_expected = entry.max_clients == 0 || clients <= entry.max_clients;
-  out.outcome = fmt::format("{} violated ({}), {} client{} after shrinking", to_string(v.property),
-                            clients_text(nullptr, v.clients), clients, clients == 1 ? "" : "s");
+  out.outcome = fmt::format("{} violated ({}) by {}, {} client{} after shrinking", to_string(v.property),
+                            clients_text(nullptr, v.clients), to_string(v.cause), clients, clients == 1 ? "" : "s");
   if (!out.as_expected) out.outcome += fmt::format(" (documented: {})", entry.max_clients);
   if (entry.also_holds.empty()) return;
   // ViolatedYetHolds: the other properties survive the same faults.
@@ -439,7 +442,7 @@ EntryOutcome run_entry(const CatalogueEntry& entry, const EntryOptions& options)
   out.entry = &entry;
   switch (entry.expected) {
     case Expectation::NotModelled:
-      out.outcome = "not yet modelled (needs replication, Redlock or a database)";
+      out.outcome = "not yet modelled (needs a database model)";
       out.as_expected = true;
       return out;
     case Expectation::Violated:
@@ -447,6 +450,7 @@ EntryOutcome run_entry(const CatalogueEntry& entry, const EntryOptions& options)
     case Expectation::Survives: check_survivor(entry, options, out); break;
     case Expectation::Metric: measure_metric(entry, options, out); break;
   }
+  if (options.generic_budget > 0) find_generically(entry, options, out);
   if (options.check_fix && !entry.fix.empty()) check_fix(entry, options, out);
   return out;
 }

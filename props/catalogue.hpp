@@ -1,5 +1,5 @@
 #pragma once
-// The catalogue of documented failures (failures.md, F01..F23) as data: for
+// The catalogue of documented failures (docs/failures.md, F01..F23) as data: for
 // each, the broken algorithm and the fault model that triggers it, the
 // property it breaks (or the metric it costs), the most clients its
 // documented schedule needs, and the algorithm that fixes it — checked under
@@ -18,7 +18,7 @@ enum class Expectation : uint8_t {
   ViolatedYetHolds,  // ... while `also_holds` is never violated (F19)
   Survives,          // nothing violates `property` or `also_holds` in `survive_runs` runs
   Metric,            // a cost to measure: `metric` reaches `metric_at_least`
-  NotModelled,       // needs replication, Redlock or a database: not yet in the simulator
+  NotModelled,       // needs a database in the simulated runs (F22): listed, never run
 };
 std::string_view to_string(Expectation e);
 
@@ -30,7 +30,7 @@ Duration metric_value(const Metrics& m, MetricKind kind);
 struct CatalogueEntry {
   std::string id;            // "F07"
   std::string title;         // what goes wrong, in a few words
-  std::string sources;       // the source documents that describe it ("002 004")
+  std::string sources;       // keys of the posts that describe it (lock/sources.hpp); "-": beyond them
   Expectation expected = Expectation::Violated;
   Property property = Property::MutualExclusion;
   std::vector<Property> also_holds;
@@ -72,6 +72,12 @@ struct EntryOutcome {
   // (someone acquired and nothing was violated).
   uint32_t fix_runs = 0, fix_bites = 0, fix_held = 0;
   bool has_fix_check() const { return fix_runs > 0; }
+  bool cause_found = false;  // a violation with the documented cause was found
+  // Plain `check ALGO` (the default model, no tuning) on the same seed: the
+  // first run that shows the entry's property with its documented cause.
+  std::optional<uint32_t> generic_run;
+  uint32_t generic_budget = 0;  // 0: not measured
+  double generic_ms = 0;        // wall time to that run (or the budget)
 };
 
 struct EntryOptions {
@@ -79,6 +85,7 @@ struct EntryOptions {
   uint32_t budget = 2000;   // most runs to look for a violation
   bool check_fix = true;
   double survive_scale = 1.0;  // scales survive_runs (a deeper run sets it above 1)
+  uint32_t generic_budget = 0; // runs of plain `check ALGO` to look for the entry in (0: do not)
 };
 
 EntryOutcome run_entry(const CatalogueEntry& entry, const EntryOptions& options = {});
@@ -88,5 +95,14 @@ FaultModel fix_model(const CatalogueEntry& entry);
 // The fault model of the version a survival or fix check is compared with: the
 // entry's own model for a fix, the baseline's for a survivor (none if absent).
 std::optional<FaultModel> pre_fix_model(const CatalogueEntry& entry);
+
+// The causes that failures.md gives for an entry's failure (catalogue_causes.cpp):
+// an entry is found only when a violation with one of them is.
+const std::vector<Cause>& documented_causes(std::string_view id);
+// The entry that documents a failure of scenario `s`'s algorithm (in its mode:
+// an explicit lease is F15's), or nothing.
+const CatalogueEntry* match_entry(const Scenario& s, Property p, Cause c);
+// Looks for the entry with plain `check ALGO` (props/defaults.hpp): fills the generic_* fields.
+void find_generically(const CatalogueEntry& entry, const EntryOptions& options, EntryOutcome& out);
 
 }  // namespace locksim::props

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "props/classify.hpp"
+
 namespace locksim::props {
 
 RunEnd run_end(lock::Simulation& sim) {
@@ -69,6 +71,12 @@ Verdict check(const lock::History& history, const lock::SimulationConfig& config
     if (e.step == lock::Step::Acquired && e.b == 0) ++v.metrics.acquisitions;
   std::stable_sort(v.violations.begin(), v.violations.end(),
                    [](const Violation& a, const Violation& b) { return a.from < b.from; });
+  for (Violation& each : v.violations) {
+    Explanation why = classify(history, config, each);
+    each.cause = why.cause;
+    each.fault = why.fault;
+    each.sentence += ": " + why.sentence;
+  }
   // A failing variant comes first: the other findings may be its consequences.
   if (auto failed = detail::variant_error(c)) v.violations.insert(v.violations.begin(), std::move(*failed));
   return v;

@@ -14,7 +14,12 @@ using lock::Step;
 std::optional<Violation> owner_only_release(const Context& c) {
   // One instance per Redis node: each node's key has its own history.
   std::vector<Instance> instances(1);
+  bool promoted = false;
   for (const auto& e : c.history.events()) {
+    if (e.step == Step::ReplicaPromoted) promoted = true;
+    // A replica only mirrors its master (late, and without the master's expiries)
+    // until it is promoted; then the master's old copy no longer counts.
+    if (c.config.replica && (e.server == 1) != promoted) continue;
     if (instances.size() <= e.server) instances.resize(e.server + 1);
     Instance& current = instances[e.server];
     if (e.step == Step::ServerCrashed && e.a == 0) current = {};  // no persistence: every key is gone

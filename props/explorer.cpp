@@ -41,25 +41,128 @@ void merge(Metrics& into, const Metrics& m) {
   into.acquisitions += m.acquisitions;
 }
 
-const Violation* wanted(const Verdict& v, const std::optional<Property>& target) {
-  if (target) return v.find(*target);
-  return v.violations.empty() ? nullptr : &v.violations.front();
+// The violation an exploration looks for in a run, with its cause.
+const Violation* wanted(const RunResult& r, const ExploreOptions& o) {
+  for (const Violation& v : r.verdict.violations) {
+    if (o.target && v.property != *o.target) continue;
+    if (!o.causes.empty() && std::find(o.causes.begin(), o.causes.end(), v.cause) == o.causes.end()) continue;
+    return &v;
+  }
+  return nullptr;
+}
+
+// A fault plan without fault i and, for a crash, without the restart that undoes it.
+std::vector<sim::Fault> without_fault(const std::vector<sim::Fault>& faults, size_t i) {
+  std::vector<sim::Fault> out = faults;
+  if (out[i].kind == sim::FaultKind::Crash) {
+    for (size_t j = i + 1; j < out.size(); ++j) {
+      if (out[j].node != out[i].node) continue;
+      if (out[j].kind == sim::FaultKind::Restart) out.erase(out.begin() + static_cast<std::ptrdiff_t>(j));
+      break;  // the node's next fault decides
+    }
+  }
+  out.erase(out.begin() + static_cast<std::ptrdiff_t>(i));
+  return out;
+}
+
+// The scenario without any fault of one kind (a crash with its restart).
+Scenario without_kind(const Scenario& s, FaultKind kind) {
+  Scenario out = s;
+  auto& plan = out.faults.faults;
+  lock::WorkloadParams& w = out.workload;
+  auto drop = [&](auto&& pred) { std::erase_if(plan, pred); };
+  auto on_client = [](const sim::Fault& f) { return client_index(f.node).has_value(); };
+  switch (kind) {
+    case FaultKind::ClientCrash:
+      drop([&](const sim::Fault& f) {
+        return on_client(f) && (f.kind == sim::FaultKind::Crash || f.kind == sim::FaultKind::Restart);
+      });
+      break;
+    case FaultKind::ClientRestart:
+      drop([&](const sim::Fault& f) { return on_client(f) && f.kind == sim::FaultKind::Restart; });
+      break;
+    case FaultKind::Pause: drop([](const sim::Fault& f) { return f.kind == sim::FaultKind::Pause; }); break;
+    case FaultKind::SlowWork: w.slow_work.clear(); break;
+    case FaultKind::DelaySpikes: out.latency = Scenario{}.latency; break;
+    case FaultKind::Cut:
+      drop([](const sim::Fault& f) { return f.kind == sim::FaultKind::Cut || f.kind == sim::FaultKind::Heal; });
+      break;
+    case FaultKind::Reset: drop([](const sim::Fault& f) { return f.kind == sim::FaultKind::Reset; }); break;
+    case FaultKind::ClockSkew: w.clock_offsets.clear(); break;
+    case FaultKind::ClockDrift: w.drifts_ppm.clear(); break;
+    case FaultKind::ClockJump: drop([](const sim::Fault& f) { return f.kind == sim::FaultKind::ClockJump; }); break;
+    case FaultKind::RedisRestart:
+    case FaultKind::MasterCrash:
+      drop([&](const sim::Fault& f) {
+        return !on_client(f) && (f.kind == sim::FaultKind::Crash || f.kind == sim::FaultKind::Restart);
+      });
+      break;
+    case FaultKind::CrashAtCall:
+    case FaultKind::PauseAtCall: {
+      const auto k = kind == FaultKind::CrashAtCall ? lock::CallFault::Kind::Crash : lock::CallFault::Kind::Pause;
+      std::erase_if(w.call_faults, [k](const lock::CallFault& c) { return c.kind == k; });
+      break;
+    }
+  }
+  normalize(out);
+  return out;
+}
+
+// The single-step simplifications of a scenario that rapidcheck's shrinking
+// cannot make, biggest first: drop a whole kind of fault, one fault (with its
+// restart), one slow section, one call fault, one client's clock error, an
+// iteration. `reseed`: worth retrying with a neighbouring seed (removing a
+// fault shifts what the others meet).
+struct Simpler {
+  Scenario scenario;
+  bool reseed = false;
+};
+std::vector<Simpler> simpler(const Scenario& s) {
+  std::vector<Simpler> out;
+  const std::vector<FaultKind> kinds = kinds_in(s);
+  for (FaultKind k : kinds) out.push_back({without_kind(s, k), false});
+  for (size_t i = s.faults.faults.size(); i-- > 0;) {
+    Scenario t = s;
+    t.faults.faults = without_fault(s.faults.faults, i);
+    out.push_back({std::move(t), true});
+  }
+  for (size_t i = s.workload.slow_work.size(); i-- > 0;) {
+    Scenario t = s;
+    t.workload.slow_work.erase(t.workload.slow_work.begin() + static_cast<std::ptrdiff_t>(i));
+    out.push_back({std::move(t), false});
+  }
+  for (size_t i = s.workload.call_faults.size(); i-- > 0;) {
+    Scenario t = s;
+    t.workload.call_faults.erase(t.workload.call_faults.begin() + static_cast<std::ptrdiff_t>(i));
+    out.push_back({std::move(t), false});
+  }
+  const lock::WorkloadParams& w = s.workload;
+  for (size_t c = 0; c < std::max(w.clock_offsets.size(), w.drifts_ppm.size()); ++c) {
+    Scenario t = s;
+    if (c < t.workload.clock_offsets.size()) t.workload.clock_offsets[c] = {};
+    if (c < t.workload.drifts_ppm.size()) t.workload.drifts_ppm[c] = 0;
+    normalize(t);
+    if (!(t == s)) out.push_back({std::move(t), false});
+  }
+  if (w.iterations > 1) {
+    out.push_back({s, false});
+    --out.back().scenario.workload.iterations;
+  }
+  return out;
 }
 
 // After rapidcheck's shrinking, which cannot drop a client or one fault from
-// the middle of a list, try exactly that: each removal that still violates
-// the property is kept. Removing a client changes who draws which random
-// numbers, so a few neighbouring seeds are tried for it.
-void simplify(Scenario& s, Property property, const CheckOptions& check, uint32_t budget, Counterexample& found) {
+// the middle of a list, try exactly that: each simplification that still
+// fails is kept. Removing a client changes who draws which random numbers, so
+// a few neighbouring seeds are tried for it.
+void simplify(Scenario& s, const StillFails& fails, uint32_t budget, Counterexample& found) {
   auto still_fails = [&](const Scenario& candidate) {
     if (found.shrink_runs >= budget) return false;
     ++found.shrink_runs;
-    RunResult r = run_scenario(candidate, check);
-    if (const Violation* v = r.verdict.find(property)) {
-      found.violation = *v;
-      return true;
-    }
-    return false;
+    std::optional<Violation> f = fails(candidate);
+    if (!f) return false;
+    found.violation = std::move(*f);
+    return true;
   };
   for (bool changed = true; changed && found.shrink_runs < budget;) {
     changed = false;
@@ -75,28 +178,18 @@ void simplify(Scenario& s, Property property, const CheckOptions& check, uint32_
         }
       }
     }
-    {
-      // Faults of the plan.
-      for (size_t i = s.faults.faults.size(); i-- > 0;) {
-        Scenario candidate = s;
-        candidate.faults.faults.erase(candidate.faults.faults.begin() + static_cast<std::ptrdiff_t>(i));
-        if (still_fails(candidate)) { s = std::move(candidate); changed = true; }
+    for (bool again = true; again && found.shrink_runs < budget;) {
+      again = false;
+      for (Simpler& candidate : simpler(s)) {
+        for (uint64_t tweak = 0; tweak < (candidate.reseed ? 4 : 1) && !again; ++tweak) {
+          Scenario t = candidate.scenario;
+          t.seed += tweak;
+          if (!still_fails(t)) continue;
+          s = std::move(t);
+          again = changed = true;
+        }
+        if (again) break;
       }
-      for (size_t i = s.workload.slow_work.size(); i-- > 0;) {
-        Scenario candidate = s;
-        candidate.workload.slow_work.erase(candidate.workload.slow_work.begin() + static_cast<std::ptrdiff_t>(i));
-        if (still_fails(candidate)) { s = std::move(candidate); changed = true; }
-      }
-      for (size_t i = s.workload.call_faults.size(); i-- > 0;) {
-        Scenario candidate = s;
-        candidate.workload.call_faults.erase(candidate.workload.call_faults.begin() + static_cast<std::ptrdiff_t>(i));
-        if (still_fails(candidate)) { s = std::move(candidate); changed = true; }
-      }
-    }
-    if (s.workload.iterations > 1) {
-      Scenario candidate = s;
-      --candidate.workload.iterations;
-      if (still_fails(candidate)) { s = std::move(candidate); changed = true; }
     }
   }
 }
@@ -147,58 +240,88 @@ Scenario draw(const FaultModel& model, uint64_t seed, uint32_t run) {
   return scenario_generator(model)(random_for(seed, run), size_for(run)).value();
 }
 
+StillFails fails_with(Property property, std::vector<Cause> causes, const CheckOptions& check) {
+  return [property, causes = std::move(causes), check](const Scenario& candidate) -> std::optional<Violation> {
+    RunResult r = run_scenario(candidate, check);
+    for (const Violation& v : r.verdict.violations) {
+      if (v.property != property) continue;
+      if (!causes.empty() && std::find(causes.begin(), causes.end(), v.cause) == causes.end()) continue;
+      return v;
+    }
+    return std::nullopt;
+  };
+}
+
+Scenario simplified(const Scenario& s, const StillFails& still_fails, uint32_t budget) {
+  Counterexample scratch;
+  Scenario out = s;
+  simplify(out, still_fails, budget, scratch);
+  return out;
+}
+
+Counterexample shrink_run(const FaultModel& model, uint64_t seed, uint32_t run, const Violation& first,
+                          const StillFails& still_fails, uint32_t budget) {
+  Counterexample found;
+  found.run = run;
+  found.violation = first;
+  std::optional<rc::Shrinkable<Scenario>> drawn;
+  {
+    std::lock_guard<std::mutex> guard(generation_lock());
+    drawn.emplace(scenario_generator(model)(random_for(seed, run), size_for(run)));
+    found.original = drawn->value();
+  }
+  // Greedy shrinking: take the first smaller scenario that still fails the
+  // same way, until none does.
+  // rapidcheck's fine steps get half the budget; the big steps of simplify() the rest.
+  rc::Shrinkable<Scenario> current = *drawn;
+  bool improved = true;
+  while (improved && found.shrink_runs < budget / 2) {
+    improved = false;
+    std::unique_lock<std::mutex> generating(generation_lock());
+    auto children = current.shrinks();
+    while (auto child = children.next()) {
+      if (++found.shrink_runs > budget / 2) break;
+      Scenario candidate = child->value();
+      generating.unlock();
+      std::optional<Violation> f = still_fails(candidate);
+      generating.lock();
+      if (f) {
+        current = *child;
+        found.violation = std::move(*f);
+        improved = true;
+        break;
+      }
+    }
+  }
+  found.shrunk = value_of(current);
+  simplify(found.shrunk, still_fails, budget, found);
+  return found;
+}
+
 ExploreResult explore(const FaultModel& model, const ExploreOptions& options) {
   ExploreResult result;
-  const rc::Gen<Scenario> gen = scenario_generator(model);
   for (uint32_t i = 0; i < options.runs; ++i) {
     const uint32_t run = options.first_run + i * options.stride;
-    std::optional<rc::Shrinkable<Scenario>> drawn_once;
-    Scenario scenario;
-    {
-      std::lock_guard<std::mutex> guard(generation_lock());
-      drawn_once.emplace(gen(random_for(options.seed, run), size_for(run)));
-      scenario = drawn_once->value();
-    }
-    const rc::Shrinkable<Scenario>& drawn = *drawn_once;
+    const Scenario scenario = draw(model, options.seed, run);
     RunResult r = run_scenario(scenario, options.check);
     ++result.runs;
     merge(result.worst, r.verdict.metrics);
     if (options.progress) options.progress(result.runs);
-    const Violation* v = wanted(r.verdict, options.target);
-    if (!v || !options.stop_at_violation) {
+    const Violation* f = wanted(r, options);
+    if (!f || !options.stop_at_violation) {
       if (!r.verdict.violations.empty()) ++result.violations_of_other_properties;
       continue;
     }
-    Counterexample found;
-    found.original = scenario;
-    found.run = run;
-    found.violation = *v;
-    const Property property = v->property;
-    // Greedy shrinking: take the first smaller scenario that still violates
-    // the same property, until none does.
-    rc::Shrinkable<Scenario> current = drawn;
-    bool improved = options.shrink;
-    while (improved && found.shrink_runs < options.max_shrink_runs) {
-      improved = false;
-      std::unique_lock<std::mutex> generating(generation_lock());
-      auto children = current.shrinks();
-      while (auto child = children.next()) {
-        if (++found.shrink_runs > options.max_shrink_runs) break;
-        Scenario candidate = child->value();
-        generating.unlock();
-        RunResult cr = run_scenario(candidate, options.check);
-        generating.lock();
-        if (const Violation* cv = cr.verdict.find(property)) {
-          current = *child;
-          found.violation = *cv;
-          improved = true;
-          break;
-        }
-      }
-    }
     result.worst = Metrics{};
-    found.shrunk = value_of(current);
-    if (options.shrink) simplify(found.shrunk, property, options.check, options.max_shrink_runs, found);
+    Counterexample found;
+    if (options.shrink) {
+      found = shrink_run(model, options.seed, run, *f, fails_with(f->property, options.causes, options.check),
+                         options.max_shrink_runs);
+    } else {
+      found.original = found.shrunk = scenario;
+      found.run = run;
+      found.violation = *f;
+    }
     result.found = std::move(found);
     return result;
   }

@@ -14,7 +14,7 @@
 namespace locksim::props {
 
 struct RunResult {
-  Verdict verdict;
+  Verdict verdict;  // each violation with its classified cause
   uint64_t trace_hash = 0;
   uint64_t events = 0;
 };
@@ -29,6 +29,8 @@ struct ExploreOptions {
   uint32_t stride = 1;     // with --shard I/N: every Nth run
   // The property looked for; any property if none.
   std::optional<Property> target;
+  // Only a violation with one of these classified causes counts (any if empty).
+  std::vector<Cause> causes;
   bool stop_at_violation = true;  // false: run them all (to measure metrics)
   bool shrink = true;
   uint32_t max_shrink_runs = 3000;
@@ -38,7 +40,7 @@ struct ExploreOptions {
 
 struct Counterexample {
   Scenario original, shrunk;
-  Violation violation;  // of the shrunk scenario
+  Violation violation;  // of the shrunk scenario (with its cause)
   uint32_t run = 0;     // index of the run that found it
   uint32_t shrink_runs = 0;
 };
@@ -56,6 +58,21 @@ Scenario remove_client(const Scenario& s, uint32_t k);
 
 // The scenario of run i for this model and seed.
 Scenario draw(const FaultModel& model, uint64_t seed, uint32_t run);
+
+// Whether a candidate scenario still shows the failure being shrunk: that
+// failure's violation, or nothing.
+using StillFails = std::function<std::optional<Violation>(const Scenario&)>;
+// Still fails = violates `property` (with one of `causes`, if any are given).
+StillFails fails_with(Property property, std::vector<Cause> causes, const CheckOptions& check);
+// Shrinks run `run` of (model, seed), which fails as `found` says, to a
+// minimal scenario that still fails: rapidcheck's shrinks first, then
+// dropping clients, faults (a crash with its restart), slow work, clock
+// errors, iterations. At most `budget` candidate runs.
+// Only the second stage: drops clients, faults, slow work, clock errors and
+// iterations from `s` while it still fails.
+Scenario simplified(const Scenario& s, const StillFails& still_fails, uint32_t budget);
+Counterexample shrink_run(const FaultModel& model, uint64_t seed, uint32_t run, const Violation& found,
+                          const StillFails& still_fails, uint32_t budget);
 ExploreResult explore(const FaultModel& model, const ExploreOptions& options);
 
 // The same exploration on `jobs` threads, one simulation per thread at a

@@ -69,6 +69,21 @@ Duration signed_ms(int64_t hi) {
 sim::Instant at_in(Duration window) { return sim::Instant{} + ms_in(0, window.ms()); }
 uint32_t count(uint32_t max) { return *rc::gen::inRange<uint32_t>(1, max + 1); }
 
+// Nested acquires, the algorithm's explicit-lease mode, a crowd of clients:
+// drawn only when the model asks for them.
+void draw_workload_extras(const FaultModel& model, Scenario& s) {
+  lock::WorkloadParams& w = s.workload;
+  if (model.nested > 0 && *rc::gen::arbitrary<bool>()) w.nested = *rc::gen::inRange<uint32_t>(1, model.nested + 1);
+  if (model.explicit_lease_mode && *rc::gen::inRange<int>(0, 4) == 0) s.lock.explicit_lease = s.lock.lease;
+  if (model.contention && *rc::gen::inRange<int>(0, 4) == 0) {
+    w.clients = *rc::gen::inRange<uint32_t>(4, 6);
+    w.iterations = *rc::gen::inRange<uint32_t>(3, 5);
+    w.work_min = sim::milliseconds(20);
+    w.work_max = sim::milliseconds(100);
+    w.think_max = sim::milliseconds(50);
+  }
+}
+
 }  // namespace
 
 rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
@@ -78,7 +93,10 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
     s.seed = *rc::gen::inRange<uint64_t>(0, 1'000'000);
     w.clients = *rc::gen::inRange<uint32_t>(model.min_clients, model.max_clients + 1);
     w.iterations = *rc::gen::inRange<uint32_t>(1, model.max_iterations + 1);
+    draw_workload_extras(model, s);
     const int64_t lease_ms = std::max<int64_t>(s.lock.lease.ms(), 1);
+    const int64_t pause_ms = model.max_pause.ns > 0 ? std::max<int64_t>(model.max_pause.ms(), 1) : 3 * lease_ms;
+    const int64_t short_pause_ms = std::min<int64_t>(10, pause_ms);
     auto client = [&] { return *rc::gen::inRange<uint32_t>(0, w.clients); };
     // A Redis master, by name ("redis", or "redis1".."redisN").
     auto master = [&] { return lock::redis_node_name(s, *rc::gen::inRange<uint32_t>(0, s.masters)); };
@@ -100,7 +118,7 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
           break;  // drawn with the crashes
         case FaultKind::Pause:
           for (uint32_t i = count(model.max_faults); i > 0; --i)
-            s.faults.faults.push_back({sim::FaultKind::Pause, name(client()), "", at_in(model.window), ms_in(10, 3 * lease_ms)});
+            s.faults.faults.push_back({sim::FaultKind::Pause, name(client()), "", at_in(model.window), ms_in(short_pause_ms, pause_ms)});
           break;
         case FaultKind::SlowWork:
           for (uint32_t i = count(model.max_faults); i > 0; --i)
@@ -135,7 +153,7 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
           break;
         case FaultKind::ClockJump:
           for (uint32_t i = count(model.max_faults); i > 0; --i) {
-            std::string node = *rc::gen::arbitrary<bool>() ? master() : name(client());
+            std::string node = model.redis_clock_jumps && *rc::gen::arbitrary<bool>() ? master() : name(client());
             s.faults.faults.push_back({sim::FaultKind::ClockJump, node, "", at_in(model.window), signed_ms(3 * lease_ms)});
           }
           break;
@@ -149,6 +167,12 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
           }
           break;
         case FaultKind::MasterCrash:
+          if (model.failover_on_master_crash && s.masters == 1 && !s.replica) {
+            // One master dying for good is an outage, not a safety question, unless a replica takes over.
+            s.replica = true;
+            s.replication_lag = ms_in(1, 100);
+            s.failover_after = ms_in(50, lease_ms);
+          }
           s.faults.faults.push_back({sim::FaultKind::Crash, master(), "", at_in(model.window), {}});
           break;
         case FaultKind::CrashAtCall:
@@ -157,8 +181,8 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
           break;
         case FaultKind::PauseAtCall:
           for (uint32_t i = count(model.max_faults); i > 0; --i)
-            w.call_faults.push_back({client(), *rc::gen::inRange<uint32_t>(1, model.max_call + 1), lock::CallFault::Kind::Pause,
-                                     ms_in(10, 3 * lease_ms)});
+            w.call_faults.push_back({client(), *rc::gen::inRange<uint32_t>(1, model.max_call + 1),
+                                     lock::CallFault::Kind::Pause, ms_in(short_pause_ms, pause_ms)});
           break;
       }
     };
@@ -182,6 +206,43 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
     normalize(s);
     return s;
   });
+}
+
+std::vector<FaultKind> kinds_in(const Scenario& s) {
+  std::vector<FaultKind> found;
+  auto add = [&](FaultKind k) { if (std::find(found.begin(), found.end(), k) == found.end()) found.push_back(k); };
+  const auto& plan = s.faults.faults;
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const sim::Fault& f = plan[i];
+    const bool client = client_index(f.node).has_value();
+    switch (f.kind) {
+      case sim::FaultKind::Crash: {
+        if (client) { add(FaultKind::ClientCrash); break; }
+        const bool restarted = std::any_of(plan.begin() + static_cast<std::ptrdiff_t>(i), plan.end(), [&](const sim::Fault& r) {
+          return r.kind == sim::FaultKind::Restart && r.node == f.node;
+        });
+        add(restarted ? FaultKind::RedisRestart : FaultKind::MasterCrash);
+        break;
+      }
+      case sim::FaultKind::Restart: if (client) add(FaultKind::ClientRestart); break;
+      case sim::FaultKind::Pause: add(FaultKind::Pause); break;
+      case sim::FaultKind::ClockJump: add(FaultKind::ClockJump); break;
+      case sim::FaultKind::Cut:
+      case sim::FaultKind::Heal: add(FaultKind::Cut); break;
+      case sim::FaultKind::Reset: add(FaultKind::Reset); break;
+    }
+  }
+  const lock::WorkloadParams& w = s.workload;
+  if (!w.slow_work.empty()) add(FaultKind::SlowWork);
+  if (s.latency.spike_probability > 0) add(FaultKind::DelaySpikes);
+  if (std::any_of(w.clock_offsets.begin(), w.clock_offsets.end(), [](Duration d) { return d.ns != 0; }))
+    add(FaultKind::ClockSkew);
+  if (std::any_of(w.drifts_ppm.begin(), w.drifts_ppm.end(), [](int64_t d) { return d != 0; })) add(FaultKind::ClockDrift);
+  for (const auto& c : w.call_faults) add(c.kind == lock::CallFault::Kind::Crash ? FaultKind::CrashAtCall : FaultKind::PauseAtCall);
+  std::vector<FaultKind> ordered;
+  for (FaultKind k : kAllFaultKinds)
+    if (std::find(found.begin(), found.end(), k) != found.end()) ordered.push_back(k);
+  return ordered;
 }
 
 }  // namespace locksim::props

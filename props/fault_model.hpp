@@ -53,8 +53,19 @@ struct FaultModel {
   uint32_t max_faults = 2;            // per kind
   Duration max_downtime{};            // a restarted Redis is down at most this long (0: twice the lease)
   uint32_t max_call = 12;             // crash-at-call and pause-at-call strike before call 1..max_call
+  // What check draws beyond fault kinds (all off by default, so that a
+  // model written without them draws exactly as before):
+  uint32_t nested = 0;                    // half the runs nest 1..nested acquires in each critical section
+  bool redis_clock_jumps = true;          // a clock jump may strike a Redis node (false: clients only)
+  Duration max_pause{};                   // longest drawn pause (0: three leases)
+  bool failover_on_master_crash = false;  // a drawn master crash comes with a replica that takes over
+  bool explicit_lease_mode = false;       // a quarter of the runs use the algorithm's explicit (unrenewed) lease
+  bool contention = false;                // a quarter of the runs: 4-5 clients, short work, 3-4 iterations
 };
 
 rc::Gen<Scenario> scenario_generator(const FaultModel& model);
+
+// The kinds of fault a scenario contains (what a failure in it needs, once shrunk), in kAllFaultKinds order.
+std::vector<FaultKind> kinds_in(const Scenario& s);
 
 }  // namespace locksim::props

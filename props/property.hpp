@@ -1,5 +1,5 @@
 #pragma once
-// The lock properties of failures.md, a violation of one (which clients,
+// The lock properties of docs/failures.md#properties, a violation of one (which clients,
 // which lock, which true-time interval, in one sentence), and the metrics of
 // the entries that are measured rather than violated (F06, F11, F20).
 #include <cstdint>
@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "props/cause.hpp"
 #include "sim/time.hpp"
 
 namespace locksim::props {
@@ -34,7 +35,9 @@ struct Violation {
   std::vector<uint32_t> clients;  // the clients involved, the earlier holder first
   std::string key;                // the lock key
   Instant from, to;               // the true-time interval of the violation
-  std::string sentence;           // "A and B both held lock from 1.000s to 1.500s: ..."
+  std::string sentence;           // "A and B both held lock from 1.000s to 1.500s: <why>"
+  Cause cause = Cause::Unknown;   // what made it possible (classify.hpp)
+  std::string fault = {};         // the fault that produced it, as the scenario writes it, or ""
 };
 
 struct Metrics {

@@ -81,58 +81,65 @@ class Writer {
 
 std::string arg(std::string_view k, std::string_view v) { return json_string(k) + ":" + json_string(v); }
 
-}  // namespace
-
-std::string render_chrome_trace(const Timeline& t) {
-  Writer w;
-  const int n = static_cast<int>(t.clients.size());
-  const int key_tid = n + 1;
-  auto server_tid = [&](std::string_view name) {
+// The track (tid) of each lane: the clients from 1, then the key, the servers, the violations.
+struct Tracks {
+  const Timeline& t;
+  int clients() const { return static_cast<int>(t.clients.size()); }
+  int key() const { return clients() + 1; }
+  int server(std::string_view name) const {
     for (size_t i = 0; i < t.servers.size(); ++i)
-      if (t.servers[i] == name) return n + 2 + static_cast<int>(i);
+      if (t.servers[i] == name) return clients() + 2 + static_cast<int>(i);
     return -1;
-  };
-  const int violation_tid = n + 2 + static_cast<int>(t.servers.size());
-  auto node_tid = [&](std::string_view name) {
-    for (int c = 0; c < n; ++c)
+  }
+  int violation() const { return clients() + 2 + static_cast<int>(t.servers.size()); }
+  int node(std::string_view name) const {
+    for (int c = 0; c < clients(); ++c)
       if (t.clients[static_cast<size_t>(c)].name == name) return c + 1;
-    int s = server_tid(name);
-    return s >= 0 ? s : key_tid;
-  };
+    int s = server(name);
+    return s >= 0 ? s : key();
+  }
+};
 
+void write_track_names(Writer& w, const Tracks& tracks) {
+  const Timeline& t = tracks.t;
   w.add(fmt::format(R"({{"ph":"M","pid":1,"name":"process_name","args":{{"name":{}}}}})",
                     json_string(t.title.empty() ? std::string("locksim") : "locksim: " + t.title)));
   w.add(R"({"ph":"M","pid":1,"name":"process_sort_index","args":{"sort_index":1}})");
-  for (int c = 0; c < n; ++c) w.name_track(c + 1, "client " + t.clients[static_cast<size_t>(c)].name, c + 1);
-  w.name_track(key_tid, "key " + t.key, key_tid);
-  for (size_t i = 0; i < t.servers.size(); ++i) w.name_track(n + 2 + static_cast<int>(i), t.servers[i], n + 2 + static_cast<int>(i));
-  w.name_track(violation_tid, "violation", violation_tid);
+  for (int c = 0; c < tracks.clients(); ++c) w.name_track(c + 1, "client " + t.clients[static_cast<size_t>(c)].name, c + 1);
+  w.name_track(tracks.key(), "key " + t.key, tracks.key());
+  for (const auto& server : t.servers) w.name_track(tracks.server(server), server, tracks.server(server));
+  w.name_track(tracks.violation(), "violation", tracks.violation());
+}
 
-  for (int c = 0; c < n; ++c) {
-    const ClientLane& lane = t.clients[static_cast<size_t>(c)];
-    for (const auto& s : lane.spans) {
-      if (s.state == State::Idle) continue;
-      std::string name = s.state == State::Holding ? "holding " + t.key
-                         : s.state == State::Waiting ? "waiting for " + t.key
-                         : s.state == State::Paused ? (s.holding ? "paused (holding)" : "paused")
-                                                    : "crashed";
-      w.slice(c + 1, name, std::string(to_string(s.state)), s.from, s.to, arg("state", to_string(s.state)));
-    }
-    for (const auto& cmd : lane.commands) {
-      std::string args = arg("command", cmd.text) + "," + arg("reply", cmd.reply) + "," +
-                         arg("changed_key", cmd.changed_key ? "yes" : "no");
-      w.instant(c + 1, cmd.text.substr(0, 60), "command", cmd.sent, args);
-      if (cmd.executed != Instant::never()) {
-        int tid = server_tid(cmd.letter == 'R' ? "store" : "redis");
-        if (tid >= 0)
-          w.instant(tid, cmd.text.substr(0, 60), "command",
-                    cmd.executed, arg("client", lane.name) + "," + arg("command", cmd.text) + "," + arg("reply", cmd.reply));
-      }
-    }
+// A client's states as slices, and its commands as instants (also on the server that ran them).
+void write_client(Writer& w, const Tracks& tracks, int c) {
+  const Timeline& t = tracks.t;
+  const ClientLane& lane = t.clients[static_cast<size_t>(c)];
+  for (const auto& s : lane.spans) {
+    if (s.state == State::Idle) continue;
+    std::string name = s.state == State::Holding   ? "holding " + t.key
+                       : s.state == State::Waiting ? "waiting for " + t.key
+                       : s.state == State::Paused  ? (s.holding ? "paused (holding)" : "paused")
+                                                   : "crashed";
+    w.slice(c + 1, name, std::string(to_string(s.state)), s.from, s.to, arg("state", to_string(s.state)));
   }
+  for (const auto& cmd : lane.commands) {
+    std::string args = arg("command", cmd.text) + "," + arg("reply", cmd.reply) + "," +
+                       arg("changed_key", cmd.changed_key ? "yes" : "no");
+    w.instant(c + 1, cmd.text.substr(0, 60), "command", cmd.sent, args);
+    if (cmd.executed == Instant::never()) continue;
+    int tid = tracks.server(cmd.letter == 'R' ? "store" : "redis");
+    if (tid >= 0)
+      w.instant(tid, cmd.text.substr(0, 60), "command", cmd.executed,
+                arg("client", lane.name) + "," + arg("command", cmd.text) + "," + arg("reply", cmd.reply));
+  }
+}
+
+void write_key(Writer& w, const Tracks& tracks) {
+  const Timeline& t = tracks.t;
   for (const auto& k : t.key_spans) {
     std::string who = lane_name(t, k.owner);
-    w.slice(key_tid, k.ttl ? "held by " + who : "held by " + who + " (no expiry)", "key", k.from, k.to,
+    w.slice(tracks.key(), k.ttl ? "held by " + who : "held by " + who + " (no expiry)", "key", k.from, k.to,
             arg("owner", who) + "," + arg("value", k.value) + "," + arg("ttl", k.ttl ? "yes" : "no"));
   }
   for (const auto& m : t.key_moments) {
@@ -144,14 +151,19 @@ std::string render_chrome_trace(const Timeline& t) {
       case KeyMoment::Kind::Rearmed: name = "expiry re-armed by " + lane_name(t, m.client); break;
       case KeyMoment::Kind::Lost: name = "lost with the server"; break;
     }
-    w.instant(key_tid, name, "key", m.at,
+    w.instant(tracks.key(), name, "key", m.at,
               arg("previous_owner", m.owner == kNoClient ? std::string("none") : lane_name(t, m.owner)) + "," +
                   arg("command", m.text) + "," + arg("purpose", lock::to_string(m.purpose)));
   }
+}
+
+// The faults, the resource's verdicts and acquire give-ups, and the violations.
+void write_events(Writer& w, const Tracks& tracks) {
+  const Timeline& t = tracks.t;
   for (const auto& f : t.faults) {
     std::string args = arg("node", f.node) + "," + arg("fault", f.what);
     if (f.length.ns > 0) args += "," + arg("length", human_duration(f.length));
-    w.instant(node_tid(f.node), f.node + " " + f.what, "fault", f.at, args);
+    w.instant(tracks.node(f.node), f.node + " " + f.what, "fault", f.at, args);
   }
   for (const auto& e : t.notable) {
     if (e.step == lock::Step::Log || e.step == lock::Step::VariantError) {
@@ -159,7 +171,7 @@ std::string render_chrome_trace(const Timeline& t) {
                 arg("text", e.text));
       continue;
     }
-    std::string name = e.step == lock::Step::AcquireFailed ? "gave up waiting"
+    std::string name = e.step == lock::Step::AcquireFailed   ? "gave up waiting"
                        : e.step == lock::Step::WriteRejected ? "write rejected"
                                                              : "write accepted";
     w.instant(static_cast<int>(e.client) + 1, name, "resource", e.at,
@@ -169,11 +181,22 @@ std::string render_chrome_trace(const Timeline& t) {
     std::string who;
     for (uint32_t c : h.clients) who += (who.empty() ? "" : ",") + lane_name(t, c);
     Instant to = h.to > h.from ? h.to : h.from + Duration{1000};
-    w.slice(violation_tid, h.property.empty() ? std::string("violation") : h.property, "violation", h.from, to,
+    w.slice(tracks.violation(), h.property.empty() ? std::string("violation") : h.property, "violation", h.from, to,
             arg("clients", who) + "," + arg("explanation", h.sentence));
   }
-  std::string out = "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"locksim\",\"title\":" + json_string(t.title) +
-                    "},\"traceEvents\":[";
+}
+
+}  // namespace
+
+std::string render_chrome_trace(const Timeline& t) {
+  Writer w;
+  const Tracks tracks{t};
+  write_track_names(w, tracks);
+  for (int c = 0; c < tracks.clients(); ++c) write_client(w, tracks, c);
+  write_key(w, tracks);
+  write_events(w, tracks);
+  std::string out = "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"locksim\",\"title\":" +
+                    json_string(t.title) + "},\"traceEvents\":[";
   out += w.out();
   out += "\n]}\n";
   return out;

@@ -255,23 +255,25 @@ std::string render_story(const Timeline& t, size_t max_lines, bool colour) {
   return out;
 }
 
-std::string render_text(const Timeline& t, const TextOptions& options) {
-  const int width = std::max(40, options.width);
-  size_t label_width = 6;
-  for (const auto& c : t.clients) label_width = std::max(label_width, c.name.size() + 2);
-  label_width = std::max(label_width, std::min<size_t>(t.key.size() + 2, 12));
-  const int plot = width - static_cast<int>(label_width) - 1;
-  const Scale scale = make_scale(t.start, t.end, plot - 4);  // room for the last tick's label
-  const int cols = scale.cols() + 1;
-  const bool colour = options.colour;
+namespace {
 
+// The drawing surface of render_text: the time axis, the label column, and
+// the text written so far.
+struct Canvas {
+  const Timeline& t;
+  int width;
+  size_t label_width;
+  Scale scale;
+  int cols;
+  bool colour;
   std::string out;
-  if (!t.title.empty()) out += colour ? fmt::format("{}{}{}\n", kBold, t.title, kReset) : t.title + "\n";
 
-  auto emit = [&](const Row& row, bool trim = true) {
+  void emit(const Row& row, bool trim = true) {
     std::string line = fmt::format("{:<{}}", row.label.substr(0, label_width - 1), label_width);
     int last = static_cast<int>(row.cells.size());
-    if (trim) while (last > 0 && row.cells[static_cast<size_t>(last - 1)] == ' ' && !*row.colours[static_cast<size_t>(last - 1)]) --last;
+    if (trim)
+      while (last > 0 && row.cells[static_cast<size_t>(last - 1)] == ' ' && !*row.colours[static_cast<size_t>(last - 1)])
+        --last;
     const char* current = "";
     for (int i = 0; i < last; ++i) {
       const char* c = row.colours[static_cast<size_t>(i)];
@@ -284,83 +286,113 @@ std::string render_text(const Timeline& t, const TextOptions& options) {
     }
     if (colour && *current) line += kReset;
     out += line + "\n";
-  };
+  }
+};
 
-  // Highlighted cells per client, and all highlighted columns.
-  std::vector<std::set<int>> hot(t.clients.size());
-  std::set<int> hot_key;
+Canvas make_canvas(const Timeline& t, const TextOptions& options) {
+  const int width = std::max(40, options.width);
+  size_t label_width = 6;
+  for (const auto& c : t.clients) label_width = std::max(label_width, c.name.size() + 2);
+  label_width = std::max(label_width, std::min<size_t>(t.key.size() + 2, 12));
+  const int plot = width - static_cast<int>(label_width) - 1;
+  const Scale scale = make_scale(t.start, t.end, plot - 4);  // room for the last tick's label
+  return Canvas{t, width, label_width, scale, scale.cols() + 1, options.colour, {}};
+}
+
+// Highlighted cells per client, and all highlighted columns.
+struct HotCells {
+  std::vector<std::set<int>> clients;
+  std::set<int> key;
+};
+
+HotCells hot_cells(const Timeline& t, const Scale& scale) {
+  HotCells hot{std::vector<std::set<int>>(t.clients.size()), {}};
   for (const auto& h : t.highlights) {
-    int from = scale.col(h.from), to = std::max(from, scale.col(h.to) - (h.to > h.from ? 0 : 0));
+    int from = scale.col(h.from), to = std::max(from, scale.col(h.to));
     if (h.to > h.from && scale.col(h.to) > from && scale.at(scale.col(h.to)) == h.to) to = scale.col(h.to) - 1;
     for (uint32_t c : h.clients)
-      if (c < hot.size()) for (int i = from; i <= to; ++i) hot[c].insert(i);
-    for (int i = from; i <= to; ++i) hot_key.insert(i);
+      if (c < hot.clients.size())
+        for (int i = from; i <= to; ++i) hot.clients[c].insert(i);
+    for (int i = from; i <= to; ++i) hot.key.insert(i);
   }
+  return hot;
+}
 
-  // Axis.
-  Row labels("time", cols), ruler("", cols);
+void draw_axis(Canvas& canvas) {
+  const Scale& scale = canvas.scale;
+  Row labels("time", canvas.cols), ruler("", canvas.cols);
   for (int k = 0; k <= scale.ticks; ++k) {
     int col = k * scale.cols_per_tick;
     labels.put(col, human_duration(Duration{scale.step_ns * k}));
     ruler.put(col, "+");
-    if (k < scale.ticks) for (int i = col + 1; i < col + scale.cols_per_tick; ++i) ruler.put(i, "-", kDim);
+    if (k < scale.ticks)
+      for (int i = col + 1; i < col + scale.cols_per_tick; ++i) ruler.put(i, "-", kDim);
   }
-  for (auto& c : ruler.colours) if (!*c) c = kDim;
-  emit(labels);
-  emit(ruler);
+  for (auto& c : ruler.colours)
+    if (!*c) c = kDim;
+  canvas.emit(labels);
+  canvas.emit(ruler);
+}
 
-  std::set<char> letters;
-  for (uint32_t c = 0; c < t.clients.size(); ++c) {
-    const ClientLane& lane = t.clients[c];
-    Row row(lane.name, cols);
-    for (int col = 0; col < scale.cols(); ++col) {
-      Instant a = scale.at(col), b = scale.at(col + 1);
-      State best = State::Idle;
-      bool any = false;
-      for (const auto& s : lane.spans) {
-        if (s.to <= a || s.from >= b) continue;
-        if (!any || state_rank(s.state) > state_rank(best)) best = s.state;
-        any = true;
-      }
-      const char* colour_code = hot[c].count(col) && best != State::Idle ? kAlarm : state_colour(best);
-      row.put(col, std::string(1, state_char(best)), colour_code);
+// A client's states, one cell per column: the most telling state in it.
+Row state_row(const Canvas& canvas, const ClientLane& lane, const std::set<int>& hot) {
+  Row row(lane.name, canvas.cols);
+  for (int col = 0; col < canvas.scale.cols(); ++col) {
+    Instant a = canvas.scale.at(col), b = canvas.scale.at(col + 1);
+    State best = State::Idle;
+    bool any = false;
+    for (const auto& s : lane.spans) {
+      if (s.to <= a || s.from >= b) continue;
+      if (!any || state_rank(s.state) > state_rank(best)) best = s.state;
+      any = true;
     }
-    emit(row);
-    if (t.has_commands) {
-      Row cmds("", cols);
-      std::vector<int> rank(static_cast<size_t>(cols), -1);
-      for (const auto& cmd : lane.commands) {
-        if (cmd.sent > t.end) continue;
-        int col = scale.col(cmd.sent);
-        int r = cmd.changed_key ? 2 : cmd.failed ? 1 : 0;
-        if (r <= rank[static_cast<size_t>(col)]) continue;
-        rank[static_cast<size_t>(col)] = r;
-        char ch = cmd.failed ? '?' : cmd.changed_key ? cmd.letter : static_cast<char>(std::tolower(cmd.letter));
-        letters.insert(cmd.letter);
-        cmds.put(col, std::string(1, ch), cmd.failed ? kRed : cmd.changed_key ? kCyan : kDim);
-      }
-      emit(cmds);
-    }
+    const char* colour_code = hot.count(col) && best != State::Idle ? kAlarm : state_colour(best);
+    row.put(col, std::string(1, state_char(best)), colour_code);
   }
+  return row;
+}
 
-  // The key lane.
-  Row key(t.key, cols);
-  for (int col = 0; col < scale.cols(); ++col) {
-    Instant a = scale.at(col), b = scale.at(col + 1), mid = scale.at(col) + (b - a) / 2;
+// A client's commands, one letter per column: a key change beats a failure beats the rest.
+Row command_row(const Canvas& canvas, const ClientLane& lane, std::set<char>& letters) {
+  Row cmds("", canvas.cols);
+  std::vector<int> rank(static_cast<size_t>(canvas.cols), -1);
+  for (const auto& cmd : lane.commands) {
+    if (cmd.sent > canvas.t.end) continue;
+    int col = canvas.scale.col(cmd.sent);
+    int r = cmd.changed_key ? 2 : cmd.failed ? 1 : 0;
+    if (r <= rank[static_cast<size_t>(col)]) continue;
+    rank[static_cast<size_t>(col)] = r;
+    char ch = cmd.failed ? '?' : cmd.changed_key ? cmd.letter : static_cast<char>(std::tolower(cmd.letter));
+    letters.insert(cmd.letter);
+    cmds.put(col, std::string(1, ch), cmd.failed ? kRed : cmd.changed_key ? kCyan : kDim);
+  }
+  return cmds;
+}
+
+// Who held the key in each column (a small letter: no expiry).
+void draw_key_lane(Canvas& canvas, const std::set<int>& hot_key) {
+  const Timeline& t = canvas.t;
+  Row key(t.key, canvas.cols);
+  for (int col = 0; col < canvas.scale.cols(); ++col) {
+    Instant a = canvas.scale.at(col), b = canvas.scale.at(col + 1), mid = canvas.scale.at(col) + (b - a) / 2;
     const KeySpan* best = nullptr;
     for (const auto& k : t.key_spans) {
       if (k.to <= a || k.from >= b) continue;
       if (!best || (k.from <= mid && mid < k.to)) best = &k;
     }
     if (!best) continue;
-    char ch = best->owner < t.clients.size() && !t.clients[best->owner].name.empty() ? t.clients[best->owner].name[0] : '?';
+    const bool named = best->owner < t.clients.size() && !t.clients[best->owner].name.empty();
+    char ch = named ? t.clients[best->owner].name[0] : '?';
     if (!best->ttl) ch = static_cast<char>(std::tolower(ch));
     key.put(col, std::string(1, ch), hot_key.count(col) ? kAlarm : kCyan);
   }
-  emit(key);
+  canvas.emit(key);
+}
 
-  // What happened to the key, where there is room.
-  Row moments("", cols);
+// What happened to the key, where there is room.
+void draw_key_moments(Canvas& canvas) {
+  const Timeline& t = canvas.t;
+  Row moments("", canvas.cols);
   bool any_moment = false;
   for (const auto& m : t.key_moments) {
     std::string word;
@@ -377,32 +409,39 @@ std::string render_text(const Timeline& t, const TextOptions& options) {
         break;
       case KeyMoment::Kind::Rearmed: continue;
     }
-    int col = scale.col(m.at);
+    int col = canvas.scale.col(m.at);
     const char* c = m.kind == KeyMoment::Kind::Deleted && m.client == m.owner ? kDim : kRed;
     if (!moments.put(col, "^" + word, c, true)) moments.put(col, "^", c, true);
     any_moment = true;
   }
-  if (any_moment) emit(moments);
+  if (any_moment) canvas.emit(moments);
+}
 
-  // Faults of the servers and the network (clients show theirs in their lanes).
-  Row faults("faults", cols);
+// Faults of the servers and the network (clients show theirs in their lanes).
+void draw_faults(Canvas& canvas) {
+  Row faults("faults", canvas.cols);
   bool any_fault = false;
-  for (const auto& f : t.faults) {
+  for (const auto& f : canvas.t.faults) {
     bool client = false;
-    for (const auto& c : t.clients) if (c.name == f.node) client = true;
+    for (const auto& c : canvas.t.clients)
+      if (c.name == f.node) client = true;
     if (client && (f.what == "crash" || f.what == "pause" || f.what == "restart")) continue;
-    int col = scale.col(f.at);
+    int col = canvas.scale.col(f.at);
     std::string word = f.node + " " + f.what;
     if (!faults.put(col, "^" + word, kRed, true)) faults.put(col, "^", kRed, true);
     any_fault = true;
   }
-  if (any_fault) emit(faults);
+  if (any_fault) canvas.emit(faults);
+}
 
-  // The violations: a marker line each, readable without colour.
+// The violations: a marker line each (at most three), readable without colour, then their sentences.
+void draw_violations(Canvas& canvas) {
+  const Timeline& t = canvas.t;
+  const Scale& scale = canvas.scale;
   size_t shown = 0;
   for (const auto& h : t.highlights) {
     if (shown++ == 3) break;
-    Row mark("", cols);
+    Row mark("", canvas.cols);
     int from = scale.col(h.from), to = scale.col(h.to);
     if (h.to > h.from && to > from && scale.at(to) == h.to) --to;
     for (int i = from; i <= to; ++i) mark.put(i, "^", kAlarm);
@@ -412,42 +451,59 @@ std::string render_text(const Timeline& t, const TextOptions& options) {
       if (left >= 0) {
         mark.put(left, tag.substr(1) + " ", kRed);
       } else if (to - from + 1 >= static_cast<int>(tag.size()) + 3) {
-        // No room on either side: the name inside the marks, near their start.
-        mark.put(from + 2, tag + " ", kAlarm);
+        mark.put(from + 2, tag + " ", kAlarm);  // no room on either side: inside the marks, near their start
       }
     }
-    emit(mark);
+    canvas.emit(mark);
   }
-
   for (size_t i = 0; i < t.highlights.size() && i < 3; ++i) {
     const auto& h = t.highlights[i];
     std::string text = (h.property.empty() ? std::string("violation") : h.property) + ": " + h.sentence + ".";
-    std::string wrapped = wrap(text, width, "  ");
-    out += colour ? fmt::format("{}{}{}", kRed, wrapped, kReset) : wrapped;
+    std::string wrapped = wrap(text, canvas.width, "  ");
+    canvas.out += canvas.colour ? fmt::format("{}{}{}", kRed, wrapped, kReset) : wrapped;
   }
-  if (t.highlights.size() > 3) out += fmt::format("  (and {} more violations)\n", t.highlights.size() - 3);
+  if (t.highlights.size() > 3) canvas.out += fmt::format("  (and {} more violations)\n", t.highlights.size() - 3);
+}
 
-  if (options.legend) {
-    std::string legend = "# holding  - waiting  ~ paused  x crashed";
-    if (t.has_commands && !letters.empty()) {
-      std::string cmds = "commands:";
-      for (char l : letters) cmds += fmt::format("{} {} {}", cmds.size() > 9 ? "," : "", l, command_letter_name(l));
-      legend += "\n" + cmds + " (capital: changed the key; ? failed)";
-    }
-    legend += fmt::format("\n{} lane: who holds the key (small letter: no expiry)", t.key);
-    std::string wrapped;
-    size_t pos = 0;
-    while (pos <= legend.size()) {
-      size_t nl = legend.find('\n', pos);
-      std::string part = legend.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
-      wrapped += wrap(part, width, "  ");
-      if (nl == std::string::npos) break;
-      pos = nl + 1;
-    }
-    out += colour ? fmt::format("{}{}{}", kDim, wrapped, kReset) : wrapped;
+void draw_legend(Canvas& canvas, const std::set<char>& letters) {
+  std::string legend = "# holding  - waiting  ~ paused  x crashed";
+  if (canvas.t.has_commands && !letters.empty()) {
+    std::string cmds = "commands:";
+    for (char l : letters) cmds += fmt::format("{} {} {}", cmds.size() > 9 ? "," : "", l, command_letter_name(l));
+    legend += "\n" + cmds + " (capital: changed the key; ? failed)";
   }
-  if (options.story) out += render_story(t, options.story_lines, colour);
-  return out;
+  legend += fmt::format("\n{} lane: who holds the key (small letter: no expiry)", canvas.t.key);
+  std::string wrapped;
+  size_t pos = 0;
+  while (pos <= legend.size()) {
+    size_t nl = legend.find('\n', pos);
+    std::string part = legend.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    wrapped += wrap(part, canvas.width, "  ");
+    if (nl == std::string::npos) break;
+    pos = nl + 1;
+  }
+  canvas.out += canvas.colour ? fmt::format("{}{}{}", kDim, wrapped, kReset) : wrapped;
+}
+
+}  // namespace
+
+std::string render_text(const Timeline& t, const TextOptions& options) {
+  Canvas canvas = make_canvas(t, options);
+  if (!t.title.empty()) canvas.out += options.colour ? fmt::format("{}{}{}\n", kBold, t.title, kReset) : t.title + "\n";
+  const HotCells hot = hot_cells(t, canvas.scale);
+  draw_axis(canvas);
+  std::set<char> letters;
+  for (uint32_t c = 0; c < t.clients.size(); ++c) {
+    canvas.emit(state_row(canvas, t.clients[c], hot.clients[c]));
+    if (t.has_commands) canvas.emit(command_row(canvas, t.clients[c], letters));
+  }
+  draw_key_lane(canvas, hot.key);
+  draw_key_moments(canvas);
+  draw_faults(canvas);
+  draw_violations(canvas);
+  if (options.legend) draw_legend(canvas, letters);
+  if (options.story) canvas.out += render_story(t, options.story_lines, options.colour);
+  return canvas.out;
 }
 
 }  // namespace locksim::render

@@ -23,6 +23,9 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "base/assert.hpp"
 #include "sim/world.hpp"
 
 namespace locksim::sim {
@@ -203,9 +206,11 @@ class Channel final : public ConnectionEvents {
     world_.schedule(arrival, &Channel::request_event, this, call_id, 0, server_);
   }
 
+  // The message an arrival event stands for: it is in flight until it arrives, exactly once.
   template <class Queue>
   static auto take(Queue& q, uint64_t call_id) {
     auto it = std::find_if(q.begin(), q.end(), [&](const auto& m) { return m.call_id == call_id; });
+    LOCKSIM_ASSERT(it != q.end(), fmt::format("a message arrives for call #{}, which has none in flight", call_id));
     auto m = std::move(*it);
     q.erase(it);
     return m;
@@ -217,7 +222,7 @@ class Channel final : public ConnectionEvents {
 
   static void request_event(World& w, const Event& e) {
     auto* self = static_cast<Channel*>(e.obj);
-    ToServer m = take(self->to_server_, e.a);
+    ToServer m = take(self->to_server_, e.id);
     if (!w.live(e)) return self->dropped(self->server_, DropReason::ReceiverCrashed, m.call_id);
     if (!w.network().passes(self->client_, self->server_, m.cut_epoch)) return self->dropped(self->server_, DropReason::Cut, m.call_id);
     if (m.close) {
@@ -239,7 +244,7 @@ class Channel final : public ConnectionEvents {
 
   static void reply_event(World& w, const Event& e) {
     auto* self = static_cast<Channel*>(e.obj);
-    ToClient m = take(self->to_client_, e.a);
+    ToClient m = take(self->to_client_, e.id);
     const Node& client = w.node(self->client_);
     if (client.state == NodeState::Crashed || client.incarnation != m.client_incarnation)
       return self->dropped(self->client_, DropReason::ReceiverCrashed, m.call_id);
@@ -255,9 +260,9 @@ class Channel final : public ConnectionEvents {
   static void timeout_event(World& w, const Event& e) {
     auto* self = static_cast<Channel*>(e.obj);
     if (!w.live(e)) return;
-    auto p = self->find_pending(e.a);
+    auto p = self->find_pending(e.id);
     if (!p) return;  // answered in time
-    w.trace().add(w.now(), self->client_, TraceKind::CallTimedOut, static_cast<int64_t>(self->id_), static_cast<int64_t>(e.a));
+    w.trace().add(w.now(), self->client_, TraceKind::CallTimedOut, static_cast<int64_t>(self->id_), static_cast<int64_t>(e.id));
     p->awaiter->result = CallResult<Resp>{CallStatus::TimedOut, Resp{}};
     self->complete(*p);
   }
@@ -265,15 +270,16 @@ class Channel final : public ConnectionEvents {
   static void lost_event(World& w, const Event& e) {
     auto* self = static_cast<Channel*>(e.obj);
     if (!w.live(e)) return;
-    auto p = self->find_pending(e.a);
+    auto p = self->find_pending(e.id);
     if (!p) return;
-    w.trace().add(w.now(), self->client_, TraceKind::ConnectionLost, static_cast<int64_t>(self->id_), static_cast<int64_t>(e.a));
+    w.trace().add(w.now(), self->client_, TraceKind::ConnectionLost, static_cast<int64_t>(self->id_), static_cast<int64_t>(e.id));
     p->awaiter->result = CallResult<Resp>{CallStatus::ConnectionLost, Resp{}};
     self->complete(*p);
   }
 
   // The pending call, removed from the list; empty if it is gone or its task died.
   std::optional<Pending> find_pending(uint64_t call_id) {
+    LOCKSIM_ASSERT(call_id != 0 && call_id <= next_call_, fmt::format("call #{} was never made", call_id));
     auto it = std::find_if(pending_.begin(), pending_.end(), [&](const Pending& p) { return p.call_id == call_id; });
     if (it == pending_.end()) return std::nullopt;
     Pending p = *it;

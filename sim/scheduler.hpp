@@ -1,7 +1,7 @@
 #pragma once
 // The event queue: one heap ordered by (time, sequence number), so events at
 // the same instant run in the order they were scheduled. An event is a plain
-// function pointer with two integers and a pointer of context: no
+// function pointer with a pointer and two integers of context: no
 // std::function, no allocation per event.
 #include <cstdint>
 #include <vector>
@@ -19,8 +19,9 @@ struct Event {
   Instant at;
   uint64_t seq = 0;
   EventFn fn = nullptr;
-  void* obj = nullptr;
-  uint64_t a = 0, b = 0;
+  void* obj = nullptr;     // the handler's object (a channel, a coroutine frame)
+  uint64_t id = 0;         // what the handler looks up: a fiber, a call, a planned fault, a paused node
+  uint64_t generation = 0; // which version of it the event belongs to: a pause, a cut's epoch, an incarnation
   // The node this event is delivered to, and the incarnation it was meant for:
   // a paused node defers it, a crashed one makes it stale (fn decides what then).
   NodeId node = kNoNode;

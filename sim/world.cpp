@@ -39,7 +39,7 @@ NodeId World::find_node(std::string_view name) const {
 }
 
 void World::set_start(NodeId id, std::function<Task<void>(Proc)> start) {
-  nodes_[id].start = std::move(start);
+  node(id).start = std::move(start);
   schedule(now_, &World::start_event, nullptr, 0, 0, id);
 }
 
@@ -49,19 +49,23 @@ void World::start_event(World& w, const Event& e) {
   if (n.start) w.spawn(n.id, n.start(Proc(w, n.id)));
 }
 
-void World::schedule(Instant at, EventFn fn, void* obj, uint64_t a, uint64_t b, NodeId node) {
+void World::schedule(Instant at, EventFn fn, void* obj, uint64_t id, uint64_t generation, NodeId target) {
+  // Moving it to now would hide the bug that computed the time, and reorder the run.
+  LOCKSIM_ASSERT(at >= now_, fmt::format("an event scheduled in the past: at {}, now {}", format_instant(at),
+                                         format_instant(now_)));
   Event e;
-  e.at = at < now_ ? now_ : at;
+  e.at = at;
   e.fn = fn;
   e.obj = obj;
-  e.a = a;
-  e.b = b;
-  e.node = node;
-  e.incarnation = node == kNoNode ? 0 : nodes_[node].incarnation;
+  e.id = id;
+  e.generation = generation;
+  e.node = target;
+  e.incarnation = target == kNoNode ? 0 : node(target).incarnation;
   queue_.push(e);
 }
 
 void World::run_until(Instant limit) {
+  const base::ScopedAssertNote note("simulation seed", seed_);
   while (!stopped_ && !queue_.empty() && queue_.top().at <= limit) {
     Event e = queue_.pop();
     now_ = e.at;
@@ -110,8 +114,10 @@ FiberId World::spawn(NodeId node, Task<void> task) {
 
 bool World::alive(FiberId id) const {
   if (id == kNoFiber) return false;
-  uint32_t slot = slot_of(id);
-  return slot < fibers_.size() && fibers_[slot].live && fibers_[slot].generation == generation_of(id);
+  const uint32_t slot = slot_of(id);
+  LOCKSIM_ASSERT(slot < fibers_.size() && generation_of(id) <= fibers_[slot].generation,
+                 fmt::format("no task was ever given the id {:#x}", id));
+  return fibers_[slot].live && fibers_[slot].generation == generation_of(id);
 }
 
 NodeId World::fiber_node(FiberId id) const { return alive(id) ? fibers_[slot_of(id)].node : kNoNode; }
@@ -124,7 +130,7 @@ void World::resume_at(Instant at, FiberId id, std::coroutine_handle<> h) {
 
 void World::resume_event(World& w, const Event& e) {
   if (!w.live(e)) return;  // its node crashed
-  w.resume_now(e.a, std::coroutine_handle<>::from_address(e.obj));
+  w.resume_now(e.id, std::coroutine_handle<>::from_address(e.obj));
 }
 
 void World::resume_now(FiberId id, std::coroutine_handle<> h) {
@@ -175,7 +181,7 @@ void World::kill_fibers(Node& n) {
 // --- faults ---
 
 void World::crash(NodeId id) {
-  Node& n = nodes_[id];
+  Node& n = node(id);
   if (n.state == NodeState::Crashed) return;
   n.state = NodeState::Crashed;
   ++n.incarnation;  // everything aimed at the old incarnation is now stale
@@ -194,7 +200,7 @@ void World::crash(NodeId id) {
 }
 
 void World::restart(NodeId id) {
-  Node& n = nodes_[id];
+  Node& n = node(id);
   if (n.state != NodeState::Crashed) crash(id);
   n.state = NodeState::Up;
   trace_.add(now_, id, TraceKind::Restart, n.incarnation);
@@ -203,23 +209,24 @@ void World::restart(NodeId id) {
 }
 
 void World::pause(NodeId id, Duration how_long) {
-  Node& n = nodes_[id];
+  LOCKSIM_ASSERT(how_long >= Duration::zero(), "a pause of negative length");
+  Node& n = node(id);
   if (n.state == NodeState::Crashed) return;
   n.state = NodeState::Paused;
   ++n.pause_generation;
   trace_.add(now_, id, TraceKind::Pause, how_long.ns);
   tell(id, TraceKind::Pause);
   // Aimed at the world, not the node, so that the pause cannot defer its own end.
-  schedule(now_ + how_long, &World::pause_end_event, nullptr, n.pause_generation,
-           (uint64_t{n.incarnation} << 32) | id, kNoNode);
+  schedule(now_ + how_long, &World::pause_end_event, nullptr, (uint64_t{n.incarnation} << 32) | id,
+           n.pause_generation, kNoNode);
 }
 
 void World::pause_end_event(World& w, const Event& e) {
-  NodeId id = static_cast<NodeId>(e.b & 0xffffffffu);
-  uint32_t incarnation = static_cast<uint32_t>(e.b >> 32);
-  Node& n = w.nodes_[id];
+  NodeId id = static_cast<NodeId>(e.id & 0xffffffffu);
+  uint32_t incarnation = static_cast<uint32_t>(e.id >> 32);
+  Node& n = w.node(id);
   // A crash, or a longer pause begun meanwhile, supersedes this end.
-  if (n.state != NodeState::Paused || n.incarnation != incarnation || n.pause_generation != e.a) return;
+  if (n.state != NodeState::Paused || n.incarnation != incarnation || n.pause_generation != e.generation) return;
   n.state = NodeState::Up;
   w.trace_.add(w.now_, id, TraceKind::Resume);
   w.tell(id, TraceKind::Resume);
@@ -234,13 +241,14 @@ void World::pause_end_event(World& w, const Event& e) {
 }
 
 void World::jump_clock(NodeId id, Duration by) {
-  nodes_[id].clock.add_jump(now_, by);
+  node(id).clock.add_jump(now_, by);
   trace_.add(now_, id, TraceKind::ClockJump, by.ns);
 }
 
 void World::cut(NodeId a, NodeId b, Duration how_long) {
+  LOCKSIM_ASSERT(how_long >= Duration::zero(), "a cut of negative length");
   network_.cut(a, b);
-  trace_.add(now_, a, TraceKind::Cut, b, how_long.ns, fmt::format("{} <-/-> {}", nodes_[a].name, nodes_[b].name));
+  trace_.add(now_, a, TraceKind::Cut, b, how_long.ns, fmt::format("{} <-/-> {}", node(a).name, node(b).name));
   if (how_long.ns > 0) {
     uint64_t epoch = network_.cut_epoch(a, b);
     schedule(now_ + how_long, &World::heal_event, nullptr, (uint64_t{a} << 32) | b, epoch, kNoNode);
@@ -248,19 +256,19 @@ void World::cut(NodeId a, NodeId b, Duration how_long) {
 }
 
 void World::heal_event(World& w, const Event& e) {
-  NodeId a = static_cast<NodeId>(e.a >> 32), b = static_cast<NodeId>(e.a & 0xffffffffu);
+  NodeId a = static_cast<NodeId>(e.id >> 32), b = static_cast<NodeId>(e.id & 0xffffffffu);
   // Heal only the cut this event belongs to, not a later one.
-  if (w.network_.is_cut(a, b) && w.network_.cut_epoch(a, b) == e.b) w.heal(a, b);
+  if (w.network_.is_cut(a, b) && w.network_.cut_epoch(a, b) == e.generation) w.heal(a, b);
 }
 
 void World::heal(NodeId a, NodeId b) {
   if (!network_.is_cut(a, b)) return;
   network_.heal(a, b);
-  trace_.add(now_, a, TraceKind::Heal, b, 0, fmt::format("{} <---> {}", nodes_[a].name, nodes_[b].name));
+  trace_.add(now_, a, TraceKind::Heal, b, 0, fmt::format("{} <---> {}", node(a).name, node(b).name));
 }
 
 void World::reset(NodeId a, NodeId b) {
-  trace_.add(now_, a, TraceKind::Reset, b, 0, fmt::format("{} x {}", nodes_[a].name, nodes_[b].name));
+  trace_.add(now_, a, TraceKind::Reset, b, 0, fmt::format("{} x {}", node(a).name, node(b).name));
   for (ConnectionEvents* c : connections_) {
     bool between = (c->client_node() == a && c->server_node() == b) || (c->client_node() == b && c->server_node() == a);
     if (between) c->on_reset();
@@ -295,7 +303,7 @@ bool World::apply(const FaultPlan& plan, std::string* error) {
 }
 
 void World::fault_event(World& w, const Event& e) {
-  const Fault f = w.planned_[e.a];
+  const Fault f = w.planned_[e.id];
   NodeId id = w.find_node(f.node);
   switch (f.kind) {
     case FaultKind::Crash: w.crash(id); break;

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/assert.hpp"
 #include "sim/fault.hpp"
 #include "sim/network.hpp"
 #include "sim/node.hpp"
@@ -42,14 +43,15 @@ class World {
   NodeId find_node(std::string_view name) const;  // kNoNode if there is none
   // The node's main routine: started now, and again at every restart.
   void set_start(NodeId id, std::function<Task<void>(class Proc)> start);
-  Node& node(NodeId id) { return nodes_[id]; }
-  const Node& node(NodeId id) const { return nodes_[id]; }
+  // An id this world never gave out is an internal error (LOCKSIM_ASSERT).
+  Node& node(NodeId id) { return nodes_[checked(id)]; }
+  const Node& node(NodeId id) const { return nodes_[checked(id)]; }
   size_t node_count() const { return nodes_.size(); }
-  bool is_up(NodeId id) const { return nodes_[id].state != NodeState::Crashed; }
+  bool is_up(NodeId id) const { return node(id).state != NodeState::Crashed; }
 
   // --- time and the loop ---
   Instant now() const { return now_; }
-  Instant local_now(NodeId id) const { return nodes_[id].clock.local(now_); }
+  Instant local_now(NodeId id) const { return node(id).clock.local(now_); }
   // Runs every event at or before limit; then, if anything is still pending, now = limit.
   void run_until(Instant limit);
   void run();                     // until nothing is scheduled or stop() is called
@@ -59,16 +61,17 @@ class World {
   size_t pending_events() const { return queue_.size(); }
 
   // Schedules fn at `at`, aimed at `node`'s current incarnation (kNoNode: at the world).
-  void schedule(Instant at, EventFn fn, void* obj, uint64_t a = 0, uint64_t b = 0, NodeId node = kNoNode);
+  // `at` is never in the past, and `node` is one of this world's (internal errors otherwise).
+  void schedule(Instant at, EventFn fn, void* obj, uint64_t id = 0, uint64_t generation = 0, NodeId node = kNoNode);
   // Whether an event still reaches the incarnation it was meant for.
   bool live(const Event& e) const {
-    return e.node == kNoNode || (nodes_[e.node].incarnation == e.incarnation && nodes_[e.node].state != NodeState::Crashed);
+    return e.node == kNoNode || (node(e.node).incarnation == e.incarnation && node(e.node).state != NodeState::Crashed);
   }
 
   // --- tasks ---
   FiberId spawn(NodeId node, Task<void> task);
   void cancel(FiberId id);
-  bool alive(FiberId id) const;
+  bool alive(FiberId id) const;  // false once it ended; an id never given out is an internal error
   FiberId current_fiber() const { return current_fiber_; }
   NodeId fiber_node(FiberId id) const;
   // Resumes `h` (suspended inside fiber `id`) at `at`, unless the fiber dies first.
@@ -128,6 +131,10 @@ class World {
     Task<void> root;
   };
 
+  NodeId checked(NodeId id) const {
+    LOCKSIM_ASSERT(id < nodes_.size(), "no node has this id in this world");
+    return id;
+  }
   void dispatch(const Event& e);
   void tell(NodeId id, TraceKind kind) {
     for (auto& l : fault_listeners_) l(id, kind);

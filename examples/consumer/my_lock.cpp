@@ -2,7 +2,6 @@
 
 #include <locksim/lock/lock.hpp>
 #include <locksim/lock/registry.hpp>
-#include <locksim/lock/scripts.hpp>
 
 namespace {
 
@@ -21,8 +20,7 @@ class MyLock final : public SpinLock {
   }
 
   Task<bool> release(Env& env) override {
-    auto reply = co_await env.redis(cmd("EVAL", std::string(scripts::kCompareAndDelete), "1", key(), token_),
-                                    Purpose::Release);
+    auto reply = co_await env.redis(compare_and_delete(key(), token_), Purpose::Release);
     co_return replied_int(reply, 1);
   }
 

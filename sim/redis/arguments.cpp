@@ -65,3 +65,61 @@ Reply invalid_expire_error(std::string_view command_name) {
 }
 
 }  // namespace locksim::redis
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace locksim::redis {
+
+bool parse_long_double(std::string_view text, long double& out) {
+  if (text.empty() || text.size() >= 5 * 1024) return false;
+  const std::string buffer(text);
+  if (std::isspace(static_cast<unsigned char>(buffer[0]))) return false;
+  char* end = nullptr;
+  errno = 0;
+  const long double value = std::strtold(buffer.c_str(), &end);
+  if (end != buffer.c_str() + buffer.size() || std::isnan(value)) return false;
+  if (errno == ERANGE && (value == HUGE_VALL || value == -HUGE_VALL || std::fpclassify(value) == FP_ZERO))
+    return false;
+  out = value;
+  return true;
+}
+
+bool parse_double(std::string_view text, double& out) {
+  if (text.empty() || text.size() >= 5 * 1024) return false;
+  const std::string buffer(text);
+  if (std::isspace(static_cast<unsigned char>(buffer[0]))) return false;
+  char* end = nullptr;
+  errno = 0;
+  const double value = std::strtod(buffer.c_str(), &end);
+  if (end != buffer.c_str() + buffer.size() || std::isnan(value)) return false;
+  if (errno == ERANGE && (value == HUGE_VAL || value == -HUGE_VAL || std::fpclassify(value) == FP_ZERO))
+    return false;
+  out = value;
+  return true;
+}
+
+std::string format_double(double value) {
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  char buf[64];
+  const int n = std::snprintf(buf, sizeof buf, "%.17g", value);
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+std::string format_long_double(long double value) {
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  char buf[5 * 1024];
+  int n = std::snprintf(buf, sizeof buf, "%.17Lf", value);
+  if (n <= 0 || static_cast<size_t>(n) >= sizeof buf) return "0";
+  std::string out(buf, static_cast<size_t>(n));
+  if (out.find('.') != std::string::npos) {
+    while (!out.empty() && out.back() == '0') out.pop_back();
+    if (!out.empty() && out.back() == '.') out.pop_back();
+  }
+  if (out == "-0") out = "0";
+  return out;
+}
+
+}  // namespace locksim::redis

@@ -26,3 +26,14 @@ Reply arity_error(std::string_view command_name);
 Reply invalid_expire_error(std::string_view command_name);
 
 }  // namespace locksim::redis
+
+namespace locksim::redis {
+// Redis string2ld / string2d: the whole text is a float (strtold / strtod), no
+// spaces, not NaN; "inf" and "-inf" are accepted.
+bool parse_long_double(std::string_view text, long double& out);
+bool parse_double(std::string_view text, double& out);
+// Redis's %.17g rendering of a double reply (inf, -inf as Redis writes them).
+std::string format_double(double value);
+// Redis addReplyHumanLongDouble / INCRBYFLOAT: %.17Lf with trailing zeros removed.
+std::string format_long_double(long double value);
+}  // namespace locksim::redis

@@ -34,6 +34,7 @@ void format_into(std::string& out, const Reply& r, const std::string& prefix) {
     case Reply::Type::Bulk: out += cli_quote(r.str) + "\n"; break;
     case Reply::Type::Nil:
     case Reply::Type::NilArray: out += "(nil)\n"; break;
+    case Reply::Type::Blocked: break;
     case Reply::Type::Array: {
       if (r.elements.empty()) {
         out += "(empty array)\n";

@@ -10,62 +10,161 @@ namespace locksim::redis {
 namespace {
 // Sorted by name for binary search; arities from Redis 7.0's command table.
 constexpr std::array kCommands = {
-    CommandSpec{"append", 3, 0, cmd_append},
+    CommandSpec{"append", 3, kWrite, cmd_append},
+    CommandSpec{"bitcount", -2, 0, cmd_bitcount},
+    CommandSpec{"blmove", 6, kWrite, cmd_blmove},
+    CommandSpec{"blpop", -3, kWrite, cmd_blpop},
+    CommandSpec{"brpop", -3, kWrite, cmd_brpop},
+    CommandSpec{"brpoplpush", 4, kWrite, cmd_brpoplpush},
+    CommandSpec{"bzpopmax", -3, kWrite, cmd_bzpopmax},
+    CommandSpec{"bzpopmin", -3, kWrite, cmd_bzpopmin},
+    CommandSpec{"client", -2, kNoScript | kSubcommands, cmd_client},
+    CommandSpec{"config", -2, kNoScript | kSubcommands, cmd_config},
+    CommandSpec{"copy", -3, kWrite, cmd_copy},
     CommandSpec{"dbsize", 1, 0, cmd_dbsize},
-    CommandSpec{"decr", 2, 0, cmd_decr},
-    CommandSpec{"decrby", 3, 0, cmd_decrby},
-    CommandSpec{"del", -2, 0, cmd_del},
+    CommandSpec{"debug", -2, kNoScript, cmd_debug},
+    CommandSpec{"decr", 2, kWrite, cmd_decr},
+    CommandSpec{"decrby", 3, kWrite, cmd_decrby},
+    CommandSpec{"del", -2, kWrite, cmd_del},
     CommandSpec{"discard", 1, kNoScript | kNotQueued, cmd_discard},
     CommandSpec{"echo", 2, 0, cmd_echo},
     CommandSpec{"eval", -3, kNoScript, cmd_eval},
+    CommandSpec{"eval_ro", -3, kNoScript, cmd_eval_ro},
     CommandSpec{"evalsha", -3, kNoScript, cmd_evalsha},
+    CommandSpec{"evalsha_ro", -3, kNoScript, cmd_evalsha_ro},
     CommandSpec{"exec", 1, kNoScript | kNotQueued, cmd_exec},
     CommandSpec{"exists", -2, 0, cmd_exists},
-    CommandSpec{"expire", -3, 0, cmd_expire},
-    CommandSpec{"expireat", -3, 0, cmd_expireat},
+    CommandSpec{"expire", -3, kWrite, cmd_expire},
+    CommandSpec{"expireat", -3, kWrite, cmd_expireat},
     CommandSpec{"expiretime", 2, 0, cmd_expiretime},
-    CommandSpec{"flushall", -1, 0, cmd_flushall},
-    CommandSpec{"flushdb", -1, 0, cmd_flushall},
+    CommandSpec{"fcall", -3, kNoScript, cmd_fcall},
+    CommandSpec{"fcall_ro", -3, kNoScript, cmd_fcall_ro},
+    CommandSpec{"flushall", -1, kWrite, cmd_flushall},
+    CommandSpec{"flushdb", -1, kWrite, cmd_flushall},
+    CommandSpec{"function", -2, kNoScript | kSubcommands, cmd_function},
     CommandSpec{"get", 2, 0, cmd_get},
-    CommandSpec{"getdel", 2, 0, cmd_getdel},
-    CommandSpec{"getex", -2, 0, cmd_getex},
-    CommandSpec{"getset", 3, 0, cmd_getset},
-    CommandSpec{"hdel", -3, 0, cmd_hdel},
+    CommandSpec{"getbit", 3, 0, cmd_getbit},
+    CommandSpec{"getdel", 2, kWrite, cmd_getdel},
+    CommandSpec{"getex", -2, kWrite, cmd_getex},
+    CommandSpec{"getrange", 4, 0, cmd_getrange},
+    CommandSpec{"getset", 3, kWrite, cmd_getset},
+    CommandSpec{"hdel", -3, kWrite, cmd_hdel},
     CommandSpec{"hexists", 3, 0, cmd_hexists},
     CommandSpec{"hget", 3, 0, cmd_hget},
     CommandSpec{"hgetall", 2, 0, cmd_hgetall},
-    CommandSpec{"hincrby", 4, 0, cmd_hincrby},
+    CommandSpec{"hincrby", 4, kWrite, cmd_hincrby},
+    CommandSpec{"hincrbyfloat", 4, kWrite, cmd_hincrbyfloat},
     CommandSpec{"hkeys", 2, 0, cmd_hkeys},
     CommandSpec{"hlen", 2, 0, cmd_hlen},
     CommandSpec{"hmget", -3, 0, cmd_hmget},
-    CommandSpec{"hmset", -4, 0, cmd_hmset},
-    CommandSpec{"hset", -4, 0, cmd_hset},
-    CommandSpec{"hsetnx", 4, 0, cmd_hsetnx},
+    CommandSpec{"hmset", -4, kWrite, cmd_hmset},
+    CommandSpec{"hrandfield", -2, 0, cmd_hrandfield},
+    CommandSpec{"hscan", -3, 0, cmd_hscan},
+    CommandSpec{"hset", -4, kWrite, cmd_hset},
+    CommandSpec{"hsetnx", 4, kWrite, cmd_hsetnx},
+    CommandSpec{"hstrlen", 3, 0, cmd_hstrlen},
     CommandSpec{"hvals", 2, 0, cmd_hvals},
-    CommandSpec{"incr", 2, 0, cmd_incr},
-    CommandSpec{"incrby", 3, 0, cmd_incrby},
+    CommandSpec{"incr", 2, kWrite, cmd_incr},
+    CommandSpec{"incrby", 3, kWrite, cmd_incrby},
+    CommandSpec{"incrbyfloat", 3, kWrite, cmd_incrbyfloat},
+    CommandSpec{"info", -1, 0, cmd_info},
     CommandSpec{"keys", 2, 0, cmd_keys},
+    CommandSpec{"lindex", 3, 0, cmd_lindex},
+    CommandSpec{"linsert", 5, kWrite, cmd_linsert},
+    CommandSpec{"llen", 2, 0, cmd_llen},
+    CommandSpec{"lmove", 5, kWrite, cmd_lmove},
+    CommandSpec{"lpop", -2, kWrite, cmd_lpop},
+    CommandSpec{"lpos", -3, 0, cmd_lpos},
+    CommandSpec{"lpush", -3, kWrite, cmd_lpush},
+    CommandSpec{"lpushx", -3, kWrite, cmd_lpushx},
+    CommandSpec{"lrange", 4, 0, cmd_lrange},
+    CommandSpec{"lrem", 4, kWrite, cmd_lrem},
+    CommandSpec{"lset", 4, kWrite, cmd_lset},
+    CommandSpec{"ltrim", 4, kWrite, cmd_ltrim},
     CommandSpec{"mget", -2, 0, cmd_mget},
+    CommandSpec{"move", 3, kWrite, cmd_move},
+    CommandSpec{"mset", -3, kWrite, cmd_mset},
+    CommandSpec{"msetnx", -3, kWrite, cmd_msetnx},
     CommandSpec{"multi", 1, kNoScript | kNotQueued, cmd_multi},
-    CommandSpec{"persist", 2, 0, cmd_persist},
-    CommandSpec{"pexpire", -3, 0, cmd_pexpire},
-    CommandSpec{"pexpireat", -3, 0, cmd_pexpireat},
+    CommandSpec{"object", -2, kSubcommands, cmd_object},
+    CommandSpec{"persist", 2, kWrite, cmd_persist},
+    CommandSpec{"pexpire", -3, kWrite, cmd_pexpire},
+    CommandSpec{"pexpireat", -3, kWrite, cmd_pexpireat},
     CommandSpec{"pexpiretime", 2, 0, cmd_pexpiretime},
     CommandSpec{"ping", -1, 0, cmd_ping},
-    CommandSpec{"psetex", 4, 0, cmd_psetex},
+    CommandSpec{"psetex", 4, kWrite, cmd_psetex},
+    CommandSpec{"psubscribe", -2, kNoScript, cmd_psubscribe},
     CommandSpec{"pttl", 2, 0, cmd_pttl},
-    CommandSpec{"publish", 3, 0, cmd_publish},
-    CommandSpec{"script", -2, kNoScript, cmd_script},
-    CommandSpec{"set", -3, 0, cmd_set},
-    CommandSpec{"setex", 4, 0, cmd_setex},
-    CommandSpec{"setnx", 3, 0, cmd_setnx},
+    CommandSpec{"publish", 3, kWrite, cmd_publish},
+    CommandSpec{"pubsub", -2, kSubcommands, cmd_pubsub},
+    CommandSpec{"punsubscribe", -1, kNoScript, cmd_punsubscribe},
+    CommandSpec{"randomkey", 1, 0, cmd_randomkey},
+    CommandSpec{"rename", 3, kWrite, cmd_rename},
+    CommandSpec{"renamenx", 3, kWrite, cmd_renamenx},
+    CommandSpec{"rpop", -2, kWrite, cmd_rpop},
+    CommandSpec{"rpoplpush", 3, kWrite, cmd_rpoplpush},
+    CommandSpec{"rpush", -3, kWrite, cmd_rpush},
+    CommandSpec{"rpushx", -3, kWrite, cmd_rpushx},
+    CommandSpec{"sadd", -3, kWrite, cmd_sadd},
+    CommandSpec{"scan", -2, 0, cmd_scan},
+    CommandSpec{"scard", 2, 0, cmd_scard},
+    CommandSpec{"script", -2, kNoScript | kSubcommands, cmd_script},
+    CommandSpec{"sdiff", -2, 0, cmd_sdiff},
+    CommandSpec{"sdiffstore", -3, kWrite, cmd_sdiffstore},
+    CommandSpec{"select", 2, 0, cmd_select},
+    CommandSpec{"set", -3, kWrite, cmd_set},
+    CommandSpec{"setbit", 4, kWrite, cmd_setbit},
+    CommandSpec{"setex", 4, kWrite, cmd_setex},
+    CommandSpec{"setnx", 3, kWrite, cmd_setnx},
+    CommandSpec{"setrange", 4, kWrite, cmd_setrange},
+    CommandSpec{"sinter", -2, 0, cmd_sinter},
+    CommandSpec{"sintercard", -3, 0, cmd_sintercard},
+    CommandSpec{"sinterstore", -3, kWrite, cmd_sinterstore},
+    CommandSpec{"sismember", 3, 0, cmd_sismember},
+    CommandSpec{"smembers", 2, 0, cmd_smembers},
+    CommandSpec{"smismember", -3, 0, cmd_smismember},
+    CommandSpec{"smove", 4, kWrite, cmd_smove},
+    CommandSpec{"spop", -2, kWrite, cmd_spop},
+    CommandSpec{"srandmember", -2, 0, cmd_srandmember},
+    CommandSpec{"srem", -3, kWrite, cmd_srem},
+    CommandSpec{"sscan", -3, 0, cmd_sscan},
     CommandSpec{"strlen", 2, 0, cmd_strlen},
+    CommandSpec{"subscribe", -2, kNoScript, cmd_subscribe},
+    CommandSpec{"substr", 4, 0, cmd_getrange},
+    CommandSpec{"sunion", -2, 0, cmd_sunion},
+    CommandSpec{"sunionstore", -3, kWrite, cmd_sunionstore},
+    CommandSpec{"swapdb", 3, kWrite, cmd_swapdb},
     CommandSpec{"time", 1, 0, cmd_time},
+    CommandSpec{"touch", -2, 0, cmd_touch},
     CommandSpec{"ttl", 2, 0, cmd_ttl},
     CommandSpec{"type", 2, 0, cmd_type},
-    CommandSpec{"unlink", -2, 0, cmd_del},
+    CommandSpec{"unlink", -2, kWrite, cmd_del},
+    CommandSpec{"unsubscribe", -1, kNoScript, cmd_unsubscribe},
     CommandSpec{"unwatch", 1, kNoScript, cmd_unwatch},
     CommandSpec{"watch", -2, kNoScript | kNotQueued, cmd_watch},
+    CommandSpec{"zadd", -4, kWrite, cmd_zadd},
+    CommandSpec{"zcard", 2, 0, cmd_zcard},
+    CommandSpec{"zcount", 4, 0, cmd_zcount},
+    CommandSpec{"zincrby", 4, kWrite, cmd_zincrby},
+    CommandSpec{"zlexcount", 4, 0, cmd_zlexcount},
+    CommandSpec{"zmscore", -3, 0, cmd_zmscore},
+    CommandSpec{"zpopmax", -2, kWrite, cmd_zpopmax},
+    CommandSpec{"zpopmin", -2, kWrite, cmd_zpopmin},
+    CommandSpec{"zrange", -4, 0, cmd_zrange},
+    CommandSpec{"zrangebylex", -4, 0, cmd_zrangebylex},
+    CommandSpec{"zrangebyscore", -4, 0, cmd_zrangebyscore},
+    CommandSpec{"zrangestore", -5, kWrite, cmd_zrangestore},
+    CommandSpec{"zrank", 3, 0, cmd_zrank},
+    CommandSpec{"zrem", -3, kWrite, cmd_zrem},
+    CommandSpec{"zremrangebylex", 4, kWrite, cmd_zremrangebylex},
+    CommandSpec{"zremrangebyrank", 4, kWrite, cmd_zremrangebyrank},
+    CommandSpec{"zremrangebyscore", 4, kWrite, cmd_zremrangebyscore},
+    CommandSpec{"zrevrange", -4, 0, cmd_zrevrange},
+    CommandSpec{"zrevrangebylex", -4, 0, cmd_zrevrangebylex},
+    CommandSpec{"zrevrangebyscore", -4, 0, cmd_zrevrangebyscore},
+    CommandSpec{"zrevrank", 3, 0, cmd_zrevrank},
+    CommandSpec{"zscan", -3, 0, cmd_zscan},
+    CommandSpec{"zscore", 3, 0, cmd_zscore},
 };
 
 constexpr bool table_is_sorted() {
@@ -79,13 +178,39 @@ struct Subcommand {
   std::string_view name;
   int arity;
 };
-constexpr std::array kScriptSubcommands = {
-    Subcommand{"debug", 3},
-    Subcommand{"exists", -3},
-    Subcommand{"flush", -2},
-    Subcommand{"help", 2},
-    Subcommand{"kill", 2},
-    Subcommand{"load", 3},
+constexpr Subcommand kScriptSubcommands[] = {
+    {"debug", 3}, {"exists", -3}, {"flush", -2}, {"help", 2}, {"kill", 2}, {"load", 3},
+};
+constexpr Subcommand kObjectSubcommands[] = {
+    {"encoding", 3}, {"freq", 3}, {"help", 2}, {"idletime", 3}, {"refcount", 3},
+};
+constexpr Subcommand kConfigSubcommands[] = {
+    {"get", -3}, {"help", 2}, {"resetstat", 2}, {"rewrite", 2}, {"set", -4},
+};
+constexpr Subcommand kClientSubcommands[] = {
+    {"getname", 2}, {"help", 2}, {"id", 2}, {"setname", 3},
+};
+constexpr Subcommand kFunctionSubcommands[] = {
+    {"delete", 3}, {"dump", 2}, {"flush", -2}, {"help", 2}, {"kill", 2},
+    {"list", -2}, {"load", -3}, {"restore", -3}, {"stats", 2},
+};
+constexpr Subcommand kPubsubSubcommands[] = {
+    {"channels", -2}, {"help", 2}, {"numpat", 2}, {"numsub", -2}, {"shardchannels", -2}, {"shardnumsub", -2},
+};
+
+struct SubcommandTable {
+  std::string_view command, shown;
+  const Subcommand* begin;
+  size_t size;
+};
+template <size_t N>
+constexpr SubcommandTable table(std::string_view command, std::string_view shown, const Subcommand (&subs)[N]) {
+  return SubcommandTable{command, shown, subs, N};
+}
+constexpr SubcommandTable kSubcommandTables[] = {
+    table("script", "SCRIPT", kScriptSubcommands), table("object", "OBJECT", kObjectSubcommands),
+    table("config", "CONFIG", kConfigSubcommands), table("client", "CLIENT", kClientSubcommands),
+    table("pubsub", "PUBSUB", kPubsubSubcommands), table("function", "FUNCTION", kFunctionSubcommands),
 };
 }  // namespace
 
@@ -120,16 +245,20 @@ Reply unknown_command_error(const Command& command) {
 }
 
 std::optional<Reply> check_subcommand(const CommandSpec& spec, const Command& command) {
-  if (spec.name != "script") return std::nullopt;
+  const SubcommandTable* subs = nullptr;
+  for (const SubcommandTable& t : kSubcommandTables)
+    if (t.command == spec.name) subs = &t;
+  if (!subs) return std::nullopt;
   char buffer[16];
   std::string_view lower;
   const Subcommand* found = nullptr;
   if (to_lower(command[1], buffer, sizeof buffer, lower)) {
-    for (const Subcommand& sub : kScriptSubcommands)
-      if (sub.name == lower) found = &sub;
+    for (size_t i = 0; i < subs->size; ++i)
+      if (subs->begin[i].name == lower) found = &subs->begin[i];
   }
   if (!found) {
-    std::string text = "ERR unknown subcommand '" + command[1].substr(0, 128) + "'. Try SCRIPT HELP.";
+    std::string text =
+        "ERR unknown subcommand '" + command[1].substr(0, 128) + "'. Try " + std::string(subs->shown) + " HELP.";
     for (char& c : text)
       if (c == '\r' || c == '\n') c = ' ';
     return Reply::error(std::move(text));

@@ -13,6 +13,8 @@ using CommandHandler = Reply (*)(ExecContext&, const Command&);
 enum CommandFlag : uint32_t {
   kNoScript = 1u << 0,   // refused inside EVAL ("not allowed from script")
   kNotQueued = 1u << 1,  // runs at once even inside MULTI (MULTI, EXEC, DISCARD, WATCH)
+  kWrite = 1u << 2,      // refused by read-only scripts (EVAL_RO, flags=no-writes)
+  kSubcommands = 1u << 3,  // has a subcommand table (check_subcommand)
 };
 
 struct CommandSpec {
@@ -83,7 +85,107 @@ LOCKSIM_REDIS_HANDLER(cmd_hmget);
 LOCKSIM_REDIS_HANDLER(cmd_ping);
 LOCKSIM_REDIS_HANDLER(cmd_echo);
 LOCKSIM_REDIS_HANDLER(cmd_time);
+LOCKSIM_REDIS_HANDLER(cmd_config);
+LOCKSIM_REDIS_HANDLER(cmd_info);
+LOCKSIM_REDIS_HANDLER(cmd_debug);
+LOCKSIM_REDIS_HANDLER(cmd_client);
+// commands_pubsub.cpp
 LOCKSIM_REDIS_HANDLER(cmd_publish);
+LOCKSIM_REDIS_HANDLER(cmd_subscribe);
+LOCKSIM_REDIS_HANDLER(cmd_unsubscribe);
+LOCKSIM_REDIS_HANDLER(cmd_psubscribe);
+LOCKSIM_REDIS_HANDLER(cmd_punsubscribe);
+LOCKSIM_REDIS_HANDLER(cmd_pubsub);
+// commands_db.cpp
+LOCKSIM_REDIS_HANDLER(cmd_select);
+LOCKSIM_REDIS_HANDLER(cmd_move);
+LOCKSIM_REDIS_HANDLER(cmd_swapdb);
+LOCKSIM_REDIS_HANDLER(cmd_copy);
+LOCKSIM_REDIS_HANDLER(cmd_rename);
+LOCKSIM_REDIS_HANDLER(cmd_renamenx);
+LOCKSIM_REDIS_HANDLER(cmd_randomkey);
+LOCKSIM_REDIS_HANDLER(cmd_scan);
+LOCKSIM_REDIS_HANDLER(cmd_touch);
+LOCKSIM_REDIS_HANDLER(cmd_object);
+// commands_string_more.cpp
+LOCKSIM_REDIS_HANDLER(cmd_mset);
+LOCKSIM_REDIS_HANDLER(cmd_msetnx);
+LOCKSIM_REDIS_HANDLER(cmd_getrange);
+LOCKSIM_REDIS_HANDLER(cmd_setrange);
+LOCKSIM_REDIS_HANDLER(cmd_getbit);
+LOCKSIM_REDIS_HANDLER(cmd_setbit);
+LOCKSIM_REDIS_HANDLER(cmd_bitcount);
+LOCKSIM_REDIS_HANDLER(cmd_incrbyfloat);
+// commands_hash_more.cpp
+LOCKSIM_REDIS_HANDLER(cmd_hincrbyfloat);
+LOCKSIM_REDIS_HANDLER(cmd_hstrlen);
+LOCKSIM_REDIS_HANDLER(cmd_hrandfield);
+LOCKSIM_REDIS_HANDLER(cmd_hscan);
+LOCKSIM_REDIS_HANDLER(cmd_sscan);
+LOCKSIM_REDIS_HANDLER(cmd_zscan);
+// commands_list.cpp
+LOCKSIM_REDIS_HANDLER(cmd_lpush);
+LOCKSIM_REDIS_HANDLER(cmd_rpush);
+LOCKSIM_REDIS_HANDLER(cmd_lpushx);
+LOCKSIM_REDIS_HANDLER(cmd_rpushx);
+LOCKSIM_REDIS_HANDLER(cmd_lpop);
+LOCKSIM_REDIS_HANDLER(cmd_rpop);
+LOCKSIM_REDIS_HANDLER(cmd_lrange);
+LOCKSIM_REDIS_HANDLER(cmd_lindex);
+LOCKSIM_REDIS_HANDLER(cmd_llen);
+LOCKSIM_REDIS_HANDLER(cmd_lrem);
+LOCKSIM_REDIS_HANDLER(cmd_lset);
+LOCKSIM_REDIS_HANDLER(cmd_ltrim);
+LOCKSIM_REDIS_HANDLER(cmd_lpos);
+LOCKSIM_REDIS_HANDLER(cmd_linsert);
+LOCKSIM_REDIS_HANDLER(cmd_lmove);
+LOCKSIM_REDIS_HANDLER(cmd_rpoplpush);
+LOCKSIM_REDIS_HANDLER(cmd_blpop);
+LOCKSIM_REDIS_HANDLER(cmd_brpop);
+LOCKSIM_REDIS_HANDLER(cmd_blmove);
+LOCKSIM_REDIS_HANDLER(cmd_brpoplpush);
+// commands_set.cpp
+LOCKSIM_REDIS_HANDLER(cmd_sadd);
+LOCKSIM_REDIS_HANDLER(cmd_srem);
+LOCKSIM_REDIS_HANDLER(cmd_sismember);
+LOCKSIM_REDIS_HANDLER(cmd_smismember);
+LOCKSIM_REDIS_HANDLER(cmd_smembers);
+LOCKSIM_REDIS_HANDLER(cmd_scard);
+LOCKSIM_REDIS_HANDLER(cmd_spop);
+LOCKSIM_REDIS_HANDLER(cmd_srandmember);
+LOCKSIM_REDIS_HANDLER(cmd_smove);
+LOCKSIM_REDIS_HANDLER(cmd_sinter);
+LOCKSIM_REDIS_HANDLER(cmd_sunion);
+LOCKSIM_REDIS_HANDLER(cmd_sdiff);
+LOCKSIM_REDIS_HANDLER(cmd_sinterstore);
+LOCKSIM_REDIS_HANDLER(cmd_sunionstore);
+LOCKSIM_REDIS_HANDLER(cmd_sdiffstore);
+LOCKSIM_REDIS_HANDLER(cmd_sintercard);
+// commands_zset.cpp
+LOCKSIM_REDIS_HANDLER(cmd_zadd);
+LOCKSIM_REDIS_HANDLER(cmd_zincrby);
+LOCKSIM_REDIS_HANDLER(cmd_zrem);
+LOCKSIM_REDIS_HANDLER(cmd_zscore);
+LOCKSIM_REDIS_HANDLER(cmd_zmscore);
+LOCKSIM_REDIS_HANDLER(cmd_zcard);
+LOCKSIM_REDIS_HANDLER(cmd_zcount);
+LOCKSIM_REDIS_HANDLER(cmd_zlexcount);
+LOCKSIM_REDIS_HANDLER(cmd_zrank);
+LOCKSIM_REDIS_HANDLER(cmd_zrevrank);
+LOCKSIM_REDIS_HANDLER(cmd_zrange);
+LOCKSIM_REDIS_HANDLER(cmd_zrangestore);
+LOCKSIM_REDIS_HANDLER(cmd_zrevrange);
+LOCKSIM_REDIS_HANDLER(cmd_zrangebyscore);
+LOCKSIM_REDIS_HANDLER(cmd_zrevrangebyscore);
+LOCKSIM_REDIS_HANDLER(cmd_zrangebylex);
+LOCKSIM_REDIS_HANDLER(cmd_zrevrangebylex);
+LOCKSIM_REDIS_HANDLER(cmd_zremrangebyscore);
+LOCKSIM_REDIS_HANDLER(cmd_zremrangebyrank);
+LOCKSIM_REDIS_HANDLER(cmd_zremrangebylex);
+LOCKSIM_REDIS_HANDLER(cmd_zpopmin);
+LOCKSIM_REDIS_HANDLER(cmd_zpopmax);
+LOCKSIM_REDIS_HANDLER(cmd_bzpopmin);
+LOCKSIM_REDIS_HANDLER(cmd_bzpopmax);
 // transactions.cpp
 LOCKSIM_REDIS_HANDLER(cmd_multi);
 LOCKSIM_REDIS_HANDLER(cmd_exec);
@@ -94,6 +196,12 @@ LOCKSIM_REDIS_HANDLER(cmd_unwatch);
 LOCKSIM_REDIS_HANDLER(cmd_eval);
 LOCKSIM_REDIS_HANDLER(cmd_evalsha);
 LOCKSIM_REDIS_HANDLER(cmd_script);
+LOCKSIM_REDIS_HANDLER(cmd_eval_ro);
+LOCKSIM_REDIS_HANDLER(cmd_evalsha_ro);
+// functions.cpp
+LOCKSIM_REDIS_HANDLER(cmd_function);
+LOCKSIM_REDIS_HANDLER(cmd_fcall);
+LOCKSIM_REDIS_HANDLER(cmd_fcall_ro);
 #undef LOCKSIM_REDIS_HANDLER
 
 }  // namespace locksim::redis

@@ -48,7 +48,7 @@ Reply hset_generic(ExecContext& ctx, const Command& argv, std::string_view name,
   auto old = old_rendering(ctx, *entry, created);
   int64_t added = 0;
   for (size_t i = 2; i + 1 < argv.size(); i += 2)
-    if (entry->hash.set(argv[i], argv[i + 1])) ++added;
+    if (entry->hash().set(argv[i], argv[i + 1], ctx.limits())) ++added;
   ctx.db().changed(argv[1], *entry, std::move(old), ctx.conn_id(), ctx.now_ms);
   return reply_ok ? Reply::ok() : Reply::integer_(added);
 }
@@ -63,9 +63,9 @@ Reply cmd_hsetnx(ExecContext& ctx, const Command& argv) {
   bool created = false;
   Entry* entry = hash_for_write(ctx, argv[1], error, created);
   if (!entry) return error;
-  if (entry->hash.get(argv[2])) return Reply::integer_(0);
+  if (entry->hash().get(argv[2])) return Reply::integer_(0);
   auto old = old_rendering(ctx, *entry, created);
-  entry->hash.set(argv[2], argv[3]);
+  entry->hash().set(argv[2], argv[3], ctx.limits());
   ctx.db().changed(argv[1], *entry, std::move(old), ctx.conn_id(), ctx.now_ms);
   return Reply::integer_(1);
 }
@@ -74,7 +74,7 @@ Reply cmd_hget(ExecContext& ctx, const Command& argv) {
   Reply error;
   const Entry* entry = hash_for_read(ctx, argv[1], error);
   if (error.is_error()) return error;
-  const std::string* value = entry ? entry->hash.get(argv[2]) : nullptr;
+  const std::string* value = entry ? entry->hash().get(argv[2]) : nullptr;
   return value ? Reply::bulk(*value) : Reply::nil();
 }
 
@@ -85,11 +85,11 @@ Reply cmd_hdel(ExecContext& ctx, const Command& argv) {
   auto old = old_rendering(ctx, *entry, false);
   int64_t removed = 0;
   for (size_t i = 2; i < argv.size(); ++i) {
-    if (entry->hash.erase(argv[i])) ++removed;
-    if (entry->hash.empty()) break;  // Redis deletes the key at once and stops
+    if (entry->hash().erase(argv[i])) ++removed;
+    if (entry->hash().empty()) break;  // Redis deletes the key at once and stops
   }
   if (removed == 0) return Reply::integer_(0);
-  if (entry->hash.empty()) {
+  if (entry->hash().empty()) {
     ctx.db().remove(argv[1], ctx.conn_id(), ctx.now_ms);
   } else {
     ctx.db().changed(argv[1], *entry, std::move(old), ctx.conn_id(), ctx.now_ms);
@@ -101,7 +101,7 @@ Reply cmd_hexists(ExecContext& ctx, const Command& argv) {
   Reply error;
   const Entry* entry = hash_for_read(ctx, argv[1], error);
   if (error.is_error()) return error;
-  return Reply::integer_(entry && entry->hash.get(argv[2]) ? 1 : 0);
+  return Reply::integer_(entry && entry->hash().get(argv[2]) ? 1 : 0);
 }
 
 Reply cmd_hincrby(ExecContext& ctx, const Command& argv) {
@@ -112,7 +112,7 @@ Reply cmd_hincrby(ExecContext& ctx, const Command& argv) {
   Entry* entry = hash_for_write(ctx, argv[1], error, created);
   if (!entry) return error;
   int64_t current = 0;
-  if (const std::string* value = entry->hash.get(argv[2])) {
+  if (const std::string* value = entry->hash().get(argv[2])) {
     if (!parse_int64(*value, current)) error = error_reply("ERR hash value is not an integer");
   }
   if (!error.is_error() &&
@@ -122,7 +122,7 @@ Reply cmd_hincrby(ExecContext& ctx, const Command& argv) {
   if (error.is_error()) return error;  // a new key has no field yet, so it cannot fail here
   auto old = old_rendering(ctx, *entry, created);
   const int64_t result = current + increment;
-  entry->hash.set(argv[2], std::to_string(result));
+  entry->hash().set(argv[2], std::to_string(result), ctx.limits());
   ctx.db().changed(argv[1], *entry, std::move(old), ctx.conn_id(), ctx.now_ms);
   return Reply::integer_(result);
 }
@@ -135,8 +135,8 @@ Reply list_hash(ExecContext& ctx, const Command& argv, HashPart part) {
   if (error.is_error()) return error;
   std::vector<Reply> out;
   if (entry) {
-    out.reserve(entry->hash.size() * (part == HashPart::Both ? 2 : 1));
-    for (const auto& [field, value] : entry->hash.fields()) {
+    out.reserve(entry->hash().size() * (part == HashPart::Both ? 2 : 1));
+    for (const auto& [field, value] : entry->hash().fields()) {
       if (part != HashPart::Values) out.push_back(Reply::bulk(field));
       if (part != HashPart::Fields) out.push_back(Reply::bulk(value));
     }
@@ -153,7 +153,7 @@ Reply cmd_hlen(ExecContext& ctx, const Command& argv) {
   Reply error;
   const Entry* entry = hash_for_read(ctx, argv[1], error);
   if (error.is_error()) return error;
-  return Reply::integer_(entry ? static_cast<int64_t>(entry->hash.size()) : 0);
+  return Reply::integer_(entry ? static_cast<int64_t>(entry->hash().size()) : 0);
 }
 
 Reply cmd_hmget(ExecContext& ctx, const Command& argv) {
@@ -163,7 +163,7 @@ Reply cmd_hmget(ExecContext& ctx, const Command& argv) {
   std::vector<Reply> out;
   out.reserve(argv.size() - 2);
   for (size_t i = 2; i < argv.size(); ++i) {
-    const std::string* value = entry ? entry->hash.get(argv[i]) : nullptr;
+    const std::string* value = entry ? entry->hash().get(argv[i]) : nullptr;
     out.push_back(value ? Reply::bulk(*value) : Reply::nil());
   }
   return Reply::array(std::move(out));

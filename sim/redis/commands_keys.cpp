@@ -5,6 +5,7 @@
 #include "sim/redis/arguments.hpp"
 #include "sim/redis/command_table.hpp"
 #include "sim/redis/glob.hpp"
+#include "sim/redis/server_state.hpp"
 
 namespace locksim::redis {
 
@@ -108,7 +109,7 @@ Reply cmd_exists(ExecContext& ctx, const Command& argv) {
 Reply cmd_type(ExecContext& ctx, const Command& argv) {
   Entry* entry = ctx.db().lookup(argv[1], ctx.now_ms);
   if (!entry) return Reply::status("none");
-  return Reply::status(entry->type == ValueType::String ? "string" : "hash");
+  return Reply::status(std::string(type_name(entry->type)));
 }
 
 Reply cmd_expire(ExecContext& ctx, const Command& argv) { return expire_generic(ctx, argv, ctx.now_ms, true, "expire"); }
@@ -153,7 +154,11 @@ Reply cmd_flushall(ExecContext& ctx, const Command& argv) {
   if (argv.size() > 2) return error_reply(kSyntaxError);
   if (argv.size() == 2 && !equals_lower(argv[1], "async") && !equals_lower(argv[1], "sync"))
     return error_reply(kSyntaxError);
-  ctx.db().remove_all(ctx.conn_id(), ctx.now_ms);
+  if (equals_lower(argv[0], "flushdb")) {
+    ctx.db().remove_all(ctx.conn_id(), ctx.now_ms);
+  } else {
+    for (Database& db : ctx.server.dbs) db.remove_all(ctx.conn_id(), ctx.now_ms);
+  }
   return Reply::ok();
 }
 

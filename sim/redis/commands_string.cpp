@@ -134,6 +134,7 @@ Reply incr_decr(ExecContext& ctx, const std::string& key, int64_t increment) {
     std::optional<std::string> old;
     if (ctx.db().observing()) old = entry->str;
     entry->str = std::to_string(result);  // INCR keeps the key's TTL
+    entry->raw = entry->no_int = false;   // and stores an integer
     ctx.db().changed(key, *entry, std::move(old), ctx.conn_id(), ctx.now_ms);
   } else {
     ctx.db().set_string(key, std::to_string(result), -1, ctx.conn_id(), ctx.now_ms);
@@ -249,6 +250,7 @@ Reply cmd_append(ExecContext& ctx, const Command& argv) {
   std::optional<std::string> old;
   if (ctx.db().observing()) old = entry->str;
   entry->str += argv[2];
+  entry->raw = true;  // an appended string is encoded raw, whatever it holds
   ctx.db().changed(argv[1], *entry, std::move(old), ctx.conn_id(), ctx.now_ms);
   return Reply::integer_(static_cast<int64_t>(entry->str.size()));
 }

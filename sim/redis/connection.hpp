@@ -1,5 +1,10 @@
 #pragma once
-// Per-connection server state: the MULTI queue and the WATCHed keys (internal).
+// Per-connection server state: the selected database, the MULTI queue and WATCHed
+// keys, pub/sub subscriptions, a blocked command and the outbox (internal).
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -7,15 +12,30 @@
 
 namespace locksim::redis {
 
+// A command waiting for one of its keys (BLPOP, BRPOP, BLMOVE, BZPOPMIN, BZPOPMAX).
+struct BlockedCommand {
+  int db = 0;
+  std::vector<std::string> keys;
+  int64_t deadline_ms = -1;  // on the server clock; -1 waits forever
+  Command command;
+  uint64_t order = 0;  // when it blocked: earlier ones are served first
+};
+
 struct ConnectionState {
   ConnectionId id = 0;
   bool connected = false;
+  int db = 0;  // SELECT
+  std::string name;  // CLIENT SETNAME
   bool in_multi = false;
   bool dirty_cas = false;   // a WATCHed key changed: EXEC answers a null array
   bool dirty_exec = false;  // a command failed to queue: EXEC answers EXECABORT
   std::vector<Command> queued;
-  std::vector<std::string> watched;  // in WATCH order, no duplicates
+  std::vector<std::pair<int, std::string>> watched;  // (database, key) in WATCH order, no duplicates
+  std::set<std::string> channels, patterns;
+  std::optional<BlockedCommand> blocked;
+  std::deque<Reply> outbox;  // pushed replies the caller has not taken yet
 
+  bool subscribed() const { return !channels.empty() || !patterns.empty(); }
   void reset() {
     in_multi = dirty_cas = dirty_exec = false;
     queued.clear();

@@ -1,11 +1,15 @@
 #pragma once
-// The logical database (internal): the key map plus what Redis does around
-// every access: lazy expiry, WATCH invalidation and effect reporting.
+// A logical database (internal): the key map plus what Redis does around every
+// access: lazy expiry, WATCH invalidation, effect reporting and waking the clients
+// blocked on a key.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sim/redis/connection.hpp"
@@ -14,10 +18,42 @@
 
 namespace locksim::redis {
 
+// The WATCHed keys of every database of a server (Redis multi.c).
+class WatchTable {
+ public:
+  void watch(ConnectionState& conn, int db, std::string_view key, bool expired_now);
+  void unwatch_all(ConnectionState& conn);
+  // A key was modified: invalidates its WATCHers (touchWatchedKey).
+  void touch(int db, std::string_view key, bool present);
+  // FLUSHDB / SWAPDB (touchAllWatchedKeysInDb): WATCHers of the keys `exists` says are there.
+  void touch_all(int db, const std::function<bool(std::string_view)>& exists);
+  bool any_expired(const ConnectionState& conn, const std::function<bool(int, std::string_view)>& expired) const;
+  bool empty() const { return by_key_.empty(); }
+
+ private:
+  struct Watcher {
+    ConnectionState* conn;
+    bool expired_at_watch;  // the key was already logically gone when WATCHed
+  };
+  struct KeyLess {  // (database, key), comparable with a string_view key
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return a.first != b.first ? a.first < b.first : std::string_view(a.second) < std::string_view(b.second);
+    }
+  };
+  std::map<std::pair<int, std::string>, std::vector<Watcher>, KeyLess> by_key_;  // in WATCH order per key
+};
+
 class Database {
  public:
+  int id = 0;
   KeyMap keys;
   Observer* observer = nullptr;
+  WatchTable* watches = nullptr;  // shared by the server's databases
+  std::set<std::string, std::less<>> blocking;  // keys some client is blocked on
+  std::vector<std::string> ready;               // blocking keys pushed to since they were last served
+  bool* any_ready = nullptr;                    // the server's "some database has ready keys"
 
   bool observing() const { return observer != nullptr; }
 
@@ -34,10 +70,14 @@ class Database {
                   int64_t now_ms);
   // Creates an empty value of the given type; the caller fills it and reports.
   Entry& create(std::string_view key, ValueType type);
+  // Stores a whole value under a key (replacing any), reported as Set.
+  void put(std::string_view key, Entry entry, ConnectionId conn, int64_t now_ms);
   bool remove(std::string_view key, ConnectionId conn, int64_t now_ms);
   void set_expire(Entry& entry, std::string_view key, int64_t at_ms, ConnectionId conn, int64_t now_ms);
   bool remove_expire(Entry& entry, std::string_view key, ConnectionId conn, int64_t now_ms);
   void remove_all(ConnectionId conn, int64_t now_ms);  // FLUSHALL / FLUSHDB
+  // Deletes expired keys (the active expire cycle); at most `limit` of them.
+  size_t expire_some(int64_t now_ms, size_t limit);
 
   // A value changed in place: touches WATCHers and reports it.
   void changed(std::string_view key, const Entry& entry, std::optional<std::string> old_value, ConnectionId conn,
@@ -45,30 +85,37 @@ class Database {
     signal_modified(key);
     if (observing()) report_set(key, entry, std::move(old_value), conn, now_ms);
   }
+  // An aggregate changed in place: deletes the key if it became empty, else as changed().
+  void changed_or_removed(std::string_view key, Entry& entry, std::optional<std::string> old_value,
+                          ConnectionId conn, int64_t now_ms);
   // Reports a changed value (old rendering captured by the caller when observing).
   void report_set(std::string_view key, const Entry& entry, std::optional<std::string> old_value,
                   ConnectionId conn, int64_t now_ms);
+  std::optional<std::string> old_rendering(const Entry* entry) const {
+    if (!observing() || !entry) return std::nullopt;
+    return entry->render();
+  }
 
   // Redis signalModifiedKey: invalidates WATCHers of the key.
   void signal_modified(std::string_view key) {
-    if (!watchers_.empty()) touch_watched(key);
+    if (!watches->empty()) watches->touch(id, key, keys.find(key) != keys.end());
+  }
+  // Redis signalKeyAsReady: a list or sorted set got elements; blocked clients may go on.
+  void signal_ready(std::string_view key) {
+    if (blocking.empty() || !blocking.count(key)) return;
+    for (const std::string& k : ready)
+      if (k == key) return;
+    ready.emplace_back(key);
+    *any_ready = true;
   }
 
-  // WATCH bookkeeping.
-  void watch(ConnectionState& conn, std::string_view key, int64_t now_ms);
-  void unwatch_all(ConnectionState& conn);
-  bool any_watched_key_expired(const ConnectionState& conn, int64_t now_ms) const;
+  void watch(ConnectionState& conn, std::string_view key, int64_t now_ms) {
+    watches->watch(conn, id, key, is_expired(key, now_ms));
+  }
 
  private:
-  struct Watcher {
-    ConnectionState* conn;
-    bool expired_at_watch;  // the key was already logically gone when WATCHed
-  };
-  void touch_watched(std::string_view key);
   void emit(KeyEffect::Kind kind, ConnectionId conn, std::string_view key, std::optional<std::string> old_value,
             std::optional<std::string> new_value, int64_t expire_at_ms, int64_t now_ms);
-
-  std::map<std::string, std::vector<Watcher>, std::less<>> watchers_;  // in WATCH order per key
 };
 
 }  // namespace locksim::redis

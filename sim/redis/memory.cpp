@@ -36,14 +36,13 @@ size_t growth_bound(const CommandSpec& spec, const Command& command) {
 
 }  // namespace
 
-size_t dataset_bytes(const Database& db) {
+size_t dataset_bytes(const Server::State& server) {
   size_t bytes = 0;
-  for (const auto& [key, entry] : db.keys) {
-    bytes += kKeyOverhead + key.size();
-    if (entry.type == ValueType::String) {
-      bytes += entry.str.size();
-    } else {
-      for (const auto& [field, value] : entry.hash.fields()) bytes += kFieldOverhead + field.size() + value.size();
+  for (const Database& db : server.dbs) {
+    for (const auto& [key, entry] : db.keys) {
+      bytes += kKeyOverhead + key.size();
+      // Aggregates are measured by their rendering: every member and its separators.
+      bytes += entry.type == ValueType::String ? entry.str.size() : entry.render().size();
     }
   }
   return bytes;
@@ -54,7 +53,7 @@ std::optional<Reply> refuse_if_over_maxmemory(Server::State& server, const Comma
   if (cap == 0 || !may_grow(spec.name)) return std::nullopt;
   MemoryMeter& meter = server.memory;
   if (meter.measured + meter.grown > cap) {  // the bound says maybe: measure
-    meter.measured = dataset_bytes(server.db);
+    meter.measured = dataset_bytes(server);
     meter.grown = 0;
     if (meter.measured > cap) return Reply::error(kOomError);
   }

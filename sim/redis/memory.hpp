@@ -14,8 +14,8 @@ namespace locksim::redis {
 
 inline constexpr const char* kOomError = "OOM command not allowed when used memory > 'maxmemory'.";
 
-// The data set's size in bytes: keys, values and a fixed overhead per key and field.
-size_t dataset_bytes(const Database& db);
+// The data set's size in bytes over every database: keys, values and a fixed overhead per key.
+size_t dataset_bytes(const Server::State& server);
 
 // The OOM error when `command` may grow the data set and it is over the cap;
 // otherwise nothing (and the command's possible growth is counted).

@@ -41,6 +41,11 @@ Reply Reply::nil_array() {
   return r;
 }
 Reply Reply::ok() { return status("OK"); }
+Reply Reply::blocked() {
+  Reply r;
+  r.type = Type::Blocked;
+  return r;
+}
 
 namespace {
 void append_quoted(std::string& out, const std::string& s) {
@@ -68,6 +73,7 @@ void append(std::string& out, const Reply& r) {
     case Reply::Type::Bulk: append_quoted(out, r.str); break;
     case Reply::Type::Nil: out += "(nil)"; break;
     case Reply::Type::NilArray: out += "(nil array)"; break;
+    case Reply::Type::Blocked: out += "(blocked)"; break;
     case Reply::Type::Array:
       out += '[';
       for (size_t i = 0; i < r.elements.size(); ++i) {

@@ -7,7 +7,8 @@
 namespace locksim::redis {
 
 struct Reply {
-  enum class Type : uint8_t { Status, Error, Integer, Bulk, Nil, Array, NilArray };
+  // Blocked: no reply yet, the command waits (see Server::execute); never on the wire.
+  enum class Type : uint8_t { Status, Error, Integer, Bulk, Nil, Array, NilArray, Blocked };
   Type type = Type::Nil;
   std::string str;  // Status text, Error text without the leading '-', Bulk bytes
   int64_t integer = 0;
@@ -16,13 +17,14 @@ struct Reply {
   static Reply status(std::string s);
   static Reply error(std::string s);
   static Reply integer_(int64_t v);
-  static Reply int_(int64_t v) { return integer_(v); }
   static Reply bulk(std::string s);
   static Reply nil();
   static Reply array(std::vector<Reply> elements);
   static Reply nil_array();
   static Reply ok();
+  static Reply blocked();
 
+  bool is_blocked() const { return type == Type::Blocked; }
   bool is_error() const { return type == Type::Error; }
   bool is_nil() const { return type == Type::Nil || type == Type::NilArray; }
   bool operator==(const Reply&) const = default;

@@ -33,6 +33,7 @@ void encode_into(std::string& out, const Reply& r) {
       break;
     case Reply::Type::Nil: out += "$-1\r\n"; break;
     case Reply::Type::NilArray: out += "*-1\r\n"; break;
+    case Reply::Type::Blocked: break;  // nothing is sent until the command is served
     case Reply::Type::Array:
       out += '*';
       out += std::to_string(r.elements.size());

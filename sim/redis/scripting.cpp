@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -22,6 +23,8 @@
 #include "sim/redis/command_table.hpp"
 #include "sim/redis/lua_budget.hpp"
 #include "sim/redis/memory.hpp"
+#include "sim/redis/script_shebang.hpp"
+#include "sim/redis/scripting_libs.hpp"
 #include "sim/redis/sha1.hpp"
 
 namespace locksim::redis {
@@ -41,21 +44,24 @@ struct LuaRuntime {
   bool gc_useful = true;
   ExecContext* ctx = nullptr;  // the EVAL being run
   std::set<std::string> shas;  // scripts compiled into this state
+  std::map<std::string, ScriptFlags> flags_of;  // sha -> its shebang flags
+  bool read_only = false;  // the running script may not write (EVAL_RO, flags=no-writes)
   // EVAL bodies already hashed: finding one is much cheaper than SHA-1 (lookup only).
   std::unordered_map<std::string, std::string> sha_of_body;
   int globals_ref = LUA_NOREF;    // the real global table behind the read-only proxy
   int functions_ref = LUA_NOREF;  // sha -> compiled function
   int handler_ref = LUA_NOREF;    // __redis__err__handler
   int proxies_ref = LUA_NOREF;    // read-only proxy -> its backing table (weak keys)
-  // math.random's generator (Redis's rand48), reseeded with 0 before every
-  // script as Redis does: never the process-wide rand() that Lua's own uses.
-  uint64_t rand48 = 0;
+  // math.random's generator (Redis's rand48): 7.0 starts it once, at rand48's
+  // default state, and carries it on across scripts (and SCRIPT FLUSH); never the
+  // process-wide rand() that Lua's own uses.
+  uint64_t rand48 = 0x1234ABCD330EULL;
 };
 
 namespace {
 
 void srand48_state(LuaRuntime& rt, int64_t seed) {
-  rt.rand48 = ((static_cast<uint64_t>(seed) << 16) | 0x330E) & ((uint64_t{1} << 48) - 1);
+  rt.rand48 = ((static_cast<uint64_t>(static_cast<uint32_t>(seed)) << 16) | 0x330E) & ((uint64_t{1} << 48) - 1);
 }
 
 int32_t lrand48_next(LuaRuntime& rt) {
@@ -201,7 +207,8 @@ void push_reply(lua_State* L, const Reply& reply) {
     case Reply::Type::Integer: lua_pushnumber(L, static_cast<lua_Number>(reply.integer)); break;
     case Reply::Type::Bulk: lua_pushlstring(L, reply.str.data(), reply.str.size()); break;
     case Reply::Type::Nil:
-    case Reply::Type::NilArray: lua_pushboolean(L, 0); break;
+    case Reply::Type::NilArray:
+    case Reply::Type::Blocked: lua_pushboolean(L, 0); break;
     case Reply::Type::Status:
       lua_newtable(L);
       lua_pushlstring(L, "ok", 2);
@@ -285,7 +292,7 @@ Reply lua_to_reply(lua_State* L, int index, int depth, size_t& budget) {
 
 // ---- redis.call / redis.pcall ------------------------------------------------
 
-Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error) {
+Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error, bool read_only) {
   const CommandSpec* spec = find_command(argv[0]);
   if (!spec) {
     error = "Unknown Redis command called from script";
@@ -304,9 +311,15 @@ Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error)
     error = "This Redis command is not allowed from script";
     return {};
   }
+  if (read_only && (spec->flags & kWrite)) {
+    error = "Write commands are not allowed from read-only scripts.";
+    return {};
+  }
+  // The script's own SELECT carries on to its next calls (ctx is the EVAL's context).
+  ctx.in_script = true;
+  ctx.may_block = false;
   if (auto refused = refuse_if_over_maxmemory(ctx.server, *spec, argv)) return std::move(*refused);
-  ExecContext inner{ctx.server, ctx.conn, ctx.now_ms, true};
-  return spec->handler(inner, argv);
+  return spec->handler(ctx, argv);
 }
 
 // Pushes one result; returns true if it is an error table that redis.call must raise.
@@ -334,7 +347,7 @@ bool host_call(lua_State* L, bool raise) {
         error = "Lua redis lib command arguments must be strings or integers";
       }
     }
-    if (error.empty()) reply = run_from_script(*rt.ctx, argv, error);
+    if (error.empty()) reply = run_from_script(*rt.ctx, argv, error, rt.read_only);
   } catch (const std::exception& e) {
     error = std::string("internal error: ") + e.what();
   }
@@ -456,7 +469,7 @@ int lua_setresp(lua_State* L) {
 
 int lua_set_repl(lua_State* L) {
   const char* problem = nullptr;
-  if (lua_gettop(L) != 1) problem = "redis.set_repl() requires one argument.";
+  if (lua_gettop(L) != 1) problem = "redis.set_repl() requires two arguments.";  // sic, 7.0.15
   else if (static_cast<int64_t>(lua_tonumber(L, 1)) & ~int64_t{3})
     problem = "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.";
   if (problem) {
@@ -477,6 +490,10 @@ int lua_return_false(lua_State* L) {
 int lua_return_nothing(lua_State*) { return 0; }
 
 int lua_acl_check_cmd(lua_State* L) {
+  if (lua_gettop(L) == 0) {  // 7.0.15 says this, as redis.call does
+    push_error(L, "Please specify at least one argument for this redis lib call");
+    return lua_error(L);
+  }
   bool known = false;
   if (lua_gettop(L) >= 1 && lua_type(L, 1) == LUA_TSTRING) known = find_command(lua_tostring(L, 1)) != nullptr;
   if (!known) {
@@ -776,6 +793,7 @@ void build_state(LuaRuntime& rt) {
   lua_setfield(L, -2, "randomseed");
   lua_pop(L, 1);
   open_library(L, luaopen_debug, LUA_DBLIBNAME);
+  open_redis_libraries(L);
 
   lua_pushvalue(L, LUA_GLOBALSINDEX);
   const int globals = lua_gettop(L);
@@ -870,7 +888,8 @@ void build_state(LuaRuntime& rt) {
   make_proxy(L, proxies, 0);
   const int marker = lua_gettop(L);
 
-  for (const char* name : {"string", "math", "table", "coroutine", "redis"}) {
+  for (const char* name : {"string", "math", "table", "coroutine", "redis", kRedisLibraryNames[0], kRedisLibraryNames[1],
+                           kRedisLibraryNames[2], kRedisLibraryNames[3]}) {
     lua_getfield(L, globals, name);
     make_proxy(L, proxies, marker);
     lua_setfield(L, globals, name);
@@ -924,6 +943,7 @@ void close_state(LuaRuntime& rt) {
   rt.L = nullptr;
   rt.used_bytes = 0;
   rt.shas.clear();
+  rt.flags_of.clear();
   rt.sha_of_body.clear();
 }
 
@@ -932,9 +952,12 @@ std::optional<Reply> compile(LuaRuntime& rt, std::string_view body, const std::s
   lua_State* L = rt.L;
   if (!body.empty() && body[0] == LUA_SIGNATURE[0])
     return Reply::error("ERR Error compiling script (new function): user_script: binary chunks are not allowed");
+  ScriptFlags flags;
+  std::string lua_body;
+  if (auto bad = parse_shebang(body, flags, lua_body)) return bad;
   rt.memory_exceeded = false;
   rt.enforce_memory = true;
-  const int status = luaL_loadbuffer(L, body.data(), body.size(), "@user_script");
+  const int status = luaL_loadbuffer(L, lua_body.data(), lua_body.size(), "@user_script");
   rt.enforce_memory = false;
   if (status != 0) {
     std::string message = lua_tostring(L, -1) ? lua_tostring(L, -1) : "unknown error";
@@ -951,6 +974,7 @@ std::optional<Reply> compile(LuaRuntime& rt, std::string_view body, const std::s
   lua_rawset(L, -3);
   lua_pop(L, 2);
   rt.shas.insert(sha);
+  rt.flags_of[sha] = flags;
   return std::nullopt;
 }
 
@@ -995,9 +1019,43 @@ ScriptEngine::ScriptEngine(const ServerOptions& options) : runtime_(std::make_un
 
 ScriptEngine::~ScriptEngine() { close_state(*runtime_); }
 
+lua_State* ScriptEngine::lua() { return runtime_->L; }
+uint64_t ScriptEngine::generation() const { return generation_; }
+void ScriptEngine::set_limits(bool on) {
+  runtime_->memory_exceeded = false;
+  runtime_->enforce_memory = on;
+}
+bool ScriptEngine::memory_exceeded() const { return runtime_->memory_exceeded; }
+
+void ScriptEngine::register_function(const std::string& name, bool no_writes) {
+  // The wrapper is at the top of the stack: it joins the compiled scripts as "fn:<name>".
+  LuaRuntime& rt = *runtime_;
+  const std::string key = "fn:" + name;
+  lua_rawgeti(rt.L, LUA_REGISTRYINDEX, rt.functions_ref);
+  lua_pushlstring(rt.L, key.data(), key.size());
+  lua_pushvalue(rt.L, -3);
+  lua_rawset(rt.L, -3);
+  lua_pop(rt.L, 2);
+  rt.shas.insert(key);
+  rt.flags_of[key] = ScriptFlags{true, no_writes};
+}
+
+void ScriptEngine::unregister_function(const std::string& name) {
+  LuaRuntime& rt = *runtime_;
+  const std::string key = "fn:" + name;
+  lua_rawgeti(rt.L, LUA_REGISTRYINDEX, rt.functions_ref);
+  lua_pushlstring(rt.L, key.data(), key.size());
+  lua_pushnil(rt.L);
+  lua_rawset(rt.L, -3);
+  lua_pop(rt.L, 1);
+  rt.shas.erase(key);
+  rt.flags_of.erase(key);
+}
+
 void ScriptEngine::flush() {
   close_state(*runtime_);
   build_state(*runtime_);
+  ++generation_;  // registered functions are gone with the state: functions.cpp reloads them
 }
 
 bool ScriptEngine::exists(std::string_view sha) const {
@@ -1015,7 +1073,8 @@ Reply ScriptEngine::load(std::string_view body) {
   return Reply::bulk(sha);
 }
 
-Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha) {
+Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, bool read_only,
+                         std::string_view function) {
   LuaRuntime& rt = *runtime_;
   lua_State* L = rt.L;
   int64_t numkeys = 0;
@@ -1025,7 +1084,10 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha) {
   if (numkeys < 0) return error_reply("ERR Number of keys can't be negative");
 
   std::string sha;
-  if (by_sha) {
+  if (!function.empty()) {  // FCALL: a wrapper registered by functions.cpp under "fn:<name>"
+    sha = "fn:" + std::string(function);
+    if (!rt.shas.count(sha)) return error_reply("ERR Function not found");
+  } else if (by_sha) {
     char lower[40];
     std::string_view key;
     if (argv[1].size() != 40 || !to_lower(argv[1], lower, sizeof lower, key) || !rt.shas.count(std::string(key)))
@@ -1057,8 +1119,12 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha) {
   if (run_budget_spent(rt))
     return Reply::error("BUSY this run's Lua budget of " + std::to_string(rt.options.lua_run_budget) +
                         " instructions is spent: no more scripts run");
+  const ScriptFlags flags = rt.flags_of[sha];
+  if (read_only && flags.shebang && !flags.no_writes)
+    return error_reply("ERR Can not execute a script with write flag using *_ro command.");
+  rt.read_only = read_only || flags.no_writes;
   rt.ctx = &ctx;
-  srand48_state(rt, 0);  // the same sequence at every call, as Redis
+  const ExecContext saved{ctx.server, ctx.conn, ctx.now_ms, ctx.in_script, ctx.db_index, ctx.may_block};
   rt.instructions = 0;
   rt.budget_exceeded = false;
   rt.memory_exceeded = false;
@@ -1069,6 +1135,9 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha) {
   rt.enforce_memory = false;
   lua_sethook(L, nullptr, 0, 0);
   rt.ctx = nullptr;
+  ctx.in_script = saved.in_script;  // a SELECT inside the script stays there
+  ctx.db_index = saved.db_index;
+  ctx.may_block = saved.may_block;
 
   Reply reply;
   if (rt.budget_exceeded) {
@@ -1079,7 +1148,7 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha) {
     reply = Reply::error("OOM Script exceeded the Lua memory limit of " +
                          std::to_string(rt.options.lua_memory_limit_bytes) + " bytes");
   } else if (status != 0) {
-    reply = error_from_lua(L, sha);
+    reply = error_from_lua(L, function.empty() ? sha : std::string(function));
   } else {
     size_t budget = 1'000'000;
     reply = lua_to_reply(L, -1, 0, budget);
@@ -1106,6 +1175,14 @@ int lua_raise_out_of_memory(lua_State* L) {
 Reply cmd_eval(ExecContext& ctx, const Command& argv) { return ctx.server.script_engine().eval(ctx, argv, false); }
 
 Reply cmd_evalsha(ExecContext& ctx, const Command& argv) { return ctx.server.script_engine().eval(ctx, argv, true); }
+
+Reply cmd_eval_ro(ExecContext& ctx, const Command& argv) {
+  return ctx.server.script_engine().eval(ctx, argv, false, true);
+}
+
+Reply cmd_evalsha_ro(ExecContext& ctx, const Command& argv) {
+  return ctx.server.script_engine().eval(ctx, argv, true, true);
+}
 
 Reply cmd_script(ExecContext& ctx, const Command& argv) {
   ScriptEngine& engine = ctx.server.script_engine();

@@ -9,6 +9,9 @@
 namespace locksim::redis {
 
 struct LuaRuntime;
+}  // namespace locksim::redis
+struct lua_State;
+namespace locksim::redis {
 
 class ScriptEngine {
  public:
@@ -18,15 +21,28 @@ class ScriptEngine {
   ScriptEngine& operator=(const ScriptEngine&) = delete;
 
   // argv is the full EVAL / EVALSHA command.
-  Reply eval(ExecContext& ctx, const Command& argv, bool by_sha);
+  // argv is the full EVAL / EVALSHA (/ _RO) command.
+  // `function` (FCALL): runs the function registered under that name instead.
+  Reply eval(ExecContext& ctx, const Command& argv, bool by_sha, bool read_only = false,
+             std::string_view function = {});
   // SCRIPT LOAD: compiles and caches; the SHA-1 or a compile error.
   Reply load(std::string_view body);
   bool exists(std::string_view sha) const;
   // SCRIPT FLUSH: a fresh Lua state, no cached scripts.
   void flush();
 
+  // Hooks for Redis 7 functions (functions.cpp), which live in the same Lua state.
+  lua_State* lua();
+  uint64_t generation() const;  // changes when flush() replaced the state
+  void set_limits(bool on);     // the memory cap, as while a script runs
+  bool memory_exceeded() const;
+  // Registers the Lua function at the top of the stack (popped) as FCALL's `name`.
+  void register_function(const std::string& name, bool no_writes);
+  void unregister_function(const std::string& name);
+
  private:
   std::unique_ptr<LuaRuntime> runtime_;
+  uint64_t generation_ = 0;
 };
 
 }  // namespace locksim::redis

@@ -6,18 +6,30 @@
 
 #include "sim/redis/arguments.hpp"
 #include "sim/redis/command_table.hpp"
+#include "sim/redis/functions.hpp"
 #include "sim/redis/scripting.hpp"
 #include "sim/redis/server_state.hpp"
 
 namespace locksim::redis {
 
-Server::State::State(ServerOptions opts) : options(opts) {}
+Server::State::State(ServerOptions opts) : options(opts), rng(opts.random_seed) {
+  for (int i = 0; i < kDatabases; ++i) {
+    dbs[static_cast<size_t>(i)].id = i;
+    dbs[static_cast<size_t>(i)].watches = &watches;
+    dbs[static_cast<size_t>(i)].any_ready = &any_ready;
+  }
+}
 Server::State::~State() = default;
 
+ConnectionState* Server::State::find_connection(ConnectionId id) {
+  if (id == 0 || id > connections.size()) return nullptr;
+  return connections[id - 1].get();
+}
+
 ConnectionState& Server::State::connection(ConnectionId id) {
-  if (id == 0 || id > connections.size() || !connections[id - 1])
-    throw std::invalid_argument("locksim::redis::Server: unknown connection id " + std::to_string(id));
-  return *connections[id - 1];
+  ConnectionState* conn = find_connection(id);
+  if (!conn) throw std::invalid_argument("locksim::redis::Server: unknown connection id " + std::to_string(id));
+  return *conn;
 }
 
 ScriptEngine& Server::State::script_engine() {
@@ -25,7 +37,29 @@ ScriptEngine& Server::State::script_engine() {
   return *scripts;
 }
 
+void Server::State::push(ConnectionState& conn, Reply reply) {
+  const bool was_empty = conn.outbox.empty();
+  conn.outbox.push_back(std::move(reply));
+  if (was_empty && push_listener) push_listener(conn.id);
+}
+
+uint64_t Server::State::random() {  // splitmix64: deterministic for a given seed
+  uint64_t z = (rng += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+namespace {
+// Redis processCommand in RESP2: a subscribed connection may only run these.
+bool allowed_when_subscribed(std::string_view name) {
+  return name == "subscribe" || name == "unsubscribe" || name == "psubscribe" || name == "punsubscribe" ||
+         name == "ssubscribe" || name == "sunsubscribe" || name == "ping" || name == "quit" || name == "reset";
+}
+}  // namespace
+
 Reply Server::State::run(ConnectionState& conn, const Command& command, int64_t now_ms) {
+  if (start_ms < 0) start_ms = now_ms;
   if (command.empty()) return Reply::error("ERR empty command");
   const CommandSpec* spec = find_command(command[0]);
   // Redis processCommand: a command that cannot be queued aborts the transaction.
@@ -38,23 +72,31 @@ Reply Server::State::run(ConnectionState& conn, const Command& command, int64_t 
       // Redis rejectCommand: a rejected EXEC discards the transaction, in MULTI or not.
       conn.queued.clear();
       conn.in_multi = conn.dirty_cas = conn.dirty_exec = false;
-      db.unwatch_all(conn);
+      watches.unwatch_all(conn);
       return Reply::error("EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command");
     }
     if (conn.in_multi) conn.dirty_exec = true;
     return arity_error(spec->name);
   }
-  if (auto rejected = check_subcommand(*spec, command)) {
-    if (conn.in_multi) conn.dirty_exec = true;
-    return std::move(*rejected);
+  if (spec->flags & kSubcommands) {
+    if (auto rejected = check_subcommand(*spec, command)) {
+      if (conn.in_multi) conn.dirty_exec = true;
+      return std::move(*rejected);
+    }
+  }
+  if (conn.subscribed() && !allowed_when_subscribed(spec->name)) {
+    return Reply::error("ERR Can't execute '" + std::string(spec->name) +
+                        "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context");
   }
   if (conn.in_multi && !(spec->flags & kNotQueued)) {
     conn.queued.push_back(command);
     return Reply::status("QUEUED");
   }
   if (auto refused = refuse_if_over_maxmemory(*this, *spec, command)) return std::move(*refused);
-  ExecContext ctx{*this, conn, now_ms, false};
-  return spec->handler(ctx, command);
+  ExecContext ctx{*this, conn, now_ms, false, conn.db, true};
+  Reply reply = spec->handler(ctx, command);
+  if (any_ready) serve_ready_keys(now_ms);
+  return reply;
 }
 
 Server::Server(ServerOptions options) : state_(std::make_unique<State>(options)) {}
@@ -72,34 +114,80 @@ ConnectionId Server::connect() {
 
 void Server::disconnect(ConnectionId id) {
   ConnectionState& conn = state_->connection(id);
-  state_->db.unwatch_all(conn);
+  state_->watches.unwatch_all(conn);
+  state_->unblock(conn);
+  state_->unsubscribe_all(conn);
   state_->connections[id - 1].reset();
 }
 
 Reply Server::execute(ConnectionId id, const Command& command, int64_t now_ms) {
-  return state_->run(state_->connection(id), command, now_ms);
+  ConnectionState& conn = state_->connection(id);
+  if (conn.blocked) return Reply::error("ERR the connection is blocked: wait for its pushed reply");
+  return state_->run(conn, command, now_ms);
 }
 
-void Server::set_observer(Observer* observer) { state_->db.observer = observer; }
+std::vector<Reply> Server::take_pushed(ConnectionId id) {
+  ConnectionState& conn = state_->connection(id);
+  std::vector<Reply> out(std::make_move_iterator(conn.outbox.begin()), std::make_move_iterator(conn.outbox.end()));
+  conn.outbox.clear();
+  return out;
+}
+
+bool Server::has_pushed(ConnectionId id) const {
+  const ConnectionState* conn = state_->find_connection(id);
+  return conn && !conn->outbox.empty();
+}
+
+void Server::set_push_listener(std::function<void(ConnectionId)> listener) {
+  state_->push_listener = std::move(listener);
+}
+
+bool Server::is_blocked(ConnectionId id) const {
+  const ConnectionState* conn = state_->find_connection(id);
+  return conn && conn->blocked.has_value();
+}
+
+void Server::advance(int64_t now_ms) {
+  if (state_->start_ms < 0) state_->start_ms = now_ms;
+  state_->time_out_blocked(now_ms);
+  state_->active_expire_cycle(now_ms);
+}
+
+std::optional<int64_t> Server::next_timeout() const {
+  std::optional<int64_t> earliest;
+  for (const auto& conn : state_->connections) {
+    if (!conn || !conn->blocked || conn->blocked->deadline_ms < 0) continue;
+    if (!earliest || conn->blocked->deadline_ms < *earliest) earliest = conn->blocked->deadline_ms;
+  }
+  return earliest;
+}
+
+void Server::set_observer(Observer* observer) {
+  for (Database& db : state_->dbs) db.observer = observer;
+}
 
 void Server::flushall() {
   for (auto& conn : state_->connections) {
     if (!conn) continue;
-    state_->db.unwatch_all(*conn);
+    state_->watches.unwatch_all(*conn);
+    state_->unblock(*conn);
+    state_->unsubscribe_all(*conn);
     conn->reset();
+    conn->db = 0;
   }
-  state_->db.remove_all(0, 0);
+  for (Database& db : state_->dbs) db.remove_all(0, 0);
   state_->scripts.reset();
+  state_->functions.reset();
 }
 
 std::optional<std::string> Server::peek_string(const std::string& key, int64_t now_ms) const {
-  const Entry* entry = state_->db.peek(key, now_ms);
+  const Entry* entry = state_->dbs[0].peek(key, now_ms);
   if (!entry || entry->type != ValueType::String) return std::nullopt;
   return entry->str;
 }
 
 int64_t Server::peek_pttl(const std::string& key, int64_t now_ms) const {
-  const Entry* entry = state_->db.peek(key, now_ms);
+  const Entry* entry = state_->dbs[0].peek(key, now_ms);
   if (!entry) return -2;
   if (entry->expire_at_ms < 0) return -1;
   return entry->expire_at_ms - now_ms;
@@ -107,7 +195,7 @@ int64_t Server::peek_pttl(const std::string& key, int64_t now_ms) const {
 
 size_t Server::dbsize(int64_t now_ms) const {
   size_t live = 0;
-  for (const auto& [key, entry] : state_->db.keys)
+  for (const auto& [key, entry] : state_->dbs[0].keys)
     if (!entry.expired_at(now_ms)) ++live;
   return live;
 }

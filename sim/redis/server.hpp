@@ -1,9 +1,17 @@
 #pragma once
-// The embedded Redis 7.0 model: one single-threaded server, one logical database,
-// strings and hashes with TTLs, transactions and Lua 5.1 scripting.
+// The embedded Redis 7.0 model: one single-threaded server with 16 logical databases,
+// strings, lists, sets, sorted sets and hashes with TTLs, transactions, pub/sub,
+// blocking pops and Lua 5.1 scripting.
 // Time is never read from a clock: every call says what the server's local time is.
+//
+// Replies that are not answers to a request (pub/sub messages, the late reply of a
+// blocked command, the second and later replies of SUBSCRIBE a b ...) go to the
+// connection's outbox. The caller (console, TCP front-end, simulator) drains it with
+// take_pushed() after every execute() and advance(), in that order; set_push_listener
+// says which connections have something waiting.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,7 +29,8 @@ using ConnectionId = uint64_t;
 struct KeyEffect {
   enum class Kind : uint8_t { Set, Deleted, ExpireChanged, Expired };
   Kind kind = Kind::Set;
-  ConnectionId conn = 0;  // 0 for Expired (the server removed it lazily)
+  ConnectionId conn = 0;  // 0 for Expired (the server removed it lazily or actively)
+  int db = 0;             // the logical database (SELECT) the key lives in
   std::string key;
   std::optional<std::string> old_value, new_value;  // hashes rendered as {f=v,...}
   int64_t expire_at_ms = -1;  // deadline after the effect, -1 none
@@ -39,6 +48,8 @@ struct ServerOptions {
   uint64_t lua_instruction_budget = 100'000'000;
   // Cap on the Lua heap (scripts and the cache of loaded scripts together).
   size_t lua_memory_limit_bytes = 64u * 1024 * 1024;
+  // Seeds what Redis draws at random (SPOP, SRANDMEMBER, RANDOMKEY, HRANDFIELD, ...).
+  uint64_t random_seed = 0;
   // Instructions for all the scripts of the server's life together (0: no limit). A
   // simulation sets it so that a script that always runs to its budget cannot make
   // a run pay that budget at every call.
@@ -63,7 +74,26 @@ class Server {
 
   // Executes one command atomically at the server's local time now_ms.
   // Throws std::invalid_argument for a connection id that is not connected.
+  // A blocking command (BLPOP ...) with nothing to serve answers Reply::blocked():
+  // its real reply arrives later in the outbox, when another command makes one of
+  // its keys ready, or as a null array once advance() passes its deadline. A blocked
+  // connection must send nothing else until then (as a real client cannot).
   Reply execute(ConnectionId conn, const Command& command, int64_t now_ms);
+
+  // Pushed replies waiting for this connection, oldest first; empties the outbox.
+  std::vector<Reply> take_pushed(ConnectionId conn);
+  bool has_pushed(ConnectionId conn) const;
+  // Called (synchronously, from inside execute/advance) when a connection's outbox
+  // becomes non-empty. It may call take_pushed but must not execute commands.
+  void set_push_listener(std::function<void(ConnectionId)> listener);
+  bool is_blocked(ConnectionId conn) const;
+
+  // Moves the server clock on without a command: times out blocked commands whose
+  // deadline is before now_ms, and runs the active expire cycle (at most every
+  // 1000/hz ms of server time) unless DEBUG SET-ACTIVE-EXPIRE 0 turned it off.
+  void advance(int64_t now_ms);
+  // The earliest deadline of a blocked command (when advance() next has work), if any.
+  std::optional<int64_t> next_timeout() const;
 
   void set_observer(Observer* observer);  // may be nullptr
 

@@ -1,5 +1,8 @@
 #pragma once
 // The server's internals shared by the command groups (internal header).
+#include <array>
+#include <functional>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -17,21 +20,58 @@ struct MemoryMeter {
 namespace locksim::redis {
 
 class ScriptEngine;
+class FunctionEngine;
+
+inline constexpr int kDatabases = 16;
+
+// CONFIG parameters that change what the model does.
+struct ServerConfig {
+  EncodingLimits limits;
+  int64_t hz = 10;
+  bool active_expire = true;  // DEBUG SET-ACTIVE-EXPIRE
+  int64_t lua_time_limit_ms = 5000;  // busy-reply-threshold: accepted, scripts are budgeted by instructions
+  std::string notify_keyspace_events;  // accepted, not modelled
+};
+
+struct PubSub {
+  std::map<std::string, std::vector<ConnectionId>, std::less<>> channels;  // subscribers in subscription order
+  std::map<std::string, std::vector<ConnectionId>, std::less<>> patterns;
+};
 
 struct Server::State {
   explicit State(ServerOptions opts);
   ~State();
 
   ServerOptions options;
-  Database db;
+  ServerConfig config;
+  WatchTable watches;
+  std::array<Database, kDatabases> dbs;
   MemoryMeter memory;  // maxmemory accounting (memory.hpp)
   std::vector<std::unique_ptr<ConnectionState>> connections;  // index = id - 1; null once closed
   std::unique_ptr<ScriptEngine> scripts;                      // created on first use
+  std::unique_ptr<FunctionEngine> functions;                  // created on first use
+  PubSub pubsub;
+  std::function<void(ConnectionId)> push_listener;
+  uint64_t block_order = 0;
+  bool any_ready = false;  // a database has ready keys: serve_ready_keys has work
+  uint64_t rng = 0;  // splitmix64 state for what Redis draws at random
+  int64_t start_ms = -1;  // the first time the server saw (INFO uptime)
+  int64_t last_expire_cycle_ms = -1;
 
   ConnectionState& connection(ConnectionId id);
+  ConnectionState* find_connection(ConnectionId id);
   ScriptEngine& script_engine();
   // Runs one command as a client's request: MULTI queueing, then dispatch.
   Reply run(ConnectionState& conn, const Command& command, int64_t now_ms);
+  void push(ConnectionState& conn, Reply reply);
+  uint64_t random();
+  // Blocking: park a command, serve keys made ready, time out the late ones.
+  void block(ConnectionState& conn, BlockedCommand blocked);
+  void unblock(ConnectionState& conn);
+  void serve_ready_keys(int64_t now_ms);
+  void time_out_blocked(int64_t now_ms);
+  void active_expire_cycle(int64_t now_ms);
+  void unsubscribe_all(ConnectionState& conn);
 };
 
 // Everything a command handler may touch while it runs.
@@ -40,9 +80,12 @@ struct ExecContext {
   ConnectionState& conn;
   int64_t now_ms;          // frozen for a whole script or transaction
   bool in_script = false;  // called through redis.call / redis.pcall
+  int db_index = 0;        // the selected database (a script's SELECT stays in the script)
+  bool may_block = true;   // false inside MULTI, scripts and when a blocked command is served
 
-  Database& db() { return server.db; }
+  Database& db() { return server.dbs[static_cast<size_t>(db_index)]; }
   ConnectionId conn_id() const { return conn.id; }
+  const EncodingLimits& limits() const { return server.config.limits; }
 };
 
 }  // namespace locksim::redis

@@ -9,7 +9,7 @@ namespace {
 void discard_transaction(ExecContext& ctx) {
   ctx.conn.queued.clear();
   ctx.conn.in_multi = ctx.conn.dirty_cas = ctx.conn.dirty_exec = false;
-  ctx.db().unwatch_all(ctx.conn);
+  ctx.server.watches.unwatch_all(ctx.conn);
 }
 }  // namespace
 
@@ -22,7 +22,10 @@ Reply cmd_multi(ExecContext& ctx, const Command&) {
 Reply cmd_exec(ExecContext& ctx, const Command&) {
   if (!ctx.conn.in_multi) return error_reply("ERR EXEC without MULTI");
   // Redis 7.0: a WATCHed key that expired since WATCH also aborts the transaction.
-  if (ctx.db().any_watched_key_expired(ctx.conn, ctx.now_ms)) ctx.conn.dirty_cas = true;
+  if (ctx.server.watches.any_expired(ctx.conn, [&](int db, std::string_view key) {
+        return ctx.server.dbs[static_cast<size_t>(db)].is_expired(key, ctx.now_ms);
+      }))
+    ctx.conn.dirty_cas = true;
   if (ctx.conn.dirty_exec || ctx.conn.dirty_cas) {
     Reply reply = ctx.conn.dirty_exec
                       ? error_reply("EXECABORT Transaction discarded because of previous errors.")
@@ -30,12 +33,13 @@ Reply cmd_exec(ExecContext& ctx, const Command&) {
     discard_transaction(ctx);
     return reply;
   }
-  ctx.db().unwatch_all(ctx.conn);
+  ctx.server.watches.unwatch_all(ctx.conn);
   std::vector<Command> queued = std::move(ctx.conn.queued);
   ctx.conn.queued.clear();
   ctx.conn.in_multi = false;
   std::vector<Reply> replies;
   replies.reserve(queued.size());
+  ctx.may_block = false;  // blocking commands inside a transaction answer at once
   for (const Command& command : queued) {
     // Already validated when queued; runtime errors do not roll anything back.
     const CommandSpec* spec = find_command(command[0]);
@@ -60,7 +64,7 @@ Reply cmd_watch(ExecContext& ctx, const Command& argv) {
 }
 
 Reply cmd_unwatch(ExecContext& ctx, const Command&) {
-  ctx.db().unwatch_all(ctx.conn);
+  ctx.server.watches.unwatch_all(ctx.conn);
   ctx.conn.dirty_cas = false;
   return Reply::ok();
 }

@@ -462,7 +462,7 @@ TEST_CASE("catalogue --json: every entry, the required fields, all as expected")
   REQUIRE(checker.valid());
   const size_t n = locksim::props::catalogue().size();
   for (const char* key : {"\"id\": ", "\"algorithm\": ", "\"property\": ", "\"expected\": ", "\"outcome\": ",
-                          "\"as_expected\": ", "\"runs\": ", "\"wall_ms\": ", "\"replay\": "}) {
+                          "\"as_expected\": ", "\"runs\": ", "\"wall_ms\": ", "\"replay\": ", "\"cause_found\": "}) {
     INFO(key);
     CHECK(count(r.out, key) == n);
   }
@@ -481,3 +481,136 @@ TEST_CASE("catalogue --only prints a table with the replay command") {
   CHECK(r.out.find("replay: locksim replay '") != std::string::npos);
   CHECK(r.out.find("2 of 2 entries as documented") != std::string::npos);
 }
+
+TEST_CASE("catalogue --generic says whether plain check finds the entry, and at which run") {
+  Result r = run_locksim("catalogue --only F07 --no-fix --generic 300");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("by lease-expired-working") != std::string::npos);  // found with its documented cause
+  CHECK(r.out.find("plain 'check set-nx-px' finds it at run ") != std::string::npos);
+  Result j = run_locksim("catalogue --only F07 --no-fix --generic 300 --json");
+  REQUIRE(j.status == 0);
+  CHECK(j.out.find("\"cause_found\": true") != std::string::npos);
+  CHECK(j.out.find("\"generic\": {\"found\": true, \"run\": ") != std::string::npos);
+}
+
+namespace {
+
+struct JsonFailure {
+  std::string property, cause;
+  long runs = 0, first_run = 0;
+};
+
+// The failures of check --json, by the fixed order of their fields.
+std::map<std::string, JsonFailure> json_failures(const std::string& out) {
+  std::map<std::string, JsonFailure> found;
+  auto text = [&](size_t at, const std::string& key) {
+    size_t k = out.find("\"" + key + "\": ", at);
+    size_t v = k + key.size() + 4;
+    return out.substr(v, out.find_first_of(",}", v) - v);
+  };
+  for (size_t at = out.find("{\"property\": "); at != std::string::npos; at = out.find("{\"property\": ", at + 1)) {
+    JsonFailure f{text(at, "property"), text(at, "cause"), std::stol(text(at, "runs")), std::stol(text(at, "first_run"))};
+    found[f.property + " " + f.cause] = f;
+  }
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("check lists every distinct failure with its cause, the algorithm's own before the inherent ones") {
+  const std::string args = "check set-nx-px --faults slow-work,redis-restart --runs 150 --seed 1";
+  Result r = run_locksim(args);
+  INFO(r.err);
+  REQUIRE(r.status == 1);
+  CHECK(r.out.find("distinct failures") != std::string::npos);
+  CHECK(r.out.find("cause:      ") != std::string::npos);
+  const size_t own = r.out.find("Failures of set-nx-px itself:"), inherent = r.out.find("Inherent to one Redis");
+  REQUIRE(own != std::string::npos);
+  REQUIRE(inherent != std::string::npos);
+  CHECK(own < inherent);
+  CHECK(r.out.find("mutual-exclusion by lease-expired-working (F07)", own) < inherent);
+  CHECK(r.out.find("mutual-exclusion by redis-restart-forgot-key", inherent) != std::string::npos);
+
+  // --first keeps the old stop-at-first behaviour.
+  Result first = run_locksim(args + " --first");
+  REQUIRE(first.status == 1);
+  CHECK(first.out.find("found: ") != std::string::npos);
+  CHECK(first.out.find("Failures of") == std::string::npos);
+}
+
+TEST_CASE("check --json: one object, and shards merge into the one-machine answer") {
+  const std::string args = "check set-nx-px --faults slow-work,redis-restart --runs 90 --seed 2 --json";
+  Result whole = run_locksim(args);
+  INFO(whole.err);
+  REQUIRE(whole.status == 1);
+  locksim::test::JsonChecker checker(whole.out);
+  INFO(checker.error());
+  REQUIRE(checker.valid());
+  for (const char* key : {"\"algorithm\": \"set-nx-px\"", "\"seed\": 2", "\"runs\": 90", "\"assumptions\": []",
+                          "\"catalogue\": \"F07\"", "\"inherent\": true", "\"inherent\": false", "\"needs\": [",
+                          "\"replay\": \"locksim replay '"}) {
+    INFO(key);
+    CHECK(whole.out.find(key) != std::string::npos);
+  }
+  const auto all = json_failures(whole.out);
+  const auto a = json_failures(run_locksim(args + " --shard 0/2").out);
+  const auto b = json_failures(run_locksim(args + " --shard 1/2").out);
+  REQUIRE_FALSE(all.empty());
+  for (const auto& [key, f] : all) {
+    INFO(key);
+    long runs = 0, first = 1L << 40;
+    for (const auto* part : {&a, &b}) {
+      auto it = part->find(key);
+      if (it == part->end()) continue;
+      runs += it->second.runs;
+      first = std::min(first, it->second.first_run);
+    }
+    CHECK(runs == f.runs);
+    CHECK(first == f.first_run);
+  }
+  CHECK(run_locksim("check set-nx-px --json --first").status == 2);
+}
+
+TEST_CASE("check --assume narrows the faults, prints in the header and belongs to the replay line") {
+  Result clean =
+      run_locksim("check watchdog --faults redis-restart --assume durable-redis --runs 80 --property mutual-exclusion");
+  INFO(clean.err);
+  CHECK(clean.status == 0);
+  CHECK(clean.out.find("assuming: durable-redis") != std::string::npos);
+  Result found = run_locksim("check set-nx-px --faults slow-work --assume 'durable-redis,pause<=100ms' --runs 60");
+  REQUIRE(found.status == 1);
+  const std::string replay = field(found.out, "replay:");
+  CHECK(replay.find("--assume 'durable-redis,pause<=100ms'") != std::string::npos);
+  Result again = run_locksim(replay.substr(8));
+  INFO(again.err);
+  CHECK(again.status == 0);
+  Result bad = run_locksim("check set-nx-px --assume nonsense");
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("unknown assumption 'nonsense'") != std::string::npos);
+  Result broken = run_locksim("replay --assume durable-redis 'set-nx-px faults=[crash redis @1s; restart redis @2s]'");
+  CHECK(broken.status == 2);
+  CHECK(broken.err.find("durable-redis") != std::string::npos);
+}
+
+TEST_CASE("the issue's counterexample: the watchdog variant's key expired because Redis's clock jumped") {
+  // The issue found it on the watchdog written in the old variant format; the built-in watchdog runs it the same way.
+  Result r = run_locksim("replay 'watchdog seed=6 clients=2 iterations=2 faults=[crash A @0s; restart A @1ms; "
+                         "jump redis @119ms by +923ms]'");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("cause:      mutual-exclusion: redis-clock-jump") != std::string::npos);
+  CHECK(r.out.find("B and A both held lock") != std::string::npos);
+  CHECK(r.out.find("jump redis @119ms by +923ms)") != std::string::npos);
+}
+
+TEST_CASE("check draws nested acquires where reentrancy is documented, and for any algorithm with --nested") {
+  Result r = run_locksim("check token-lua --faults none --runs 40 --property reentrancy --json");
+  REQUIRE(r.status == 1);
+  CHECK(r.out.find("\"catalogue\": \"F16\"") != std::string::npos);
+  Result fixed = run_locksim("check reentrant --faults none --runs 40 --property reentrancy");
+  CHECK(fixed.status == 0);
+  CHECK(run_locksim("check set-nx-px --faults none --runs 40 --property reentrancy").status == 0);
+  CHECK(run_locksim("check set-nx-px --faults none --runs 40 --property reentrancy --nested 1").status == 1);
+}
+

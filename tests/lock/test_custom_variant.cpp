@@ -15,7 +15,7 @@ class TestLock final : public SpinLock {
  public:
   using SpinLock::SpinLock;
   Task<bool> release(Env& env) override {
-    auto r = co_await env.redis(cmd("EVAL", std::string(scripts::kCompareAndDelete), "1", key(), token_), Purpose::Release);
+    auto r = co_await env.redis(compare_and_delete(key(), token_), Purpose::Release);
     co_return replied_int(r, 1);
   }
 

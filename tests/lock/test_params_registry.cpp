@@ -2,10 +2,12 @@
 // parameter table (set/get round trips, errors for bad values).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 
 #include "lock/params.hpp"
 #include "lock/registry.hpp"
+#include "lock/sources.hpp"
 
 using namespace locksim::lock;
 using namespace locksim::sim::literals;
@@ -39,6 +41,26 @@ TEST_CASE("registry: every parameter an algorithm reads exists in the table", "[
       CHECK(find_lock_param(name) != nullptr);
     }
   }
+}
+
+TEST_CASE("registry: every built-in algorithm names posts that exist, and prints their titles", "[lock]") {
+  for (const Algorithm& a : algorithms()) {
+    if (a.failures == "user variant") continue;  // a variant keeps its file's path there
+    CAPTURE(a.id);
+    CHECK_FALSE(a.documents.empty());
+    std::string_view keys = a.documents;
+    while (!keys.empty() && keys != "-") {
+      const std::string_view key = keys.substr(0, keys.find(' '));
+      CAPTURE(key);
+      CHECK(find_source(key) != nullptr);
+      keys.remove_prefix(std::min(keys.size(), key.size() + 1));
+    }
+  }
+  CHECK(source_titles("approaches evolution") ==
+        "\"Redis: ways to build a distributed lock\"; \"The evolution of Redis distributed locks, explained in full\"");
+  CHECK(source_titles("-") == "beyond the posts");
+  CHECK(source_titles("no-such-post") == "no-such-post");
+  CHECK(find_source("layers")->title.find("第二层") == 0);
 }
 
 TEST_CASE("registry: a duplicate id is refused", "[lock]") {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "lock/sources.hpp"
 #include "props/catalogue.hpp"
 
 using namespace locksim;
@@ -73,7 +74,7 @@ void check_entry(const std::string& id) {
 
 }  // namespace
 
-TEST_CASE("catalogue: every entry of failures.md is listed, in order") {
+TEST_CASE("catalogue: every entry of docs/failures.md is listed, in order") {
   std::vector<std::string> ids;
   for (const auto& e : catalogue()) ids.push_back(e.id);
   REQUIRE(ids.size() == 23);
@@ -81,12 +82,27 @@ TEST_CASE("catalogue: every entry of failures.md is listed, in order") {
   CHECK(find_entry("F22")->expected == Expectation::NotModelled);
 }
 
+TEST_CASE("catalogue: every entry names its source posts by keys that exist (docs/failures.md#sources)") {
+  for (const auto& e : catalogue()) {
+    CAPTURE(e.id, e.sources);
+    REQUIRE_FALSE(e.sources.empty());
+    std::string_view keys = e.sources;
+    while (!keys.empty() && keys != "-") {
+      const std::string_view key = keys.substr(0, keys.find(' '));
+      CHECK(locksim::lock::find_source(key) != nullptr);
+      keys.remove_prefix(std::min(keys.size(), key.size() + 1));
+    }
+  }
+  // Beyond the posts: the critique of Redis locks, and fencing.
+  for (const char* id : {"F13", "F14", "F19"}) CHECK(find_entry(id)->sources == "-");
+}
+
 TEST_CASE("catalogue: F23 is fixed by a durable Redis, F03 by a version that does not bring in F05") {
   // Not by a fencing counter kept in the Redis that forgets (tests/regressions/findings.txt).
   const CatalogueEntry* f23 = find_entry("F23");
   CHECK(f23->fix == "watchdog");
   CHECK(fix_model(*f23).base.persistent_redis);
-  // getset, 000's answer to F03, deletes the next holder's lock with its late DEL (F05).
+  // getset, the first post's answer to F03, deletes the next holder's lock with its late DEL (F05).
   const CatalogueEntry* f03 = find_entry("F03");
   CHECK(f03->fix != "getset");
   CHECK(std::find(f03->fix_also_holds.begin(), f03->fix_also_holds.end(), Property::OwnerOnlyRelease) !=

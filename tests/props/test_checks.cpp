@@ -1,4 +1,4 @@
-// The property checkers on runs whose outcome is known from the documents:
+// The property checkers on runs whose outcome is known from docs/failures.md:
 // each violation names the property, the clients and the interval.
 #include <catch2/catch.hpp>
 
@@ -27,13 +27,16 @@ TEST_CASE("checks: set-nx-px with work longer than the lease breaks mutual exclu
   CHECK(me->from >= sim::Instant{} + sim::seconds(1));      // not before A's lease ran out
   CHECK(me->to <= sim::Instant{} + sim::milliseconds(1600));  // nor after A left
   CHECK(me->sentence.find("A and B both held lock") == 0);
-  CHECK(me->sentence.find("A's lease expired during its") != std::string::npos);
+  CHECK(me->cause == Cause::LeaseOutworked);  // classified from the run: A worked past its lease
+  CHECK(me->fault == "slow=A:0:1.5s");
+  CHECK(me->sentence.find("A's lease expired at") != std::string::npos);
   // F08: when A's slow work ends while B holds, A's DEL removes B's lock.
   Verdict late = verdict_of("set-nx-px seed=2 clients=2 iterations=1 slow=A:0:1.017s");
   const Violation* owner = late.find(Property::OwnerOnlyRelease);
   REQUIRE(owner);
   CHECK(owner->clients == std::vector<uint32_t>{1, 0});  // B's lock, A's release
   CHECK(owner->sentence.find("A's release deleted the lock B had acquired") == 0);
+  CHECK(owner->cause == Cause::StaleRelease);
 }
 
 TEST_CASE("checks: token-lua on the same schedule overlaps, but its late release is harmless (F10)") {
@@ -88,6 +91,7 @@ TEST_CASE("checks: a client whose clock runs ahead takes a live getset lock (F04
   Verdict v = verdict_of("getset seed=2 clients=2 iterations=1 clock=A:-722ms:0 clock=B:+171ms:0");
   const Violation* me = v.find(Property::MutualExclusion);
   REQUIRE(me);
-  CHECK(me->sentence.find("judged A's timestamp expired by its own clock") != std::string::npos);
+  CHECK(me->cause == Cause::ClientClockSkew);
+  CHECK(me->sentence.find("judged A's timestamp expired by a skewed clock") != std::string::npos);
   CHECK(verdict_of("set-nx-px seed=2 clients=2 iterations=1 clock=A:-722ms:0 clock=B:+171ms:0").violations.empty());
 }

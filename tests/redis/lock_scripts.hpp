@@ -1,5 +1,5 @@
 #pragma once
-// The Lua scripts of the lock algorithms in failures.md, exactly as the lock
+// The Lua scripts of the lock algorithms in docs/failures.md, exactly as the lock
 // clients send them (lock/scripts.hpp, header-only: no link dependency).
 #include "lock/scripts.hpp"
 

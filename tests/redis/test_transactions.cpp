@@ -140,7 +140,7 @@ TEST_CASE("WATCH: FLUSHALL and scripts invalidate, a transaction's own writes do
   CHECK(m.text({"exec"}) == "[OK, (integer) 2]");
 }
 
-TEST_CASE("watch-multi lock from failures.md: two racers, one winner") {
+TEST_CASE("watch-multi lock (docs/failures.md F21): two racers, one winner") {
   Model m;
   auto a = m.conn;
   auto b = m.server.connect();

@@ -56,8 +56,13 @@ struct BusyWorld {
     Rng cfg = Rng(seed).stream("test-config");
     const int n_servers = static_cast<int>(cfg.uniform(1, 3));
     const int n_clients = static_cast<int>(cfg.uniform(2, 5));
-    world.network().set_default_latency(LatencyDist{microseconds(cfg.uniform(100, 2000)), microseconds(cfg.uniform(0, 5000)),
-                                                    0.02, milliseconds(10), 1.5, milliseconds(300)});
+    // Braced initialisers run in order: base is drawn before jitter.
+    world.network().set_default_latency(LatencyDist{.base = microseconds(cfg.uniform(100, 2000)),
+                                                    .jitter = microseconds(cfg.uniform(0, 5000)),
+                                                    .spike_probability = 0.02,
+                                                    .spike_scale = milliseconds(10),
+                                                    .spike_alpha = 1.5,
+                                                    .spike_cap = milliseconds(300)});
     std::vector<NodeId> server_ids, client_ids;
     std::vector<std::string> names;
     auto clock = [&] {
@@ -73,7 +78,9 @@ struct BusyWorld {
       names.push_back("c" + std::to_string(c));
     }
     // One link with its own (spikier) latency.
-    world.network().set_latency(client_ids[0], server_ids[0], LatencyDist{1_ms, 2_ms, 0.2, 5_ms, 1.2, 500_ms});
+    const LatencyDist spiky{
+        .base = 1_ms, .jitter = 2_ms, .spike_probability = 0.2, .spike_scale = 5_ms, .spike_alpha = 1.2, .spike_cap = 500_ms};
+    world.network().set_latency(client_ids[0], server_ids[0], spiky);
     for (NodeId s : server_ids) servers.push_back(std::make_unique<EchoServer>(world, s));
     channels.resize(n_clients);
     for (int c = 0; c < n_clients; ++c)

@@ -12,10 +12,10 @@
 using namespace simtest;
 
 namespace {
-void crash_event(World& w, const Event& e) { w.crash(static_cast<NodeId>(e.a)); }
-void reset_event(World& w, const Event& e) { w.reset(static_cast<NodeId>(e.a), static_cast<NodeId>(e.b)); }
+void crash_event(World& w, const Event& e) { w.crash(static_cast<NodeId>(e.id)); }
+void reset_event(World& w, const Event& e) { w.reset(static_cast<NodeId>(e.id), static_cast<NodeId>(e.generation)); }
 void cut_event(World& w, const Event& e) {
-  w.cut(static_cast<NodeId>(e.a >> 32), static_cast<NodeId>(e.a & 0xffffffff), Duration{static_cast<int64_t>(e.b)});
+  w.cut(static_cast<NodeId>(e.id >> 32), static_cast<NodeId>(e.id & 0xffffffff), Duration{static_cast<int64_t>(e.generation)});
 }
 void schedule_cut(World& w, Instant when, NodeId a, NodeId b, Duration how_long) {
   w.schedule(when, &cut_event, nullptr, (uint64_t{a} << 32) | b, static_cast<uint64_t>(how_long.ns));
@@ -188,7 +188,7 @@ TEST_CASE_METHOD(EchoPair, "calls to a crashed server give ConnectionLost", "[ne
     co_return;
   });
   w.schedule(at(5_ms), &crash_event, nullptr, server);
-  w.schedule(at(50_ms), [](World& world, const Event& e) { world.restart(static_cast<NodeId>(e.a)); }, nullptr, server);
+  w.schedule(at(50_ms), [](World& world, const Event& e) { world.restart(static_cast<NodeId>(e.id)); }, nullptr, server);
   w.run();
   CHECK(out == std::vector<Outcome>{{CallStatus::ConnectionLost, 0, 5'000'000},
                                     {CallStatus::ConnectionLost, 0, 30'000'000},

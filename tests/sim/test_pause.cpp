@@ -10,7 +10,7 @@
 using namespace simtest;
 
 namespace {
-void pause_event(World& w, const Event& e) { w.pause(static_cast<NodeId>(e.a), Duration{static_cast<int64_t>(e.b)}); }
+void pause_event(World& w, const Event& e) { w.pause(static_cast<NodeId>(e.id), Duration{static_cast<int64_t>(e.generation)}); }
 void schedule_pause(World& w, NodeId n, Instant when, Duration how_long) {
   w.schedule(when, &pause_event, nullptr, n, static_cast<uint64_t>(how_long.ns));
 }

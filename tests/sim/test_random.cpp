@@ -171,7 +171,8 @@ TEST_CASE("LatencyDist draws its stated mean", "[random][distribution]") {
     REQUIRE(d >= 1_ms);
     REQUIRE(d <= 5_ms);
   }
-  LatencyDist spiky{1_ms, 4_ms, 0.05, 20_ms, 1.5, 250_ms};
+  LatencyDist spiky{
+      .base = 1_ms, .jitter = 4_ms, .spike_probability = 0.05, .spike_scale = 20_ms, .spike_alpha = 1.5, .spike_cap = 250_ms};
   // 3ms + 0.05 * (20 + 40 * (1 - sqrt(0.08)))ms = 3ms + 0.05 * 48.686ms.
   CHECK(spiky.mean_ns() == Approx(3e6 + 0.05 * (20e6 + 40e6 * (1 - std::sqrt(0.08)))).epsilon(1e-12));
   CHECK(mean_of([&] { return spiky.draw(r).ns; }) == Approx(spiky.mean_ns()).epsilon(0.01));

@@ -1,11 +1,13 @@
 // The event queue and World's event loop: ordering by (time, sequence),
-// run_until's limits, scheduling in the past, stop().
+// run_until's limits, the internal errors (scheduling in the past, unknown
+// ids), stop().
 #include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
 
 #include <algorithm>
 #include <vector>
 
+#include "death.hpp"
 #include "helpers.hpp"
 
 using namespace simtest;
@@ -14,23 +16,23 @@ namespace {
 struct Log {
   std::vector<std::pair<int64_t, uint64_t>> ran;  // (now, tag)
 };
-void record(World& w, const Event& e) { static_cast<Log*>(e.obj)->ran.emplace_back(w.now().ns, e.a); }
+void record(World& w, const Event& e) { static_cast<Log*>(e.obj)->ran.emplace_back(w.now().ns, e.id); }
 void record_and_schedule(World& w, const Event& e) {
-  static_cast<Log*>(e.obj)->ran.emplace_back(w.now().ns, e.a);
-  if (e.b > 0) w.schedule(w.now() + Duration{static_cast<int64_t>(e.b)}, &record_and_schedule, e.obj, e.a + 1, e.b - 1);
+  static_cast<Log*>(e.obj)->ran.emplace_back(w.now().ns, e.id);
+  if (e.generation > 0) w.schedule(w.now() + Duration{static_cast<int64_t>(e.generation)}, &record_and_schedule, e.obj, e.id + 1, e.generation - 1);
 }
 void stop_world(World& w, const Event&) { w.stop(); }
 }  // namespace
 
 TEST_CASE("EventQueue pops by time, then by scheduling order", "[scheduler]") {
   EventQueue q;
-  auto push = [&](int64_t t, uint64_t tag) { Event e; e.at = Instant{t}; e.a = tag; q.push(e); };
+  auto push = [&](int64_t t, uint64_t tag) { Event e; e.at = Instant{t}; e.id = tag; q.push(e); };
   push(30, 1); push(10, 2); push(20, 3); push(10, 4); push(30, 5); push(0, 6); push(10, 7);
   CHECK(q.size() == 7);
   CHECK(q.scheduled() == 7);
   std::vector<uint64_t> tags;
   std::vector<uint64_t> seqs;
-  while (!q.empty()) { Event e = q.pop(); tags.push_back(e.a); seqs.push_back(e.seq); }
+  while (!q.empty()) { Event e = q.pop(); tags.push_back(e.id); seqs.push_back(e.seq); }
   CHECK(tags == std::vector<uint64_t>{6, 2, 4, 7, 3, 1, 5});
   CHECK(seqs == std::vector<uint64_t>{5, 1, 3, 6, 2, 0, 4});
 }
@@ -93,16 +95,69 @@ TEST_CASE("run_until runs events at or before the limit and then sets now to it"
   CHECK(w.now() == at(30_ms));
 }
 
-TEST_CASE("an event scheduled in the past runs now, after what is already due", "[scheduler]") {
+TEST_CASE("an event scheduled in the past is an internal error that names the seed", "[scheduler]") {
+  // It used to be moved to "now" silently, which hid the bug that computed its time.
+  const ChildEnd end = run_in_child([] {
+    World w(4242);
+    Log log;
+    w.schedule(at(1_s), &record, &log, 3);
+    w.run_until(at(100_ms));
+    w.schedule(at(1_ms), &record, &log, 1);
+  });
+  CHECK(end.aborted);
+  CHECK(end.stderr_text.find("internal error at") != std::string::npos);
+  CHECK(end.stderr_text.find("sim/world.cpp:") != std::string::npos);
+  CHECK(end.stderr_text.find("an event scheduled in the past: at 0.001s, now 0.100s") != std::string::npos);
+  CHECK(end.stderr_text.find("check failed: at >= now_") != std::string::npos);
+  // The seed of the world being run, when it was scheduled from inside the run.
+  const ChildEnd inside = run_in_child([] {
+    World w(4242);
+    w.schedule(at(5_ms), [](World& world, const Event&) { world.schedule(at(1_ms), &stop_world, nullptr); }, nullptr);
+    w.run();
+  });
+  CHECK(inside.aborted);
+  CHECK(inside.stderr_text.find("simulation seed: 4242") != std::string::npos);
+}
+
+TEST_CASE("an event scheduled at now runs after what is already due", "[scheduler]") {
   World w(1);
   Log log;
   w.schedule(at(1_s), &record, &log, 3);
   w.run_until(at(100_ms));
   REQUIRE(w.now() == at(100_ms));
-  w.schedule(at(1_ms), &record, &log, 1);
+  w.schedule(at(100_ms), &record, &log, 1);
   w.schedule(at(100_ms), &record, &log, 2);
   w.run();
   CHECK(log.ran == std::vector<std::pair<int64_t, uint64_t>>{{100'000'000, 1}, {100'000'000, 2}, {1'000'000'000, 3}});
+}
+
+TEST_CASE("an unknown node or task id is an internal error", "[scheduler]") {
+  const ChildEnd node = run_in_child([] {
+    World w(7);
+    w.add_node("n");
+    w.crash(NodeId{3});
+  });
+  CHECK(node.aborted);
+  CHECK(node.stderr_text.find("no node has this id in this world") != std::string::npos);
+  const ChildEnd aimed = run_in_child([] {
+    World w(7);
+    w.schedule(at(1_ms), &stop_world, nullptr, 0, 0, NodeId{0});
+  });
+  CHECK(aimed.aborted);
+  CHECK(aimed.stderr_text.find("no node has this id") != std::string::npos);
+  const ChildEnd task = run_in_child([] {
+    World w(7);
+    (void)w.alive(FiberId{5});
+  });
+  CHECK(task.aborted);
+  CHECK(task.stderr_text.find("no task was ever given the id 0x5") != std::string::npos);
+  // An id that was given out and has ended is no error: it is just not alive.
+  World w(7);
+  NodeId n = w.add_node("n");
+  FiberId f = w.spawn(n, [](Proc) -> Task<void> { co_return; }(Proc(w, n)));
+  w.run();
+  CHECK_FALSE(w.alive(f));
+  CHECK_FALSE(w.alive(kNoFiber));
 }
 
 TEST_CASE("events may schedule further events; a chain runs to its end", "[scheduler]") {
@@ -133,11 +188,11 @@ TEST_CASE("an event aimed at a node does not reach a later incarnation", "[sched
   NodeId n = w.add_node("n");
   Log log;
   auto guarded = [](World& world, const Event& e) {
-    if (world.live(e)) static_cast<Log*>(e.obj)->ran.emplace_back(world.now().ns, e.a);
+    if (world.live(e)) static_cast<Log*>(e.obj)->ran.emplace_back(world.now().ns, e.id);
   };
   w.schedule(at(5_ms), guarded, &log, 1, 0, n);
-  w.schedule(at(1_ms), [](World& world, const Event& e) { world.crash(static_cast<NodeId>(e.a)); }, nullptr, n);
-  w.schedule(at(2_ms), [](World& world, const Event& e) { world.restart(static_cast<NodeId>(e.a)); }, nullptr, n);
+  w.schedule(at(1_ms), [](World& world, const Event& e) { world.crash(static_cast<NodeId>(e.id)); }, nullptr, n);
+  w.schedule(at(2_ms), [](World& world, const Event& e) { world.restart(static_cast<NodeId>(e.id)); }, nullptr, n);
   w.schedule(at(3_ms), guarded, &log, 2, 0, n);  // scheduled before the crash, aimed at incarnation 0
   w.run();
   CHECK(log.ran.empty());

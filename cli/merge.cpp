@@ -1,0 +1,153 @@
+// locksim merge: the `check --json` outputs of the shards of one sweep
+// (--shard I/N, or auto) merged into the inventory one machine running every
+// run would have printed: counts added, each failure's example taken from the
+// shard that met it first (the lowest global run index), the algorithm's own
+// failures first, then the inherent ones, each by first run.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "cli/subcommand.hpp"
+#include "render/chrome_trace.hpp"
+
+namespace locksim::cli {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// The fields every shard of one sweep shares.
+const char* const kSweepFields[] = {"algorithm", "seed", "budget", "deployment", "assumptions"};
+
+Json read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError(fmt::format("merge: cannot read '{}'", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  Json j = Json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) throw UsageError(fmt::format("merge: '{}' is not a JSON object", path));
+  for (const char* field : {"algorithm", "seed", "runs", "budget", "shard", "deployment", "assumptions", "failures"})
+    if (!j.contains(field))
+      throw UsageError(fmt::format("merge: '{}' has no \"{}\": is it the output of 'locksim check --json'?", path, field));
+  const Json& shard = j["shard"];
+  if (!shard.is_array() || shard.size() != 2 || !shard[0].is_number_unsigned() || !shard[1].is_number_unsigned() ||
+      !j["failures"].is_array() || !j["runs"].is_number_unsigned())
+    throw UsageError(fmt::format("merge: '{}': malformed shard, runs or failures", path));
+  return j;
+}
+
+// Every shard 0..N-1 of the same sweep, once.
+void check_sweep(const std::vector<Json>& shards, const std::vector<std::string>& paths) {
+  const uint64_t count = shards.front()["shard"][1];
+  std::vector<std::string> seen(count);
+  for (size_t i = 0; i < shards.size(); ++i) {
+    for (const char* field : kSweepFields)
+      if (shards[i][field] != shards.front()[field])
+        throw UsageError(fmt::format("merge: '{}' and '{}' are not shards of one sweep: their \"{}\" differ", paths[0],
+                                     paths[i], field));
+    const uint64_t index = shards[i]["shard"][0], n = shards[i]["shard"][1];
+    if (n != count || index >= count)
+      throw UsageError(fmt::format("merge: '{}' is shard {}/{}, the others are of {}", paths[i], index, n, count));
+    if (!seen[index].empty())
+      throw UsageError(fmt::format("merge: shard {}/{} given twice ('{}', '{}')", index, count, seen[index], paths[i]));
+    seen[index] = paths[i];
+  }
+  for (uint64_t i = 0; i < count; ++i)
+    if (seen[i].empty()) throw UsageError(fmt::format("merge: shard {}/{} is missing", i, count));
+}
+
+// One failure as a shard reported it, with its place in that shard's list:
+// two failures first met in the same run keep the order that shard gave them.
+struct Found {
+  Json failure;
+  size_t place = 0;
+};
+
+Json merge(const std::vector<Json>& shards) {
+  std::map<std::pair<std::string, std::string>, Found> by_failure;  // (property, cause)
+  uint64_t runs = 0;
+  for (const Json& s : shards) {
+    runs += s["runs"].get<uint64_t>();
+    size_t place = 0;
+    for (const Json& f : s["failures"]) {
+      auto key = std::make_pair(f.value("property", ""), f.value("cause", ""));
+      auto [it, fresh] = by_failure.try_emplace(key, Found{f, place++});
+      if (fresh) continue;
+      const uint64_t total = it->second.failure["runs"].get<uint64_t>() + f["runs"].get<uint64_t>();
+      if (f["first_run"].get<uint64_t>() < it->second.failure["first_run"].get<uint64_t>())
+        it->second = Found{f, place - 1};
+      it->second.failure["runs"] = total;
+    }
+  }
+  std::vector<Found> found;
+  for (auto& [key, f] : by_failure) found.push_back(f);
+  std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
+    const bool a_own = !a.failure["inherent"].get<bool>(), b_own = !b.failure["inherent"].get<bool>();
+    if (a_own != b_own) return a_own;
+    const uint64_t ra = a.failure["first_run"].get<uint64_t>(), rb = b.failure["first_run"].get<uint64_t>();
+    return ra != rb ? ra < rb : a.place < b.place;
+  });
+  Json out = shards.front();
+  out["runs"] = runs;
+  out["shard"] = Json::array({0, 1});
+  out["failures"] = Json::array();
+  for (const Found& f : found) out["failures"].push_back(f.failure);
+  return out;
+}
+
+// The layout of `check --json`, so that the merged inventory of a sweep is
+// byte for byte what one machine would have printed.
+std::string print_value(const Json& v) {
+  if (v.is_string()) return render::json_string(v.get<std::string>());
+  if (v.is_array()) {
+    std::string out;
+    for (const Json& e : v) out += (out.empty() ? "" : ", ") + print_value(e);
+    return "[" + out + "]";
+  }
+  if (v.is_object()) {
+    std::string out;
+    for (const auto& [k, e] : v.items()) out += (out.empty() ? "" : ", ") + render::json_string(k) + ": " + print_value(e);
+    return "{" + out + "}";
+  }
+  return v.dump();
+}
+
+std::string print_inventory(const Json& inv) {
+  std::string out;
+  for (const auto& [k, v] : inv.items()) {
+    if (k == "failures") continue;
+    out += (out.empty() ? "" : ", ") + render::json_string(k) + ": " + print_value(v);
+  }
+  std::string failures;
+  for (const Json& f : inv["failures"]) failures += (failures.empty() ? "\n  " : ",\n  ") + print_value(f);
+  return "{" + out + ", \"failures\": [" + failures + (failures.empty() ? "]}\n" : "\n]}\n");
+}
+
+int cmd_merge(const std::vector<std::string>& paths) {
+  std::vector<Json> shards;
+  for (const std::string& p : paths) shards.push_back(read_json(p));
+  check_sweep(shards, paths);
+  const Json merged = merge(shards);
+  std::cout << print_inventory(merged);
+  return merged["failures"].empty() ? 0 : 1;
+}
+
+}  // namespace
+
+Subcommand add_merge_command(CLI::App& parent) {
+  auto paths = std::make_shared<std::vector<std::string>>();
+  auto* app = parent.add_subcommand(
+      "merge", "merge the 'check --json' outputs of a sharded sweep into one inventory (as one machine would print)");
+  app->add_option("FILE", *paths, "the JSON output of each shard, 0/N to N-1/N, in any order")->required();
+  app->footer("Exit status: 0 no failure, 1 failures (as check), 2 files that are not the shards of one sweep.");
+  return {app, [paths] { return cmd_merge(*paths); }};
+}
+
+}  // namespace locksim::cli

@@ -1,0 +1,66 @@
+#include "props/cause.hpp"
+
+namespace locksim::props {
+
+std::string_view to_string(Cause c) {
+  switch (c) {
+    case Cause::Unknown: return "unknown";
+    case Cause::LeasePaused: return "lease-expired-paused";
+    case Cause::LeaseOutworked: return "lease-expired-working";
+    case Cause::RenewalStopped: return "renewal-stopped";
+    case Cause::RedisClockJump: return "redis-clock-jump";
+    case Cause::RedisClockDrift: return "redis-clock-drift";
+    case Cause::ClientClockSkew: return "client-clock-skew";
+    case Cause::StaleRelease: return "stale-release";
+    case Cause::StaleRenewal: return "stale-renewal";
+    case Cause::TakeoverRace: return "takeover-race";
+    case Cause::RedisRestartLost: return "redis-restart-forgot-key";
+    case Cause::FailoverLost: return "failover-lost-key";
+    case Cause::RedlockForgotVote: return "redlock-master-forgot-vote";
+    case Cause::WatchLost: return "watch-lost-on-reconnect";
+    case Cause::FenceBackwards: return "fence-went-backwards";
+    case Cause::DelayedWrite: return "delayed-write";
+    case Cause::AmbiguousReply: return "ambiguous-reply";
+    case Cause::CrashNoTtl: return "crash-left-key-without-ttl";
+    case Cause::CrashBlocked: return "crashed-holder-blocked-waiters";
+    case Cause::SelfDeadlock: return "nested-acquire-waits-on-itself";
+    case Cause::InnerRelease: return "inner-release-freed-lock";
+    case Cause::Overtaken: return "overtaken-by-later-arrivals";
+  }
+  return "?";
+}
+
+std::optional<Cause> parse_cause(std::string_view text) {
+  for (Cause c : kAllCauses) if (to_string(c) == text) return c;
+  return std::nullopt;
+}
+
+std::string_view describe(Cause c) {
+  switch (c) {
+    case Cause::Unknown: return "a cause the classifier does not recognise";
+    case Cause::LeasePaused: return "the lease expired while the holder was paused";
+    case Cause::LeaseOutworked: return "the lease expired while the holder worked past it";
+    case Cause::RenewalStopped: return "the lease expired after the holder's renewal stopped";
+    case Cause::RedisClockJump: return "the key expired early because Redis's clock jumped";
+    case Cause::RedisClockDrift: return "the key expired early because Redis's clock drifted";
+    case Cause::ClientClockSkew: return "a client's skewed clock misjudged a lease";
+    case Cause::StaleRelease: return "a stale or delayed release deleted another holder's key";
+    case Cause::StaleRenewal: return "a stale renewal changed another holder's key";
+    case Cause::TakeoverRace: return "a racing acquire deleted or overwrote another holder's fresh key";
+    case Cause::RedisRestartLost: return "Redis restarted without persistence and forgot the key";
+    case Cause::FailoverLost: return "failover promoted a replica that never had the key";
+    case Cause::RedlockForgotVote: return "a restarted Redlock master forgot its vote";
+    case Cause::WatchLost: return "WATCH state was lost on reconnect";
+    case Cause::FenceBackwards: return "the fencing counter went backwards";
+    case Cause::DelayedWrite: return "an unfenced write reached the resource after the next holder's";
+    case Cause::AmbiguousReply: return "a timed-out (ambiguous) reply";
+    case Cause::CrashNoTtl: return "the holder crashed, leaving a key without a TTL";
+    case Cause::CrashBlocked: return "the holder crashed and its key outlived the lease";
+    case Cause::SelfDeadlock: return "a nested acquire waited on the lock its caller holds";
+    case Cause::InnerRelease: return "an inner release freed the lock under the outer hold";
+    case Cause::Overtaken: return "later arrivals kept winning the retry race";
+  }
+  return "?";
+}
+
+}  // namespace locksim::props

@@ -1,0 +1,192 @@
+#include "props/classify_faults.hpp"
+
+#include "props/scenario.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+
+namespace locksim::props {
+
+using lock::HistoryEvent;
+using lock::Step;
+
+namespace {
+
+Duration overlap(Instant a0, Instant a1, Instant b0, Instant b1) {
+  const Instant lo = std::max(a0, b0), hi = std::min(a1, b1);
+  return hi > lo ? hi - lo : Duration{};
+}
+
+std::string signed_text(Duration d) { return (d.ns < 0 ? "" : "+") + sim::format_duration(d); }
+
+}  // namespace
+
+Instant FaultFinder::hold_end(uint32_t client, Instant t) const {
+  Instant last{};
+  for (const auto& e : h_.events()) {
+    last = std::max(last, e.at);
+    if (e.client == client && e.at >= t && (e.step == Step::Leave || e.step == Step::Crashed)) return e.at;
+  }
+  return last;
+}
+
+Duration FaultFinder::paused_within(uint32_t client, Instant from, Instant to) const {
+  Duration total{};
+  std::optional<Instant> since;
+  for (const auto& e : h_.events()) {
+    if (e.client != client) continue;
+    if (e.step == Step::Paused) since = e.at;
+    if ((e.step == Step::Resumed || e.step == Step::Crashed) && since) {
+      total += overlap(*since, e.at, from, to);
+      since.reset();
+    }
+  }
+  if (since) total += overlap(*since, to, from, to);
+  return total;
+}
+
+bool FaultFinder::renewal_enabled(uint32_t) const { return cfg_.lock.explicit_lease.ns == 0; }
+
+bool FaultFinder::entered_after(uint32_t client, Instant from, Instant to) const {
+  for (const auto& e : h_.events())
+    if (e.client == client && e.step == Step::Enter && e.at >= from) return e.at > to;
+  return false;
+}
+
+bool FaultFinder::clock_misled(uint32_t client, Instant from, Instant to) const {
+  const lock::WorkloadParams& w = cfg_.workload;
+  const bool skewed = (client < w.drifts_ppm.size() && w.drifts_ppm[client] != 0) || !clock_of(client, to).empty();
+  if (!skewed) return false;
+  if (entered_after(client, from, to)) return true;
+  // The hold's own stamps: how long it lasted by the client's clock, and in true time.
+  const HistoryEvent* entered = nullptr;
+  for (const auto& e : h_.events()) {
+    if (e.at > to) break;
+    if (e.client == client && e.step == Step::Enter) entered = &e;
+  }
+  if (!entered) return false;
+  for (const auto& e : h_.events()) {
+    if (e.client != client || e.at < to || (e.step != Step::Leave && e.step != Step::Crashed)) continue;
+    const Duration local = e.local - entered->local, real = e.at - entered->at;
+    return real > local + sim::milliseconds(5) && (entered->at - from) + local < cfg_.lock.lease;
+  }
+  return false;
+}
+
+bool FaultFinder::reply_timed_out(uint32_t client, Instant from, Instant to) const {
+  // A command that ran while its client concluded it had not: an acquire that
+  // set the key though the client never recorded the win, or a release that
+  // deleted it though the client recorded none. Only a lost or late reply does that.
+  const auto& events = h_.events();
+  for (size_t i = 0; i < events.size(); ++i) {
+    const HistoryEvent& e = events[i];
+    if (e.client != client || e.at < from || e.at > to || e.key != cfg_.lock.key) continue;
+    const bool set = e.step == Step::KeySet && e.purpose == lock::Purpose::Acquire;
+    const bool deleted = e.step == Step::KeyDeleted && e.purpose == lock::Purpose::Release;
+    if (!set && !deleted) continue;
+    for (size_t j = i + 1; j < events.size(); ++j) {
+      const HistoryEvent& n = events[j];
+      if (n.client != client || n.key == cfg_.lock.key) continue;
+      if (set && n.step == Step::AcquireFailed) return true;
+      if (deleted && n.step == Step::Released) {
+        if (n.a == 0) return true;
+        break;
+      }
+      if (n.step == Step::Acquired || n.step == Step::Crashed) break;
+    }
+  }
+  return false;
+}
+
+std::string FaultFinder::pause_of(uint32_t client, Instant from, Instant to) const {
+  for (const auto& f : cfg_.faults.faults)
+    if (f.kind == sim::FaultKind::Pause && f.node == name(client) && overlap(f.at, f.at + f.amount, from, to).ns > 0)
+      return sim::to_string(f);
+  for (const auto& f : cfg_.workload.call_faults)
+    if (f.client == client && f.kind == lock::CallFault::Kind::Pause)
+      return fmt::format("call={}:{}:pause:{}", name(client), f.call, sim::format_duration(f.pause));
+  return "";
+}
+
+std::string FaultFinder::renewal_blocker(uint32_t client, Instant from, Instant to) const {
+  const std::string me = name(client);
+  for (const auto& f : cfg_.faults.faults) {
+    const bool mine = f.node == me || f.peer == me;
+    if (f.kind == sim::FaultKind::Cut && mine && (f.amount.ns == 0 ? f.at <= to : overlap(f.at, f.at + f.amount, from, to).ns > 0))
+      return sim::to_string(f);
+    if (f.kind == sim::FaultKind::Reset && mine && f.at >= from && f.at <= to) return sim::to_string(f);
+  }
+  for (const auto& f : cfg_.faults.faults)
+    if (f.kind == sim::FaultKind::Crash && !client_index(f.node) && f.at >= from && f.at <= to)
+      return server_crash(f.node, to);
+  if (reply_timed_out(client, from, to) && cfg_.latency.spike_probability > 0)
+    return fmt::format("delay spikes: spikes={}:{}:{}:{}", cfg_.latency.spike_probability,
+                       sim::format_duration(cfg_.latency.spike_scale), cfg_.latency.spike_alpha,
+                       sim::format_duration(cfg_.latency.spike_cap));
+  return "";
+}
+
+std::string FaultFinder::work_fault(uint32_t client, Instant) const {
+  for (const auto& s : cfg_.workload.slow_work)
+    if (s.client == client) return fmt::format("slow={}:{}:{}", name(client), s.iteration, sim::format_duration(s.work));
+  if (cfg_.latency.spike_probability > 0) return "delay spikes";
+  return "";
+}
+
+std::string FaultFinder::redis_jump(const std::string& node, Instant from, Instant to) const {
+  for (const auto& f : cfg_.faults.faults)
+    if (f.kind == sim::FaultKind::ClockJump && f.node == node && f.amount.ns > 0 && f.at >= from - sim::milliseconds(1) &&
+        f.at <= to)
+      return sim::to_string(f);
+  return "";
+}
+
+std::string FaultFinder::reset_of(uint32_t client, Instant from, Instant to) const {
+  for (const auto& f : cfg_.faults.faults)
+    if (f.kind == sim::FaultKind::Reset && (f.node == name(client) || f.peer == name(client)) && f.at >= from &&
+        f.at <= to)
+      return sim::to_string(f);
+  return "";
+}
+
+std::string FaultFinder::clock_of(uint32_t client, Instant before) const {
+  const lock::WorkloadParams& w = cfg_.workload;
+  const Duration offset = client < w.clock_offsets.size() ? w.clock_offsets[client] : Duration{};
+  const int64_t drift = client < w.drifts_ppm.size() ? w.drifts_ppm[client] : 0;
+  if (offset.ns != 0 || drift != 0) return fmt::format("clock={}:{}:{}", name(client), signed_text(offset), drift);
+  for (const auto& f : cfg_.faults.faults)
+    if (f.kind == sim::FaultKind::ClockJump && f.node == name(client) && f.at <= before) return sim::to_string(f);
+  return "";
+}
+
+std::string FaultFinder::server_crash(const std::string& node, Instant at) const {
+  const sim::Fault* crash = nullptr;
+  for (const auto& f : cfg_.faults.faults)
+    if (f.kind == sim::FaultKind::Crash && f.node == node && f.at <= at) crash = &f;
+  if (!crash) return "";
+  std::string text = sim::to_string(*crash);
+  for (const auto& f : cfg_.faults.faults)
+    if (f.kind == sim::FaultKind::Restart && f.node == node && f.at >= crash->at) return text + "; " + sim::to_string(f);
+  return text;
+}
+
+std::string FaultFinder::any_server_crash(Instant before) const {
+  for (const auto& e : h_.events()) {
+    if (e.at > before) break;
+    if (e.step == Step::ServerCrashed && e.a == 0) return server_crash(lock::redis_node_name(cfg_, e.server), e.at);
+  }
+  return "";
+}
+
+std::string FaultFinder::crash_of(uint32_t client, Instant at) const {
+  for (const auto& f : cfg_.faults.faults)
+    if (f.kind == sim::FaultKind::Crash && f.node == name(client) && f.at <= at && at - f.at < sim::milliseconds(1))
+      return sim::to_string(f);
+  for (const auto& f : cfg_.workload.call_faults)
+    if (f.client == client && f.kind == lock::CallFault::Kind::Crash) return fmt::format("call={}:{}:crash", name(client), f.call);
+  return "";
+}
+
+}  // namespace locksim::props

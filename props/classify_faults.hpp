@@ -1,0 +1,49 @@
+#pragma once
+// The classifier's questions about one run's faults and clocks: was the
+// holder paused in this window, whose clock was off, which fault of the plan
+// struck this node then. Answers that name a fault give it as the scenario
+// writes it ("pause B @2s for 800ms", "slow=A:0:1.5s"), or "" when none did.
+#include <string>
+
+#include "lock/history.hpp"
+#include "lock/simulation.hpp"
+
+namespace locksim::props {
+
+using sim::Duration;
+using sim::Instant;
+
+class FaultFinder {
+ public:
+  FaultFinder(const lock::History& h, const lock::SimulationConfig& cfg) : h_(h), cfg_(cfg) {}
+
+  // When the holder's critical section that is open at `t` ended (leave or crash), or the last event.
+  Instant hold_end(uint32_t client, Instant t) const;
+  // How long the client was paused within [from, to].
+  Duration paused_within(uint32_t client, Instant from, Instant to) const;
+  // Whether the algorithm renews at all in this configuration (an explicit lease turns the watchdog off).
+  bool renewal_enabled(uint32_t client) const;
+  // Whether the client entered its critical section (after `from`) only after `to`.
+  bool entered_after(uint32_t client, Instant from, Instant to) const;
+  // Whether the holder's own clock told it that less time had passed than had.
+  bool clock_misled(uint32_t client, Instant from, Instant to) const;
+  // Whether a command of the client within [from, to] ran while the client concluded it had not (a lost reply).
+  bool reply_timed_out(uint32_t client, Instant from, Instant to) const;
+
+  std::string pause_of(uint32_t client, Instant from, Instant to) const;
+  std::string renewal_blocker(uint32_t client, Instant from, Instant to) const;
+  std::string work_fault(uint32_t client, Instant from) const;
+  std::string redis_jump(const std::string& node, Instant from, Instant to) const;
+  std::string reset_of(uint32_t client, Instant from, Instant to) const;
+  std::string clock_of(uint32_t client, Instant before) const;
+  std::string server_crash(const std::string& node, Instant at) const;
+  std::string any_server_crash(Instant before) const;
+  std::string crash_of(uint32_t client, Instant at) const;
+
+ private:
+  std::string name(uint32_t c) const { return lock::client_name(c); }
+  const lock::History& h_;
+  const lock::SimulationConfig& cfg_;
+};
+
+}  // namespace locksim::props

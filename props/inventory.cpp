@@ -1,0 +1,164 @@
+#include "props/inventory.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "props/catalogue.hpp"
+
+namespace locksim::props {
+
+namespace {
+
+using Key = std::pair<Property, Cause>;
+
+struct Seen {
+  uint32_t runs = 0;
+  uint32_t first_run = 0;
+  Violation first;
+};
+using Tally = std::map<Key, Seen>;
+
+void merge_metrics(Metrics& into, const Metrics& m) {
+  into.expiry_drift = std::max(into.expiry_drift, m.expiry_drift);
+  into.unavailability = std::max(into.unavailability, m.unavailability);
+  into.longest_wait = std::max(into.longest_wait, m.longest_wait);
+  into.max_overtakes = std::max(into.max_overtakes, m.max_overtakes);
+  into.acquisitions += m.acquisitions;
+}
+
+void merge_tally(Tally& into, const Tally& part) {
+  for (const auto& [key, seen] : part) {
+    auto [it, fresh] = into.try_emplace(key, seen);
+    if (fresh) continue;
+    it->second.runs += seen.runs;
+    if (seen.first_run < it->second.first_run) {
+      it->second.first_run = seen.first_run;
+      it->second.first = seen.first;
+    }
+  }
+}
+
+// Runs every `jobs`-th run of the options' sequence, from the `job`-th.
+struct Part {
+  Tally tally;
+  Metrics worst;
+  uint32_t runs = 0;
+};
+
+Part run_part(const FaultModel& model, const InventoryOptions& o, unsigned job, unsigned jobs,
+              const std::function<void()>& tick) {
+  Part part;
+  const auto started = std::chrono::steady_clock::now();
+  for (uint32_t i = job; i < o.runs; i += jobs) {
+    if (o.time_limit_s > 0 &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() > o.time_limit_s)
+      break;
+    const uint32_t run = o.first_run + i * o.stride;
+    RunResult r = run_scenario(draw(model, o.seed, run), o.check);
+    ++part.runs;
+    merge_metrics(part.worst, r.verdict.metrics);
+    for (const Violation& v : r.verdict.violations) {
+      if (o.target && v.property != *o.target) continue;
+      auto [it, fresh] = part.tally.try_emplace(Key{v.property, v.cause});
+      if (fresh) it->second = Seen{0, run, v};
+      ++it->second.runs;
+    }
+    tick();
+  }
+  return part;
+}
+
+Failure finish(const FaultModel& model, const InventoryOptions& o, const Key& key, const Seen& seen) {
+  Failure f;
+  f.property = key.first;
+  f.cause = key.second;
+  f.runs = seen.runs;
+  f.first_run = seen.first_run;
+  if (o.shrink) {
+    f.example = shrink_run(model, o.seed, seen.first_run, seen.first, fails_with(f.property, {f.cause}, o.check),
+                           o.max_shrink_runs);
+  } else {
+    f.example.original = f.example.shrunk = draw(model, o.seed, seen.first_run);
+    f.example.run = seen.first_run;
+    f.example.violation = seen.first;
+  }
+  f.needs = kinds_in(f.example.shrunk);
+  f.inherent = inherent_in(f.example.shrunk, f.property, f.cause, o.check) ||
+               inherent_in(f.example.original, f.property, f.cause, o.check);
+  if (const CatalogueEntry* e = match_entry(f.example.shrunk, f.property, f.cause)) f.catalogue = e->id;
+  return f;
+}
+
+// Calls work(i) for i in [0, n) on up to `jobs` threads.
+void on_threads(size_t n, unsigned jobs, const std::function<void(size_t)>& work) {
+  jobs = static_cast<unsigned>(std::max<size_t>(1, std::min<size_t>(jobs, n)));
+  if (jobs <= 1) {
+    for (size_t i = 0; i < n; ++i) work(i);
+    return;
+  }
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < jobs; ++t)
+    threads.emplace_back([&, t] {
+      for (size_t i = t; i < n; i += jobs) work(i);
+    });
+  for (auto& th : threads) th.join();
+}
+
+}  // namespace
+
+std::string reference_algorithm(const Scenario& s) {
+  if (s.masters > 1) return "redlock";
+  return s.workload.nested > 0 ? "reentrant" : "watchdog";
+}
+
+Scenario with_reference(const Scenario& s) {
+  Scenario r = s;
+  r.algorithm = reference_algorithm(s);
+  // The reference as designed: renewed, with no mode of the algorithm under check.
+  r.lock.explicit_lease = {};
+  r.lock.renew_interval = {};
+  r.lock.release_if_unexpired = false;
+  return r;
+}
+
+bool inherent_in(const Scenario& s, Property p, Cause c, const CheckOptions& check) {
+  // Waiting fairly and nesting are what an algorithm does, not what a deployment costs.
+  if (p == Property::BoundedWait || c == Cause::SelfDeadlock || c == Cause::InnerRelease) return false;
+  RunResult r = run_scenario(with_reference(s), check);
+  for (const Violation& v : r.verdict.violations)
+    if (v.property == p && v.cause == c) return true;
+  return false;
+}
+
+Inventory take_inventory(const FaultModel& model, const InventoryOptions& o, unsigned jobs) {
+  jobs = std::max(1u, std::min<unsigned>(jobs, std::max<uint32_t>(1, o.runs)));
+  std::mutex lock;
+  uint32_t done = 0;
+  auto tick = [&] {
+    std::lock_guard<std::mutex> guard(lock);
+    ++done;
+    if (o.progress) o.progress(done);
+  };
+  std::vector<Part> parts(jobs);
+  on_threads(jobs, jobs, [&](size_t j) { parts[j] = run_part(model, o, static_cast<unsigned>(j), jobs, tick); });
+  Inventory inv;
+  Tally tally;
+  for (const Part& p : parts) {
+    inv.runs += p.runs;
+    merge_metrics(inv.worst, p.worst);
+    merge_tally(tally, p.tally);
+  }
+  std::vector<std::pair<Key, Seen>> found(tally.begin(), tally.end());
+  inv.failures.resize(found.size());
+  on_threads(found.size(), jobs, [&](size_t i) { inv.failures[i] = finish(model, o, found[i].first, found[i].second); });
+  std::stable_sort(inv.failures.begin(), inv.failures.end(), [](const Failure& a, const Failure& b) {
+    if (a.inherent != b.inherent) return !a.inherent;
+    return a.first_run < b.first_run;
+  });
+  return inv;
+}
+
+}  // namespace locksim::props

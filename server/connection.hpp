@@ -1,0 +1,77 @@
+#pragma once
+// One client of the server: reads requests, runs them on the model in order, and
+// writes the replies of a whole read in one write (internal).
+#include <asio.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "server/core.hpp"
+#include "server/request_parser.hpp"
+#include "sim/redis/resp3.hpp"
+
+namespace locksim::server {
+
+using Socket = asio::generic::stream_protocol::socket;
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(Server::Core& core, Socket socket, redis::ConnectionId id, bool is_tcp);
+
+  void start();
+  // Closes the socket now; pending replies are lost (a dropped connection).
+  void close();
+  // Continues after a pause or a push: runs what was read, writes, reads more.
+  void pump();
+
+  redis::ConnectionId id() const { return id_; }
+  // Replies from the model's outbox: the late reply of a blocked command, else pushes.
+  void receive(std::vector<redis::Reply>& replies);
+  // The CLIENT INFO / CLIENT LIST line (without the newline).
+  std::string info_line() const;
+
+  // Front-end state the connection commands change.
+  redis::Protocol protocol = redis::Protocol::Resp2;
+  bool authenticated = false;
+  bool close_after_reply = false;
+  bool in_multi = false;  // tracked from MULTI/EXEC/DISCARD replies
+  std::string name;
+
+ private:
+  void start_read();
+  void on_read(const std::error_code& ec, size_t n);
+  void start_write();
+  void write_now();
+  void on_written(const std::error_code& ec);
+  void run_commands();
+  void execute(const redis::Command& argv);
+  redis::Reply execute_on_model(const redis::Command& argv);
+  void prepare_input_space();
+
+  Server::Core& core_;
+  Socket socket_;
+  redis::ConnectionId id_;
+  bool is_tcp_;
+  int64_t created_ms_;
+  std::string peer_, local_;
+
+  std::vector<char> in_;
+  size_t in_begin_ = 0, in_end_ = 0;
+  RequestParser parser_;
+  redis::Command argv_;
+  std::string out_;      // replies produced, not yet handed to the socket
+  std::string sending_;  // replies the socket is writing
+  bool reading_ = false, writing_ = false, closed_ = false;
+  bool waiting_ = false;  // a blocking command (BLPOP) waits for its reply from the outbox
+  asio::steady_timer delay_timer_;
+};
+
+// Connection commands the front-end answers itself (HELLO, AUTH, CLIENT, QUIT, CONFIG,
+// COMMAND, INFO, SELECT); nullopt for the model's commands. (frontend_commands.cpp)
+std::optional<redis::Reply> run_frontend_command(Server::Core& core, Connection& conn, const redis::Command& argv,
+                                                 redis::Aggregate& shape);
+// RESP3 type of a model command's top-level reply (HGETALL answers a map, SUBSCRIBE a push).
+redis::Aggregate reply_shape(const std::string& command_name);
+
+}  // namespace locksim::server

@@ -1,0 +1,309 @@
+// Connection commands answered by the front-end, as Redis 7.0 answers them:
+// HELLO AUTH CLIENT QUIT SELECT CONFIG COMMAND INFO, and the LOCKSIM.* admin commands.
+#include <unistd.h>
+
+#include <array>
+#include <utility>
+
+#include "server/connection.hpp"
+#include "sim/redis/arguments.hpp"
+#include "sim/redis/glob.hpp"
+
+namespace locksim::server {
+
+using redis::Command;
+using redis::Reply;
+
+namespace {
+constexpr const char* kRedisVersion = "7.0.15";
+
+Reply wrong_args(std::string_view name) { return redis::arity_error(name); }
+
+// ACL's default user: no password configured means any password is accepted.
+std::optional<Reply> authenticate(Server::Core& core, Connection& conn, const std::string& user,
+                                  const std::string& password) {
+  const std::string& required = core.options.requirepass;
+  if (user == "default" && (required.empty() || password == required)) {
+    conn.authenticated = true;
+    return std::nullopt;
+  }
+  return Reply::error("WRONGPASS invalid username-password pair or user is disabled.");
+}
+
+Reply cmd_auth(Server::Core& core, Connection& conn, const Command& argv) {
+  if (argv.size() < 2) return wrong_args("auth");
+  if (argv.size() > 3) return Reply::error("ERR syntax error");
+  if (argv.size() == 2 && core.options.requirepass.empty())
+    return Reply::error("ERR AUTH <password> called without any password configured for the default user. "
+                        "Are you sure your configuration is correct?");
+  auto failed = argv.size() == 2 ? authenticate(core, conn, "default", argv[1])
+                                 : authenticate(core, conn, argv[1], argv[2]);
+  return failed ? std::move(*failed) : Reply::ok();
+}
+
+bool valid_client_name(const std::string& name) {
+  for (char c : name)
+    if (c < '!' || c > '~') return false;
+  return true;
+}
+
+Reply hello_reply(const Connection& conn) {
+  return Reply::array({Reply::bulk("server"), Reply::bulk("redis"), Reply::bulk("version"), Reply::bulk(kRedisVersion),
+                       Reply::bulk("proto"), Reply::int_(static_cast<int>(conn.protocol)), Reply::bulk("id"),
+                       Reply::int_(static_cast<int64_t>(conn.id())), Reply::bulk("mode"), Reply::bulk("standalone"),
+                       Reply::bulk("role"), Reply::bulk("master"), Reply::bulk("modules"), Reply::array({})});
+}
+
+Reply cmd_hello(Server::Core& core, Connection& conn, const Command& argv, redis::Aggregate& shape) {
+  int64_t version = 0;
+  if (argv.size() >= 2) {
+    if (!redis::parse_int64(argv[1], version))
+      return Reply::error("ERR Protocol version is not an integer or out of range");
+    if (version < 2 || version > 3) return Reply::error("NOPROTO unsupported protocol version");
+  }
+  const std::string* user = nullptr;
+  const std::string* password = nullptr;
+  const std::string* setname = nullptr;
+  for (size_t j = 2; j < argv.size(); ++j) {
+    const size_t more = argv.size() - 1 - j;
+    if (redis::equals_lower(argv[j], "auth") && more >= 2) {
+      user = &argv[j + 1];
+      password = &argv[j + 2];
+      j += 2;
+    } else if (redis::equals_lower(argv[j], "setname") && more >= 1) {
+      setname = &argv[++j];
+    } else {
+      return Reply::error("ERR Syntax error in HELLO option '" + argv[j] + "'");
+    }
+  }
+  if (user) {
+    if (auto failed = authenticate(core, conn, *user, *password)) return std::move(*failed);
+  }
+  if (!conn.authenticated)
+    return Reply::error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
+                        "<proto> AUTH <user> <pass> option can be used to authenticate the client and select the "
+                        "RESP protocol version at the same time");
+  if (setname) {
+    if (!valid_client_name(*setname))
+      return Reply::error("ERR Client names cannot contain spaces, newlines or special characters.");
+    conn.name = *setname;
+  }
+  if (version) conn.protocol = static_cast<redis::Protocol>(version);
+  shape = redis::Aggregate::Map;
+  return hello_reply(conn);
+}
+
+Reply cmd_client(Server::Core& core, Connection& conn, const Command& argv) {
+  if (argv.size() < 2) return wrong_args("client");
+  const std::string& sub = argv[1];
+  auto arity = [&](size_t n, const char* full) -> std::optional<Reply> {
+    if (argv.size() != n) return wrong_args(full);
+    return std::nullopt;
+  };
+  if (redis::equals_lower(sub, "id"))
+    return arity(2, "client|id").value_or(Reply::int_(static_cast<int64_t>(conn.id())));
+  if (redis::equals_lower(sub, "getname")) {
+    if (auto e = arity(2, "client|getname")) return *e;
+    return conn.name.empty() ? Reply::nil() : Reply::bulk(conn.name);
+  }
+  if (redis::equals_lower(sub, "setname")) {
+    if (auto e = arity(3, "client|setname")) return *e;
+    if (!valid_client_name(argv[2]))
+      return Reply::error("ERR Client names cannot contain spaces, newlines or special characters.");
+    conn.name = argv[2];
+    return Reply::ok();
+  }
+  if (redis::equals_lower(sub, "info")) return arity(2, "client|info").value_or(Reply::bulk(conn.info_line() + "\n"));
+  if (redis::equals_lower(sub, "list")) {
+    std::string text;
+    for (const auto& [id, client] : core.clients) text += client->info_line() + "\n";
+    return Reply::bulk(std::move(text));
+  }
+  if (redis::equals_lower(sub, "kill")) {
+    int64_t id = 0;
+    if (argv.size() == 4 && redis::equals_lower(argv[2], "id") && redis::parse_int64(argv[3], id))
+      return Reply::int_(core.drop(static_cast<redis::ConnectionId>(id)) ? 1 : 0);
+    return Reply::error("ERR syntax error");
+  }
+  // Sent by newer clients on connect; accepted and ignored.
+  if (redis::equals_lower(sub, "setinfo") || redis::equals_lower(sub, "no-evict") ||
+      redis::equals_lower(sub, "no-touch"))
+    return Reply::ok();
+  std::string text = "ERR unknown subcommand '" + sub.substr(0, 128) + "'. Try CLIENT HELP.";
+  return Reply::error(std::move(text));
+}
+
+std::vector<std::pair<std::string, std::string>> config_parameters(const Server::Core& core) {
+  return {{"appendonly", "no"},
+          {"bind", core.options.bind},
+          {"databases", "1"},
+          {"maxclients", std::to_string(core.options.maxclients)},
+          {"maxmemory", "0"},
+          {"maxmemory-policy", "noeviction"},
+          {"port", std::to_string(core.port)},
+          {"proto-max-bulk-len", "536870912"},
+          {"requirepass", core.options.requirepass},
+          {"save", ""},
+          {"timeout", "0"},
+          {"unixsocket", core.options.unix_path}};
+}
+
+// Parameters of persistence and of Redis's internal encodings: a model that keeps no
+// files and has no encodings accepts them and is unchanged (Redis's test suite sets them).
+bool without_effect(const std::string& parameter) {
+  static constexpr std::array kPatterns = {"save", "appendonly", "appendfsync", "list-compress-depth",
+                                           "*-max-ziplist-*", "*-max-listpack-*", "*-max-intset-*",
+                                           "activedefrag", "lazyfree-lazy-*", "latency-tracking*", "slowlog-*"};
+  std::string name = parameter;
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* pattern : kPatterns)
+    if (redis::glob_match(pattern, name)) return true;
+  return false;
+}
+
+// CONFIG GET: the model's parameters (it may have none), then the server's own that
+// match and the model did not give.
+Reply cmd_config(Server::Core& core, const Command& argv, redis::Aggregate& shape, std::optional<Reply> from_model) {
+  if (argv.size() < 2) return wrong_args("config");
+  const bool get = redis::equals_lower(argv[1], "get");
+  if (from_model && get && from_model->type != Reply::Type::Array) return std::move(*from_model);
+  if (get) {
+    if (argv.size() < 3) return wrong_args("config|get");
+    std::vector<Reply> pairs = from_model ? std::move(from_model->elements) : std::vector<Reply>{};
+    auto given = [&pairs](const std::string& name) {
+      for (size_t i = 0; i < pairs.size(); i += 2)
+        if (pairs[i].str == name) return true;
+      return false;
+    };
+    for (const auto& [name, value] : config_parameters(core)) {
+      bool matches = false;
+      for (size_t i = 2; i < argv.size() && !matches; ++i) {
+        std::string pattern = argv[i];
+        for (char& c : pattern) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        matches = redis::glob_match(pattern, name);
+      }
+      if (!matches || given(name)) continue;
+      pairs.push_back(Reply::bulk(name));
+      pairs.push_back(Reply::bulk(value));
+    }
+    shape = redis::Aggregate::Map;
+    return Reply::array(std::move(pairs));
+  }
+  if (redis::equals_lower(argv[1], "set") && argv.size() >= 3) {
+    if (from_model && !from_model->is_error()) return std::move(*from_model);
+    bool all_without_effect = argv.size() % 2 == 0;
+    for (size_t i = 2; i < argv.size() && all_without_effect; i += 2) all_without_effect = without_effect(argv[i]);
+    if (all_without_effect) return Reply::ok();
+    if (from_model) return std::move(*from_model);
+    return Reply::error("ERR Unknown option or number of arguments for CONFIG SET - '" + argv[2] + "'");
+  }
+  if (from_model) return std::move(*from_model);
+  if (redis::equals_lower(argv[1], "resetstat")) return Reply::ok();
+  return Reply::error("ERR unknown subcommand '" + argv[1].substr(0, 128) + "'. Try CONFIG HELP.");
+}
+
+Reply cmd_command(const Command& argv, redis::Aggregate& shape) {
+  if (argv.size() >= 2 && redis::equals_lower(argv[1], "count")) return Reply::int_(0);
+  if (argv.size() >= 2 && redis::equals_lower(argv[1], "docs")) shape = redis::Aggregate::Map;
+  return Reply::array({});  // no command metadata: clients then fall back to their defaults
+}
+
+// The model has no Redis 7 functions: FLUSH (sent by Redis's test suite) has nothing to do.
+Reply cmd_function(const Command& argv) {
+  if (argv.size() < 2) return wrong_args("function");
+  if (redis::equals_lower(argv[1], "flush")) return Reply::ok();
+  if (redis::equals_lower(argv[1], "list")) return Reply::array({});
+  return Reply::error("ERR unknown subcommand '" + argv[1].substr(0, 128) + "'. Try FUNCTION HELP.");
+}
+
+Reply cmd_info(Server::Core& core) {
+  std::string text = "# Server\r\nredis_version:" + std::string(kRedisVersion) +
+                     "\r\nredis_mode:standalone\r\nos:locksim serve\r\narch_bits:64\r\nprocess_id:" +
+                     std::to_string(::getpid()) + "\r\ntcp_port:" + std::to_string(core.port) +
+                     "\r\n\r\n# Clients\r\nconnected_clients:" + std::to_string(core.clients.size()) +
+                     "\r\nmaxclients:" + std::to_string(core.options.maxclients) +
+                     "\r\nblocked_clients:0\r\n\r\n# Memory\r\nused_memory:0\r\nmaxmemory:0\r\n\r\n# Persistence\r\n"
+                     "loading:0\r\nasync_loading:0\r\nrdb_changes_since_last_save:0\r\naof_enabled:0\r\n"
+                     "aof_rewrite_in_progress:0\r\nrdb_bgsave_in_progress:0\r\n\r\n# Replication\r\nrole:master\r\n"
+                     "connected_slaves:0\r\n\r\n# Keyspace\r\n";
+  const size_t keys = core.model.dbsize(core.clock.now_ms());
+  if (keys) text += "db0:keys=" + std::to_string(keys) + ",expires=0,avg_ttl=0\r\n";
+  return Reply::bulk(std::move(text));
+}
+
+// The model's own answer when it has the command; nullopt when it does not know it.
+std::optional<Reply> model_answer(Server::Core& core, Connection& conn, const Command& argv) {
+  Reply reply = core.model.execute(conn.id(), argv, core.clock.now_ms());
+  if (reply.is_error() && reply.str.rfind("ERR unknown command", 0) == 0) return std::nullopt;
+  return reply;
+}
+
+// MEMORY USAGE: an estimate (Redis's own depends on its allocator): the key, the value
+// of a string, a fixed overhead otherwise; nil for a missing key.
+Reply cmd_memory(Server::Core& core, Connection& conn, const Command& argv) {
+  if (auto reply = model_answer(core, conn, argv)) return std::move(*reply);
+  if (argv.size() < 2) return wrong_args("memory");
+  if (!redis::equals_lower(argv[1], "usage"))
+    return Reply::error("ERR unknown subcommand '" + argv[1].substr(0, 128) + "'. Try MEMORY HELP.");
+  if (argv.size() != 3 && argv.size() != 5) return Reply::error("ERR syntax error");
+  const int64_t now = core.clock.now_ms();
+  const Reply type = core.model.execute(conn.id(), {"TYPE", argv[2]}, now);
+  if (type.str == "none") return Reply::nil();
+  int64_t size = 56 + static_cast<int64_t>(argv[2].size());
+  if (type.str == "string") size += core.model.execute(conn.id(), {"STRLEN", argv[2]}, now).integer;
+  return Reply::int_(size);
+}
+
+Reply cmd_select(Server::Core& core, Connection& conn, const Command& argv) {
+  if (auto reply = model_answer(core, conn, argv)) return std::move(*reply);
+  int64_t index = 0;
+  if (!redis::parse_int64(argv[1], index)) return Reply::error("ERR value is not an integer or out of range");
+  return index == 0 ? Reply::ok() : Reply::error("ERR DB index is out of range");
+}
+}  // namespace
+
+std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, const Command& argv,
+                                          redis::Aggregate& shape) {
+  char buffer[24];
+  std::string_view name;
+  if (!redis::to_lower(argv[0], buffer, sizeof buffer, name)) return std::nullopt;
+  if (name.size() < 4 || name.size() > 16) {
+    if (!name.starts_with("locksim.")) return std::nullopt;
+  }
+  // Before AUTH only AUTH, HELLO and QUIT run (Redis authRequired).
+  if (name == "auth") return cmd_auth(core, conn, argv);
+  if (name == "hello") return cmd_hello(core, conn, argv, shape);
+  if (name == "quit") {
+    conn.close_after_reply = true;
+    return Reply::ok();
+  }
+  const bool ours = name == "client" || name == "config" || name == "command" || name == "info" ||
+                    name == "select" || name == "function" || name == "memory" || name.starts_with("locksim.");
+  if (!ours) return std::nullopt;
+  if (!conn.authenticated) return Reply::error("NOAUTH Authentication required.");
+  if (name.starts_with("locksim.")) return run_admin_command(core, conn, argv);
+  if (name == "client") return cmd_client(core, conn, argv);
+  // CONFIG and INFO: the model's when it has them (its parameters change its semantics).
+  if (name == "config") return cmd_config(core, argv, shape, model_answer(core, conn, argv));
+  if (name == "info") {
+    if (auto reply = model_answer(core, conn, argv)) return reply;
+  }
+  if (name == "command") return cmd_command(argv, shape);
+  if (name == "info") return cmd_info(core);
+  if (name == "function") return cmd_function(argv);
+  if (name == "memory") return cmd_memory(core, conn, argv);
+  if (argv.size() != 2) return wrong_args("select");
+  return cmd_select(core, conn, argv);
+}
+
+redis::Aggregate reply_shape(const std::string& command_name) {
+  char buffer[16];
+  std::string_view name;
+  if (!redis::to_lower(command_name, buffer, sizeof buffer, name)) return redis::Aggregate::Array;
+  if (name == "hgetall" || name == "config") return redis::Aggregate::Map;
+  if (name == "smembers" || name == "sinter" || name == "sunion" || name == "sdiff") return redis::Aggregate::Set;
+  if (name.ends_with("subscribe")) return redis::Aggregate::Push;
+  return redis::Aggregate::Array;
+}
+
+}  // namespace locksim::server

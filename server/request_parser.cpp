@@ -1,0 +1,119 @@
+#include "server/request_parser.hpp"
+
+#include <cstring>
+
+#include "sim/redis/arguments.hpp"
+#include "sim/redis/cli_split.hpp"
+
+namespace locksim::server {
+
+namespace {
+// Redis string2ll over the bytes between pos and the CR.
+bool parse_ll(std::string_view text, int64_t& out) { return redis::parse_int64(text, out); }
+
+// Grows argv to hold index i and sets it, reusing the capacity of strings already there.
+void set_arg(redis::Command& argv, size_t i, std::string_view value) {
+  if (argv.size() <= i) argv.resize(i + 1);
+  argv[i].assign(value.data(), value.size());
+}
+}  // namespace
+
+void RequestParser::reset() {
+  kind_ = Kind::Unknown;
+  multibulk_left_ = 0;
+  bulk_len_ = -1;
+  argc_ = 0;
+  pending_bytes_ = 0;
+}
+
+RequestParser::Result RequestParser::fail(std::string text) {
+  error_ = std::move(text);
+  reset();
+  return Result::ProtocolError;
+}
+
+RequestParser::Result RequestParser::parse(std::string_view input, size_t& pos, redis::Command& argv) {
+  while (pos < input.size()) {
+    if (kind_ == Kind::Unknown) kind_ = input[pos] == '*' ? Kind::Multibulk : Kind::Inline;
+    Result r = kind_ == Kind::Inline ? parse_inline(input, pos, argv) : parse_multibulk(input, pos, argv);
+    if (r != Result::Command) return r;
+    if (!argv.empty()) return r;  // an empty line or "*0" is skipped, as Redis does
+  }
+  return Result::NeedMore;
+}
+
+RequestParser::Result RequestParser::parse_inline(std::string_view input, size_t& pos, redis::Command& argv) {
+  const char* start = input.data() + pos;
+  const size_t left = input.size() - pos;
+  const auto* newline = static_cast<const char*>(std::memchr(start, '\n', left));
+  if (!newline) {
+    if (left > limits_.max_inline) return fail("ERR Protocol error: too big inline request");
+    return Result::NeedMore;
+  }
+  size_t line_len = static_cast<size_t>(newline - start);
+  const size_t consumed = line_len + 1;
+  if (line_len > 0 && start[line_len - 1] == '\r') --line_len;
+  auto args = redis::split_cli_line(std::string_view(start, line_len));
+  if (!args) return fail("ERR Protocol error: unbalanced quotes in request");
+  pos += consumed;
+  argv.resize(args->size());
+  for (size_t i = 0; i < args->size(); ++i) argv[i] = std::move((*args)[i]);
+  reset();
+  return Result::Command;
+}
+
+RequestParser::Result RequestParser::parse_multibulk(std::string_view input, size_t& pos, redis::Command& argv) {
+  if (multibulk_left_ == 0) {
+    const size_t cr = input.find('\r', pos);
+    if (cr == std::string_view::npos) {
+      if (input.size() - pos > limits_.max_inline) return fail("ERR Protocol error: too big mbulk count string");
+      return Result::NeedMore;
+    }
+    if (cr + 1 >= input.size()) return Result::NeedMore;  // the LF is not there yet
+    int64_t count = 0;
+    if (!parse_ll(input.substr(pos + 1, cr - pos - 1), count) || count > INT32_MAX)
+      return fail("ERR Protocol error: invalid multibulk length");
+    if (count > 10 && unauthenticated_) return fail("ERR Protocol error: unauthenticated multibulk length");
+    pos = cr + 2;
+    if (count <= 0) {
+      argv.clear();
+      reset();
+      return Result::Command;  // skipped by parse()
+    }
+    multibulk_left_ = count;
+    argc_ = 0;
+  }
+  while (multibulk_left_ > 0) {
+    if (bulk_len_ == -1) {
+      const size_t cr = input.find('\r', pos);
+      if (cr == std::string_view::npos) {
+        if (input.size() - pos > limits_.max_inline) return fail("ERR Protocol error: too big bulk count string");
+        return Result::NeedMore;
+      }
+      if (cr + 1 >= input.size()) return Result::NeedMore;
+      if (input[pos] != '$') return fail(std::string("ERR Protocol error: expected '$', got '") + input[pos] + "'");
+      int64_t len = 0;
+      if (!parse_ll(input.substr(pos + 1, cr - pos - 1), len) || len < 0 || len > limits_.max_bulk_len)
+        return fail("ERR Protocol error: invalid bulk length");
+      if (len > 16384 && unauthenticated_) return fail("ERR Protocol error: unauthenticated bulk length");
+      pos = cr + 2;
+      bulk_len_ = len;
+    }
+    const auto need = static_cast<size_t>(bulk_len_) + 2;
+    if (input.size() - pos < need) {
+      if (pending_bytes_ + need > limits_.max_pending_bytes) return Result::TooBig;
+      return Result::NeedMore;
+    }
+    set_arg(argv, argc_++, input.substr(pos, static_cast<size_t>(bulk_len_)));
+    pending_bytes_ += static_cast<size_t>(bulk_len_) + sizeof(std::string);
+    if (pending_bytes_ > limits_.max_pending_bytes) return Result::TooBig;
+    pos += need;
+    bulk_len_ = -1;
+    --multibulk_left_;
+  }
+  argv.resize(argc_);
+  reset();
+  return Result::Command;
+}
+
+}  // namespace locksim::server

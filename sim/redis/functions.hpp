@@ -1,0 +1,45 @@
+#pragma once
+// Redis 7 functions (functions.c, function_lua.c): FUNCTION LOAD / LIST / DELETE /
+// FLUSH / KILL, FCALL, FCALL_RO (internal). Libraries run in the scripts' Lua state:
+// each gets its own read-only global table (no KEYS/ARGV, as in Redis), and its
+// functions join the script cache under "fn:<name>", so FCALL shares EVAL's budget,
+// memory cap, conversions and error texts. SCRIPT FLUSH replaces that state; the
+// libraries are then loaded again from their code before the next FCALL.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/redis/server_state.hpp"
+
+namespace locksim::redis {
+
+class ScriptEngine;
+
+class FunctionEngine {
+ public:
+  Reply load(ExecContext& ctx, const Command& argv);
+  Reply list(const Command& argv) const;
+  Reply remove(const std::string& library, ScriptEngine& engine);
+  void flush(ScriptEngine& engine);
+  Reply call(ExecContext& ctx, const Command& argv, bool read_only);
+
+ private:
+  struct Function {
+    std::string name, description;
+    std::vector<std::string> flags;
+    bool no_writes = false;
+  };
+  struct Library {
+    std::string name, code;
+    std::vector<Function> functions;  // by name
+  };
+  // Runs the library's code and registers its functions; an error reply otherwise.
+  std::optional<Reply> install(ScriptEngine& engine, Library& library, const std::string& body, bool replace);
+  void sync(ScriptEngine& engine);
+
+  std::map<std::string, Library> libraries_;
+  std::map<std::string, std::string> library_of_;  // function -> library
+  uint64_t generation_ = 0;
+};
+
+}  // namespace locksim::redis

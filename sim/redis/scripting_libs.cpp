@@ -1,0 +1,29 @@
+#include "sim/redis/scripting_libs.hpp"
+
+extern "C" {
+int luaopen_cjson(lua_State* L);  // liblua5.1-cjson (lua-cjson 2.1.0, as Redis bundles)
+int luaopen_bit(lua_State* L);    // liblua5.1-bitop (LuaBitOp 1.0.2, as Redis bundles)
+}
+
+namespace locksim::redis {
+
+int open_struct_library(lua_State* L);   // lua_struct.cpp
+int open_cmsgpack_library(lua_State* L);  // lua_cmsgpack.cpp
+
+namespace {
+void open_as_global(lua_State* L, lua_CFunction open, const char* name) {
+  lua_pushcfunction(L, open);
+  lua_pushstring(L, name);
+  lua_call(L, 1, 1);  // the module table
+  lua_setglobal(L, name);
+}
+}  // namespace
+
+void open_redis_libraries(lua_State* L) {
+  open_as_global(L, luaopen_cjson, "cjson");
+  open_as_global(L, luaopen_bit, "bit");
+  open_as_global(L, open_struct_library, "struct");
+  open_as_global(L, open_cmsgpack_library, "cmsgpack");
+}
+
+}  // namespace locksim::redis
