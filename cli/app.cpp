@@ -18,8 +18,30 @@ namespace {
 
 constexpr const char* kVersion = "locksim 0.1.0";
 
+// What an error message may echo of the input: control bytes escaped (\xNN),
+// words longer than 64 bytes cut, the whole at most 4 KB.
+std::string printable(std::string_view message) {
+  constexpr size_t kMaxWord = 64, kMaxMessage = 4096;
+  std::string out;
+  size_t word = 0;
+  for (size_t i = 0; i < message.size() && out.size() < kMaxMessage; ++i) {
+    const unsigned char c = static_cast<unsigned char>(message[i]);
+    word = (c == ' ' || c == '\n') ? 0 : word + 1;
+    if (word == kMaxWord + 1) {
+      size_t end = message.find_first_of(" \n", i);
+      end = end == std::string_view::npos ? message.size() : end;
+      out += fmt::format("...({} bytes)", end - i + kMaxWord);
+      i = end - 1;
+      continue;
+    }
+    if ((c < 0x20 && c != '\n') || c == 0x7f) out += fmt::format("\\x{:02x}", c);
+    else out += static_cast<char>(c);
+  }
+  return out;
+}
+
 int usage_error(const std::string& message, const std::string& command) {
-  std::cerr << "locksim: error: " << message << "\n"
+  std::cerr << "locksim: error: " << printable(message) << "\n"
             << "Run 'locksim " << (command.empty() ? "" : command + " ") << "--help' for usage.\n";
   return 2;
 }
@@ -95,7 +117,7 @@ int main(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     return usage_error(e.what(), command);
   } catch (const std::exception& e) {
-    std::cerr << "locksim: internal error: " << e.what() << "\n";
+    std::cerr << "locksim: internal error: " << printable(e.what()) << "\n";
     return 4;
   }
 }

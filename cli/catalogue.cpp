@@ -2,6 +2,7 @@
 // compared with what docs/failures.md documents.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -66,6 +67,8 @@ std::vector<const props::CatalogueEntry*> select_entries(const std::string& only
       const auto& all = props::catalogue();
       throw UsageError(fmt::format("--only: no catalogue entry '{}' (entries {}..{})", id, all.front().id, all.back().id));
     }
+    if (std::find(out.begin(), out.end(), e) != out.end())
+      throw UsageError(fmt::format("--only: entry '{}' is named twice", id));
     out.push_back(e);
   }
   if (out.empty()) throw UsageError("--only: no entry named");
@@ -158,7 +161,7 @@ Subcommand add_catalogue_command(CLI::App& parent) {
                 "check and those of them in which the pre-fix version fails, fix_held: runs that acquired, "
                 "cause_found, generic)");
   app->add_option("--only", o->only, "only these entries, e.g. F07,F10");
-  app->add_option("--seed", o->seed, "the explorer's seed (default 1)")->check(CLI::NonNegativeNumber);
+  app->add_option("--seed", o->seed, "the explorer's seed (default 1)")->check(seed_validator());
   app->add_option("--budget", o->budget, "most runs to look for each violation (default 2000)")
       ->check(CLI::Range(1, 100'000'000));
   app->add_flag("--no-fix", o->no_fix, "do not check that each fix survives the same faults");

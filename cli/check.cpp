@@ -204,7 +204,7 @@ int cmd_check(const CheckOptions& o) {
     if (!target) throw UsageError(fmt::format("--property: unknown property '{}' (known: {})", o.property, property_list()));
   }
   const Shard shard = o.shard.empty() ? Shard{} : parse_shard(o.shard);
-  if (!o.save.empty()) check_save_path(o.save);
+  check_output_paths(o.output, o.save);  // now, not after the exploration
   if (o.first && o.json) throw UsageError("--json prints the inventory; it does not go with --first");
   if (!o.time.empty()) {
     const sim::Duration limit = parse_duration_arg(o.time, "--time");
@@ -221,8 +221,11 @@ int cmd_check(const CheckOptions& o) {
   x.shrink = !o.no_shrink;
 
   if (o.list_runs) {
-    std::string out;
-    for (uint32_t k = 0; k < x.runs; ++k) out += fmt::format("{}\n", x.first_run + k * x.stride);
+    std::string out;  // written in chunks: --runs 100000000 must not hold a gigabyte
+    for (uint32_t k = 0; k < x.runs; ++k) {
+      out += fmt::format("{}\n", x.first_run + k * x.stride);
+      if (out.size() > 65536) std::cout << out, out.clear();
+    }
     std::cout << out;
     return 0;
   }
@@ -279,8 +282,9 @@ Subcommand add_check_command(CLI::App& parent) {
   app->add_option("ALGORITHM", check.algorithm, "an algorithm id (see 'locksim list')")->required();
   auto* runs = app->add_option("--runs", check.runs, "how many scenarios to draw and run (default 1000)")
       ->check(CLI::Range(1, 100'000'000));
-  app->add_option("--seed", check.seed, "the exploration's seed (default 1)")->check(CLI::NonNegativeNumber);
-  app->add_option("--faults", check.faults, "fault KINDS the explorer may draw, comma-separated, or all/none (default all)");
+  app->add_option("--seed", check.seed, "the exploration's seed (default 1)")->check(seed_validator());
+  app->add_option("--faults", check.faults, "fault KINDS the explorer may draw, comma-separated, or all/none (default all)")
+      ->check(non_empty_validator("KINDS"));
   app->add_option("--property", check.property,
                   "look for this property only: mutual-exclusion, no-deadlock, owner-only-release, fenced-writes, "
                   "reentrancy, bounded-wait (default any)");

@@ -86,7 +86,7 @@ int cmd_tour(const TourOptions& options);
 int cmd_check(const CheckOptions& options);
 int cmd_catalogue(const CatalogueOptions& options);
 int cmd_replay(const ReplayOptions& options);
-int cmd_redis();
+int cmd_redis(bool fail_on_error = false);
 
 // How much of a timeline to print.
 struct ShowOptions {
@@ -102,6 +102,10 @@ struct ShownRun {
   std::string text;
   std::vector<render::Highlight> highlights;
   uint64_t trace_hash = 0;
+  // The files asked for (--trace-json, --svg), rendered: path -> content. They are
+  // written by write_outputs once the run's text is out, so a failed write
+  // never hides a found counterexample.
+  std::vector<std::pair<std::string, std::string>> files;
 };
 ShownRun show_run(lock::Simulation& sim, const std::string& title, const OutputOptions& output,
                   const std::vector<render::Highlight>* highlights = nullptr, const ShowOptions& show = {});
@@ -115,7 +119,13 @@ struct RunRecord {
 ShownRun show_run(const RunRecord& run, const std::string& title, const OutputOptions& output,
                   const std::vector<render::Highlight>& highlights, const ShowOptions& show = {});
 
-// Writes text to path; throws UsageError naming the file on failure.
+// Writes text to path (a temporary file renamed over it); throws UsageError naming the file on failure.
 void write_file(const std::string& path, const std::string& text);
+// Refuses, before any work, output paths that cannot be written (a directory, a
+// FIFO, a device, /proc, an unwritable directory) or that are given twice.
+// `save` is check's regression file, if any.
+void check_output_paths(const OutputOptions& output, const std::string& save = {});
+// Writes the rendered files, saying "wrote PATH" on out after each.
+void write_outputs(const ShownRun& shown, std::ostream& out);
 
 }  // namespace locksim::cli

@@ -5,6 +5,7 @@
 
 #include <charconv>
 
+#include "props/limits.hpp"
 #include "render/text.hpp"
 
 namespace locksim::cli {
@@ -43,6 +44,28 @@ sim::Duration parse_duration_arg(const std::string& text, const std::string& wha
   std::string error;
   if (!sim::parse_duration(text, d, &error)) throw UsageError(fmt::format("{}: {}", what, error));
   return d;
+}
+
+CLI::Validator seed_validator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        uint64_t seed = 0;
+        auto r = std::from_chars(text.data(), text.data() + text.size(), seed);
+        if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size())
+          return "expected a whole number from 0 to 18446744073709551615";
+        return {};
+      },
+      "SEED");
+}
+
+CLI::Validator non_empty_validator(const std::string& what) {
+  return CLI::Validator(
+      [what](std::string& text) -> std::string {
+        if (text.find_first_not_of(" \t\r\n;,") == std::string::npos)
+          return fmt::format("an empty {}: leave the option out instead", what);
+        return {};
+      },
+      what);
 }
 
 namespace {
@@ -86,13 +109,14 @@ sim::Duration nonneg(const std::string& text, const std::string& what) {
 }  // namespace
 
 void add_scenario_options(CLI::App& app, ScenarioOptions& o, std::vector<std::string>& values) {
-  app.add_option("--seed", o.seed, "the run's seed: same seed, same run (default 1)")->check(CLI::NonNegativeNumber);
-  app.add_option("--clients", o.clients, "how many clients compete for the lock (1-26, default 3)")->check(CLI::Range(1, 26));
-  app.add_option("--iterations", o.iterations, "critical sections each client attempts (1-1000, default 3)")
-      ->check(CLI::Range(1, 1000));
+  // Ranges are checked by make_config against props/limits.hpp, as scenario words are.
+  app.add_option("--seed", o.seed, "the run's seed: same seed, same run (default 1)")->check(seed_validator());
+  app.add_option("--clients", o.clients, "how many clients compete for the lock (1-26, default 3)");
+  app.add_option("--iterations", o.iterations, "critical sections each client attempts (1-1000, default 3)");
   app.add_option("--faults", o.faults,
                  "a fault PLAN (concrete faults at given times; check's --faults takes fault kinds), e.g. \"crash A @1s; restart A @3s; pause B @2s for 1.5s; jump redis @4s by +2s; "
-                 "cut A redis @3s for 2s\"");
+                 "cut A redis @3s for 2s\"")
+      ->check(non_empty_validator("PLAN"));
   app.add_option("--slow-work", o.slow_work, "CLIENT:ITERATION:DURATION, e.g. A:0:1500ms: that critical section's length")
       ->take_all();
   app.add_option("--call-fault", o.call_faults,
@@ -106,8 +130,7 @@ void add_scenario_options(CLI::App& app, ScenarioOptions& o, std::vector<std::st
   app.add_option("--think-max", o.think_max, "longest pause between iterations (default 100ms)");
   app.add_option("--start-spread", o.start_spread, "clients start at a drawn instant in [0, this] (default 20ms)");
   app.add_option("--horizon", o.horizon, "stop the run here (default 120s)");
-  app.add_option("--nested", o.nested, "re-acquire this many times inside the critical section (reentrancy)")
-      ->check(CLI::Range(0, 10));
+  app.add_option("--nested", o.nested, "re-acquire this many times inside the critical section (reentrancy, 0-10)");
   app.add_flag("--stop-when-lost", o.stop_when_lost, "cut the critical section short once the lock knows it may be lost");
   app.add_flag("--no-resource-writes", o.no_resource_writes, "no write to the fenced resource at the end of each section");
   app.add_flag("--persistent-redis", o.persistent_redis, "Redis keeps its keys across a restart");
@@ -146,7 +169,8 @@ lock::SimulationConfig make_config(const ScenarioOptions& o) {
   c.algorithm = o.algorithm;
   c.lock = lock::find_algorithm(o.algorithm)->defaults;  // a variant's own defaults; flags override them
   c.seed = o.seed;
-  if (o.clients < 1 || o.clients > 26) throw UsageError("--clients: must be between 1 and 26");
+  // Before client names are read against it.
+  if (auto why = props::check_limit("clients", o.clients, true)) throw UsageError(*why);
   c.workload.clients = o.clients;
   c.workload.iterations = o.iterations;
   for (const auto& [name, value] : o.lock_params) {
@@ -201,8 +225,8 @@ lock::SimulationConfig make_config(const ScenarioOptions& o) {
     const std::string& v = parts[1];
     const char* begin = v.data() + (!v.empty() && v[0] == '+' ? 1 : 0);
     auto r = std::from_chars(begin, v.data() + v.size(), ppm);
-    if (v.empty() || r.ec != std::errc() || r.ptr != v.data() + v.size() || ppm < -100'000 || ppm > 100'000)
-      throw UsageError(fmt::format("--drift '{}': the rate error must be a whole number of ppm within +-100000", s));
+    if (v.empty() || r.ec != std::errc() || r.ptr != v.data() + v.size())
+      throw UsageError(fmt::format("--drift '{}': the rate error must be a whole number of ppm", s));
     c.workload.drifts_ppm.resize(std::max<size_t>(c.workload.drifts_ppm.size(), client + 1));
     c.workload.drifts_ppm[client] = ppm;
   }
@@ -221,6 +245,7 @@ lock::SimulationConfig make_config(const ScenarioOptions& o) {
   c.workload.stop_when_lost = o.stop_when_lost;
   c.workload.write_resource = !o.no_resource_writes;
   c.persistent_redis = o.persistent_redis;
+  if (auto why = props::check_limits(c, true)) throw UsageError(*why);
   return c;
 }
 

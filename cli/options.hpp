@@ -12,6 +12,7 @@
 
 namespace CLI {
 class App;
+class Validator;
 }
 
 namespace locksim::cli {
@@ -59,6 +60,11 @@ void collect_lock_params(const CLI::App& app, ScenarioOptions& options, const st
 lock::SimulationConfig make_config(const ScenarioOptions& options);
 // The `locksim run ...` command that reproduces config (only what differs from the defaults).
 std::string run_command(const lock::SimulationConfig& config);
+
+// --seed: a whole number in [0, 2^64-1], with a short message otherwise.
+CLI::Validator seed_validator();
+// Refuses an empty (or blank) value: `--faults ''` is a mistake, not "no faults".
+CLI::Validator non_empty_validator(const std::string& what);
 
 // "A" -> 0, ..., "Z" -> 25, "C26" -> 26; throws UsageError naming `what`.
 uint32_t parse_client(const std::string& text, uint32_t clients, const std::string& what);

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <memory>
 
 #include "cli/commands.hpp"
 #include "cli/subcommand.hpp"
@@ -9,11 +10,14 @@
 
 namespace locksim::cli {
 
-int cmd_redis() { return redis::run_console(std::cin, std::cout, std::cerr); }
+int cmd_redis(bool fail_on_error) { return redis::run_console(std::cin, std::cout, std::cerr, fail_on_error); }
 
 Subcommand add_redis_command(CLI::App& parent) {
   auto* app = parent.add_subcommand("redis", "the Redis model's console: type commands, read replies");
-  return {app, [] { return cmd_redis(); }};
+  auto fail_on_error = std::make_shared<bool>(false);
+  app->add_flag("--fail-on-error", *fail_on_error,
+                "exit 1 at the end if any reply was an error or any line was bad (for piped scripts)");
+  return {app, [fail_on_error] { return cmd_redis(*fail_on_error); }};
 }
 
 }  // namespace locksim::cli

@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -17,6 +17,7 @@
 #include "cli/verdicts.hpp"
 #include "props/defaults.hpp"
 #include "props/regression.hpp"
+#include "sim/files.hpp"
 
 namespace locksim::cli {
 
@@ -69,8 +70,10 @@ Loaded load(const std::string& arg, int wanted_line) {
     if (looks_like_path(arg)) throw UsageError(fmt::format("cannot read '{}': {}", arg, std::strerror(ENOENT)));
     return parse_text(trim(arg), "");
   }
-  std::ifstream in(arg);
-  if (!in) throw UsageError(fmt::format("cannot read '{}': {}", arg, std::strerror(errno)));
+  std::string error;
+  auto text = sim::read_input_file(arg, sim::kMaxInputBytes, &error);
+  if (!text) throw UsageError(error);
+  std::istringstream in(*text);
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     std::string t = trim(line);
@@ -82,13 +85,13 @@ Loaded load(const std::string& arg, int wanted_line) {
     return parse_text(t, fmt::format("{}:{}", arg, number));
   }
   if (wanted_line > 0) throw UsageError(fmt::format("{}: --line {}: the file is shorter", arg, wanted_line));
-  if (in.bad()) throw UsageError(fmt::format("cannot read '{}': {}", arg, std::strerror(errno)));
   throw UsageError(fmt::format("{}: no scenario in the file (only blank lines and # comments)", arg));
 }
 
 }  // namespace
 
 int cmd_replay(const ReplayOptions& options) {
+  check_output_paths(options.output);
   if (options.line > 0 && !std::filesystem::is_regular_file(options.scenario))
     throw UsageError(fmt::format("--line {} needs a file, and '{}' is not one", options.line, options.scenario));
   Loaded l = load(options.scenario, options.line);
@@ -130,10 +133,9 @@ int cmd_replay(const ReplayOptions& options) {
     if (!kept) status = 1;
   }
   out += fmt::format("trace hash: {:016x}\n", rec.trace_hash);
-  if (!options.output.trace_json.empty()) out += fmt::format("wrote {} (open it in https://ui.perfetto.dev)\n", options.output.trace_json);
-  if (!options.output.svg.empty()) out += fmt::format("wrote {}\n", options.output.svg);
   if (options.output.raw_trace) out += "\n" + rec.sim->world().trace().render();
-  std::cout << out;
+  std::cout << out << std::flush;
+  write_outputs(shown, std::cout);
   if (!rec.verdict.holds(props::Property::VariantError) && status == 0) status = 2;  // the variant's file needs fixing
   return status;
 }

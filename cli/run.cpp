@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <filesystem>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -15,15 +15,37 @@
 #include "render/chrome_trace.hpp"
 #include "render/svg.hpp"
 #include "render/text.hpp"
+#include "sim/files.hpp"
 
 namespace locksim::cli {
 
 void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw UsageError(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
-  out << text;
-  out.flush();
-  if (!out) throw UsageError(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+  std::string error;
+  if (!sim::write_file_atomically(path, text, false, &error)) throw UsageError(error);
+}
+
+void check_output_paths(const OutputOptions& output, const std::string& save) {
+  namespace fs = std::filesystem;
+  std::vector<std::pair<std::string, fs::path>> seen;
+  for (const auto& [flag, path] : {std::pair<std::string, std::string>{"--trace-json", output.trace_json},
+                                   {"--svg", output.svg}, {"--save", save}}) {
+    if (path.empty()) continue;
+    if (auto problem = sim::output_path_problem(path)) throw UsageError(fmt::format("{}: {}", flag, *problem));
+    std::error_code ec;
+    const fs::path canonical = fs::weakly_canonical(path, ec);
+    for (const auto& [other_flag, other] : seen)
+      if (!ec && canonical == other)
+        throw UsageError(fmt::format("{}: '{}' is also given to {}; each output needs its own file", flag, path, other_flag));
+    seen.emplace_back(flag, canonical);
+  }
+}
+
+void write_outputs(const ShownRun& shown, std::ostream& out) {
+  for (const auto& [path, content] : shown.files) {
+    write_file(path, content);
+    out << fmt::format("wrote {}{}\n", path, path.ends_with(".svg") ? "" : " (open it in https://ui.perfetto.dev)");
+    out.flush();
+  }
 }
 
 ShownRun show_run(lock::Simulation& sim, const std::string& title, const OutputOptions& output,
@@ -95,14 +117,15 @@ ShownRun show_run(const RunRecord& run, const std::string& title, const OutputOp
     whole.key = topt.key;
     whole.highlights = t.highlights;
     render::Timeline all = render::build_timeline(run.history, trace, whole);
-    if (!output.trace_json.empty()) write_file(output.trace_json, render::render_chrome_trace(all));
-    if (!output.svg.empty()) write_file(output.svg, render::render_svg(all));
+    if (!output.trace_json.empty()) shown.files.emplace_back(output.trace_json, render::render_chrome_trace(all));
+    if (!output.svg.empty()) shown.files.emplace_back(output.svg, render::render_svg(all));
   }
   return shown;
 }
 
 int cmd_run(const ScenarioOptions& scenario, const OutputOptions& output) {
   lock::SimulationConfig config = make_config(scenario);
+  check_output_paths(output);
   std::unique_ptr<lock::Simulation> sim;
   try {
     sim = std::make_unique<lock::Simulation>(config);
@@ -132,10 +155,9 @@ int cmd_run(const ScenarioOptions& scenario, const OutputOptions& output) {
   }
   out += fmt::format("trace hash: {:016x}\n", shown.trace_hash);
   out += fmt::format("replay: {}\n", run_command(config));
-  if (!output.trace_json.empty()) out += fmt::format("wrote {} (open it in https://ui.perfetto.dev)\n", output.trace_json);
-  if (!output.svg.empty()) out += fmt::format("wrote {}\n", output.svg);
   if (output.raw_trace) out += "\n" + sim->world().trace().render();
-  std::cout << out;
+  std::cout << out << std::flush;
+  write_outputs(shown, std::cout);
   for (const auto& h : shown.highlights)
     if (h.property == props::to_string(props::Property::VariantError)) return 2;  // the variant's file needs fixing
   return 0;

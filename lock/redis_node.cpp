@@ -12,12 +12,25 @@ std::string render_command(const RedisRequest& r) {
   }
   return s;
 }
+
+// A simulated Redis: lock scripts run a few hundred instructions, so a script is
+// stopped after 5M and all of one server's scripts after 20M (about 0.2 s): a
+// variant whose script always runs to its budget cannot make a run pay the
+// budget at every call. Its data set is capped at 64 MB, as maxmemory.
+redis::ServerOptions simulated_server_options() {
+  redis::ServerOptions options;
+  options.lua_instruction_budget = 5'000'000;
+  options.lua_run_budget = 20'000'000;
+  options.maxmemory_bytes = 64u * 1024 * 1024;
+  return options;
+}
 }  // namespace
 
 RedisNode::RedisNode(sim::World& world, std::string name, History* history, bool persistent, sim::LocalClock clock,
                      uint32_t index)
     : world_(world),
       node_(world.add_node(std::move(name), clock)),
+      server_(simulated_server_options()),
       service_(world, node_, [this](sim::SessionId s, RedisRequest& r, Instant) { return handle(s, r); }),
       history_(history),
       persistent_(persistent),

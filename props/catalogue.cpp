@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 // Entries are designated initialisers that leave out what keeps its default;
 // GCC's -Wextra would flag every field left out.
@@ -223,11 +225,41 @@ const CatalogueEntry* find_entry(std::string_view id) {
 }
 
 namespace {
+// The words of `text` (split at spaces outside [...]).
+std::vector<std::string> scenario_words(std::string_view text) {
+  std::vector<std::string> words;
+  std::string word;
+  int depth = 0;
+  for (char c : text) {
+    depth += (c == '[') - (c == ']');
+    if (c == ' ' && depth == 0) {
+      if (!word.empty()) words.push_back(std::move(word));
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  if (!word.empty()) words.push_back(std::move(word));
+  return words;
+}
+
+// The base's words with those the fix sets again left out (a word may appear once).
+std::string overlay(std::string_view base_words, std::string_view fix_params) {
+  std::vector<std::string> fix = scenario_words(fix_params);
+  auto name_of = [](const std::string& w) { return w.substr(0, w.find('=')); };
+  std::string out;
+  for (const std::string& w : scenario_words(base_words)) {
+    bool overridden = false;
+    for (const std::string& f : fix) overridden = overridden || name_of(f) == name_of(w);
+    if (!overridden) out += " " + w;
+  }
+  for (const std::string& f : fix) out += " " + f;
+  return out;
+}
 
 FaultModel with_algorithm(const CatalogueEntry& entry, const std::string& algorithm, const std::string& params) {
   FaultModel m = entry.model;
-  std::string words = algorithm + " " + to_string(entry.model.base).substr(entry.model.base.algorithm.size()) + " " +
-                      params;
+  std::string words = algorithm + overlay(to_string(entry.model.base).substr(entry.model.base.algorithm.size()), params);
   std::string error;
   auto s = parse_scenario(words, &error);
   if (!s) throw std::logic_error(fmt::format("{} in {}: {}", algorithm, entry.id, error));

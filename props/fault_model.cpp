@@ -57,8 +57,11 @@ std::optional<std::vector<FaultKind>> parse_fault_kinds(std::string_view text, s
 
 namespace {
 
-// Durations are drawn in whole milliseconds: shrinking toward the low end.
-Duration ms_in(int64_t lo, int64_t hi) { return sim::milliseconds(*rc::gen::inRange<int64_t>(lo, hi + 1)); }
+// Durations are drawn in whole milliseconds: shrinking toward the low end. A range
+// that a short lease empties (10ms..3*lease) shrinks to its low end.
+Duration ms_in(int64_t lo, int64_t hi) {
+  return sim::milliseconds(*rc::gen::inRange<int64_t>(lo, std::max(lo, hi) + 1));
+}
 Duration signed_ms(int64_t hi) {
   Duration magnitude = ms_in(0, hi);
   return *rc::gen::arbitrary<bool>() ? -magnitude : magnitude;

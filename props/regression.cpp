@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
+#include <sys/stat.h>
+
+#include <sstream>
+
+#include "sim/files.hpp"
 
 namespace locksim::props {
 
@@ -36,11 +40,9 @@ std::optional<Regression> parse_regression(std::string_view line, std::string* e
 }
 
 std::optional<std::vector<Regression>> load_regressions(const std::string& path, std::string* error) {
-  std::ifstream in(path);
-  if (!in) {
-    if (error) *error = fmt::format("cannot read '{}'", path);
-    return std::nullopt;
-  }
+  auto text = sim::read_input_file(path, sim::kMaxInputBytes, error);
+  if (!text) return std::nullopt;
+  std::istringstream in(*text);
   std::vector<Regression> out;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
@@ -58,14 +60,19 @@ std::optional<std::vector<Regression>> load_regressions(const std::string& path,
   return out;
 }
 
+// The file is rewritten whole (a temporary file renamed over it, synced to disk),
+// so a failed save leaves it as it was and a successful one is durable.
 bool append_regression(const std::string& path, const Regression& r, std::string* error) {
-  std::ofstream out(path, std::ios::app);
-  if (!out) {
-    if (error) *error = fmt::format("cannot write '{}'", path);
-    return false;
+  std::string text;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    auto existing = sim::read_input_file(path, sim::kMaxInputBytes, error);
+    if (!existing) return false;
+    text = std::move(*existing);
   }
-  out << format_regression(r) << '\n';
-  return static_cast<bool>(out);
+  if (!text.empty() && text.back() != '\n') text += '\n';  // a last line without its newline
+  text += format_regression(r) + '\n';
+  return sim::write_file_atomically(path, text, true, error);
 }
 
 }  // namespace locksim::props

@@ -1,5 +1,7 @@
 #include "props/scenario.hpp"
 
+#include "props/limits.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -111,7 +113,7 @@ class Parser {
   explicit Parser(std::string* error) : error_(error) {}
 
   bool fail(std::string_view word, const std::string& why) {
-    if (error_) *error_ = fmt::format("in '{}': {}", word, why);
+    if (error_) *error_ = fmt::format("in '{}': {}", (word), why);
     return false;
   }
 
@@ -119,7 +121,7 @@ class Parser {
   bool number(std::string_view word, std::string_view text, T& out) {
     auto r = std::from_chars(text.data(), text.data() + text.size(), out);
     if (r.ec != std::errc() || r.ptr != text.data() + text.size())
-      return fail(word, fmt::format("'{}' is not a valid number", text));
+      return fail(word, fmt::format("'{}' is not a valid number", (text)));
     return true;
   }
 
@@ -147,7 +149,7 @@ class Parser {
 
   bool client(std::string_view word, std::string_view text, uint32_t& out) {
     auto c = client_index(text);
-    if (!c) return fail(word, fmt::format("'{}' is not a client name (A, B, ...)", text));
+    if (!c) return fail(word, fmt::format("'{}' is not a client name (A, B, ...)", (text)));
     out = *c;
     return true;
   }
@@ -169,163 +171,184 @@ std::vector<std::string_view> split(std::string_view text, char sep) {
 
 }  // namespace
 
-std::optional<Scenario> parse_scenario(std::string_view text, std::string* error) {
-  Parser p(error);
-  Scenario s;
-  lock::WorkloadParams& w = s.workload;
-  // Words are separated by spaces, except inside faults=[...].
-  std::vector<std::string_view> words;
+namespace {
+
+// Splits at spaces, except inside faults=[...]; false on an unbalanced '['.
+bool split_words(std::string_view text, std::vector<std::string_view>& words) {
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
   for (size_t i = 0; i < text.size();) {
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
+    while (i < text.size() && space(text[i])) ++i;
     if (i >= text.size()) break;
     size_t start = i;
     int depth = 0;
-    while (i < text.size() && (depth > 0 || (text[i] != ' ' && text[i] != '\t' && text[i] != '\n' && text[i] != '\r'))) {
+    while (i < text.size() && (depth > 0 || !space(text[i]))) {
       if (text[i] == '[') ++depth;
       if (text[i] == ']') --depth;
       ++i;
     }
-    if (depth != 0) {
-      if (error) *error = "unbalanced '[' in faults=[...]";
-      return std::nullopt;
-    }
+    if (depth != 0) return false;
     words.push_back(text.substr(start, i - start));
   }
-  if (words.empty()) {
-    if (error) *error = "empty scenario: it starts with the algorithm's id";
-    return std::nullopt;
-  }
-  if (!lock::find_algorithm(words[0])) {
-    if (error) *error = fmt::format("unknown algorithm '{}' (see 'locksim list')", words[0]);
-    return std::nullopt;
-  }
-  s.algorithm = std::string(words[0]);
+  return true;
+}
+
+// The state of one parse: the scenario so far and the per-client clock settings.
+struct ParseState {
+  Scenario s;
   std::vector<Duration> offsets;
   std::vector<int64_t> drifts;
-  for (size_t i = 1; i < words.size(); ++i) {
-    std::string_view word = words[i];
-    size_t eq = word.find('=');
-    if (eq == std::string_view::npos) {
-      p.fail(word, "expected name=value");
-      return std::nullopt;
-    }
-    std::string_view name = word.substr(0, eq), value = word.substr(eq + 1);
-    bool ok = true;
-    if (name == "seed") ok = p.number(word, value, s.seed);
-    else if (name == "clients") {
-      ok = p.number(word, value, w.clients) && (w.clients > 0 || p.fail(word, "needs at least one client")) &&
-           (w.clients <= 64 || p.fail(word, "at most 64 clients"));
-    } else if (name == "iterations") ok = p.number(word, value, w.iterations);
-    else if (name == "work") ok = p.range(word, value, w.work_min, w.work_max);
-    else if (name == "think") ok = p.range(word, value, w.think_min, w.think_max);
-    else if (name == "spread") ok = p.duration(word, value, w.start_spread);
-    else if (name == "nested") ok = p.number(word, value, w.nested);
-    else if (name == "write") ok = p.flag(word, value, w.write_resource);
-    else if (name == "stop-when-lost") ok = p.flag(word, value, w.stop_when_lost);
-    else if (name == "horizon") ok = p.duration(word, value, s.horizon);
-    else if (name == "persistent") ok = p.flag(word, value, s.persistent_redis);
-    else if (name == "masters") {
-      ok = p.number(word, value, s.masters) && ((s.masters >= 1 && s.masters <= 9) || p.fail(word, "1 to 9 masters"));
-    } else if (name == "replica") ok = p.flag(word, value, s.replica);
-    else if (name == "lag") ok = p.duration(word, value, s.replication_lag);
-    else if (name == "failover") ok = p.duration(word, value, s.failover_after);
-    else if (name == "latency") {
-      size_t plus = value.find('+');
-      ok = plus != std::string_view::npos ? p.duration(word, value.substr(0, plus), s.latency.base) &&
-                                                p.duration(word, value.substr(plus + 1), s.latency.jitter)
-                                          : p.fail(word, "expected BASE+JITTER, as 500us+1ms");
-    } else if (name == "spikes") {
-      auto parts = split(value, ':');
-      if (parts.size() != 4) ok = p.fail(word, "expected P:SCALE:ALPHA:CAP, as 0.05:20ms:1.5:500ms");
-      else {
-        ok = p.number(word, parts[0], s.latency.spike_probability) &&
-             p.duration(word, parts[1], s.latency.spike_scale) && p.number(word, parts[2], s.latency.spike_alpha) &&
-             p.duration(word, parts[3], s.latency.spike_cap);
-        // Written so that NaN fails too.
-        if (ok && !(s.latency.spike_probability >= 0 && s.latency.spike_probability <= 1))
-          ok = p.fail(word, "P must be in [0, 1]");
-        if (ok && !(s.latency.spike_alpha > 1 && s.latency.spike_alpha < 1e6)) ok = p.fail(word, "ALPHA must be above 1");
-      }
-    } else if (name == "clock") {
-      auto parts = split(value, ':');
-      uint32_t c = 0;
-      Duration offset;
-      int64_t drift = 0;
-      ok = parts.size() == 3 ? p.client(word, parts[0], c) && p.duration(word, parts[1], offset, true) &&
-                                   p.number(word, parts[2], drift)
-                             : p.fail(word, "expected A:+OFFSET:PPM, as B:+2s:0");
-      if (ok && (drift <= -1'000'000 || drift > 1'000'000)) ok = p.fail(word, "PPM must be in (-1000000, 1000000]");
-      if (ok && c >= 64) ok = p.fail(word, "at most 64 clients");
-      if (ok) {
-        if (offsets.size() <= c) { offsets.resize(c + 1); drifts.resize(c + 1); }
-        offsets[c] = offset;
-        drifts[c] = drift;
-      }
-    } else if (name == "slow") {
-      auto parts = split(value, ':');
-      lock::SlowWork sw;
-      ok = parts.size() == 3 ? p.client(word, parts[0], sw.client) && p.number(word, parts[1], sw.iteration) &&
-                                   p.duration(word, parts[2], sw.work)
-                             : p.fail(word, "expected A:ITERATION:WORK, as A:0:1500ms");
-      if (ok) w.slow_work.push_back(sw);
-    } else if (name == "call") {
-      auto parts = split(value, ':');
-      lock::CallFault cf;
-      ok = parts.size() >= 3 && p.client(word, parts[0], cf.client) && p.number(word, parts[1], cf.call);
-      if (ok && cf.call == 0) ok = p.fail(word, "commands are counted from 1");
-      if (ok && parts[2] == "crash" && parts.size() == 3) cf.kind = lock::CallFault::Kind::Crash;
-      else if (ok && parts[2] == "pause" && parts.size() == 4) {
-        cf.kind = lock::CallFault::Kind::Pause;
-        ok = p.duration(word, parts[3], cf.pause);
-      } else if (ok || parts.size() < 3) {
-        ok = p.fail(word, "expected A:N:crash or A:N:pause:DURATION");
-      }
-      if (ok) w.call_faults.push_back(cf);
-    } else if (name == "ids") {
-      w.identities.clear();
-      for (std::string_view part : split(value, ',')) {
-        uint32_t id = 0;
-        ok = p.number(word, part, id);
-        if (!ok) break;
-        if (std::find(w.identities.begin(), w.identities.end(), id) != w.identities.end()) {
-          ok = p.fail(word, fmt::format("identity {} appears twice", id));
-          break;
-        }
-        w.identities.push_back(id);
-      }
-    } else if (name == "faults") {
-      if (value.size() < 2 || value.front() != '[' || value.back() != ']') ok = p.fail(word, "expected faults=[...]");
-      else {
-        std::string why;
-        auto plan = sim::parse_fault_plan(value.substr(1, value.size() - 2), &why);
-        ok = plan ? (s.faults = *plan, true) : p.fail(word, why);
-      }
-    } else if (const lock::ParamInfo* param = lock::find_lock_param(name)) {
-      auto why = param->set(s.lock, value);
-      ok = !why || p.fail(word, *why);
-    } else {
-      ok = p.fail(word, fmt::format("unknown setting '{}'", name));
-    }
-    if (!ok) return std::nullopt;
+};
+
+bool parse_spikes(Parser& p, std::string_view word, std::string_view value, sim::LatencyDist& latency) {
+  auto parts = split(value, ':');
+  if (parts.size() != 4) return p.fail(word, "expected P:SCALE:ALPHA:CAP, as 0.05:20ms:1.5:500ms");
+  if (!(p.number(word, parts[0], latency.spike_probability) && p.duration(word, parts[1], latency.spike_scale) &&
+        p.number(word, parts[2], latency.spike_alpha) && p.duration(word, parts[3], latency.spike_cap)))
+    return false;
+  // Written so that NaN fails too.
+  if (!(latency.spike_probability >= 0 && latency.spike_probability <= 1)) return p.fail(word, "P must be in [0, 1]");
+  if (!(latency.spike_alpha > 1 && latency.spike_alpha < 1e6)) return p.fail(word, "ALPHA must be above 1");
+  return true;
+}
+
+bool parse_clock(Parser& p, std::string_view word, std::string_view value, ParseState& st) {
+  auto parts = split(value, ':');
+  uint32_t c = 0;
+  Duration offset;
+  int64_t drift = 0;
+  if (parts.size() != 3) return p.fail(word, "expected A:+OFFSET:PPM, as B:+2s:0");
+  if (!(p.client(word, parts[0], c) && p.duration(word, parts[1], offset, true) && p.number(word, parts[2], drift)))
+    return false;
+  if (drift <= -1'000'000 || drift > 1'000'000) return p.fail(word, "PPM must be in (-1000000, 1000000]");
+  if (c >= 26) return p.fail(word, "at most 26 clients");
+  if (st.offsets.size() <= c) {
+    st.offsets.resize(c + 1);
+    st.drifts.resize(c + 1);
   }
-  // Per-client settings must name clients the run has.
+  st.offsets[c] = offset;
+  st.drifts[c] = drift;
+  return true;
+}
+
+bool parse_call(Parser& p, std::string_view word, std::string_view value, lock::WorkloadParams& w) {
+  auto parts = split(value, ':');
+  lock::CallFault cf;
+  bool ok = parts.size() >= 3 && p.client(word, parts[0], cf.client) && p.number(word, parts[1], cf.call);
+  if (ok && cf.call == 0) return p.fail(word, "commands are counted from 1");
+  if (ok && parts[2] == "crash" && parts.size() == 3) {
+    cf.kind = lock::CallFault::Kind::Crash;
+  } else if (ok && parts[2] == "pause" && parts.size() == 4) {
+    cf.kind = lock::CallFault::Kind::Pause;
+    ok = p.duration(word, parts[3], cf.pause);
+  } else if (ok || parts.size() < 3) {
+    ok = p.fail(word, "expected A:N:crash or A:N:pause:DURATION");
+  }
+  if (ok) w.call_faults.push_back(cf);
+  return ok;
+}
+
+bool parse_ids(Parser& p, std::string_view word, std::string_view value, lock::WorkloadParams& w) {
+  w.identities.clear();
+  for (std::string_view part : split(value, ',')) {
+    uint32_t id = 0;
+    if (!p.number(word, part, id)) return false;
+    if (std::find(w.identities.begin(), w.identities.end(), id) != w.identities.end())
+      return p.fail(word, fmt::format("identity {} appears twice", id));
+    w.identities.push_back(id);
+  }
+  return true;
+}
+
+// The words that take a list element each time (clock=, slow=, call=) may repeat.
+bool parse_list_word(Parser& p, std::string_view word, std::string_view name, std::string_view value,
+                     ParseState& st, bool& known) {
+  known = true;
+  lock::WorkloadParams& w = st.s.workload;
+  if (name == "clock") return parse_clock(p, word, value, st);
+  if (name == "call") return parse_call(p, word, value, w);
+  if (name == "slow") {
+    auto parts = split(value, ':');
+    lock::SlowWork sw;
+    bool ok = parts.size() == 3 ? p.client(word, parts[0], sw.client) && p.number(word, parts[1], sw.iteration) &&
+                                      p.duration(word, parts[2], sw.work)
+                                : p.fail(word, "expected A:ITERATION:WORK, as A:0:1500ms");
+    if (ok) w.slow_work.push_back(sw);
+    return ok;
+  }
+  known = false;
+  return true;
+}
+
+bool parse_run_word(Parser& p, std::string_view word, std::string_view name, std::string_view value,
+                    Scenario& s, bool& known) {
+  known = true;
+  lock::WorkloadParams& w = s.workload;
+  if (name == "seed") return p.number(word, value, s.seed);
+  if (name == "clients") return p.number(word, value, w.clients);
+  if (name == "iterations") return p.number(word, value, w.iterations);
+  if (name == "work") return p.range(word, value, w.work_min, w.work_max);
+  if (name == "think") return p.range(word, value, w.think_min, w.think_max);
+  if (name == "spread") return p.duration(word, value, w.start_spread);
+  if (name == "nested") return p.number(word, value, w.nested);
+  if (name == "write") return p.flag(word, value, w.write_resource);
+  if (name == "stop-when-lost") return p.flag(word, value, w.stop_when_lost);
+  if (name == "horizon") return p.duration(word, value, s.horizon);
+  if (name == "persistent") return p.flag(word, value, s.persistent_redis);
+  if (name == "masters") return p.number(word, value, s.masters);
+  if (name == "replica") return p.flag(word, value, s.replica);
+  if (name == "lag") return p.duration(word, value, s.replication_lag);
+  if (name == "failover") return p.duration(word, value, s.failover_after);
+  if (name == "ids") return parse_ids(p, word, value, w);
+  if (name == "spikes") return parse_spikes(p, word, value, s.latency);
+  if (name == "latency") {
+    size_t plus = value.find('+');
+    if (plus == std::string_view::npos) return p.fail(word, "expected BASE+JITTER, as 500us+1ms");
+    return p.duration(word, value.substr(0, plus), s.latency.base) &&
+           p.duration(word, value.substr(plus + 1), s.latency.jitter);
+  }
+  if (name == "faults") {
+    if (value.size() < 2 || value.front() != '[' || value.back() != ']') return p.fail(word, "expected faults=[...]");
+    std::string why;
+    auto plan = sim::parse_fault_plan(value.substr(1, value.size() - 2), &why);
+    return plan ? (s.faults = *plan, true) : p.fail(word, why);
+  }
+  known = false;
+  return true;
+}
+
+bool parse_word(Parser& p, std::string_view word, ParseState& st, std::vector<std::string_view>& seen) {
+  size_t eq = word.find('=');
+  if (eq == std::string_view::npos) return p.fail(word, "expected name=value");
+  std::string_view name = word.substr(0, eq), value = word.substr(eq + 1);
+  bool known = false;
+  const bool ok = parse_list_word(p, word, name, value, st, known);
+  if (known) return ok;
+  if (std::find(seen.begin(), seen.end(), name) != seen.end())
+    return p.fail(word, fmt::format("'{}' is given twice", name));
+  seen.push_back(name);
+  if (!parse_run_word(p, word, name, value, st.s, known)) return false;
+  if (known) return true;
+  if (const lock::ParamInfo* param = lock::find_lock_param(name)) {
+    auto why = param->set(st.s.lock, value);
+    return !why || p.fail(word, *why);
+  }
+  return p.fail(word, fmt::format("unknown setting '{}'", name));
+}
+
+// Per-client settings must name clients the run has, faults nodes it has.
+std::optional<std::string> check_names(const Scenario& s) {
+  const lock::WorkloadParams& w = s.workload;
   auto beyond = [&](uint32_t c, std::string_view what) {
-    if (error) *error = fmt::format("{} names client {} but the scenario has {} clients", what, lock::client_name(c), w.clients);
-    return std::nullopt;
+    return fmt::format("{} names client {} but the scenario has {} clients", what, lock::client_name(c), w.clients);
   };
-  if (offsets.size() > w.clients) return beyond(static_cast<uint32_t>(offsets.size() - 1), "clock=");
-  w.clock_offsets = offsets;
-  w.drifts_ppm = drifts;
-  if (!w.identities.empty() && w.identities.size() != w.clients) {
-    if (error) *error = fmt::format("ids= lists {} identities for {} clients", w.identities.size(), w.clients);
-    return std::nullopt;
-  }
-  for (const auto& sw : w.slow_work) if (sw.client >= w.clients) return beyond(sw.client, "slow=");
-  for (const auto& cf : w.call_faults) if (cf.client >= w.clients) return beyond(cf.client, "call=");
-  if (s.replica && s.masters != 1) {
-    if (error) *error = "replica=1 goes with a single master";
-    return std::nullopt;
-  }
+  if (w.clock_offsets.size() > w.clients) return beyond(static_cast<uint32_t>(w.clock_offsets.size() - 1), "clock=");
+  if (!w.identities.empty() && w.identities.size() != w.clients)
+    return fmt::format("ids= lists {} identities for {} clients", w.identities.size(), w.clients);
+  for (const auto& sw : w.slow_work)
+    if (sw.client >= w.clients) return beyond(sw.client, "slow=");
+  for (const auto& cf : w.call_faults)
+    if (cf.client >= w.clients) return beyond(cf.client, "call=");
+  if (s.replica && s.masters != 1) return "replica=1 goes with a single master";
   const std::vector<std::string> servers = lock::redis_node_names(s);
   for (const auto& f : s.faults.faults) {
     for (const std::string* n : {&f.node, &f.peer}) {
@@ -333,14 +356,37 @@ std::optional<Scenario> parse_scenario(std::string_view text, std::string* error
           std::find(servers.begin(), servers.end(), *n) != servers.end())
         continue;
       auto c = client_index(*n);
-      if (!c || *c >= w.clients) {
-        if (error) *error = fmt::format("fault '{}' names node '{}', which this scenario does not have", sim::to_string(f), *n);
-        return std::nullopt;
-      }
+      if (!c || *c >= w.clients)
+        return fmt::format("fault '{}' names node '{}', which this scenario does not have", sim::to_string(f), *n);
     }
   }
-  normalize(s);
-  return s;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Scenario> parse_scenario(std::string_view text, std::string* error) {
+  auto fail = [&](std::string why) -> std::optional<Scenario> {
+    if (error) *error = std::move(why);
+    return std::nullopt;
+  };
+  std::vector<std::string_view> words;
+  if (!split_words(text, words)) return fail("unbalanced '[' in faults=[...]");
+  if (words.empty()) return fail("empty scenario: it starts with the algorithm's id");
+  if (!lock::find_algorithm(words[0]))
+    return fail(fmt::format("unknown algorithm '{}' (see 'locksim list')", (words[0])));
+  Parser p(error);
+  ParseState st;
+  st.s.algorithm = std::string(words[0]);
+  std::vector<std::string_view> seen;
+  for (size_t i = 1; i < words.size(); ++i)
+    if (!parse_word(p, words[i], st, seen)) return std::nullopt;
+  st.s.workload.clock_offsets = st.offsets;
+  st.s.workload.drifts_ppm = st.drifts;
+  if (auto why = check_limits(st.s, false)) return fail(*why);
+  if (auto why = check_names(st.s)) return fail(*why);
+  normalize(st.s);
+  return st.s;
 }
 
 }  // namespace locksim::props

@@ -53,8 +53,7 @@ Reply expire_generic(ExecContext& ctx, const Command& argv, int64_t basetime, bo
       return invalid_expire_error(command);
     when *= 1000;
   }
-  if (when > std::numeric_limits<int64_t>::max() - basetime) return invalid_expire_error(command);
-  when += basetime;
+  if (__builtin_add_overflow(when, basetime, &when)) return invalid_expire_error(command);
   Entry* entry = ctx.db().lookup(argv[1], ctx.now_ms);
   if (!entry) return Reply::integer_(0);
   if (flags) {
@@ -77,7 +76,8 @@ Reply ttl_generic(ExecContext& ctx, const Command& argv, bool milliseconds) {
   Entry* entry = ctx.db().lookup(argv[1], ctx.now_ms);
   if (!entry) return Reply::integer_(-2);
   if (entry->expire_at_ms < 0) return Reply::integer_(-1);
-  int64_t ttl = entry->expire_at_ms - ctx.now_ms;
+  int64_t ttl = 0;
+  if (__builtin_sub_overflow(entry->expire_at_ms, ctx.now_ms, &ttl)) ttl = std::numeric_limits<int64_t>::max();
   if (ttl < 0) ttl = 0;
   return Reply::integer_(milliseconds ? ttl : (ttl + 500) / 1000);
 }

@@ -77,11 +77,10 @@ bool expire_deadline(const std::string& text, unsigned flags, int64_t now_ms, st
   if (seconds) value *= 1000;
   if (flags & (kEx | kPx)) {
     // Redis adds the clock without an overflow check; an overflow shows up as <= 0.
-    if (value > std::numeric_limits<int64_t>::max() - now_ms) {
+    if (__builtin_add_overflow(value, now_ms, &value)) {
       error = invalid_expire_error(command);
       return false;
     }
-    value += now_ms;
   }
   if (value <= 0) {
     error = invalid_expire_error(command);

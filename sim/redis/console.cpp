@@ -23,35 +23,45 @@ bool run_directive(const std::vector<std::string>& args, int64_t& now_ms, std::o
     err << "line " << line_no << ": usage: .advance <milliseconds>, a non-negative integer\n";
     return false;
   }
+  // The clock stops short of overflowing: Redis's own deadlines (now + PX) must stay representable.
+  if (delta > kConsoleMaxMs - now_ms) {
+    err << "line " << line_no << ": .advance " << delta << " would take the clock past " << kConsoleMaxMs
+        << " ms (year 2286)\n";
+    return false;
+  }
   now_ms += delta;
   return true;
 }
 }  // namespace
 
-int run_console(std::istream& in, std::ostream& out, std::ostream& err) {
+int run_console(std::istream& in, std::ostream& out, std::ostream& err, bool fail_on_error) {
   Server server;
   const ConnectionId conn = server.connect();
   int64_t now_ms = kConsoleStartMs;
   std::string line;
   size_t line_no = 0;
+  bool failed = false;
   while (std::getline(in, line)) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     auto args = split_cli_line(line);
     if (!args) {
       err << "line " << line_no << ": invalid argument(s): unbalanced quotes or a closing quote not followed by a space\n";
+      failed = true;
       continue;
     }
     if (args->empty()) continue;
     if ((*args)[0].starts_with('.')) {
-      run_directive(*args, now_ms, err, line_no);
+      if (!run_directive(*args, now_ms, err, line_no)) failed = true;
       continue;
     }
     if (equals_lower((*args)[0], "quit") || equals_lower((*args)[0], "exit")) break;
-    out << format_cli_reply(server.execute(conn, *args, now_ms));
+    const Reply reply = server.execute(conn, *args, now_ms);
+    if (reply.is_error()) failed = true;
+    out << format_cli_reply(reply);
     out.flush();
   }
-  return 0;
+  return fail_on_error && failed ? 1 : 0;
 }
 
 }  // namespace locksim::redis

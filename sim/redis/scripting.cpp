@@ -21,6 +21,8 @@
 
 #include "sim/redis/arguments.hpp"
 #include "sim/redis/command_table.hpp"
+#include "sim/redis/lua_budget.hpp"
+#include "sim/redis/memory.hpp"
 #include "sim/redis/script_shebang.hpp"
 #include "sim/redis/scripting_libs.hpp"
 #include "sim/redis/sha1.hpp"
@@ -33,9 +35,13 @@ struct LuaRuntime {
   size_t used_bytes = 0;
   bool enforce_memory = false;
   bool memory_exceeded = false;
-  uint64_t instructions = 0;
+  uint64_t instructions = 0;      // by the running script
+  uint64_t run_instructions = 0;  // by every script since the server started
   int hook_step = 1000;
   bool budget_exceeded = false;
+  // Whether a full collection could free anything: not after one, until a script
+  // runs again. A flood of SCRIPT LOADs into a full cache then fails fast.
+  bool gc_useful = true;
   ExecContext* ctx = nullptr;  // the EVAL being run
   std::set<std::string> shas;  // scripts compiled into this state
   std::map<std::string, ScriptFlags> flags_of;  // sha -> its shebang flags
@@ -143,12 +149,19 @@ void* capped_alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
   return grown;
 }
 
-// Deterministic script timeout: counts VM instructions, never wall time. Once
-// over budget it keeps raising, so a script cannot pcall its way out.
-void count_hook(lua_State* L, lua_Debug*) {
+bool run_budget_spent(const LuaRuntime& rt) {
+  return rt.options.lua_run_budget != 0 && rt.run_instructions >= rt.options.lua_run_budget;
+}
+
+void count_hook(lua_State* L, lua_Debug*);
+
+// Adds work to the running script; once over budget it keeps raising, so a
+// script cannot pcall its way out.
+void charge_work(lua_State* L, uint64_t cost) {
   LuaRuntime& rt = runtime(L);
-  rt.instructions += static_cast<uint64_t>(rt.hook_step);
-  if (rt.instructions >= rt.options.lua_instruction_budget) rt.budget_exceeded = true;
+  rt.instructions += cost;
+  rt.run_instructions += cost;
+  if (rt.instructions >= rt.options.lua_instruction_budget || run_budget_spent(rt)) rt.budget_exceeded = true;
   if (rt.budget_exceeded) {
     // From now on fire at every instruction of this thread, so an error caught by a
     // pcall inside a loop is raised again as soon as control is back in the loop.
@@ -157,6 +170,9 @@ void count_hook(lua_State* L, lua_Debug*) {
     lua_error(L);
   }
 }
+
+// Deterministic script timeout: counts VM instructions, never wall time.
+void count_hook(lua_State* L, lua_Debug*) { charge_work(L, static_cast<uint64_t>(runtime(L).hook_step)); }
 
 // Redis luaPushErrorBuff: "-CODE msg" keeps its code, a bare "msg" gets ERR;
 // the text becomes the table {err="CODE msg"}.
@@ -302,6 +318,7 @@ Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error,
   // The script's own SELECT carries on to its next calls (ctx is the EVAL's context).
   ctx.in_script = true;
   ctx.may_block = false;
+  if (auto refused = refuse_if_over_maxmemory(ctx.server, *spec, argv)) return std::move(*refused);
   return spec->handler(ctx, argv);
 }
 
@@ -342,13 +359,32 @@ bool host_call(lua_State* L, bool raise) {
   return raise && reply.is_error();
 }
 
+// A command's cost, charged before it runs: its arguments, and the keys it may walk.
+void charge_command(lua_State* L) {
+  uint64_t bytes = 0;
+  for (int i = 1; i <= lua_gettop(L); ++i)
+    if (lua_type(L, i) == LUA_TSTRING) bytes += lua_objlen(L, i);
+  lua_charge(L, 16 + bytes / 8);
+}
+
+// A reply's cost: its bytes, or its elements (lua_objlen would turn a number into a string).
+void charge_reply(lua_State* L) {
+  const int type = lua_type(L, -1);
+  if (type == LUA_TSTRING) lua_charge(L, lua_objlen(L, -1) / 8);
+  else if (type == LUA_TTABLE) lua_charge(L, lua_objlen(L, -1));
+}
+
 int lua_redis_call(lua_State* L) {
+  charge_command(L);
   if (host_call(L, true)) return lua_error(L);
+  charge_reply(L);
   return 1;
 }
 
 int lua_redis_pcall(lua_State* L) {
+  charge_command(L);
   host_call(L, false);
+  charge_reply(L);
   return 1;
 }
 
@@ -393,6 +429,7 @@ int lua_sha1hex(lua_State* L) {
     push_error(L, "wrong number of arguments");
     return lua_error(L);
   }
+  lua_charge(L, 1 + lua_objlen(L, 1) / 8);
   {
     HostScope scope(runtime(L));
     size_t len = 0;
@@ -638,6 +675,7 @@ int deterministic_tostring(lua_State* L) {
 int safe_loadstring(lua_State* L) {
   size_t len = 0;
   const char* s = luaL_checklstring(L, 1, &len);
+  lua_charge(L, 1 + len / 4);  // compiling is linear in the source
   const char* name = luaL_optstring(L, 2, s);
   if (len > 0 && s[0] == LUA_SIGNATURE[0]) {
     lua_pushnil(L);
@@ -759,6 +797,7 @@ void build_state(LuaRuntime& rt) {
 
   lua_pushvalue(L, LUA_GLOBALSINDEX);
   const int globals = lua_gettop(L);
+  install_metered_builtins(L, globals);
 
   // The error handler keeps debug.getinfo; the debug library itself goes away.
   luaL_loadbuffer(L, kErrorHandlerSource, std::strlen(kErrorHandlerSource), "=redis_error_handler");
@@ -923,7 +962,10 @@ std::optional<Reply> compile(LuaRuntime& rt, std::string_view body, const std::s
   if (status != 0) {
     std::string message = lua_tostring(L, -1) ? lua_tostring(L, -1) : "unknown error";
     lua_pop(L, 1);
-    if (rt.memory_exceeded) lua_gc(L, LUA_GCCOLLECT, 0);
+    if (rt.memory_exceeded && rt.gc_useful) {
+      lua_gc(L, LUA_GCCOLLECT, 0);
+      rt.gc_useful = false;
+    }
     return Reply::error(without_newlines("ERR Error compiling script (new function): " + message));
   }
   lua_rawgeti(L, LUA_REGISTRYINDEX, rt.functions_ref);
@@ -1058,7 +1100,7 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
     if (!rt.shas.count(sha)) {
       if (auto error = compile(rt, argv[1], sha)) return *error;
     }
-    if (rt.sha_of_body.size() < 10'000) rt.sha_of_body.emplace(argv[1], sha);
+    if (rt.sha_of_body.size() < 10'000 && argv[1].size() <= 4096) rt.sha_of_body.emplace(argv[1], sha);
   }
 
   lua_settop(L, 0);
@@ -1074,6 +1116,9 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   lua_rawget(L, -2);
   lua_remove(L, -2);
 
+  if (run_budget_spent(rt))
+    return Reply::error("BUSY this run's Lua budget of " + std::to_string(rt.options.lua_run_budget) +
+                        " instructions is spent: no more scripts run");
   const ScriptFlags flags = rt.flags_of[sha];
   if (read_only && flags.shebang && !flags.no_writes)
     return error_reply("ERR Can not execute a script with write flag using *_ro command.");
@@ -1085,6 +1130,7 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   rt.memory_exceeded = false;
   lua_sethook(L, count_hook, LUA_MASKCOUNT, rt.hook_step);
   rt.enforce_memory = true;
+  rt.gc_useful = true;
   const int status = lua_pcall(L, 0, 1, 1);
   rt.enforce_memory = false;
   lua_sethook(L, nullptr, 0, 0);
@@ -1110,6 +1156,18 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   lua_settop(L, 0);
   if (rt.memory_exceeded || rt.budget_exceeded) lua_gc(L, LUA_GCCOLLECT, 0);
   return reply;
+}
+
+void lua_charge(lua_State* L, uint64_t cost) {
+  if (runtime(L).ctx) charge_work(L, cost);  // outside a script (building the state): free
+}
+
+size_t lua_memory_cap(lua_State* L) { return runtime(L).options.lua_memory_limit_bytes; }
+
+int lua_raise_out_of_memory(lua_State* L) {
+  runtime(L).memory_exceeded = true;
+  lua_pushliteral(L, "not enough memory");
+  return lua_error(L);
 }
 
 // ---- command handlers -------------------------------------------------------------

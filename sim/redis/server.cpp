@@ -1,5 +1,7 @@
 #include "sim/redis/server.hpp"
 
+#include "sim/redis/memory.hpp"
+
 #include <stdexcept>
 
 #include "sim/redis/arguments.hpp"
@@ -90,6 +92,7 @@ Reply Server::State::run(ConnectionState& conn, const Command& command, int64_t 
     conn.queued.push_back(command);
     return Reply::status("QUEUED");
   }
+  if (auto refused = refuse_if_over_maxmemory(*this, *spec, command)) return std::move(*refused);
   ExecContext ctx{*this, conn, now_ms, false, conn.db, true};
   Reply reply = spec->handler(ctx, command);
   if (any_ready) serve_ready_keys(now_ms);

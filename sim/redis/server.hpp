@@ -50,6 +50,13 @@ struct ServerOptions {
   size_t lua_memory_limit_bytes = 64u * 1024 * 1024;
   // Seeds what Redis draws at random (SPOP, SRANDMEMBER, RANDOMKEY, HRANDFIELD, ...).
   uint64_t random_seed = 0;
+  // Instructions for all the scripts of the server's life together (0: no limit). A
+  // simulation sets it so that a script that always runs to its budget cannot make
+  // a run pay that budget at every call.
+  uint64_t lua_run_budget = 0;
+  // maxmemory: over this many bytes of data, commands that may add data get
+  // Redis's OOM error (0: no cap). Bounds the model's memory against any client.
+  size_t maxmemory_bytes = 256u * 1024 * 1024;
 };
 
 class Server {

@@ -11,6 +11,13 @@
 #include "sim/redis/server.hpp"
 
 namespace locksim::redis {
+struct MemoryMeter {
+  size_t measured = 0;  // the data set's size at the last walk (memory.hpp)
+  size_t grown = 0;     // at most this much added since
+};
+}  // namespace locksim::redis
+
+namespace locksim::redis {
 
 class ScriptEngine;
 class FunctionEngine;
@@ -39,6 +46,7 @@ struct Server::State {
   ServerConfig config;
   WatchTable watches;
   std::array<Database, kDatabases> dbs;
+  MemoryMeter memory;  // maxmemory accounting (memory.hpp)
   std::vector<std::unique_ptr<ConnectionState>> connections;  // index = id - 1; null once closed
   std::unique_ptr<ScriptEngine> scripts;                      // created on first use
   std::unique_ptr<FunctionEngine> functions;                  // created on first use

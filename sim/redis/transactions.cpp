@@ -1,4 +1,5 @@
 // MULTI EXEC DISCARD WATCH UNWATCH (Redis 7.0 multi.c).
+#include "sim/redis/memory.hpp"
 #include "sim/redis/arguments.hpp"
 #include "sim/redis/command_table.hpp"
 
@@ -42,7 +43,8 @@ Reply cmd_exec(ExecContext& ctx, const Command&) {
   for (const Command& command : queued) {
     // Already validated when queued; runtime errors do not roll anything back.
     const CommandSpec* spec = find_command(command[0]);
-    replies.push_back(spec->handler(ctx, command));
+    auto refused = refuse_if_over_maxmemory(ctx.server, *spec, command);
+    replies.push_back(refused ? std::move(*refused) : spec->handler(ctx, command));
   }
   discard_transaction(ctx);
   return Reply::array(std::move(replies));

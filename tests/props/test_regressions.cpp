@@ -42,7 +42,7 @@ TEST_CASE("regressions: a bad line names the file, the line and the problem") {
   CHECK_FALSE(parse_regression("violates mutual-exclusion: token-lua seed=x", &error));
   CHECK(error == "in 'seed=x': 'x' is not a valid number");
   CHECK_FALSE(load_regressions("/nonexistent/file.txt", &error));
-  CHECK(error == "cannot read '/nonexistent/file.txt'");
+  CHECK(error == "cannot read '/nonexistent/file.txt': No such file or directory");
   auto r = parse_regression("holds no-deadlock: set-nx-px seed=3 clients=1");
   REQUIRE(r);
   CHECK(format_regression(*r) == "holds no-deadlock: set-nx-px seed=3 clients=1");

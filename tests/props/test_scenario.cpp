@@ -60,7 +60,7 @@ TEST_CASE("scenario: bad text says which word is wrong") {
   CHECK(parse_error("token-lua seed=x") == "in 'seed=x': 'x' is not a valid number");
   CHECK(parse_error("token-lua lease=fast") == "in 'lease=fast': bad duration 'fast': expected a number");
   CHECK(parse_error("token-lua colour=red") == "in 'colour=red': unknown setting 'colour'");
-  CHECK(parse_error("token-lua clients=0") == "in 'clients=0': needs at least one client");
+  CHECK(parse_error("token-lua clients=0") == "clients: 0 is out of range [1, 26]");
   CHECK(parse_error("token-lua clients=2 slow=C:0:1s") == "slow= names client C but the scenario has 2 clients");
   CHECK(parse_error("token-lua clients=2 faults=[crash C @1s]") ==
         "fault 'crash C @1s' names node 'C', which this scenario does not have");
@@ -86,7 +86,7 @@ TEST_CASE("scenario: fault kinds parse by name, 'all' and 'none'") {
 }
 
 TEST_CASE("scenario: out-of-range clients and NaN numbers are refused, not trusted") {
-  CHECK(parse_error("token-lua clock=C100000000:+1s:0") == "in 'clock=C100000000:+1s:0': at most 64 clients");
+  CHECK(parse_error("token-lua clock=C100000000:+1s:0") == "in 'clock=C100000000:+1s:0': at most 26 clients");
   CHECK(parse_error("token-lua spikes=nan:1ms:1.5:1s") == "in 'spikes=nan:1ms:1.5:1s': P must be in [0, 1]");
   CHECK(parse_error("token-lua spikes=0.1:1ms:nan:1s") == "in 'spikes=0.1:1ms:nan:1s': ALPHA must be above 1");
   CHECK(parse_error("token-lua faults=[crash * @1s]") ==

@@ -1,0 +1,32 @@
+#!/bin/sh
+# Builds the libFuzzer targets under ASan+UBSan (clang, build-fuzz/) and runs
+# each for SECONDS (default 60) from its seed corpus in fuzz/corpus/<target>.
+# New inputs go to build-fuzz/corpus/<target>; a crash leaves its input in
+# build-fuzz/crashes/ and fails the script. Usage: fuzz/run.sh [SECONDS]
+set -eu
+seconds=${1:-60}
+root=$(cd "$(dirname "$0")/.." && pwd)
+build="$root/build-fuzz"
+launcher=""
+command -v ccache >/dev/null 2>&1 && launcher="-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache"
+# shellcheck disable=SC2086
+CC=clang CXX=clang++ cmake -S "$root" -B "$build" -DLOCKSIM_BUILD_FUZZ=ON -DLOCKSIM_SANITIZE=ON \
+  -DLOCKSIM_BUILD_TESTS=OFF -DLOCKSIM_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo $launcher >/dev/null
+targets=$(cat "$build/fuzz/targets.txt")
+# shellcheck disable=SC2086
+cmake --build "$build" -j"${JOBS:-2}" --target $targets 2>&1 | grep -E "error|warning: .*fuzz" || true
+mkdir -p "$build/crashes"
+status=0
+for t in $targets; do
+  mkdir -p "$build/corpus/$t"
+  echo "fuzz: $t for ${seconds}s"
+  if ! ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      "$build/fuzz/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+      -artifact_prefix="$build/crashes/$t-" -print_final_stats=1 \
+      "$build/corpus/$t" "$root/fuzz/corpus/$t" >"$build/$t.log" 2>&1; then
+    echo "fuzz: $t FAILED (see $build/$t.log and $build/crashes/)"
+    tail -30 "$build/$t.log"
+    status=1
+  fi
+done
+exit $status

@@ -1,0 +1,31 @@
+#pragma once
+// Files as every part of locksim reads and writes them, safe against hostile
+// paths: inputs are regular files of bounded size (never a FIFO that blocks or
+// /dev/zero that never ends); outputs are written to a temporary file beside the
+// target and renamed over it, so a failed write never leaves a half file, and a
+// write error (a full disk, /dev/full) is always reported.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace locksim::sim {
+
+// The default cap of an input file (scenarios, regression files, variants).
+inline constexpr size_t kMaxInputBytes = 16u * 1024 * 1024;
+
+// The whole content of a regular file of at most `cap` bytes; nothing, with a
+// reason naming the path, otherwise.
+std::optional<std::string> read_input_file(const std::string& path, size_t cap = kMaxInputBytes,
+                                           std::string* error = nullptr);
+
+// Whether `path` can be written as an output: an existing regular file or a new
+// name in a writable directory (tested by creating and removing a file there).
+// Nothing when it can; the reason otherwise.
+std::optional<std::string> output_path_problem(const std::string& path);
+
+// Writes `text` to a temporary file beside `path`, optionally fsyncs it, and
+// renames it over `path`. False, with a reason, on any error (nothing is left behind).
+bool write_file_atomically(const std::string& path, std::string_view text, bool sync, std::string* error = nullptr);
+
+}  // namespace locksim::sim

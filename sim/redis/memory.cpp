@@ -1,0 +1,64 @@
+#include "sim/redis/memory.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+#include "sim/redis/arguments.hpp"
+
+namespace locksim::redis {
+
+namespace {
+
+constexpr size_t kKeyOverhead = 64;    // dict entry, robj, expire slot
+constexpr size_t kFieldOverhead = 16;  // listpack / dict entry per field
+
+// Redis's CMD_DENYOOM commands (those the model has, and the ones it may gain).
+bool may_grow(std::string_view name) {
+  static constexpr std::array<std::string_view, 40> kGrowing = {
+      "append",   "bitop",    "copy",        "getset",      "hincrby",     "hincrbyfloat", "hmset",
+      "hset",     "hsetnx",   "incr",        "incrby",      "incrbyfloat", "decr",         "decrby",
+      "linsert",  "lmove",    "lpush",       "lpushx",      "lset",        "mset",         "msetnx",
+      "psetex",   "rpoplpush", "rpush",      "rpushx",      "sadd",        "sdiffstore",   "set",
+      "setex",    "setnx",    "setrange",    "sinterstore", "smove",       "sunionstore",  "zadd",
+      "zincrby",  "zunionstore", "zinterstore", "restore",  "pfadd"};
+  return std::find(kGrowing.begin(), kGrowing.end(), name) != kGrowing.end();
+}
+
+size_t growth_bound(const CommandSpec& spec, const Command& command) {
+  size_t bytes = kKeyOverhead;
+  for (size_t i = 1; i < command.size(); ++i) bytes += command[i].size() + kFieldOverhead;
+  int64_t offset = 0;  // SETRANGE pads up to its offset
+  if (spec.name == "setrange" && command.size() > 2 && parse_int64(command[2], offset) && offset > 0)
+    bytes += static_cast<size_t>(offset);
+  return bytes;
+}
+
+}  // namespace
+
+size_t dataset_bytes(const Server::State& server) {
+  size_t bytes = 0;
+  for (const Database& db : server.dbs) {
+    for (const auto& [key, entry] : db.keys) {
+      bytes += kKeyOverhead + key.size();
+      // Aggregates are measured by their rendering: every member and its separators.
+      bytes += entry.type == ValueType::String ? entry.str.size() : entry.render().size();
+    }
+  }
+  return bytes;
+}
+
+std::optional<Reply> refuse_if_over_maxmemory(Server::State& server, const CommandSpec& spec, const Command& command) {
+  const size_t cap = server.options.maxmemory_bytes;
+  if (cap == 0 || !may_grow(spec.name)) return std::nullopt;
+  MemoryMeter& meter = server.memory;
+  if (meter.measured + meter.grown > cap) {  // the bound says maybe: measure
+    meter.measured = dataset_bytes(server);
+    meter.grown = 0;
+    if (meter.measured > cap) return Reply::error(kOomError);
+  }
+  meter.grown += growth_bound(spec, command);
+  return std::nullopt;
+}
+
+}  // namespace locksim::redis

@@ -1,0 +1,89 @@
+// Commands that attack the model: exponential globs, data without bound,
+// deadlines at the edges of int64, and the console's clock.
+#include <catch2/catch.hpp>
+
+#include <limits>
+#include <sstream>
+#include <string>
+
+#include "sim/redis/console.hpp"
+#include "sim/redis/glob.hpp"
+#include "sim/redis/server.hpp"
+
+using namespace locksim::redis;
+
+TEST_CASE("KEYS with many stars is linear-ish, as Redis 7.0.9+ (CVE-2022-36021)") {
+  Server server;
+  const ConnectionId conn = server.connect();
+  server.execute(conn, {"SET", std::string(70, 'a'), "v"}, 0);
+  CHECK(to_string(server.execute(conn, {"KEYS", "*a*a*a*a*a*a*a*b"}, 0)) == "[]");
+  CHECK(!glob_match(std::string(40, '*') + "b", std::string(5000, 'a')));
+  CHECK(!glob_match("*a*a*a*a*a*a*a*a*a*a*a*a*b", std::string(5000, 'a')));
+  // Results unchanged.
+  CHECK(glob_match("*a*a*", "xaya"));
+  CHECK(glob_match("h*llo", "heeeello"));
+  CHECK(glob_match("a*b*c", "aXbYc"));
+  CHECK(!glob_match("a*b*c", "aXbY"));
+  CHECK(glob_match("*", "anything"));
+  CHECK(glob_match("a*", "a"));
+  CHECK(!glob_match("a*b", "a"));
+  CHECK(glob_match("h[^e]llo", "hallo"));
+}
+
+TEST_CASE("maxmemory: over the cap, commands that add data get Redis's OOM error") {
+  ServerOptions options;
+  options.maxmemory_bytes = 1024 * 1024;
+  Server server(options);
+  const ConnectionId conn = server.connect();
+  const std::string oom = "(error) OOM command not allowed when used memory > 'maxmemory'.";
+  // From a script: the loop stops at the cap instead of growing without bound.
+  const std::string reply = to_string(server.execute(
+      conn, {"EVAL", "for i = 1, 1000 do redis.call('APPEND', 'big', string.rep('x', 100000)) end", "0"}, 0));
+  CHECK(reply.find("OOM command not allowed when used memory > 'maxmemory'.") != std::string::npos);
+  const Reply len = server.execute(conn, {"STRLEN", "big"}, 0);
+  CHECK(len.integer <= 2 * 1024 * 1024);
+  CHECK(to_string(server.execute(conn, {"SET", "k", "v"}, 0)) == oom);
+  CHECK(to_string(server.execute(conn, {"HSET", "h", "f", "v"}, 0)) == oom);
+  CHECK(to_string(server.execute(conn, {"GET", "k"}, 0)) == "(nil)");  // reads still work
+  CHECK(to_string(server.execute(conn, {"DEL", "big"}, 0)) == "(integer) 1");
+  CHECK(to_string(server.execute(conn, {"SET", "k", "v"}, 0)) == "OK");
+  // A transaction's writes are checked one by one.
+  server.execute(conn, {"MULTI"}, 0);
+  server.execute(conn, {"SET", "a", std::string(2 * 1024 * 1024, 'x')}, 0);
+  server.execute(conn, {"SET", "b", "v"}, 0);
+  CHECK(to_string(server.execute(conn, {"EXEC"}, 0)) == "[OK, " + oom.substr(0) + "]");
+}
+
+TEST_CASE("Deadlines at the edges of int64 are refused, never overflowed") {
+  Server server;
+  const ConnectionId conn = server.connect();
+  const int64_t far_past = std::numeric_limits<int64_t>::min() + 1000;
+  const std::string invalid = "(error) ERR invalid expire time in 'set' command";
+  CHECK(to_string(server.execute(conn, {"SET", "k", "v", "PX", "9223372036854775807"}, 1'700'000'000'000)) == invalid);
+  CHECK(to_string(server.execute(conn, {"SET", "k", "v", "PX", "100"}, far_past)) == invalid);
+  CHECK(to_string(server.execute(conn, {"SET", "k", "v"}, far_past)) == "OK");
+  CHECK(to_string(server.execute(conn, {"PEXPIRE", "k", "-9223372036854775807"}, far_past)).starts_with("(error) ERR"));
+  CHECK(to_string(server.execute(conn, {"SET", "k", "v", "PXAT", "9223372036854775000"}, 0)) == "OK");
+  CHECK(server.execute(conn, {"PTTL", "k"}, far_past).integer == std::numeric_limits<int64_t>::max());
+}
+
+TEST_CASE("The console's clock refuses to advance past its end") {
+  std::istringstream in(".advance 9223372036854775807\nTIME\n.advance 5\n");
+  std::ostringstream out, err;
+  CHECK(run_console(in, out, err) == 0);
+  CHECK(err.str().find("would take the clock past") != std::string::npos);
+  CHECK(out.str().find("1700000000") != std::string::npos);  // the clock did not move
+}
+
+TEST_CASE("With fail_on_error the console exits 1 after an error reply or a bad line") {
+  auto status = [](const std::string& script, bool fail_on_error) {
+    std::istringstream in(script);
+    std::ostringstream out, err;
+    return run_console(in, out, err, fail_on_error);
+  };
+  CHECK(status("SET k v\nGET k\n", true) == 0);
+  CHECK(status("SET k v\nINCR k\nGET k\n", true) == 1);
+  CHECK(status("SET \"unbalanced\n", true) == 1);
+  CHECK(status(".nonsense\n", true) == 1);
+  CHECK(status("INCR k k k\n", false) == 0);
+}
