@@ -36,6 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.maxmemory_bytes = 16u * 1024 * 1024;
   Server server(options);
   const ConnectionId conn = server.connect();
+  const ConnectionId probe = server.connect();  // outside the fuzzed connection's MULTI
   int64_t now = 1'700'000'000'000;
   std::string_view input(reinterpret_cast<const char*>(data), size);
   for (int n = 0; n < 200 && !input.empty(); ++n) {
@@ -50,7 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     const Reply reply = server.execute(conn, *args, now);
     (void)encode_resp(reply);
-    check_keyspace(server, conn, now);
+    check_keyspace(server, probe, now);
   }
   return 0;
 }
