@@ -1,4 +1,4 @@
-// What failures.md says made each documented failure possible, as causes
+// What docs/failures.md says made each documented failure possible, as causes
 // the classifier names. A search for an entry counts only these.
 #include <algorithm>
 #include <chrono>
