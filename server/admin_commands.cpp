@@ -28,16 +28,16 @@ Reply drop_command(Server::Core& core, Connection& caller, const Command& argv) 
     // Every other connection goes at once; the caller's, after its reply.
     const size_t dropped = core.drop_all_but(caller.id());
     caller.close_after_reply = true;
-    return Reply::int_(static_cast<int64_t>(dropped + 1));
+    return Reply::integer_(static_cast<int64_t>(dropped + 1));
   }
   int64_t id = 0;
   if (argv.size() != 2 || !redis::parse_int64(argv[1], id) || id <= 0)
     return Reply::error("ERR usage: LOCKSIM.DROP [ALL | client-id]");
   if (static_cast<redis::ConnectionId>(id) == caller.id()) {
     caller.close_after_reply = true;
-    return Reply::int_(1);
+    return Reply::integer_(1);
   }
-  return Reply::int_(core.drop(static_cast<redis::ConnectionId>(id)) ? 1 : 0);
+  return Reply::integer_(core.drop(static_cast<redis::ConnectionId>(id)) ? 1 : 0);
 }
 }  // namespace
 
@@ -47,12 +47,12 @@ Reply run_admin_command(Server::Core& core, Connection& caller, const Command& a
   redis::to_lower(argv[0], buffer, sizeof buffer, name);
   name.remove_prefix(8);  // "locksim."
   auto need = [&](size_t n) { return argv.size() == n; };
-  if (name == "time" && need(1)) return Reply::int_(core.clock.now_ms());
+  if (name == "time" && need(1)) return Reply::integer_(core.clock.now_ms());
   if ((name == "advance" || name == "jump") && need(2)) {
     auto ms = milliseconds_arg(argv[1], name == "jump");
     if (!ms) return not_ms_error();
     core.clock.shift(*ms);
-    return Reply::int_(core.clock.now_ms());
+    return Reply::integer_(core.clock.now_ms());
   }
   if (name == "freeze" && need(1)) {
     core.clock.freeze();

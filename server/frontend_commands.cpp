@@ -49,8 +49,8 @@ bool valid_client_name(const std::string& name) {
 
 Reply hello_reply(const Connection& conn) {
   return Reply::array({Reply::bulk("server"), Reply::bulk("redis"), Reply::bulk("version"), Reply::bulk(kRedisVersion),
-                       Reply::bulk("proto"), Reply::int_(static_cast<int>(conn.protocol)), Reply::bulk("id"),
-                       Reply::int_(static_cast<int64_t>(conn.id())), Reply::bulk("mode"), Reply::bulk("standalone"),
+                       Reply::bulk("proto"), Reply::integer_(static_cast<int>(conn.protocol)), Reply::bulk("id"),
+                       Reply::integer_(static_cast<int64_t>(conn.id())), Reply::bulk("mode"), Reply::bulk("standalone"),
                        Reply::bulk("role"), Reply::bulk("master"), Reply::bulk("modules"), Reply::array({})});
 }
 
@@ -101,7 +101,7 @@ Reply cmd_client(Server::Core& core, Connection& conn, const Command& argv) {
     return std::nullopt;
   };
   if (redis::equals_lower(sub, "id"))
-    return arity(2, "client|id").value_or(Reply::int_(static_cast<int64_t>(conn.id())));
+    return arity(2, "client|id").value_or(Reply::integer_(static_cast<int64_t>(conn.id())));
   if (redis::equals_lower(sub, "getname")) {
     if (auto e = arity(2, "client|getname")) return *e;
     return conn.name.empty() ? Reply::nil() : Reply::bulk(conn.name);
@@ -122,7 +122,7 @@ Reply cmd_client(Server::Core& core, Connection& conn, const Command& argv) {
   if (redis::equals_lower(sub, "kill")) {
     int64_t id = 0;
     if (argv.size() == 4 && redis::equals_lower(argv[2], "id") && redis::parse_int64(argv[3], id))
-      return Reply::int_(core.drop(static_cast<redis::ConnectionId>(id)) ? 1 : 0);
+      return Reply::integer_(core.drop(static_cast<redis::ConnectionId>(id)) ? 1 : 0);
     return Reply::error("ERR syntax error");
   }
   // Sent by newer clients on connect; accepted and ignored.
@@ -203,7 +203,7 @@ Reply cmd_config(Server::Core& core, const Command& argv, redis::Aggregate& shap
 }
 
 Reply cmd_command(const Command& argv, redis::Aggregate& shape) {
-  if (argv.size() >= 2 && redis::equals_lower(argv[1], "count")) return Reply::int_(0);
+  if (argv.size() >= 2 && redis::equals_lower(argv[1], "count")) return Reply::integer_(0);
   if (argv.size() >= 2 && redis::equals_lower(argv[1], "docs")) shape = redis::Aggregate::Map;
   return Reply::array({});  // no command metadata: clients then fall back to their defaults
 }
@@ -251,7 +251,7 @@ Reply cmd_memory(Server::Core& core, Connection& conn, const Command& argv) {
   if (type.str == "none") return Reply::nil();
   int64_t size = 56 + static_cast<int64_t>(argv[2].size());
   if (type.str == "string") size += core.model.execute(conn.id(), {"STRLEN", argv[2]}, now).integer;
-  return Reply::int_(size);
+  return Reply::integer_(size);
 }
 
 Reply cmd_select(Server::Core& core, Connection& conn, const Command& argv) {
