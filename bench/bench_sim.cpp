@@ -89,8 +89,8 @@ void timer_event(World& w, const Event& e) {
 void pause_event(World& w, const Event& e) {
   auto* s = static_cast<TimerState*>(e.obj);
   if (s->remaining == 0) return;
-  w.pause(s->nodes[e.a % s->nodes.size()], 1_ms);
-  w.schedule(w.now() + 100_ms / static_cast<int64_t>(s->nodes.size()), &pause_event, s, e.a + 1);
+  w.pause(s->nodes[e.id % s->nodes.size()], 1_ms);
+  w.schedule(w.now() + 100_ms / static_cast<int64_t>(s->nodes.size()), &pause_event, s, e.id + 1);
 }
 
 double timer_events() {
