@@ -96,7 +96,7 @@ FaultModel fix_model(const CatalogueEntry& entry);
 // entry's own model for a fix, the baseline's for a survivor (none if absent).
 std::optional<FaultModel> pre_fix_model(const CatalogueEntry& entry);
 
-// The causes that failures.md gives for an entry's failure (catalogue_causes.cpp):
+// The causes that docs/failures.md gives for an entry's failure (catalogue_causes.cpp):
 // an entry is found only when a violation with one of them is.
 const std::vector<Cause>& documented_causes(std::string_view id);
 // The entry that documents a failure of scenario `s`'s algorithm (in its mode:

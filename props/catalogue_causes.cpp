@@ -1,4 +1,4 @@
-// What failures.md says made each documented failure possible, as causes
+// What docs/failures.md says made each documented failure possible, as causes
 // the classifier names. A search for an entry counts only these.
 #include <algorithm>
 #include <chrono>
@@ -45,6 +45,7 @@ void find_generically(const CatalogueEntry& entry, const EntryOptions& options, 
   x.target = entry.property;
   x.causes = documented_causes(entry.id);
   x.shrink = false;
+  // Wall time of the search, reported beside it: outside any simulation.
   const auto started = std::chrono::steady_clock::now();
   const ExploreResult r = explore(model, x);
   out.generic_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();

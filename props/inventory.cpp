@@ -51,6 +51,8 @@ struct Part {
 Part run_part(const FaultModel& model, const InventoryOptions& o, unsigned job, unsigned jobs,
               const std::function<void()>& tick) {
   Part part;
+  // --time: a wall-clock budget for how many runs to draw, outside any one
+  // simulation (each run stays deterministic; --time is said to vary the count).
   const auto started = std::chrono::steady_clock::now();
   for (uint32_t i = job; i < o.runs; i += jobs) {
     if (o.time_limit_s > 0 &&

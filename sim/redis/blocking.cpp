@@ -56,7 +56,12 @@ void Server::State::serve_ready_keys(int64_t now_ms) {
         });
         for (ConnectionState* conn : waiting) {
           const Command command = conn->blocked->command;
-          ExecContext ctx{*this, *conn, now_ms, false, conn->blocked->db, false};
+          ExecContext ctx{.server = *this,
+                          .conn = *conn,
+                          .now_ms = now_ms,
+                          .in_script = false,
+                          .db_index = conn->blocked->db,
+                          .may_block = false};
           Reply reply = find_command(command[0])->handler(ctx, command);
           if (reply.is_nil()) break;  // the key has nothing left for the others either
           unblock(*conn);

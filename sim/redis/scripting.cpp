@@ -1124,7 +1124,7 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
     return error_reply("ERR Can not execute a script with write flag using *_ro command.");
   rt.read_only = read_only || flags.no_writes;
   rt.ctx = &ctx;
-  const ExecContext saved{ctx.server, ctx.conn, ctx.now_ms, ctx.in_script, ctx.db_index, ctx.may_block};
+  const ExecContext saved = ctx;
   rt.instructions = 0;
   rt.budget_exceeded = false;
   rt.memory_exceeded = false;

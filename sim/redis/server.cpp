@@ -93,7 +93,8 @@ Reply Server::State::run(ConnectionState& conn, const Command& command, int64_t 
     return Reply::status("QUEUED");
   }
   if (auto refused = refuse_if_over_maxmemory(*this, *spec, command)) return std::move(*refused);
-  ExecContext ctx{*this, conn, now_ms, false, conn.db, true};
+  ExecContext ctx{
+      .server = *this, .conn = conn, .now_ms = now_ms, .in_script = false, .db_index = conn.db, .may_block = true};
   Reply reply = spec->handler(ctx, command);
   if (any_ready) serve_ready_keys(now_ms);
   return reply;
