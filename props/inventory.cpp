@@ -101,6 +101,8 @@ void on_threads(size_t n, unsigned jobs, const std::function<void(size_t)>& work
     for (size_t i = 0; i < n; ++i) work(i);
     return;
   }
+  // Threads live outside any simulation: each runs whole simulations, one at a
+  // time; the tallies are merged in run order, so --jobs never changes the answer.
   std::vector<std::thread> threads;
   for (unsigned t = 0; t < jobs; ++t)
     threads.emplace_back([&, t] {
