@@ -14,8 +14,8 @@
 #include <malloc.h>
 #include <vector>
 
-#include "lock/lua_variant.hpp"
-#include "lock/simulation.hpp"
+#include "locksim/lock/lua_variant.hpp"
+#include "locksim/lock/simulation.hpp"
 
 namespace {
 // Heap accounting for the memory figures: every allocation of this program —

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "props/catalogue.hpp"
+#include "locksim/props/catalogue.hpp"
 
 using namespace locksim::props;
 

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "lock/scripts.hpp"
-#include "real/process.hpp"
-#include "real/sync_client.hpp"
-#include "sim/redis/server.hpp"
+#include "locksim/lock/scripts.hpp"
+#include "locksim/real/process.hpp"
+#include "locksim/real/sync_client.hpp"
+#include "locksim/sim/redis/server.hpp"
 
 namespace {
 

@@ -19,8 +19,8 @@
 #include <thread>
 #include <vector>
 
-#include "server/server.hpp"
-#include "sim/redis/server.hpp"
+#include "locksim/server/server.hpp"
+#include "locksim/sim/redis/server.hpp"
 
 namespace {
 using Rates = std::map<std::string, double>;  // command -> requests per second

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/rpc.hpp"
-#include "sim/world.hpp"
+#include "locksim/sim/rpc.hpp"
+#include "locksim/sim/world.hpp"
 
 using namespace locksim::sim;
 using namespace locksim::sim::literals;

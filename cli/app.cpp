@@ -1,6 +1,6 @@
 // locksim: the lock evolution tour, checks, replays, timelines and the Redis
 // model's console. Usage errors exit 2 with one line naming the problem.
-#include "cli/app.hpp"
+#include "locksim/cli/app.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -8,9 +8,9 @@
 #include <exception>
 #include <iostream>
 
-#include "cli/options.hpp"
-#include "cli/subcommand.hpp"
-#include "lock/lua_variant.hpp"
+#include "locksim/cli/options.hpp"
+#include "locksim/cli/subcommand.hpp"
+#include "locksim/lock/lua_variant.hpp"
 
 namespace locksim::cli {
 

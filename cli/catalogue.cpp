@@ -7,12 +7,12 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/commands.hpp"
-#include "cli/subcommand.hpp"
-#include "cli/entries.hpp"
-#include "cli/progress.hpp"
-#include "cli/verdicts.hpp"
-#include "render/chrome_trace.hpp"
+#include "locksim/cli/commands.hpp"
+#include "locksim/cli/subcommand.hpp"
+#include "locksim/cli/entries.hpp"
+#include "locksim/cli/progress.hpp"
+#include "locksim/cli/verdicts.hpp"
+#include "locksim/render/chrome_trace.hpp"
 
 namespace locksim::cli {
 

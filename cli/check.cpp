@@ -12,16 +12,16 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/commands.hpp"
-#include "cli/subcommand.hpp"
-#include "cli/progress.hpp"
-#include "cli/inventory_output.hpp"
-#include "cli/verdicts.hpp"
-#include "props/defaults.hpp"
-#include "props/explorer.hpp"
-#include "props/inventory.hpp"
-#include "props/regression.hpp"
-#include "render/duration.hpp"
+#include "locksim/cli/commands.hpp"
+#include "locksim/cli/subcommand.hpp"
+#include "locksim/cli/progress.hpp"
+#include "locksim/cli/inventory_output.hpp"
+#include "locksim/cli/verdicts.hpp"
+#include "locksim/props/defaults.hpp"
+#include "locksim/props/explorer.hpp"
+#include "locksim/props/inventory.hpp"
+#include "locksim/props/regression.hpp"
+#include "locksim/render/duration.hpp"
 
 namespace locksim::cli {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "cli/options.hpp"
-#include "lock/simulation.hpp"
-#include "render/timeline.hpp"
+#include "locksim/cli/options.hpp"
+#include "locksim/lock/simulation.hpp"
+#include "locksim/render/timeline.hpp"
 
 namespace locksim::cli {
 

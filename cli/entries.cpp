@@ -1,4 +1,4 @@
-#include "cli/entries.hpp"
+#include "locksim/cli/entries.hpp"
 
 #include <atomic>
 #include <chrono>

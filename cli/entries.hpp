@@ -4,7 +4,7 @@
 // wall time). The outcomes come back in catalogue order whatever the jobs.
 #include <vector>
 
-#include "props/catalogue.hpp"
+#include "locksim/props/catalogue.hpp"
 
 namespace locksim::cli {
 

@@ -1,11 +1,11 @@
-#include "cli/inventory_output.hpp"
+#include "locksim/cli/inventory_output.hpp"
 
 #include <fmt/format.h>
 
-#include "cli/commands.hpp"
-#include "cli/verdicts.hpp"
-#include "render/chrome_trace.hpp"
-#include "render/duration.hpp"
+#include "locksim/cli/commands.hpp"
+#include "locksim/cli/verdicts.hpp"
+#include "locksim/render/chrome_trace.hpp"
+#include "locksim/render/duration.hpp"
 
 namespace locksim::cli {
 

@@ -6,10 +6,10 @@
 #include <optional>
 #include <string>
 
-#include "cli/commands.hpp"
-#include "cli/options.hpp"
-#include "props/defaults.hpp"
-#include "props/inventory.hpp"
+#include "locksim/cli/commands.hpp"
+#include "locksim/cli/options.hpp"
+#include "locksim/props/defaults.hpp"
+#include "locksim/props/inventory.hpp"
 
 namespace locksim::cli {
 

@@ -13,9 +13,9 @@
 #include <map>
 #include <sstream>
 
-#include "cli/commands.hpp"
-#include "cli/subcommand.hpp"
-#include "render/chrome_trace.hpp"
+#include "locksim/cli/commands.hpp"
+#include "locksim/cli/subcommand.hpp"
+#include "locksim/render/chrome_trace.hpp"
 
 namespace locksim::cli {
 

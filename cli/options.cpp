@@ -1,12 +1,12 @@
-#include "cli/options.hpp"
+#include "locksim/cli/options.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <charconv>
 
-#include "props/limits.hpp"
-#include "render/text.hpp"
+#include "locksim/props/limits.hpp"
+#include "locksim/render/text.hpp"
 
 namespace locksim::cli {
 

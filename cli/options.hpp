@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "lock/simulation.hpp"
+#include "locksim/lock/simulation.hpp"
 
 namespace CLI {
 class App;

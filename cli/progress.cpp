@@ -1,4 +1,4 @@
-#include "cli/progress.hpp"
+#include "locksim/cli/progress.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>

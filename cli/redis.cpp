@@ -4,9 +4,9 @@
 #include <iostream>
 #include <memory>
 
-#include "cli/commands.hpp"
-#include "cli/subcommand.hpp"
-#include "sim/redis/console.hpp"
+#include "locksim/cli/commands.hpp"
+#include "locksim/cli/subcommand.hpp"
+#include "locksim/sim/redis/console.hpp"
 
 namespace locksim::cli {
 

@@ -11,13 +11,13 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/commands.hpp"
-#include "cli/replay_real.hpp"
-#include "cli/subcommand.hpp"
-#include "cli/verdicts.hpp"
-#include "props/defaults.hpp"
-#include "props/regression.hpp"
-#include "sim/files.hpp"
+#include "locksim/cli/commands.hpp"
+#include "locksim/cli/replay_real.hpp"
+#include "locksim/cli/subcommand.hpp"
+#include "locksim/cli/verdicts.hpp"
+#include "locksim/props/defaults.hpp"
+#include "locksim/props/regression.hpp"
+#include "locksim/sim/files.hpp"
 
 namespace locksim::cli {
 

@@ -1,14 +1,14 @@
-#include "cli/replay_real.hpp"
+#include "locksim/cli/replay_real.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <iostream>
 
-#include "cli/verdicts.hpp"
-#include "real/process.hpp"
-#include "real/run.hpp"
-#include "real/scale.hpp"
+#include "locksim/cli/verdicts.hpp"
+#include "locksim/real/process.hpp"
+#include "locksim/real/run.hpp"
+#include "locksim/real/scale.hpp"
 
 namespace locksim::cli {
 

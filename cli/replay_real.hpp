@@ -2,8 +2,8 @@
 // locksim replay SCENARIO --real: the scenario simulated, then run against
 // real redis-server processes (real/), checked by the same checkers and
 // compared: "confirmed: ... (as simulated)" or "not reproduced in N attempts".
-#include "cli/commands.hpp"
-#include "props/scenario.hpp"
+#include "locksim/cli/commands.hpp"
+#include "locksim/props/scenario.hpp"
 
 namespace locksim::cli {
 

@@ -8,14 +8,14 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/commands.hpp"
-#include "cli/subcommand.hpp"
-#include "cli/verdicts.hpp"
-#include "lock/sources.hpp"
-#include "render/chrome_trace.hpp"
-#include "render/svg.hpp"
-#include "render/text.hpp"
-#include "sim/files.hpp"
+#include "locksim/cli/commands.hpp"
+#include "locksim/cli/subcommand.hpp"
+#include "locksim/cli/verdicts.hpp"
+#include "locksim/lock/sources.hpp"
+#include "locksim/render/chrome_trace.hpp"
+#include "locksim/render/svg.hpp"
+#include "locksim/render/text.hpp"
+#include "locksim/sim/files.hpp"
 
 namespace locksim::cli {
 

@@ -3,9 +3,9 @@
 
 #include <iostream>
 
-#include "cli/options.hpp"
-#include "cli/subcommand.hpp"
-#include "server/server.hpp"
+#include "locksim/cli/options.hpp"
+#include "locksim/cli/subcommand.hpp"
+#include "locksim/server/server.hpp"
 
 namespace locksim::cli {
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "cli/commands.hpp"
+#include "locksim/cli/commands.hpp"
 
 namespace locksim::cli {
 

@@ -15,13 +15,13 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/commands.hpp"
-#include "cli/subcommand.hpp"
-#include "cli/entries.hpp"
-#include "cli/progress.hpp"
-#include "cli/verdicts.hpp"
-#include "lock/sources.hpp"
-#include "render/duration.hpp"
+#include "locksim/cli/commands.hpp"
+#include "locksim/cli/subcommand.hpp"
+#include "locksim/cli/entries.hpp"
+#include "locksim/cli/progress.hpp"
+#include "locksim/cli/verdicts.hpp"
+#include "locksim/lock/sources.hpp"
+#include "locksim/render/duration.hpp"
 
 namespace locksim::cli {
 

@@ -1,6 +1,6 @@
-#include "cli/verdicts.hpp"
+#include "locksim/cli/verdicts.hpp"
 
-#include "lock/registry.hpp"
+#include "locksim/lock/registry.hpp"
 
 #include <algorithm>
 

@@ -8,10 +8,10 @@
 #include <string_view>
 #include <vector>
 
-#include "lock/simulation.hpp"
-#include "props/check.hpp"
-#include "props/scenario.hpp"
-#include "render/timeline.hpp"
+#include "locksim/lock/simulation.hpp"
+#include "locksim/props/check.hpp"
+#include "locksim/props/scenario.hpp"
+#include "locksim/render/timeline.hpp"
 
 namespace locksim::cli {
 

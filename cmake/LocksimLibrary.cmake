@@ -12,10 +12,8 @@ function(locksim_package_library target export_name component)
   add_library(locksim::${export_name} ALIAS ${target})
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${export_name})
   target_include_directories(${target} PUBLIC
-    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
     $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
-    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
-    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/locksim>)
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   if(NOT LOCKSIM_INSTALL)
     return()
   endif()

@@ -13,13 +13,13 @@
 // (Without C++, a variant is a Lua file: see docs/variants.md.)
 #include <fmt/format.h>
 
-#include "cli/app.hpp"
+#include "locksim/cli/app.hpp"
 
-#include "lock/lock.hpp"
-#include "lock/registry.hpp"
-#include "lock/scripts.hpp"
-#include "lock/simulation.hpp"
-#include "sim/fault.hpp"
+#include "locksim/lock/lock.hpp"
+#include "locksim/lock/registry.hpp"
+#include "locksim/lock/scripts.hpp"
+#include "locksim/lock/simulation.hpp"
+#include "locksim/sim/fault.hpp"
 
 using namespace locksim;
 using namespace locksim::lock;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/options.hpp"
+#include "locksim/cli/options.hpp"
 
 using namespace locksim::cli;
 

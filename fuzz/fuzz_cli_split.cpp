@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "sim/redis/cli_split.hpp"
+#include "locksim/sim/redis/cli_split.hpp"
 
 using namespace locksim::redis;
 

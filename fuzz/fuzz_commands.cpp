@@ -9,9 +9,9 @@
 #include <string>
 #include <string_view>
 
-#include "sim/redis/cli_split.hpp"
-#include "sim/redis/resp.hpp"
-#include "sim/redis/server.hpp"
+#include "locksim/sim/redis/cli_split.hpp"
+#include "locksim/sim/redis/resp.hpp"
+#include "locksim/sim/redis/server.hpp"
 
 using namespace locksim::redis;
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "sim/redis/resp.hpp"
+#include "locksim/sim/redis/resp.hpp"
 
 using namespace locksim::redis;
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "props/scenario.hpp"
+#include "locksim/props/scenario.hpp"
 
 using namespace locksim::props;
 

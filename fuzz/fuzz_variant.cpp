@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "lock/lua_variant.hpp"
+#include "locksim/lock/lua_variant.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

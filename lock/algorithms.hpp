@@ -2,7 +2,7 @@
 // Factories of the built-in algorithms, one per file of this folder.
 #include <memory>
 
-#include "lock/lock.hpp"
+#include "locksim/lock/lock.hpp"
 
 namespace locksim::lock {
 

@@ -1,4 +1,4 @@
-#include "lock/del_release.hpp"
+#include "locksim/lock/del_release.hpp"
 
 namespace locksim::lock {
 

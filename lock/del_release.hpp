@@ -1,7 +1,7 @@
 #pragma once
 // The release of the early versions (setnx-del to set-nx-px): DEL the key,
 // whoever holds it now. That is what F05 and F08 punish.
-#include "lock/lock.hpp"
+#include "locksim/lock/lock.hpp"
 
 namespace locksim::lock {
 

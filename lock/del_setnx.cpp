@@ -4,9 +4,9 @@
 // DELetes the key and SETNXes again. Shows F03: two waiters both see the
 // expired value; B deletes and takes it; C's DEL then removes B's fresh lock
 // and C takes it too. Fixed by getset.
-#include "lock/algorithms.hpp"
-#include "lock/del_release.hpp"
-#include "lock/redis_node.hpp"
+#include "locksim/lock/algorithms.hpp"
+#include "locksim/lock/del_release.hpp"
+#include "locksim/lock/redis_node.hpp"
 
 namespace locksim::lock {
 namespace {

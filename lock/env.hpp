@@ -7,13 +7,13 @@
 #include <string>
 #include <string_view>
 
-#include "lock/history.hpp"
-#include "lock/scripts.hpp"
-#include "sim/random.hpp"
-#include "sim/rpc.hpp"
-#include "sim/redis/reply.hpp"
-#include "sim/redis/resp.hpp"
-#include "sim/task.hpp"
+#include "locksim/lock/history.hpp"
+#include "locksim/lock/scripts.hpp"
+#include "locksim/sim/random.hpp"
+#include "locksim/sim/rpc.hpp"
+#include "locksim/sim/redis/reply.hpp"
+#include "locksim/sim/redis/resp.hpp"
+#include "locksim/sim/task.hpp"
 
 namespace locksim::lock {
 

@@ -5,8 +5,8 @@
 // while it waits; a vanished waiter's ticket is skipped. Released as token-lua.
 #include <algorithm>
 
-#include "lock/algorithms.hpp"
-#include "lock/scripts.hpp"
+#include "locksim/lock/algorithms.hpp"
+#include "locksim/lock/scripts.hpp"
 
 namespace locksim::lock {
 namespace {

@@ -4,8 +4,8 @@
 // a client whose lease ended during a pause (F13) or a long critical section
 // (F10) cannot overwrite a newer holder's work: F19, fenced-writes holds
 // while mutual-exclusion fails.
-#include "lock/algorithms.hpp"
-#include "lock/watchdog.hpp"
+#include "locksim/lock/algorithms.hpp"
+#include "locksim/lock/watchdog.hpp"
 
 namespace locksim::lock {
 namespace {

@@ -9,8 +9,8 @@
 // Unlock flavours: DEL unconditionally ("Ways to implement ...") or, with
 // release-if-unexpired, only while one's own expiry has not passed (scheme 2
 // of "Redis: ways to build a distributed lock").
-#include "lock/algorithms.hpp"
-#include "lock/redis_node.hpp"
+#include "locksim/lock/algorithms.hpp"
+#include "locksim/lock/redis_node.hpp"
 
 namespace locksim::lock {
 namespace {

@@ -1,4 +1,4 @@
-#include "lock/history.hpp"
+#include "locksim/lock/history.hpp"
 
 #include <fmt/format.h>
 

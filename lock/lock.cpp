@@ -1,4 +1,4 @@
-#include "lock/lock.hpp"
+#include "locksim/lock/lock.hpp"
 
 #include <fmt/format.h>
 

@@ -25,8 +25,8 @@
 // the client's token, its expiry timestamp, its renewal task.
 #include <string>
 
-#include "lock/env.hpp"
-#include "lock/params.hpp"
+#include "locksim/lock/env.hpp"
+#include "locksim/lock/params.hpp"
 
 namespace locksim::lock {
 

@@ -9,8 +9,8 @@
 // report as the "variant-error" verdict; every later entry answers false.
 #include <fmt/format.h>
 
-#include "lock/lua_runtime.hpp"
-#include "lock/lua_variant.hpp"
+#include "locksim/lock/lua_runtime.hpp"
+#include "locksim/lock/lua_variant.hpp"
 
 namespace locksim::lock {
 namespace {

@@ -2,7 +2,7 @@
 // never cross a C++ frame that owns objects: the C functions below keep their
 // C++ values in the runtime's context (never in locals with destructors) when
 // they may raise a Lua error.
-#include "lock/lua_runtime.hpp"
+#include "locksim/lock/lua_runtime.hpp"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 #include <map>
 #include <tuple>
 
-#include "lock/redis_node.hpp"
+#include "locksim/lock/redis_node.hpp"
 
 namespace locksim::lock {
 

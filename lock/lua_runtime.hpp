@@ -19,8 +19,8 @@
 #include <utility>
 #include <vector>
 
-#include "lock/env.hpp"
-#include "lock/lua_variant.hpp"
+#include "locksim/lock/env.hpp"
+#include "locksim/lock/lua_variant.hpp"
 
 namespace locksim::lock {
 

@@ -1,14 +1,14 @@
 // Loading a Lua variant: compile it, run its top level once in the sandbox
 // and read its declarations (name, summary, reentrant, params, the functions).
-#include "lock/lua_variant.hpp"
+#include "locksim/lock/lua_variant.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <deque>
 
-#include "lock/lua_runtime.hpp"
-#include "lock/text_file.hpp"
+#include "locksim/lock/lua_runtime.hpp"
+#include "locksim/lock/text_file.hpp"
 
 namespace locksim::lock {
 

@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "lock/registry.hpp"
+#include "locksim/lock/registry.hpp"
 
 namespace locksim::lock {
 

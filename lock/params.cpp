@@ -1,4 +1,4 @@
-#include "lock/params.hpp"
+#include "locksim/lock/params.hpp"
 
 #include <fmt/format.h>
 

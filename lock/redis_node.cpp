@@ -1,4 +1,4 @@
-#include "lock/redis_node.hpp"
+#include "locksim/lock/redis_node.hpp"
 
 namespace locksim::lock {
 

@@ -7,11 +7,11 @@
 #include <map>
 #include <string>
 
-#include "lock/history.hpp"
-#include "lock/unix_time.hpp"
-#include "sim/redis/server.hpp"
-#include "sim/rpc.hpp"
-#include "sim/world.hpp"
+#include "locksim/lock/history.hpp"
+#include "locksim/lock/unix_time.hpp"
+#include "locksim/sim/redis/server.hpp"
+#include "locksim/sim/rpc.hpp"
+#include "locksim/sim/world.hpp"
 
 namespace locksim::lock {
 

@@ -5,8 +5,8 @@
 // released everywhere otherwise. One master failing is survivable; shows F18:
 // a master that restarts without persistence (or whose clock jumps) forgets
 // its part of A's majority, and B wins a majority of its own.
-#include "lock/algorithms.hpp"
-#include "lock/scripts.hpp"
+#include "locksim/lock/algorithms.hpp"
+#include "locksim/lock/scripts.hpp"
 
 namespace locksim::lock {
 namespace {

@@ -6,9 +6,9 @@
 // another owner's release is refused.
 #include <fmt/format.h>
 
-#include "lock/algorithms.hpp"
-#include "lock/renewal.hpp"
-#include "lock/scripts.hpp"
+#include "locksim/lock/algorithms.hpp"
+#include "locksim/lock/renewal.hpp"
+#include "locksim/lock/scripts.hpp"
 
 namespace locksim::lock {
 namespace {

@@ -1,9 +1,9 @@
-#include "lock/registry.hpp"
+#include "locksim/lock/registry.hpp"
 
 #include <stdexcept>
 #include <string>
 
-#include "lock/algorithms.hpp"
+#include "locksim/lock/algorithms.hpp"
 
 namespace locksim::lock {
 

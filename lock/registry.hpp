@@ -8,7 +8,7 @@
 #include <deque>
 #include <vector>
 
-#include "lock/lock.hpp"
+#include "locksim/lock/lock.hpp"
 
 namespace locksim::lock {
 

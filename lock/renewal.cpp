@@ -1,4 +1,4 @@
-#include "lock/renewal.hpp"
+#include "locksim/lock/renewal.hpp"
 
 namespace locksim::lock {
 

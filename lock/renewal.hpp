@@ -5,7 +5,7 @@
 // mark the lease as possibly lost and stop, as Redisson does.
 #include <functional>
 
-#include "lock/env.hpp"
+#include "locksim/lock/env.hpp"
 
 namespace locksim::lock {
 

@@ -3,8 +3,8 @@
 // one atomic command; DEL to unlock. Fixes F02. Shows F07 (work longer than
 // the lease: the key expires and B acquires while A works) and F08 (A's DEL
 // then removes B's lock). Fixed by a unique token (token-lua) and renewal.
-#include "lock/algorithms.hpp"
-#include "lock/del_release.hpp"
+#include "locksim/lock/algorithms.hpp"
+#include "locksim/lock/del_release.hpp"
 
 namespace locksim::lock {
 namespace {

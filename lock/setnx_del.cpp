@@ -1,8 +1,8 @@
 // setnx-del ("Redis: ways to build a distributed lock", scheme 1; F01): SETNX key 1 to lock, DEL key to unlock.
 // Shows F01: a client that crashes while holding leaves the key forever —
 // no expiry exists. Fixed by an expiry (setnx-expire, then set-nx-px).
-#include "lock/algorithms.hpp"
-#include "lock/del_release.hpp"
+#include "locksim/lock/algorithms.hpp"
+#include "locksim/lock/del_release.hpp"
 
 namespace locksim::lock {
 namespace {

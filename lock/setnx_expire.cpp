@@ -3,8 +3,8 @@
 // key ttl as a second command; DEL to unlock. Shows F02: a crash (or a lost
 // connection) between the two commands leaves a key without a TTL. Fixed by
 // set-nx-px, where the value and its expiry are set by one atomic command.
-#include "lock/algorithms.hpp"
-#include "lock/del_release.hpp"
+#include "locksim/lock/algorithms.hpp"
+#include "locksim/lock/del_release.hpp"
 
 namespace locksim::lock {
 namespace {

@@ -1,8 +1,8 @@
-#include "lock/sim_env.hpp"
+#include "locksim/lock/sim_env.hpp"
 
 #include <fmt/format.h>
 
-#include "base/assert.hpp"
+#include "locksim/base/assert.hpp"
 
 namespace locksim::lock {
 

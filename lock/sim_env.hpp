@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "lock/env.hpp"
-#include "lock/history.hpp"
-#include "lock/redis_node.hpp"
-#include "lock/workload.hpp"
-#include "sim/world.hpp"
+#include "locksim/lock/env.hpp"
+#include "locksim/lock/history.hpp"
+#include "locksim/lock/redis_node.hpp"
+#include "locksim/lock/workload.hpp"
+#include "locksim/sim/world.hpp"
 
 namespace locksim::lock {
 

@@ -1,10 +1,10 @@
-#include "lock/simulation.hpp"
+#include "locksim/lock/simulation.hpp"
 
 #include <fmt/format.h>
 
 #include <stdexcept>
 
-#include "base/assert.hpp"
+#include "locksim/base/assert.hpp"
 
 namespace locksim::lock {
 

@@ -8,15 +8,15 @@
 #include <string>
 #include <vector>
 
-#include "lock/history.hpp"
-#include "lock/params.hpp"
-#include "lock/redis_node.hpp"
-#include "lock/registry.hpp"
-#include "lock/sim_env.hpp"
-#include "lock/workload.hpp"
-#include "sim/fault.hpp"
-#include "sim/random.hpp"
-#include "sim/world.hpp"
+#include "locksim/lock/history.hpp"
+#include "locksim/lock/params.hpp"
+#include "locksim/lock/redis_node.hpp"
+#include "locksim/lock/registry.hpp"
+#include "locksim/lock/sim_env.hpp"
+#include "locksim/lock/workload.hpp"
+#include "locksim/sim/fault.hpp"
+#include "locksim/sim/random.hpp"
+#include "locksim/sim/world.hpp"
 
 namespace locksim::lock {
 

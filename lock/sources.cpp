@@ -1,4 +1,4 @@
-#include "lock/sources.hpp"
+#include "locksim/lock/sources.hpp"
 
 namespace locksim::lock {
 

@@ -1,4 +1,4 @@
-#include "lock/text_file.hpp"
+#include "locksim/lock/text_file.hpp"
 
 #include <fmt/format.h>
 #include <sys/stat.h>

@@ -3,7 +3,7 @@
 // unlock, GET the key, compare with one's token in the client, then DEL — two
 // commands. Shows F09: between the GET and the DEL the lease can end (a pause,
 // a slow DEL) and B acquire; A's DEL then removes B's lock. Fixed by token-lua.
-#include "lock/algorithms.hpp"
+#include "locksim/lock/algorithms.hpp"
 
 namespace locksim::lock {
 namespace {

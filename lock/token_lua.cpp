@@ -1,7 +1,7 @@
-#include "lock/token_lua.hpp"
+#include "locksim/lock/token_lua.hpp"
 
-#include "lock/algorithms.hpp"
-#include "lock/scripts.hpp"
+#include "locksim/lock/algorithms.hpp"
+#include "locksim/lock/scripts.hpp"
 
 namespace locksim::lock {
 

@@ -4,7 +4,7 @@
 // lock; an atomic Lua compare-and-delete to unlock. Fixes F08/F09 (a late
 // release is now harmless) but shows F10: a lease that ends while A still
 // works lets B in. Base of the watchdog and fenced variants.
-#include "lock/lock.hpp"
+#include "locksim/lock/lock.hpp"
 
 namespace locksim::lock {
 

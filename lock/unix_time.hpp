@@ -4,7 +4,7 @@
 // ones. The history's readers (props, render) convert them back from here.
 #include <cstdint>
 
-#include "sim/time.hpp"
+#include "locksim/sim/time.hpp"
 
 namespace locksim::lock {
 

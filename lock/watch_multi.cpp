@@ -2,8 +2,8 @@
 // absent, MULTI; SET key <token> PX lease; EXEC. EXEC fails (null) for the
 // loser of a race, so there are never two winners (F21). Expiry and release
 // behave like token-lua, whose Lua release it uses.
-#include "lock/algorithms.hpp"
-#include "lock/scripts.hpp"
+#include "locksim/lock/algorithms.hpp"
+#include "locksim/lock/scripts.hpp"
 
 namespace locksim::lock {
 namespace {

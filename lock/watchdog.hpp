@@ -8,8 +8,8 @@
 // (F12: a crash frees the lock within one lease). Shows F13 (a stop-the-world
 // pause freezes the renewal too) and F14 (a cut starves it). An explicit
 // lease disables renewal, as in Redisson, and brings F10 back (F15).
-#include "lock/renewal.hpp"
-#include "lock/token_lua.hpp"
+#include "locksim/lock/renewal.hpp"
+#include "locksim/lock/token_lua.hpp"
 
 namespace locksim::lock {
 

@@ -1,4 +1,4 @@
-#include "lock/workload.hpp"
+#include "locksim/lock/workload.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "props/catalogue.hpp"
+#include "locksim/props/catalogue.hpp"
 
 #include <fmt/format.h>
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "props/explorer.hpp"
+#include "locksim/props/explorer.hpp"
 
 namespace locksim::props {
 

@@ -4,8 +4,8 @@
 #include <chrono>
 #include <map>
 
-#include "props/catalogue.hpp"
-#include "props/defaults.hpp"
+#include "locksim/props/catalogue.hpp"
+#include "locksim/props/defaults.hpp"
 
 namespace locksim::props {
 

@@ -1,4 +1,4 @@
-#include "props/cause.hpp"
+#include "locksim/props/cause.hpp"
 
 namespace locksim::props {
 

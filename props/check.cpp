@@ -1,10 +1,10 @@
-#include "props/check.hpp"
+#include "locksim/props/check.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "props/classify.hpp"
+#include "locksim/props/classify.hpp"
 
 namespace locksim::props {
 

@@ -1,9 +1,9 @@
 #pragma once
 // Checks a finished run's history against every property, and measures the
 // metrics. Each property lives in a file of its own (check_*.cpp).
-#include "lock/history.hpp"
-#include "lock/simulation.hpp"
-#include "props/property.hpp"
+#include "locksim/lock/history.hpp"
+#include "locksim/lock/simulation.hpp"
+#include "locksim/props/property.hpp"
 
 namespace locksim::props {
 

@@ -5,7 +5,7 @@
 // never frees the lock under the outer hold.
 #include <fmt/format.h>
 
-#include "props/check.hpp"
+#include "locksim/props/check.hpp"
 
 namespace locksim::props::detail {
 

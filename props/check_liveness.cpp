@@ -8,9 +8,9 @@
 
 #include <algorithm>
 
-#include "lock/redis_node.hpp"
-#include "props/check.hpp"
-#include "props/scenario.hpp"
+#include "locksim/lock/redis_node.hpp"
+#include "locksim/props/check.hpp"
+#include "locksim/props/scenario.hpp"
 
 namespace locksim::props::detail {
 

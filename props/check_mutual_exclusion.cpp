@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "props/check.hpp"
+#include "locksim/props/check.hpp"
 
 namespace locksim::props::detail {
 

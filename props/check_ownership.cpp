@@ -4,7 +4,7 @@
 // it over), and ends when the key is deleted or expires.
 #include <fmt/format.h>
 
-#include "props/check.hpp"
+#include "locksim/props/check.hpp"
 
 namespace locksim::props::detail {
 

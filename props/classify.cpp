@@ -7,10 +7,10 @@
 
 #include <algorithm>
 
-#include "lock/redis_node.hpp"
-#include "props/classify.hpp"
-#include "props/check.hpp"
-#include "props/classify_faults.hpp"
+#include "locksim/lock/redis_node.hpp"
+#include "locksim/props/classify.hpp"
+#include "locksim/props/check.hpp"
+#include "locksim/props/classify_faults.hpp"
 
 namespace locksim::props {
 

@@ -4,9 +4,9 @@
 // cause, fault and explanation with it.
 #include <string>
 
-#include "lock/history.hpp"
-#include "lock/simulation.hpp"
-#include "props/property.hpp"
+#include "locksim/lock/history.hpp"
+#include "locksim/lock/simulation.hpp"
+#include "locksim/props/property.hpp"
 
 namespace locksim::props {
 

@@ -1,6 +1,6 @@
-#include "props/classify_faults.hpp"
+#include "locksim/props/classify_faults.hpp"
 
-#include "props/scenario.hpp"
+#include "locksim/props/scenario.hpp"
 
 #include <fmt/format.h>
 

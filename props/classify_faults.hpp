@@ -5,8 +5,8 @@
 // writes it ("pause B @2s for 800ms", "slow=A:0:1.5s"), or "" when none did.
 #include <string>
 
-#include "lock/history.hpp"
-#include "lock/simulation.hpp"
+#include "locksim/lock/history.hpp"
+#include "locksim/lock/simulation.hpp"
 
 namespace locksim::props {
 

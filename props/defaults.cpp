@@ -1,10 +1,10 @@
-#include "props/defaults.hpp"
+#include "locksim/props/defaults.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "lock/registry.hpp"
+#include "locksim/lock/registry.hpp"
 
 namespace locksim::props {
 

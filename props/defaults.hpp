@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "props/fault_model.hpp"
+#include "locksim/props/fault_model.hpp"
 
 namespace locksim::props {
 

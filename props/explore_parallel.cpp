@@ -4,7 +4,7 @@
 #include <mutex>
 #include <thread>
 
-#include "props/explorer.hpp"
+#include "locksim/props/explorer.hpp"
 
 namespace locksim::props {
 

@@ -1,10 +1,10 @@
-#include "props/explorer.hpp"
+#include "locksim/props/explorer.hpp"
 
 #include <algorithm>
 #include <mutex>
 #include <optional>
 
-#include "lock/simulation.hpp"
+#include "locksim/lock/simulation.hpp"
 
 namespace locksim::props {
 

@@ -7,9 +7,9 @@
 #include <functional>
 #include <optional>
 
-#include "props/check.hpp"
-#include "props/fault_model.hpp"
-#include "props/scenario.hpp"
+#include "locksim/props/check.hpp"
+#include "locksim/props/fault_model.hpp"
+#include "locksim/props/scenario.hpp"
 
 namespace locksim::props {
 

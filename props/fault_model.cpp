@@ -1,4 +1,4 @@
-#include "props/fault_model.hpp"
+#include "locksim/props/fault_model.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "props/inventory.hpp"
+#include "locksim/props/inventory.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -6,7 +6,7 @@
 #include <mutex>
 #include <thread>
 
-#include "props/catalogue.hpp"
+#include "locksim/props/catalogue.hpp"
 
 namespace locksim::props {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "props/explorer.hpp"
+#include "locksim/props/explorer.hpp"
 
 namespace locksim::props {
 

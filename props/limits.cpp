@@ -1,4 +1,4 @@
-#include "props/limits.hpp"
+#include "locksim/props/limits.hpp"
 
 #include <fmt/format.h>
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "props/scenario.hpp"
+#include "locksim/props/scenario.hpp"
 
 namespace locksim::props {
 

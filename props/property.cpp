@@ -1,4 +1,4 @@
-#include "props/property.hpp"
+#include "locksim/props/property.hpp"
 
 namespace locksim::props {
 

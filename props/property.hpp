@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "props/cause.hpp"
-#include "sim/time.hpp"
+#include "locksim/props/cause.hpp"
+#include "locksim/sim/time.hpp"
 
 namespace locksim::props {
 

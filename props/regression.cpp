@@ -1,4 +1,4 @@
-#include "props/regression.hpp"
+#include "locksim/props/regression.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 
 #include <sstream>
 
-#include "sim/files.hpp"
+#include "locksim/sim/files.hpp"
 
 namespace locksim::props {
 

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "props/property.hpp"
-#include "props/scenario.hpp"
+#include "locksim/props/property.hpp"
+#include "locksim/props/scenario.hpp"
 
 namespace locksim::props {
 

@@ -1,6 +1,6 @@
-#include "props/scenario.hpp"
+#include "locksim/props/scenario.hpp"
 
-#include "props/limits.hpp"
+#include "locksim/props/limits.hpp"
 
 #include <fmt/format.h>
 

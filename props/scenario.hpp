@@ -19,7 +19,7 @@
 #include <string>
 #include <string_view>
 
-#include "lock/simulation.hpp"
+#include "locksim/lock/simulation.hpp"
 
 namespace locksim::props {
 

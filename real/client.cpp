@@ -1,12 +1,12 @@
-#include "real/client.hpp"
+#include "locksim/real/client.hpp"
 
 #include <hiredis/adapters/libevent.h>
 #include <hiredis/async.h>
 
 #include <utility>
 
-#include "real/run.hpp"
-#include "real/sync_client.hpp"
+#include "locksim/real/run.hpp"
+#include "locksim/real/sync_client.hpp"
 
 namespace locksim::real {
 

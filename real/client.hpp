@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "lock/env.hpp"
-#include "lock/lock.hpp"
-#include "lock/sim_env.hpp"
-#include "sim/clock.hpp"
+#include "locksim/lock/env.hpp"
+#include "locksim/lock/lock.hpp"
+#include "locksim/lock/sim_env.hpp"
+#include "locksim/sim/clock.hpp"
 
 struct redisAsyncContext;
 

@@ -1,9 +1,9 @@
 // The workload a real client runs: the same loop as the simulator's
 // (lock::Simulation::client_main) — acquire, enter, [nested acquires], work,
 // [fenced write], leave, release, think — on a RealClient.
-#include "lock/registry.hpp"
-#include "real/client.hpp"
-#include "real/run.hpp"
+#include "locksim/lock/registry.hpp"
+#include "locksim/real/client.hpp"
+#include "locksim/real/run.hpp"
 
 namespace locksim::real {
 

@@ -1,4 +1,4 @@
-#include "real/deployment.hpp"
+#include "locksim/real/deployment.hpp"
 
 #include <fmt/format.h>
 
@@ -7,8 +7,8 @@
 #include <chrono>
 #include <thread>
 
-#include "real/scale.hpp"
-#include "real/sync_client.hpp"
+#include "locksim/real/scale.hpp"
+#include "locksim/real/sync_client.hpp"
 
 namespace locksim::real {
 

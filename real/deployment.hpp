@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "lock/simulation.hpp"
-#include "real/event_loop.hpp"
-#include "real/process.hpp"
-#include "real/proxy.hpp"
-#include "sim/random.hpp"
+#include "locksim/lock/simulation.hpp"
+#include "locksim/real/event_loop.hpp"
+#include "locksim/real/process.hpp"
+#include "locksim/real/proxy.hpp"
+#include "locksim/sim/random.hpp"
 
 namespace locksim::real {
 

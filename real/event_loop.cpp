@@ -1,4 +1,4 @@
-#include "real/event_loop.hpp"
+#include "locksim/real/event_loop.hpp"
 
 #include <event2/event.h>
 

@@ -7,7 +7,7 @@
 #include <functional>
 #include <map>
 
-#include "sim/time.hpp"
+#include "locksim/sim/time.hpp"
 
 struct event_base;
 

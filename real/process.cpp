@@ -1,4 +1,4 @@
-#include "real/process.hpp"
+#include "locksim/real/process.hpp"
 
 #include <hiredis/hiredis.h>
 #include <netinet/in.h>

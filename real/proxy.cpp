@@ -1,4 +1,4 @@
-#include "real/proxy.hpp"
+#include "locksim/real/proxy.hpp"
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>

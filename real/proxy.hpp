@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "real/event_loop.hpp"
+#include "locksim/real/event_loop.hpp"
 
 struct evconnlistener;
 

@@ -1,10 +1,10 @@
-#include "real/run.hpp"
+#include "locksim/real/run.hpp"
 
 #include <fmt/format.h>
 
 #include <stdexcept>
 
-#include "real/sync_client.hpp"
+#include "locksim/real/sync_client.hpp"
 
 namespace locksim::real {
 

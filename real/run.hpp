@@ -10,15 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "lock/history.hpp"
-#include "lock/registry.hpp"
-#include "lock/simulation.hpp"
-#include "real/client.hpp"
-#include "real/deployment.hpp"
-#include "real/event_loop.hpp"
-#include "real/process.hpp"
-#include "real/shadow.hpp"
-#include "sim/trace.hpp"
+#include "locksim/lock/history.hpp"
+#include "locksim/lock/registry.hpp"
+#include "locksim/lock/simulation.hpp"
+#include "locksim/real/client.hpp"
+#include "locksim/real/deployment.hpp"
+#include "locksim/real/event_loop.hpp"
+#include "locksim/real/process.hpp"
+#include "locksim/real/shadow.hpp"
+#include "locksim/sim/trace.hpp"
 
 namespace locksim::real {
 

@@ -1,4 +1,4 @@
-#include "real/scale.hpp"
+#include "locksim/real/scale.hpp"
 
 #include <cmath>
 

@@ -4,7 +4,7 @@
 // failover delay, horizon) stretched K times, so that scheduling noise on a
 // loaded machine stays small against the windows that matter. Clock drift is
 // a rate and stays as it is.
-#include "lock/simulation.hpp"
+#include "locksim/lock/simulation.hpp"
 
 namespace locksim::real {
 

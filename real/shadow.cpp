@@ -1,6 +1,6 @@
-#include "real/shadow.hpp"
+#include "locksim/real/shadow.hpp"
 
-#include "lock/redis_node.hpp"
+#include "locksim/lock/redis_node.hpp"
 
 namespace locksim::real {
 

@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <map>
 
-#include "lock/history.hpp"
-#include "sim/redis/server.hpp"
+#include "locksim/lock/history.hpp"
+#include "locksim/sim/redis/server.hpp"
 
 namespace locksim::real {
 

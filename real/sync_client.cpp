@@ -1,4 +1,4 @@
-#include "real/sync_client.hpp"
+#include "locksim/real/sync_client.hpp"
 
 #include <stdexcept>
 #include <utility>

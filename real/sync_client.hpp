@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "sim/redis/reply.hpp"
-#include "sim/redis/resp.hpp"
+#include "locksim/sim/redis/reply.hpp"
+#include "locksim/sim/redis/resp.hpp"
 
 namespace locksim::real {
 

@@ -1,10 +1,10 @@
-#include "render/chrome_trace.hpp"
+#include "locksim/render/chrome_trace.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "render/duration.hpp"
+#include "locksim/render/duration.hpp"
 
 namespace locksim::render {
 

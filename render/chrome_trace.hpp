@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "render/timeline.hpp"
+#include "locksim/render/timeline.hpp"
 
 namespace locksim::render {
 

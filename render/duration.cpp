@@ -1,4 +1,4 @@
-#include "render/duration.hpp"
+#include "locksim/render/duration.hpp"
 
 #include <fmt/format.h>
 

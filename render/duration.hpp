@@ -2,7 +2,7 @@
 // Durations for people, in the timelines' labels and stories.
 #include <string>
 
-#include "sim/time.hpp"
+#include "locksim/sim/time.hpp"
 
 namespace locksim::render {
 

@@ -1,10 +1,10 @@
-#include "render/svg.hpp"
+#include "locksim/render/svg.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "render/duration.hpp"
+#include "locksim/render/duration.hpp"
 
 namespace locksim::render {
 

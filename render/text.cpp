@@ -1,4 +1,4 @@
-#include "render/text.hpp"
+#include "locksim/render/text.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include <set>
 #include <utility>
 
-#include "render/duration.hpp"
+#include "locksim/render/duration.hpp"
 
 namespace locksim::render {
 

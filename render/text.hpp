@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <string>
 
-#include "render/timeline.hpp"
+#include "locksim/render/timeline.hpp"
 
 namespace locksim::render {
 

@@ -1,4 +1,4 @@
-#include "render/timeline.hpp"
+#include "locksim/render/timeline.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <set>
 #include <utility>
 
-#include "lock/unix_time.hpp"
+#include "locksim/lock/unix_time.hpp"
 
 namespace locksim::render {
 

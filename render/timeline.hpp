@@ -14,9 +14,9 @@
 #include <string_view>
 #include <vector>
 
-#include "lock/history.hpp"
-#include "sim/time.hpp"
-#include "sim/trace.hpp"
+#include "locksim/lock/history.hpp"
+#include "locksim/sim/time.hpp"
+#include "locksim/sim/trace.hpp"
 
 namespace locksim::render {
 

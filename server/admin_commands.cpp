@@ -2,9 +2,9 @@
 // the wire (PAUSE DROP DELAY RESTART), for testing real clients against the model.
 #include <array>
 
-#include "server/connection.hpp"
-#include "sim/redis/arguments.hpp"
-#include "sim/redis/command_table.hpp"
+#include "locksim/server/connection.hpp"
+#include "locksim/sim/redis/arguments.hpp"
+#include "locksim/sim/redis/command_table.hpp"
 
 namespace locksim::server {
 

@@ -1,4 +1,4 @@
-#include "server/clock.hpp"
+#include "locksim/server/clock.hpp"
 
 #include <chrono>
 

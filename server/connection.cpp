@@ -1,4 +1,4 @@
-#include "server/connection.hpp"
+#include "locksim/server/connection.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -8,7 +8,7 @@
 
 #include <cstring>
 
-#include "sim/redis/arguments.hpp"
+#include "locksim/sim/redis/arguments.hpp"
 
 namespace locksim::server {
 

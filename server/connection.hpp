@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "server/core.hpp"
-#include "server/request_parser.hpp"
-#include "sim/redis/resp3.hpp"
+#include "locksim/server/core.hpp"
+#include "locksim/server/request_parser.hpp"
+#include "locksim/sim/redis/resp3.hpp"
 
 namespace locksim::server {
 

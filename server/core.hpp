@@ -9,9 +9,9 @@
 #include <thread>
 #include <vector>
 
-#include "server/clock.hpp"
-#include "server/server.hpp"
-#include "sim/redis/server.hpp"
+#include "locksim/server/clock.hpp"
+#include "locksim/server/server.hpp"
+#include "locksim/sim/redis/server.hpp"
 
 namespace locksim::server {
 

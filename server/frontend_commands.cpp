@@ -5,9 +5,9 @@
 #include <array>
 #include <utility>
 
-#include "server/connection.hpp"
-#include "sim/redis/arguments.hpp"
-#include "sim/redis/glob.hpp"
+#include "locksim/server/connection.hpp"
+#include "locksim/sim/redis/arguments.hpp"
+#include "locksim/sim/redis/glob.hpp"
 
 namespace locksim::server {
 

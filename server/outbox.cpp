@@ -5,7 +5,7 @@
 // blocking commands) compiles to nothing here.
 #include <functional>
 
-#include "server/connection.hpp"
+#include "locksim/server/connection.hpp"
 
 namespace locksim::server {
 

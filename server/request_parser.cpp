@@ -1,9 +1,9 @@
-#include "server/request_parser.hpp"
+#include "locksim/server/request_parser.hpp"
 
 #include <cstring>
 
-#include "sim/redis/arguments.hpp"
-#include "sim/redis/cli_split.hpp"
+#include "locksim/sim/redis/arguments.hpp"
+#include "locksim/sim/redis/cli_split.hpp"
 
 namespace locksim::server {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "sim/redis/resp.hpp"
+#include "locksim/sim/redis/resp.hpp"
 
 namespace locksim::server {
 

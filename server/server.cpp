@@ -1,10 +1,10 @@
-#include "server/server.hpp"
+#include "locksim/server/server.hpp"
 
 #include <future>
 #include <system_error>
 
-#include "server/connection.hpp"
-#include "server/core.hpp"
+#include "locksim/server/connection.hpp"
+#include "locksim/server/core.hpp"
 
 namespace locksim::server {
 

@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "server/clock.hpp"
-#include "sim/redis/server.hpp"
+#include "locksim/server/clock.hpp"
+#include "locksim/sim/redis/server.hpp"
 
 namespace locksim::server {
 

@@ -1,5 +1,5 @@
-#include "sim/clock.hpp"
-#include "sim/int128.hpp"
+#include "locksim/sim/clock.hpp"
+#include "locksim/sim/int128.hpp"
 
 #include <algorithm>
 

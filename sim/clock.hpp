@@ -5,7 +5,7 @@
 // local clock; that is how skew, drift and jumps become observable.
 #include <vector>
 
-#include "sim/time.hpp"
+#include "locksim/sim/time.hpp"
 
 namespace locksim::sim {
 

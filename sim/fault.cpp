@@ -1,4 +1,4 @@
-#include "sim/fault.hpp"
+#include "locksim/sim/fault.hpp"
 
 #include <fmt/format.h>
 

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/random.hpp"
-#include "sim/trace.hpp"
+#include "locksim/sim/random.hpp"
+#include "locksim/sim/trace.hpp"
 
 namespace locksim::sim {
 

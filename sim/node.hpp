@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/clock.hpp"
-#include "sim/random.hpp"
-#include "sim/scheduler.hpp"
-#include "sim/task.hpp"
+#include "locksim/sim/clock.hpp"
+#include "locksim/sim/random.hpp"
+#include "locksim/sim/scheduler.hpp"
+#include "locksim/sim/task.hpp"
 
 namespace locksim::sim {
 

@@ -1,5 +1,5 @@
-#include "sim/random.hpp"
-#include "sim/int128.hpp"
+#include "locksim/sim/random.hpp"
+#include "locksim/sim/int128.hpp"
 
 #include <cmath>
 

@@ -25,8 +25,8 @@
 
 #include <fmt/format.h>
 
-#include "base/assert.hpp"
-#include "sim/world.hpp"
+#include "locksim/base/assert.hpp"
+#include "locksim/sim/world.hpp"
 
 namespace locksim::sim {
 

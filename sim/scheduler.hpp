@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/time.hpp"
-#include "sim/trace.hpp"
+#include "locksim/sim/time.hpp"
+#include "locksim/sim/trace.hpp"
 
 namespace locksim::sim {
 

@@ -1,5 +1,5 @@
-#include "sim/time.hpp"
-#include "sim/int128.hpp"
+#include "locksim/sim/time.hpp"
+#include "locksim/sim/int128.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "sim/trace.hpp"
+#include "locksim/sim/trace.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "sim/world.hpp"
+#include "locksim/sim/world.hpp"
 
 #include <fmt/format.h>
 

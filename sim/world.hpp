@@ -11,12 +11,12 @@
 #include <string_view>
 #include <vector>
 
-#include "base/assert.hpp"
-#include "sim/fault.hpp"
-#include "sim/network.hpp"
-#include "sim/node.hpp"
-#include "sim/scheduler.hpp"
-#include "sim/trace.hpp"
+#include "locksim/base/assert.hpp"
+#include "locksim/sim/fault.hpp"
+#include "locksim/sim/network.hpp"
+#include "locksim/sim/node.hpp"
+#include "locksim/sim/scheduler.hpp"
+#include "locksim/sim/trace.hpp"
 
 namespace locksim::sim {
 

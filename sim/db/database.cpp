@@ -1,4 +1,4 @@
-#include "sim/db/database.hpp"
+#include "locksim/sim/db/database.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "sim/db/statement.hpp"
+#include "locksim/sim/db/statement.hpp"
 
 namespace locksim::db {
 

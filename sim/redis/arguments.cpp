@@ -1,4 +1,4 @@
-#include "sim/redis/arguments.hpp"
+#include "locksim/sim/redis/arguments.hpp"
 
 #include <limits>
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "sim/redis/reply.hpp"
+#include "locksim/sim/redis/reply.hpp"
 
 namespace locksim::redis {
 

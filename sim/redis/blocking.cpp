@@ -2,8 +2,8 @@
 // cycle: the parts of the server that run on the clock rather than on a request.
 #include <algorithm>
 
-#include "sim/redis/command_table.hpp"
-#include "sim/redis/server_state.hpp"
+#include "locksim/sim/redis/command_table.hpp"
+#include "locksim/sim/redis/server_state.hpp"
 
 namespace locksim::redis {
 

@@ -1,4 +1,4 @@
-#include "sim/redis/cli_format.hpp"
+#include "locksim/sim/redis/cli_format.hpp"
 
 #include <fmt/format.h>
 

@@ -2,7 +2,7 @@
 // Formats a reply exactly as `redis-cli --no-raw` prints it.
 #include <string>
 
-#include "sim/redis/reply.hpp"
+#include "locksim/sim/redis/reply.hpp"
 
 namespace locksim::redis {
 

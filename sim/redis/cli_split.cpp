@@ -1,4 +1,4 @@
-#include "sim/redis/cli_split.hpp"
+#include "locksim/sim/redis/cli_split.hpp"
 
 namespace locksim::redis {
 

@@ -1,9 +1,9 @@
-#include "sim/redis/command_table.hpp"
+#include "locksim/sim/redis/command_table.hpp"
 
 #include <algorithm>
 #include <array>
 
-#include "sim/redis/arguments.hpp"
+#include "locksim/sim/redis/arguments.hpp"
 
 namespace locksim::redis {
 

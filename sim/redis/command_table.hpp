@@ -4,7 +4,7 @@
 #include <optional>
 #include <string_view>
 
-#include "sim/redis/server_state.hpp"
+#include "locksim/sim/redis/server_state.hpp"
 
 namespace locksim::redis {
 

@@ -5,10 +5,10 @@
 #include <cerrno>
 #include <cstdlib>
 
-#include "sim/redis/command_table.hpp"
-#include "sim/redis/glob.hpp"
-#include "sim/redis/scan_cursor.hpp"
-#include "sim/redis/typed_lookup.hpp"
+#include "locksim/sim/redis/command_table.hpp"
+#include "locksim/sim/redis/glob.hpp"
+#include "locksim/sim/redis/scan_cursor.hpp"
+#include "locksim/sim/redis/typed_lookup.hpp"
 
 namespace locksim::redis {
 

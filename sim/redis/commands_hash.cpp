@@ -2,8 +2,8 @@
 // (Redis 7.0 t_hash.c). Fields keep insertion order, as a small hash's listpack does.
 #include <limits>
 
-#include "sim/redis/arguments.hpp"
-#include "sim/redis/command_table.hpp"
+#include "locksim/sim/redis/arguments.hpp"
+#include "locksim/sim/redis/command_table.hpp"
 
 namespace locksim::redis {
 

@@ -2,9 +2,9 @@
 // the other members of the SCAN family over values: SSCAN ZSCAN.
 #include <cmath>
 
-#include "sim/redis/command_table.hpp"
-#include "sim/redis/scan_cursor.hpp"
-#include "sim/redis/typed_lookup.hpp"
+#include "locksim/sim/redis/command_table.hpp"
+#include "locksim/sim/redis/scan_cursor.hpp"
+#include "locksim/sim/redis/typed_lookup.hpp"
 
 namespace locksim::redis {
 

@@ -2,10 +2,10 @@
 // PERSIST EXPIRETIME PEXPIRETIME KEYS DBSIZE FLUSHALL FLUSHDB (Redis 7.0 db.c/expire.c).
 #include <limits>
 
-#include "sim/redis/arguments.hpp"
-#include "sim/redis/command_table.hpp"
-#include "sim/redis/glob.hpp"
-#include "sim/redis/server_state.hpp"
+#include "locksim/sim/redis/arguments.hpp"
+#include "locksim/sim/redis/command_table.hpp"
+#include "locksim/sim/redis/glob.hpp"
+#include "locksim/sim/redis/server_state.hpp"
 
 namespace locksim::redis {
 

@@ -3,9 +3,9 @@
 // with several replies (SUBSCRIBE a b) answers the first and pushes the others.
 #include <algorithm>
 
-#include "sim/redis/command_table.hpp"
-#include "sim/redis/glob.hpp"
-#include "sim/redis/typed_lookup.hpp"
+#include "locksim/sim/redis/command_table.hpp"
+#include "locksim/sim/redis/glob.hpp"
+#include "locksim/sim/redis/typed_lookup.hpp"
 
 namespace locksim::redis {
 

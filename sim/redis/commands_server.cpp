@@ -3,9 +3,9 @@
 // SET-ACTIVE-EXPIRE, RELOAD) CLIENT (ID, SETNAME, GETNAME).
 #include <cmath>
 
-#include "sim/redis/command_table.hpp"
-#include "sim/redis/glob.hpp"
-#include "sim/redis/typed_lookup.hpp"
+#include "locksim/sim/redis/command_table.hpp"
+#include "locksim/sim/redis/glob.hpp"
+#include "locksim/sim/redis/typed_lookup.hpp"
 
 namespace locksim::redis {
 

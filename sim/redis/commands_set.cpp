@@ -3,8 +3,8 @@
 // come from the server's seeded generator.
 #include <algorithm>
 
-#include "sim/redis/command_table.hpp"
-#include "sim/redis/typed_lookup.hpp"
+#include "locksim/sim/redis/command_table.hpp"
+#include "locksim/sim/redis/typed_lookup.hpp"
 
 namespace locksim::redis {
 

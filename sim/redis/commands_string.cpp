@@ -2,8 +2,8 @@
 // DECR DECRBY APPEND STRLEN, following Redis 7.0's t_string.c behaviour.
 #include <limits>
 
-#include "sim/redis/arguments.hpp"
-#include "sim/redis/command_table.hpp"
+#include "locksim/sim/redis/arguments.hpp"
+#include "locksim/sim/redis/command_table.hpp"
 
 namespace locksim::redis {
 

@@ -2,8 +2,8 @@
 // SETRANGE SETBIT GETBIT BITCOUNT INCRBYFLOAT.
 #include <cmath>
 
-#include "sim/redis/command_table.hpp"
-#include "sim/redis/typed_lookup.hpp"
+#include "locksim/sim/redis/command_table.hpp"
+#include "locksim/sim/redis/typed_lookup.hpp"
 
 namespace locksim::redis {
 

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 
-#include "sim/redis/command_table.hpp"
-#include "sim/redis/typed_lookup.hpp"
+#include "locksim/sim/redis/command_table.hpp"
+#include "locksim/sim/redis/typed_lookup.hpp"
 
 namespace locksim::redis {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/redis/server.hpp"
+#include "locksim/sim/redis/server.hpp"
 
 namespace locksim::redis {
 

@@ -1,13 +1,13 @@
-#include "sim/redis/console.hpp"
+#include "locksim/sim/redis/console.hpp"
 
 #include <istream>
 #include <ostream>
 #include <string>
 
-#include "sim/redis/arguments.hpp"
-#include "sim/redis/cli_format.hpp"
-#include "sim/redis/cli_split.hpp"
-#include "sim/redis/server.hpp"
+#include "locksim/sim/redis/arguments.hpp"
+#include "locksim/sim/redis/cli_format.hpp"
+#include "locksim/sim/redis/cli_split.hpp"
+#include "locksim/sim/redis/server.hpp"
 
 namespace locksim::redis {
 

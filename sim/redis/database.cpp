@@ -1,4 +1,4 @@
-#include "sim/redis/database.hpp"
+#include "locksim/sim/redis/database.hpp"
 
 #include <algorithm>
 

@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "sim/redis/connection.hpp"
-#include "sim/redis/keyspace.hpp"
-#include "sim/redis/server.hpp"
+#include "locksim/sim/redis/connection.hpp"
+#include "locksim/sim/redis/keyspace.hpp"
+#include "locksim/sim/redis/server.hpp"
 
 namespace locksim::redis {
 

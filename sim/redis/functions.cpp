@@ -1,14 +1,14 @@
-#include "sim/redis/functions.hpp"
+#include "locksim/sim/redis/functions.hpp"
 
 #include <lua.hpp>
 
 #include <cctype>
 #include <cstring>
 
-#include "sim/redis/command_table.hpp"
-#include "sim/redis/glob.hpp"
-#include "sim/redis/scripting.hpp"
-#include "sim/redis/typed_lookup.hpp"
+#include "locksim/sim/redis/command_table.hpp"
+#include "locksim/sim/redis/glob.hpp"
+#include "locksim/sim/redis/scripting.hpp"
+#include "locksim/sim/redis/typed_lookup.hpp"
 
 namespace locksim::redis {
 

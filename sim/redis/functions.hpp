@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/redis/server_state.hpp"
+#include "locksim/sim/redis/server_state.hpp"
 
 namespace locksim::redis {
 

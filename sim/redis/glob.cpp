@@ -1,4 +1,4 @@
-#include "sim/redis/glob.hpp"
+#include "locksim/sim/redis/glob.hpp"
 
 namespace locksim::redis {
 

@@ -1,9 +1,9 @@
-#include "sim/redis/keyspace.hpp"
+#include "locksim/sim/redis/keyspace.hpp"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "sim/redis/arguments.hpp"
+#include "locksim/sim/redis/arguments.hpp"
 
 namespace locksim::redis {
 

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <initializer_list>
 
-#include "sim/redis/lua_budget.hpp"
+#include "locksim/sim/redis/lua_budget.hpp"
 
 namespace locksim::redis {
 

@@ -12,7 +12,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "sim/redis/lua_budget.hpp"
+#include "locksim/sim/redis/lua_budget.hpp"
 
 namespace locksim::redis {
 

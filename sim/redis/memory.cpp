@@ -1,10 +1,10 @@
-#include "sim/redis/memory.hpp"
+#include "locksim/sim/redis/memory.hpp"
 
 #include <algorithm>
 #include <array>
 #include <string_view>
 
-#include "sim/redis/arguments.hpp"
+#include "locksim/sim/redis/arguments.hpp"
 
 namespace locksim::redis {
 

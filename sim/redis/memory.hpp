@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <optional>
 
-#include "sim/redis/command_table.hpp"
+#include "locksim/sim/redis/command_table.hpp"
 
 namespace locksim::redis {
 

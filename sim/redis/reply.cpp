@@ -1,4 +1,4 @@
-#include "sim/redis/reply.hpp"
+#include "locksim/sim/redis/reply.hpp"
 
 #include <fmt/format.h>
 

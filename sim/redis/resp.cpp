@@ -1,4 +1,4 @@
-#include "sim/redis/resp.hpp"
+#include "locksim/sim/redis/resp.hpp"
 
 #include <algorithm>
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/redis/reply.hpp"
+#include "locksim/sim/redis/reply.hpp"
 
 namespace locksim::redis {
 

@@ -1,4 +1,4 @@
-#include "sim/redis/resp3.hpp"
+#include "locksim/sim/redis/resp3.hpp"
 
 #include <charconv>
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "sim/redis/reply.hpp"
+#include "locksim/sim/redis/reply.hpp"
 
 namespace locksim::redis {
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/redis/arguments.hpp"
-#include "sim/redis/glob.hpp"
-#include "sim/redis/resp.hpp"
+#include "locksim/sim/redis/arguments.hpp"
+#include "locksim/sim/redis/glob.hpp"
+#include "locksim/sim/redis/resp.hpp"
 
 namespace locksim::redis {
 

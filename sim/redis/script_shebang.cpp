@@ -1,4 +1,4 @@
-#include "sim/redis/script_shebang.hpp"
+#include "locksim/sim/redis/script_shebang.hpp"
 
 #include <vector>
 

@@ -5,7 +5,7 @@
 // objects. Every C function below therefore does its C++ work inside an inner
 // scope (with the memory cap lifted, so the only Lua error possible there is a
 // genuine out-of-memory) and raises Lua errors only after that scope has ended.
-#include "sim/redis/scripting.hpp"
+#include "locksim/sim/redis/scripting.hpp"
 
 #include <lua.hpp>
 
@@ -19,13 +19,13 @@
 #include <set>
 #include <unordered_map>
 
-#include "sim/redis/arguments.hpp"
-#include "sim/redis/command_table.hpp"
-#include "sim/redis/lua_budget.hpp"
-#include "sim/redis/memory.hpp"
-#include "sim/redis/script_shebang.hpp"
-#include "sim/redis/scripting_libs.hpp"
-#include "sim/redis/sha1.hpp"
+#include "locksim/sim/redis/arguments.hpp"
+#include "locksim/sim/redis/command_table.hpp"
+#include "locksim/sim/redis/lua_budget.hpp"
+#include "locksim/sim/redis/memory.hpp"
+#include "locksim/sim/redis/script_shebang.hpp"
+#include "locksim/sim/redis/scripting_libs.hpp"
+#include "locksim/sim/redis/sha1.hpp"
 
 namespace locksim::redis {
 

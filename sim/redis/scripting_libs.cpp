@@ -1,4 +1,4 @@
-#include "sim/redis/scripting_libs.hpp"
+#include "locksim/sim/redis/scripting_libs.hpp"
 
 extern "C" {
 int luaopen_cjson(lua_State* L);  // liblua5.1-cjson (lua-cjson 2.1.0, as Redis bundles)

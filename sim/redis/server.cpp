@@ -1,14 +1,14 @@
-#include "sim/redis/server.hpp"
+#include "locksim/sim/redis/server.hpp"
 
-#include "sim/redis/memory.hpp"
+#include "locksim/sim/redis/memory.hpp"
 
 #include <stdexcept>
 
-#include "sim/redis/arguments.hpp"
-#include "sim/redis/command_table.hpp"
-#include "sim/redis/functions.hpp"
-#include "sim/redis/scripting.hpp"
-#include "sim/redis/server_state.hpp"
+#include "locksim/sim/redis/arguments.hpp"
+#include "locksim/sim/redis/command_table.hpp"
+#include "locksim/sim/redis/functions.hpp"
+#include "locksim/sim/redis/scripting.hpp"
+#include "locksim/sim/redis/server_state.hpp"
 
 namespace locksim::redis {
 

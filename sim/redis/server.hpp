@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/redis/reply.hpp"
-#include "sim/redis/resp.hpp"
+#include "locksim/sim/redis/reply.hpp"
+#include "locksim/sim/redis/resp.hpp"
 
 namespace locksim::redis {
 

@@ -6,9 +6,9 @@
 #include <memory>
 #include <vector>
 
-#include "sim/redis/connection.hpp"
-#include "sim/redis/database.hpp"
-#include "sim/redis/server.hpp"
+#include "locksim/sim/redis/connection.hpp"
+#include "locksim/sim/redis/database.hpp"
+#include "locksim/sim/redis/server.hpp"
 
 namespace locksim::redis {
 struct MemoryMeter {

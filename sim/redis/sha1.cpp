@@ -1,5 +1,5 @@
 // A compact SHA-1 (FIPS 180-4); no crypto library is otherwise linked.
-#include "sim/redis/sha1.hpp"
+#include "locksim/sim/redis/sha1.hpp"
 
 #include <array>
 #include <cstdint>

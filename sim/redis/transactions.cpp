@@ -1,7 +1,7 @@
 // MULTI EXEC DISCARD WATCH UNWATCH (Redis 7.0 multi.c).
-#include "sim/redis/memory.hpp"
-#include "sim/redis/arguments.hpp"
-#include "sim/redis/command_table.hpp"
+#include "locksim/sim/redis/memory.hpp"
+#include "locksim/sim/redis/arguments.hpp"
+#include "locksim/sim/redis/command_table.hpp"
 
 namespace locksim::redis {
 

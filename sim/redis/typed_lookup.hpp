@@ -1,7 +1,7 @@
 #pragma once
 // Key lookups that expect a value type, as Redis's lookupKey*OrReply + checkType (internal).
-#include "sim/redis/arguments.hpp"
-#include "sim/redis/server_state.hpp"
+#include "locksim/sim/redis/arguments.hpp"
+#include "locksim/sim/redis/server_state.hpp"
 
 namespace locksim::redis {
 

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "checkers.hpp"
-#include "props/catalogue.hpp"
+#include "locksim/props/catalogue.hpp"
 
 namespace {
 

@@ -2,13 +2,13 @@
 #include <catch2/catch.hpp>
 
 #include "checkers.hpp"
-#include "lock/redis_node.hpp"
-#include "render/chrome_trace.hpp"
-#include "cli/verdicts.hpp"
-#include "props/check.hpp"
-#include "render/duration.hpp"
-#include "render/svg.hpp"
-#include "render/text.hpp"
+#include "locksim/lock/redis_node.hpp"
+#include "locksim/render/chrome_trace.hpp"
+#include "locksim/cli/verdicts.hpp"
+#include "locksim/props/check.hpp"
+#include "locksim/render/duration.hpp"
+#include "locksim/render/svg.hpp"
+#include "locksim/render/text.hpp"
 
 using namespace locksim;
 using namespace locksim::sim::literals;

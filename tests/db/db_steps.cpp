@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "real_mariadb.hpp"
-#include "sim/db/database.hpp"
+#include "locksim/sim/db/database.hpp"
 
 namespace locksim::db::testing {
 

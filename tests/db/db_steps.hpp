@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/db/statement.hpp"
+#include "locksim/sim/db/statement.hpp"
 
 namespace locksim::db::testing {
 

@@ -2,7 +2,7 @@
 // deadlocks, release at commit/rollback/disconnect, the cleanup job.
 #include <catch2/catch.hpp>
 
-#include "sim/db/database.hpp"
+#include "locksim/sim/db/database.hpp"
 
 using namespace locksim::db;
 

@@ -9,8 +9,8 @@
 #include <sstream>
 #include <string>
 
-#include "props/regression.hpp"
-#include "sim/files.hpp"
+#include "locksim/props/regression.hpp"
+#include "locksim/sim/files.hpp"
 
 using namespace locksim;
 

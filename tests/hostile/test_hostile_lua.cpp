@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "sim/redis/server.hpp"
+#include "locksim/sim/redis/server.hpp"
 
 using namespace locksim::redis;
 

@@ -6,9 +6,9 @@
 #include <sstream>
 #include <string>
 
-#include "sim/redis/console.hpp"
-#include "sim/redis/glob.hpp"
-#include "sim/redis/server.hpp"
+#include "locksim/sim/redis/console.hpp"
+#include "locksim/sim/redis/glob.hpp"
+#include "locksim/sim/redis/server.hpp"
 
 using namespace locksim::redis;
 

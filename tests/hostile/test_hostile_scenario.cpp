@@ -5,9 +5,9 @@
 #include <limits>
 #include <string>
 
-#include "props/limits.hpp"
-#include "props/scenario.hpp"
-#include "sim/time.hpp"
+#include "locksim/props/limits.hpp"
+#include "locksim/props/scenario.hpp"
+#include "locksim/sim/time.hpp"
 
 using namespace locksim;
 

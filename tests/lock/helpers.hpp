@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "lock/history.hpp"
-#include "lock/simulation.hpp"
+#include "locksim/lock/history.hpp"
+#include "locksim/lock/simulation.hpp"
 
 namespace locktest {
 

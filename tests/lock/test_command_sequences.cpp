@@ -6,7 +6,7 @@
 #include <map>
 
 #include "helpers.hpp"
-#include "lock/registry.hpp"
+#include "locksim/lock/registry.hpp"
 
 using namespace locktest;
 

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "helpers.hpp"
-#include "lock/registry.hpp"
-#include "lock/scripts.hpp"
+#include "locksim/lock/registry.hpp"
+#include "locksim/lock/scripts.hpp"
 
 using namespace locktest;
 

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "helpers.hpp"
-#include "lock/registry.hpp"
-#include "sim/fault.hpp"
+#include "locksim/lock/registry.hpp"
+#include "locksim/sim/fault.hpp"
 
 using namespace locktest;
 

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "helpers.hpp"
-#include "sim/fault.hpp"
+#include "locksim/sim/fault.hpp"
 
 using namespace locktest;
 

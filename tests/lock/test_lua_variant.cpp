@@ -8,8 +8,8 @@
 #include <fstream>
 
 #include "helpers.hpp"
-#include "lock/lua_variant.hpp"
-#include "lock/text_file.hpp"
+#include "locksim/lock/lua_variant.hpp"
+#include "locksim/lock/text_file.hpp"
 
 using namespace locktest;
 

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "helpers.hpp"
-#include "lock/registry.hpp"
+#include "locksim/lock/registry.hpp"
 
 using namespace locktest;
 

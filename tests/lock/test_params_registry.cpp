@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <set>
 
-#include "lock/params.hpp"
-#include "lock/registry.hpp"
-#include "lock/sources.hpp"
+#include "locksim/lock/params.hpp"
+#include "locksim/lock/registry.hpp"
+#include "locksim/lock/sources.hpp"
 
 using namespace locksim::lock;
 using namespace locksim::sim::literals;

@@ -5,10 +5,10 @@
 #include <regex>
 
 #include "helpers.hpp"
-#include "lock/algorithms.hpp"
-#include "lock/redis_node.hpp"
-#include "lock/sim_env.hpp"
-#include "sim/fault.hpp"
+#include "locksim/lock/algorithms.hpp"
+#include "locksim/lock/redis_node.hpp"
+#include "locksim/lock/sim_env.hpp"
+#include "locksim/sim/fault.hpp"
 
 using namespace locktest;
 

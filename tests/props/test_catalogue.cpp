@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "lock/sources.hpp"
-#include "props/catalogue.hpp"
+#include "locksim/lock/sources.hpp"
+#include "locksim/props/catalogue.hpp"
 
 using namespace locksim;
 using namespace locksim::props;

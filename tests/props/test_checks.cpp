@@ -2,7 +2,7 @@
 // each violation names the property, the clients and the interval.
 #include <catch2/catch.hpp>
 
-#include "props/explorer.hpp"
+#include "locksim/props/explorer.hpp"
 
 using namespace locksim;
 using namespace locksim::props;

@@ -2,8 +2,8 @@
 // shrinking to the documented size, and removing clients cleanly.
 #include <catch2/catch.hpp>
 
-#include "props/catalogue.hpp"
-#include "props/explorer.hpp"
+#include "locksim/props/catalogue.hpp"
+#include "locksim/props/explorer.hpp"
 
 using namespace locksim;
 using namespace locksim::props;

@@ -4,7 +4,7 @@
 // for is still caught.
 #include <catch2/catch.hpp>
 
-#include "props/explorer.hpp"
+#include "locksim/props/explorer.hpp"
 
 using namespace locksim;
 using namespace locksim::props;

@@ -2,7 +2,7 @@
 // of algorithms once taken for fixes.
 #include <catch2/catch.hpp>
 
-#include "props/explorer.hpp"
+#include "locksim/props/explorer.hpp"
 
 using namespace locksim;
 using namespace locksim::props;

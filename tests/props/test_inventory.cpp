@@ -6,9 +6,9 @@
 
 #include <algorithm>
 
-#include "props/catalogue.hpp"
-#include "props/defaults.hpp"
-#include "props/inventory.hpp"
+#include "locksim/props/catalogue.hpp"
+#include "locksim/props/defaults.hpp"
+#include "locksim/props/inventory.hpp"
 
 using namespace locksim;
 using namespace locksim::props;

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "props/explorer.hpp"
-#include "props/regression.hpp"
+#include "locksim/props/explorer.hpp"
+#include "locksim/props/regression.hpp"
 
 using namespace locksim;
 using namespace locksim::props;

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
 
-#include "props/fault_model.hpp"
-#include "props/scenario.hpp"
+#include "locksim/props/fault_model.hpp"
+#include "locksim/props/scenario.hpp"
 
 using namespace locksim;
 using namespace locksim::props;

@@ -3,11 +3,11 @@
 // and every child gone when the run is.
 #include <catch2/catch.hpp>
 
-#include "props/check.hpp"
-#include "props/scenario.hpp"
-#include "real/process.hpp"
-#include "real/run.hpp"
-#include "real/scale.hpp"
+#include "locksim/props/check.hpp"
+#include "locksim/props/scenario.hpp"
+#include "locksim/real/process.hpp"
+#include "locksim/real/run.hpp"
+#include "locksim/real/scale.hpp"
 
 using namespace locksim;
 

@@ -1,7 +1,7 @@
 #pragma once
 // The Lua scripts of the lock algorithms in docs/failures.md, exactly as the lock
 // clients send them (lock/scripts.hpp, header-only: no link dependency).
-#include "lock/scripts.hpp"
+#include "locksim/lock/scripts.hpp"
 
 namespace locksim::redis::testing {
 

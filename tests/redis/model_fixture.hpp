@@ -3,7 +3,7 @@
 #include <initializer_list>
 #include <string>
 
-#include "sim/redis/server.hpp"
+#include "locksim/sim/redis/server.hpp"
 
 namespace locksim::redis::testing {
 

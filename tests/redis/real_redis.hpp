@@ -6,9 +6,9 @@
 
 #include <string>
 
-#include "real/process.hpp"
-#include "real/sync_client.hpp"
-#include "sim/redis/server.hpp"
+#include "locksim/real/process.hpp"
+#include "locksim/real/sync_client.hpp"
+#include "locksim/sim/redis/server.hpp"
 
 namespace locksim::redis::testing {
 

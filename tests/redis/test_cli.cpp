@@ -2,9 +2,9 @@
 
 #include <sstream>
 
-#include "sim/redis/cli_format.hpp"
-#include "sim/redis/cli_split.hpp"
-#include "sim/redis/console.hpp"
+#include "locksim/sim/redis/cli_format.hpp"
+#include "locksim/sim/redis/cli_split.hpp"
+#include "locksim/sim/redis/console.hpp"
 
 using namespace locksim::redis;
 

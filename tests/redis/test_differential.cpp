@@ -24,8 +24,8 @@
 
 #include "lock_scripts.hpp"
 #include "real_redis.hpp"
-#include "sim/redis/console.hpp"
-#include "sim/redis/sha1.hpp"
+#include "locksim/sim/redis/console.hpp"
+#include "locksim/sim/redis/sha1.hpp"
 
 using namespace locksim::redis;
 using namespace locksim::redis::testing;

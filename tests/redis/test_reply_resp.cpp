@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
 
-#include "sim/redis/resp.hpp"
+#include "locksim/sim/redis/resp.hpp"
 
 using namespace locksim::redis;
 

@@ -4,7 +4,7 @@
 
 #include "lock_scripts.hpp"
 #include "model_fixture.hpp"
-#include "sim/redis/sha1.hpp"
+#include "locksim/sim/redis/sha1.hpp"
 
 using namespace locksim::redis;
 using namespace locksim::redis::testing;

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "server/server.hpp"
+#include "locksim/server/server.hpp"
 
 namespace locksim::server::testing {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/rpc.hpp"
-#include "sim/world.hpp"
+#include "locksim/sim/rpc.hpp"
+#include "locksim/sim/world.hpp"
 
 namespace simtest {
 

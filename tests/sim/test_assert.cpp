@@ -2,7 +2,7 @@
 // with the notes in scope (the simulation seed), then aborts.
 #include <catch2/catch.hpp>
 
-#include "base/assert.hpp"
+#include "locksim/base/assert.hpp"
 #include "death.hpp"
 
 using locksim::base::assert_failure_text;

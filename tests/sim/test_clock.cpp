@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
 
-#include "sim/clock.hpp"
+#include "locksim/sim/clock.hpp"
 
 using namespace locksim::sim;
 using namespace locksim::sim::literals;

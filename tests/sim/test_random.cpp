@@ -6,7 +6,7 @@
 #include <set>
 #include <vector>
 
-#include "sim/random.hpp"
+#include "locksim/sim/random.hpp"
 
 using namespace locksim::sim;
 using namespace locksim::sim::literals;

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "sim/time.hpp"
+#include "locksim/sim/time.hpp"
 
 using namespace locksim::sim;
 using namespace locksim::sim::literals;
