@@ -59,8 +59,8 @@ inline std::string assert_failure_text(std::string_view file, int line, std::str
 }  // namespace locksim::base
 
 // `message` (anything a std::string_view takes) is evaluated only on failure.
-#define LOCKSIM_ASSERT(condition, message)                                                \
-  do {                                                                                    \
-    if (!(condition)) [[unlikely]]                                                        \
-      ::locksim::base::assert_failed(__FILE__, __LINE__, #condition, (message));          \
+#define LOCKSIM_ASSERT(condition, message)                                       \
+  do {                                                                           \
+    if (!(condition)) [[unlikely]]                                               \
+      ::locksim::base::assert_failed(__FILE__, __LINE__, #condition, (message)); \
   } while (false)

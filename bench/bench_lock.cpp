@@ -7,11 +7,11 @@
 //   bench_lock
 #include <fmt/format.h>
 
+#include <malloc.h>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
-#include <malloc.h>
 #include <vector>
 
 #include "locksim/lock/lua_variant.hpp"
@@ -48,8 +48,10 @@ void* calloc(size_t n, size_t size) {
 void* realloc(void* p, size_t n) {
   const int64_t before = p ? static_cast<int64_t>(malloc_usable_size(p)) : 0;
   void* q = __libc_realloc(p, n);
-  if (q) count(static_cast<int64_t>(malloc_usable_size(q)) - before);
-  else if (n == 0) count(-before);
+  if (q)
+    count(static_cast<int64_t>(malloc_usable_size(q)) - before);
+  else if (n == 0)
+    count(-before);
   return q;
 }
 void free(void* p) {
@@ -114,9 +116,10 @@ int main() {
   lock::SimulationConfig standard;  // token-lua, 3 clients, 3 iterations, default latencies
   standard.workload.iterations = 50;
   standard.record_trace = false;
-  fmt::print("# token-lua, watchdog and set-nx-px in turn over 20 seeds: 3 clients, {} iterations each, trace hashed "
-             "not recorded\n# memory: one token-lua simulation, 3 clients, 3 iterations, peak heap with its Lua state\n",
-             standard.workload.iterations);
+  fmt::print(
+      "# token-lua, watchdog and set-nx-px in turn over 20 seeds: 3 clients, {} iterations each, trace hashed "
+      "not recorded\n# memory: one token-lua simulation, 3 clients, 3 iterations, peak heap with its Lua state\n",
+      standard.workload.iterations);
   std::vector<double> speedups, events_per_s;
   for (int rep = 0; rep < 5; ++rep) {
     std::vector<std::string> algos{"token-lua", "watchdog", "set-nx-px"};

@@ -72,9 +72,10 @@ std::string figure(const Search& s, int seeds) {
 
 int main(int argc, char** argv) {
   const int seeds = argc > 1 ? std::max(1, std::atoi(argv[1])) : 20;
-  fmt::print("# explorer: median over {} base seeds of the wall time and runs to the first violation "
-             "(at most {} runs; a miss counts as slower than any find)\n",
-             seeds, kBudget);
+  fmt::print(
+      "# explorer: median over {} base seeds of the wall time and runs to the first violation "
+      "(at most {} runs; a miss counts as slower than any find)\n",
+      seeds, kBudget);
   std::vector<double> all_ms;
   int missed = 0;
   for (const auto& entry : catalogue()) {
@@ -82,8 +83,8 @@ int main(int argc, char** argv) {
     const Search tuned = time_to_find(entry.model, entry.property, seeds);
     all_ms.push_back(tuned.median_ms);
     missed += tuned.missed;
-    fmt::print("explorer.first_violation.{}: {} [{} {}]\n", entry.id, figure(tuned, seeds),
-               entry.model.base.algorithm, to_string(entry.property));
+    fmt::print("explorer.first_violation.{}: {} [{} {}]\n", entry.id, figure(tuned, seeds), entry.model.base.algorithm,
+               to_string(entry.property));
     if (auto generic = generic_model(entry)) {
       fmt::print("explorer.generic_first_violation.{}: {}\n", entry.id,
                  figure(time_to_find(*generic, entry.property, seeds), seeds));

@@ -87,7 +87,11 @@ Rates bench_model() {
   server.execute(conn, Command{"SET", "lock", "token"}, now);
   const Command get{"GET", "lock"};
   Rates r;
-  r.get = rate([&] { for (int i = 0; i < 1000; ++i) server.execute(conn, get, now); }, 1000, 0.2);
+  r.get = rate(
+      [&] {
+        for (int i = 0; i < 1000; ++i) server.execute(conn, get, now);
+      },
+      1000, 0.2);
   const std::vector<Command> set_nx = set_nx_commands();
   long sent = 0, won = 0;
   size_t next = 0;
@@ -109,8 +113,14 @@ Rates bench_model() {
     sets.push_back(set_token(i));
     deletes.push_back(compare_and_delete(i));
   }
-  r.compare_and_delete = timed_rate([&] { for (const auto& c : sets) server.execute(conn, c, now); },
-                                    [&] { for (const auto& c : deletes) server.execute(conn, c, now); }, kKeys);
+  r.compare_and_delete = timed_rate(
+      [&] {
+        for (const auto& c : sets) server.execute(conn, c, now);
+      },
+      [&] {
+        for (const auto& c : deletes) server.execute(conn, c, now);
+      },
+      kKeys);
   return r;
 }
 
@@ -123,7 +133,8 @@ int receive(SyncClient& client, int n) {
   int status = 0;
   for (int i = 0; i < n; ++i) {
     void* reply = nullptr;
-    if (redisGetReply(client.context(), &reply) != REDIS_OK) throw std::runtime_error("connection to redis-server lost");
+    if (redisGetReply(client.context(), &reply) != REDIS_OK)
+      throw std::runtime_error("connection to redis-server lost");
     status += static_cast<redisReply*>(reply)->type == REDIS_REPLY_STATUS;
     freeReplyObject(reply);
   }

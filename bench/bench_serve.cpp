@@ -57,8 +57,8 @@ struct RedisServerProcess {
     if (pid == 0) {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       std::string p = std::to_string(port);
-      ::execlp("redis-server", "redis-server", "--port", p.c_str(), "--bind", "127.0.0.1", "--save", "",
-               "--appendonly", "no", "--loglevel", "warning", "--logfile", "/dev/null", nullptr);
+      ::execlp("redis-server", "redis-server", "--port", p.c_str(), "--bind", "127.0.0.1", "--save", "", "--appendonly",
+               "no", "--loglevel", "warning", "--logfile", "/dev/null", nullptr);
       ::_exit(127);
     }
     for (int i = 0; i < 500 && !can_connect(port); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));

@@ -3,10 +3,10 @@
 // trips over a simulated link. Prints one figure per
 // line, "name: value unit", each the median of 5 repetitions.
 #include <algorithm>
-#include <ctime>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -116,7 +116,8 @@ double task_sleeps() {
   World w(1, Trace::Mode::HashOnly);
   std::vector<NodeId> nodes;
   for (int n = 0; n < 10; ++n) nodes.push_back(w.add_node("n" + std::to_string(n)));
-  for (int t = 0; t < kTasks; ++t) w.spawn(nodes[t % nodes.size()], sleeper(Proc(w, nodes[t % nodes.size()]), 1000 + t, kLoops));
+  for (int t = 0; t < kTasks; ++t)
+    w.spawn(nodes[t % nodes.size()], sleeper(Proc(w, nodes[t % nodes.size()]), 1000 + t, kLoops));
   auto t0 = Clock::now();
   w.run();
   double dt = seconds_since(t0);
@@ -151,7 +152,8 @@ double round_trips() {
   auto t0 = Clock::now();
   w.run();
   double dt = seconds_since(t0);
-  if (ok != uint64_t{kClients} * kCalls) std::fprintf(stderr, "bench_sim: only %llu of the calls succeeded\n", (unsigned long long)ok);
+  if (ok != uint64_t{kClients} * kCalls)
+    std::fprintf(stderr, "bench_sim: only %llu of the calls succeeded\n", (unsigned long long)ok);
   return static_cast<double>(ok) / dt / 1e6;
 }
 

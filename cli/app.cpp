@@ -2,8 +2,8 @@
 // model's console. Usage errors exit 2 with one line naming the problem.
 #include "locksim/cli/app.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <exception>
 #include <iostream>
@@ -34,8 +34,10 @@ std::string printable(std::string_view message) {
       i = end - 1;
       continue;
     }
-    if ((c < 0x20 && c != '\n') || c == 0x7f) out += fmt::format("\\x{:02x}", c);
-    else out += static_cast<char>(c);
+    if ((c < 0x20 && c != '\n') || c == 0x7f)
+      out += fmt::format("\\x{:02x}", c);
+    else
+      out += static_cast<char>(c);
   }
   return out;
 }
@@ -53,8 +55,10 @@ void add_variant_option(const std::vector<Subcommand>& commands, std::vector<std
   for (const Subcommand& c : commands) {
     const std::string& name = c.app->get_name();
     if (name == "list" || name == "run" || name == "check" || name == "replay")
-      c.app->add_option("--variant", variants, "load a lock variant written in Lua (repeat the flag for more); its "
-                                               "name is then an algorithm id")
+      c.app
+          ->add_option("--variant", variants,
+                       "load a lock variant written in Lua (repeat the flag for more); its "
+                       "name is then an algorithm id")
           ->allow_extra_args(false)
           ->type_size(1);
   }
@@ -84,17 +88,18 @@ int run_parsed(const std::vector<Subcommand>& commands, const std::vector<std::s
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"locksim: Redis distributed-lock algorithms in a deterministic simulator, each documented failure "
-               "found, shrunk and shown as a replayable timeline.",
-               "locksim"};
+  CLI::App app{
+      "locksim: Redis distributed-lock algorithms in a deterministic simulator, each documented failure "
+      "found, shrunk and shown as a replayable timeline.",
+      "locksim"};
   app.set_version_flag("--version", kVersion);
   app.require_subcommand(1);
   app.footer("Start with 'locksim tour'. Exit status: 0 ok, 1 violation found (check), 2 usage error.");
 
   const std::vector<Subcommand> commands = {
-      add_tour_command(app),      add_list_command(app),   add_run_command(app),   add_check_command(app),
-      add_catalogue_command(app), add_replay_command(app), add_redis_command(app), add_merge_command(app),
-      add_serve_command(app),
+      add_tour_command(app),  add_list_command(app),      add_run_command(app),
+      add_check_command(app), add_catalogue_command(app), add_replay_command(app),
+      add_redis_command(app), add_merge_command(app),     add_serve_command(app),
   };
   std::vector<std::string> variants;
   add_variant_option(commands, variants);

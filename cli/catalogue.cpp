@@ -8,9 +8,9 @@
 #include <CLI/CLI.hpp>
 
 #include "locksim/cli/commands.hpp"
-#include "locksim/cli/subcommand.hpp"
 #include "locksim/cli/entries.hpp"
 #include "locksim/cli/progress.hpp"
+#include "locksim/cli/subcommand.hpp"
 #include "locksim/cli/verdicts.hpp"
 #include "locksim/render/chrome_trace.hpp"
 
@@ -65,7 +65,8 @@ std::vector<const props::CatalogueEntry*> select_entries(const std::string& only
     const props::CatalogueEntry* e = props::find_entry(id);
     if (!e) {
       const auto& all = props::catalogue();
-      throw UsageError(fmt::format("--only: no catalogue entry '{}' (entries {}..{})", id, all.front().id, all.back().id));
+      throw UsageError(
+          fmt::format("--only: no catalogue entry '{}' (entries {}..{})", id, all.front().id, all.back().id));
     }
     if (std::find(out.begin(), out.end(), e) != out.end())
       throw UsageError(fmt::format("--only: entry '{}' is named twice", id));
@@ -100,8 +101,10 @@ int cmd_catalogue(const CatalogueOptions& o) {
       const auto& r = results[i].outcome;
       const auto& e = *entries[i];
       out += fmt::format(
-          "  {{\"id\": {}, \"algorithm\": {}, \"property\": {}, \"expected\": {}, \"outcome\": {}, \"as_expected\": {}, "
-          "\"runs\": {}, \"wall_ms\": {:.1f}, \"replay\": {}, \"fix\": {}, \"fix_outcome\": {}, \"fix_as_expected\": {}, "
+          "  {{\"id\": {}, \"algorithm\": {}, \"property\": {}, \"expected\": {}, \"outcome\": {}, \"as_expected\": "
+          "{}, "
+          "\"runs\": {}, \"wall_ms\": {:.1f}, \"replay\": {}, \"fix\": {}, \"fix_outcome\": {}, \"fix_as_expected\": "
+          "{}, "
           "\"fix_runs\": {}, \"fix_bites\": {}, \"fix_held\": {}, \"cause_found\": {}, \"generic\": {}}}{}\n",
           render::json_string(e.id), render::json_string(e.model.base.algorithm),
           render::json_string(props::to_string(e.property)), render::json_string(props::to_string(e.expected)),
@@ -118,7 +121,9 @@ int cmd_catalogue(const CatalogueOptions& o) {
   }
 
   const bool colour = o.output.use_colour();
-  auto paint = [&](const std::string& s, const char* code) { return colour ? fmt::format("\x1b[{}m{}\x1b[0m", code, s) : s; };
+  auto paint = [&](const std::string& s, const char* code) {
+    return colour ? fmt::format("\x1b[{}m{}\x1b[0m", code, s) : s;
+  };
   out += fmt::format("{:<4} {:<15} {:<18} {:<18} {:<3} {:>5} {:>7}\n", "id", "algorithm", "property", "expected", "ok?",
                      "runs", "wall ms");
   size_t passes = 0;
@@ -133,13 +138,13 @@ int cmd_catalogue(const CatalogueOptions& o) {
                        r.runs, results[i].wall_ms);
     out += fmt::format("     {}\n", r.outcome);
     if (!r.fix_outcome.empty())
-      out += fmt::format("     fixed by {}{}: {}\n", e.fix, e.fix_params.empty() ? "" : " with " + e.fix_params, r.fix_outcome);
+      out += fmt::format("     fixed by {}{}: {}\n", e.fix, e.fix_params.empty() ? "" : " with " + e.fix_params,
+                         r.fix_outcome);
     if (r.counterexample) out += fmt::format("     replay: {}\n", replay_command(r.counterexample->shrunk));
     if (r.generic_budget > 0) out += fmt::format("     {}\n", generic_text(e, r));
   }
   out += fmt::format("\n{} of {} entries as documented (a failure counts only with its documented cause){}\n", passes,
-                     results.size(),
-                     all_passed ? "" : " (the others are marked NO)");
+                     results.size(), all_passed ? "" : " (the others are marked NO)");
   std::cout << out;
   return all_passed ? 0 : 1;
 }
@@ -150,11 +155,12 @@ namespace locksim::cli {
 
 Subcommand add_catalogue_command(CLI::App& parent) {
   auto o = std::make_shared<CatalogueOptions>();
-  auto* app =
-      parent.add_subcommand("catalogue", "run every catalogue entry (F01...F23) live and compare with its documented verdict");
-  app->footer("Exit status 0 only when every entry (and its fix) came out as documented. An entry counts as found "
-              "only when the run's classified cause is the one the catalogue documents (e.g. F13: the lease expired "
-              "while the holder was paused); --generic N also says whether plain 'check ALGO' finds it.");
+  auto* app = parent.add_subcommand(
+      "catalogue", "run every catalogue entry (F01...F23) live and compare with its documented verdict");
+  app->footer(
+      "Exit status 0 only when every entry (and its fix) came out as documented. An entry counts as found "
+      "only when the run's classified cause is the one the catalogue documents (e.g. F13: the lease expired "
+      "while the holder was paused); --generic N also says whether plain 'check ALGO' finds it.");
   app->add_flag("--json", o->json,
                 "print a JSON array of objects (id, algorithm, property, expected, outcome, as_expected, runs, "
                 "wall_ms, replay, fix, fix_outcome, fix_as_expected, fix_runs, fix_bites: runs of the survival or fix "

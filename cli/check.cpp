@@ -13,9 +13,9 @@
 #include <CLI/CLI.hpp>
 
 #include "locksim/cli/commands.hpp"
-#include "locksim/cli/subcommand.hpp"
-#include "locksim/cli/progress.hpp"
 #include "locksim/cli/inventory_output.hpp"
+#include "locksim/cli/progress.hpp"
+#include "locksim/cli/subcommand.hpp"
 #include "locksim/cli/verdicts.hpp"
 #include "locksim/props/defaults.hpp"
 #include "locksim/props/explorer.hpp"
@@ -37,8 +37,10 @@ Shard parse_shard(const std::string& s) {
          r2.ptr == s.data() + s.size();
   }
   if (!ok || shard.count == 0 || shard.index >= shard.count)
-    throw UsageError(fmt::format("--shard '{}': expected I/N with 0 <= I < N, e.g. 0/4 (the first of four slices), or "
-                                 "auto (docs/scale-out.md)", s));
+    throw UsageError(
+        fmt::format("--shard '{}': expected I/N with 0 <= I < N, e.g. 0/4 (the first of four slices), or "
+                    "auto (docs/scale-out.md)",
+                    s));
   return shard;
 }
 
@@ -129,7 +131,8 @@ void save_regression(const std::string& path, props::Property p, const props::Sc
 }
 
 // --first: today's stop-at-first exploration, the counterexample drawn.
-int check_first(const CheckOptions& o, const props::FaultModel& model, props::ExploreOptions x, const std::string& header) {
+int check_first(const CheckOptions& o, const props::FaultModel& model, props::ExploreOptions x,
+                const std::string& header) {
   std::cout << header << std::flush;
   const std::string looked_for = x.target ? std::string(props::to_string(*x.target)) : "any property";
   const auto started = std::chrono::steady_clock::now();
@@ -138,7 +141,9 @@ int check_first(const CheckOptions& o, const props::FaultModel& model, props::Ex
   props::ExploreResult r = props::explore_parallel(model, x, o.jobs);
   progress.finish();
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (o.timing) std::cerr << fmt::format("locksim: check took {:.2f}s of wall time on {} job{}\n", secs, o.jobs, o.jobs == 1 ? "" : "s");
+  if (o.timing)
+    std::cerr << fmt::format("locksim: check took {:.2f}s of wall time on {} job{}\n", secs, o.jobs,
+                             o.jobs == 1 ? "" : "s");
   std::string out;
   if (!r.found) {
     out += fmt::format("{} run{}, no violation of {}; {}\n", r.runs, r.runs == 1 ? "" : "s",
@@ -149,8 +154,11 @@ int check_first(const CheckOptions& o, const props::FaultModel& model, props::Ex
   const props::Counterexample& found = *r.found;
   const uint32_t clients = found.shrunk.workload.clients;
   out += fmt::format("found: {} violated in run {}", props::to_string(found.violation.property), found.run);
-  if (o.no_shrink) out += " (not shrunk)\n";
-  else out += fmt::format(", shrunk in {} more runs to {} client{}\n", found.shrink_runs, clients, clients == 1 ? "" : "s");
+  if (o.no_shrink)
+    out += " (not shrunk)\n";
+  else
+    out +=
+        fmt::format(", shrunk in {} more runs to {} client{}\n", found.shrink_runs, clients, clients == 1 ? "" : "s");
   out += "\n" + describe_counterexample(o.algorithm, found, o.output, assumptions_of(o));
   if (!o.save.empty()) {
     save_regression(o.save, found.violation.property, found.shrunk, out);
@@ -177,14 +185,17 @@ int check_inventory(const CheckOptions& o, const props::FaultModel& model, const
   const props::Inventory inv = props::take_inventory(model, io, o.jobs);
   progress.finish();
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (o.timing) std::cerr << fmt::format("locksim: check took {:.2f}s of wall time on {} job{}\n", secs, o.jobs, o.jobs == 1 ? "" : "s");
-  InventoryContext ctx{o.algorithm, x.seed, assumptions, model, o.runs,
-                       o.shard.empty() ? Shard{} : parse_shard(o.shard)};
+  if (o.timing)
+    std::cerr << fmt::format("locksim: check took {:.2f}s of wall time on {} job{}\n", secs, o.jobs,
+                             o.jobs == 1 ? "" : "s");
+  InventoryContext ctx{o.algorithm, x.seed, assumptions,
+                       model,       o.runs, o.shard.empty() ? Shard{} : parse_shard(o.shard)};
   std::string out = o.json ? inventory_json(ctx, inv) : inventory_text(ctx, inv, x.target, o.output);
   if (!o.save.empty()) {
     for (const auto& f : inv.failures) save_regression(o.save, f.property, f.example.shrunk, out);
-    if (!inv.failures.empty() && !o.json) out += fmt::format("saved {} failure{} to {}\n", inv.failures.size(),
-                                                            inv.failures.size() == 1 ? "" : "s", o.save);
+    if (!inv.failures.empty() && !o.json)
+      out +=
+          fmt::format("saved {} failure{} to {}\n", inv.failures.size(), inv.failures.size() == 1 ? "" : "s", o.save);
   }
   std::cout << out;
   // A variant's own Lua error is a usage error of sorts: its file needs fixing.
@@ -201,7 +212,8 @@ int cmd_check(const CheckOptions& o) {
   std::optional<props::Property> target;
   if (!o.property.empty()) {
     target = props::parse_property(o.property);
-    if (!target) throw UsageError(fmt::format("--property: unknown property '{}' (known: {})", o.property, property_list()));
+    if (!target)
+      throw UsageError(fmt::format("--property: unknown property '{}' (known: {})", o.property, property_list()));
   }
   const Shard shard = o.shard.empty() ? Shard{} : parse_shard(o.shard);
   check_output_paths(o.output, o.save);  // now, not after the exploration
@@ -231,11 +243,10 @@ int cmd_check(const CheckOptions& o) {
   }
 
   const std::string looked_for = target ? std::string(props::to_string(*target)) : "any property";
-  std::string header = fmt::format("check {}: seed {}, {} run{}{}, faults {}, looking for {}\n", o.algorithm, o.seed,
-                                   x.runs, x.runs == 1 ? "" : "s",
-                                   o.shard.empty() ? std::string()
-                                                   : fmt::format(" (shard {}/{} of {})", shard.index, shard.count, o.runs),
-                                   o.faults, looked_for);
+  std::string header = fmt::format(
+      "check {}: seed {}, {} run{}{}, faults {}, looking for {}\n", o.algorithm, o.seed, x.runs, x.runs == 1 ? "" : "s",
+      o.shard.empty() ? std::string() : fmt::format(" (shard {}/{} of {})", shard.index, shard.count, o.runs), o.faults,
+      looked_for);
   header += fmt::format("deployment: {}; assuming: {}\n", deployment_text(model.base), assumptions_text(assumptions));
   if (o.first) return check_first(o, model, x, header);
   return check_inventory(o, model, x, assumptions, header);
@@ -267,8 +278,9 @@ Subcommand add_check_command(CLI::App& parent) {
   auto state = std::make_shared<State>();
   CheckOptions& check = state->check;
   auto* app = parent.add_subcommand(
-      "check", "explore one algorithm over many drawn scenarios and list every distinct failure (property + cause), "
-               "each with a shrunk counterexample; exit 1 while any remains");
+      "check",
+      "explore one algorithm over many drawn scenarios and list every distinct failure (property + cause), "
+      "each with a shrunk counterexample; exit 1 while any remains");
   app->footer(
       "Note: check's --faults names fault KINDS the explorer may draw (e.g. --faults crash,pause,slow-work), while "
       "run's --faults takes a fault PLAN (concrete faults at given times). Kinds: crash, restart, pause, slow-work, "
@@ -281,22 +293,26 @@ Subcommand add_check_command(CLI::App& parent) {
       "for the exit status. --assume narrows the faults to what you do not accept as the lock's problem.");
   app->add_option("ALGORITHM", check.algorithm, "an algorithm id (see 'locksim list')")->required();
   auto* runs = app->add_option("--runs", check.runs, "how many scenarios to draw and run (default 1000)")
-      ->check(CLI::Range(1, 100'000'000));
+                   ->check(CLI::Range(1, 100'000'000));
   app->add_option("--seed", check.seed, "the exploration's seed (default 1)")->check(seed_validator());
-  app->add_option("--faults", check.faults, "fault KINDS the explorer may draw, comma-separated, or all/none (default all)")
+  app->add_option("--faults", check.faults,
+                  "fault KINDS the explorer may draw, comma-separated, or all/none (default all)")
       ->check(non_empty_validator("KINDS"));
   app->add_option("--property", check.property,
                   "look for this property only: mutual-exclusion, no-deadlock, owner-only-release, fenced-writes, "
                   "reentrancy, bounded-wait (default any)");
-  app->add_option("--clients", check.clients, "exactly this many clients per run (default 2 to 3)")->check(CLI::Range(1, 26));
+  app->add_option("--clients", check.clients, "exactly this many clients per run (default 2 to 3)")
+      ->check(CLI::Range(1, 26));
   app->add_option("--clients-max", check.clients_max, "at most this many clients per run (default 3)")
       ->check(CLI::Range(1, 26));
   app->add_option("--iterations", check.iterations, "at most this many critical sections per client (default 3)")
       ->check(CLI::Range(1, 1000));
   app->add_option("--masters", check.masters, "independent Redis masters (default: 3 for redlock, 1 for the others)")
       ->check(CLI::Range(1, 9));
-  app->add_flag("--replica", check.replica, "one master with an asynchronous replica, promoted when the master dies (F17)");
-  app->add_option("--jobs", check.jobs, "parallel simulations (the result is the same as with one)")->check(CLI::Range(1, 256));
+  app->add_flag("--replica", check.replica,
+                "one master with an asynchronous replica, promoted when the master dies (F17)");
+  app->add_option("--jobs", check.jobs, "parallel simulations (the result is the same as with one)")
+      ->check(CLI::Range(1, 256));
   app->add_option("--shard", check.shard,
                   "I/N: run only the I-th (from 0) of N interleaved slices of the runs; auto or auto/N: the slice a "
                   "batch engine gives this task (Slurm, Kubernetes Indexed Jobs, GNU parallel; docs/scale-out.md)");
@@ -310,9 +326,12 @@ Subcommand add_check_command(CLI::App& parent) {
   app->add_option("--assume", check.assume,
                   "what you accept as outside the lock's responsibility, comma-separated: durable-redis (a restart "
                   "keeps the data), sane-redis-clock (no jumps), pause<=DURATION, no-failover; narrows the faults");
-  app->add_option("--nested", check.nested, "draw nested acquires up to this depth in half the runs (default: 1 for "
-                  "algorithms whose story includes reentrancy, else 0)")->check(CLI::Range(0, 8));
-  app->add_option("--time", check.time, "spend this much wall time (e.g. 30s) instead of a number of runs; --runs "
+  app->add_option("--nested", check.nested,
+                  "draw nested acquires up to this depth in half the runs (default: 1 for "
+                  "algorithms whose story includes reentrancy, else 0)")
+      ->check(CLI::Range(0, 8));
+  app->add_option("--time", check.time,
+                  "spend this much wall time (e.g. 30s) instead of a number of runs; --runs "
                   "then caps it (the runs made depend on the machine)");
   app->add_flag("--timing", check.timing, "print the wall time to standard error");
   app->add_flag("--list-runs", check.list_runs, "print the run indices this shard would run, and stop")->group("");

@@ -13,32 +13,31 @@
 
 namespace locksim::cli {
 
-
 // `check`: its --faults are fault KINDS the explorer may draw (run's
 // --faults is a fault PLAN, a schedule of concrete faults).
 struct CheckOptions {
   std::string algorithm;
   uint64_t seed = 1;
   uint32_t runs = 1000;
-  std::string faults = "all";      // crash,pause,slow-work,... | all | none
-  std::string property;            // the property looked for ("" : any)
-  uint32_t clients = 0;            // 0: the fault model's 2..3
+  std::string faults = "all";  // crash,pause,slow-work,... | all | none
+  std::string property;        // the property looked for ("" : any)
+  uint32_t clients = 0;        // 0: the fault model's 2..3
   uint32_t clients_max = 0;
-  uint32_t iterations = 0;         // most iterations per client (0: the model's 3)
-  uint32_t masters = 0;            // independent Redis masters (0: the algorithm's own deployment; redlock: 3)
-  bool replica = false;            // one master with an asynchronous replica and failover
+  uint32_t iterations = 0;  // most iterations per client (0: the model's 3)
+  uint32_t masters = 0;     // independent Redis masters (0: the algorithm's own deployment; redlock: 3)
+  bool replica = false;     // one master with an asynchronous replica and failover
   std::map<std::string, std::string> lock_params;
   unsigned jobs = 1;
-  std::string shard;               // "I/N", 0 <= I < N
-  std::string save;                // append the counterexample here, as a regression line
+  std::string shard;  // "I/N", 0 <= I < N
+  std::string save;   // append the counterexample here, as a regression line
   bool no_shrink = false;
-  bool list_runs = false;          // print the run indices of this shard and stop
-  bool timing = false;             // wall time on standard error
-  bool first = false;              // stop at the first violation (no inventory)
-  bool json = false;               // the inventory as one JSON object
-  std::string assume;              // stated assumptions: durable-redis,sane-redis-clock,pause<=D,no-failover
-  uint32_t nested = 0;             // draw nested acquires up to this depth (0: the algorithm's default)
-  std::string time;                // spend this much wall time instead of a run count
+  bool list_runs = false;  // print the run indices of this shard and stop
+  bool timing = false;     // wall time on standard error
+  bool first = false;      // stop at the first violation (no inventory)
+  bool json = false;       // the inventory as one JSON object
+  std::string assume;      // stated assumptions: durable-redis,sane-redis-clock,pause<=D,no-failover
+  uint32_t nested = 0;     // draw nested acquires up to this depth (0: the algorithm's default)
+  std::string time;        // spend this much wall time instead of a run count
   OutputOptions output;
 };
 
@@ -47,27 +46,27 @@ struct CatalogueOptions {
   bool no_fix = false;
   uint64_t seed = 1;
   uint32_t budget = 2000;
-  uint32_t generic = 0;            // runs of plain `check ALGO` per entry (0: not measured)
-  std::string only;                // entry ids, e.g. F07,F10
-  unsigned jobs = 1;               // entries run at once
+  uint32_t generic = 0;  // runs of plain `check ALGO` per entry (0: not measured)
+  std::string only;      // entry ids, e.g. F07,F10
+  unsigned jobs = 1;     // entries run at once
   OutputOptions output;
 };
 
 struct ReplayOptions {
-  std::string scenario;            // a scenario file, or the scenario text itself
-  std::string assume;              // the assumptions the scenario was found under (check's --assume)
-  int line = 0;                    // with a file: the line to replay (0: its first scenario line)
+  std::string scenario;  // a scenario file, or the scenario text itself
+  std::string assume;    // the assumptions the scenario was found under (check's --assume)
+  int line = 0;          // with a file: the line to replay (0: its first scenario line)
   OutputOptions output;
   // --real: run it against real redis-server processes too (cli/replay_real.cpp)
   bool real = false;
-  double time_scale = 2.0;         // every duration stretched this many times
-  std::string redis_server;        // "" : the first on PATH
+  double time_scale = 2.0;   // every duration stretched this many times
+  std::string redis_server;  // "" : the first on PATH
   uint32_t attempts = 3;
 };
 
 struct TourOptions {
   OutputOptions output;
-  std::string only;                // one algorithm id
+  std::string only;  // one algorithm id
 };
 
 // --shard I/N: the I-th of N interleaved slices of the run indices (0-based).
@@ -90,8 +89,8 @@ int cmd_redis(bool fail_on_error = false);
 
 // How much of a timeline to print.
 struct ShowOptions {
-  std::string indent;        // before every line
-  size_t story_lines = 16;   // 0: no story
+  std::string indent;       // before every line
+  size_t story_lines = 16;  // 0: no story
   bool legend = true;
 };
 

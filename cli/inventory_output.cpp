@@ -26,7 +26,8 @@ std::string needs_text(const std::vector<props::FaultKind>& kinds) {
 std::string replay_line(const props::Scenario& s, const props::Assumptions& a) {
   std::string line = replay_command(s);
   const std::vector<std::string> words = props::assumption_words(a);
-  if (!words.empty()) line.insert(std::string("locksim replay ").size(), "--assume " + shell_quote(join(words, ",")) + " ");
+  if (!words.empty())
+    line.insert(std::string("locksim replay ").size(), "--assume " + shell_quote(join(words, ",")) + " ");
   return line;
 }
 
@@ -64,20 +65,21 @@ std::string describe_counterexample(const std::string& algorithm, const props::C
   const props::Property p = found.violation.property;
   std::vector<render::Highlight> highlights = highlights_of(rec.verdict, p);
   const uint32_t clients = found.shrunk.workload.clients;
-  std::string title = fmt::format("{}: {} violated, {} client{}", algorithm, props::to_string(p), clients,
-                                  clients == 1 ? "" : "s");
+  std::string title =
+      fmt::format("{}: {} violated, {} client{}", algorithm, props::to_string(p), clients, clients == 1 ? "" : "s");
   ShownRun shown = show_run(*rec.sim, title, output, &highlights);
   std::string out = shown.text;
-  if (!rec.verdict.find(p))
-    out += "(the recorded re-run did not show the violation: please report this scenario)\n";
+  if (!rec.verdict.find(p)) out += "(the recorded re-run did not show the violation: please report this scenario)\n";
   out += fmt::format("\nproperty:   {}\n", props::to_string(p));
-  out += fmt::format("cause:      {}: {}\n", props::to_string(found.violation.cause), props::describe(found.violation.cause));
+  out += fmt::format("cause:      {}: {}\n", props::to_string(found.violation.cause),
+                     props::describe(found.violation.cause));
   if (!found.violation.fault.empty()) out += fmt::format("fault:      {}\n", found.violation.fault);
   out += fmt::format("why:        {}\n", found.violation.sentence);
   out += fmt::format("scenario:   {}\n", props::to_string(found.shrunk));
   out += fmt::format("trace hash: {:016x}\n", rec.trace_hash);
   out += fmt::format("replay:     {}\n", replay_line(found.shrunk, assumptions));
-  if (!output.trace_json.empty()) out += fmt::format("wrote {} (open it in https://ui.perfetto.dev)\n", output.trace_json);
+  if (!output.trace_json.empty())
+    out += fmt::format("wrote {} (open it in https://ui.perfetto.dev)\n", output.trace_json);
   if (!output.svg.empty()) out += fmt::format("wrote {}\n", output.svg);
   return out;
 }
@@ -87,11 +89,12 @@ std::string inventory_text(const InventoryContext& ctx, const props::Inventory& 
   std::string out;
   if (inv.failures.empty()) {
     const std::string looked = target ? std::string(props::to_string(*target)) : "any property";
-    return fmt::format("{} run{}, no violation of {}; longest wait {}, longest unavailability {}, expiry drift {}, "
-                       "most overtakes {}, {} acquisitions\n",
-                       inv.runs, inv.runs == 1 ? "" : "s", looked, render::human_duration(inv.worst.longest_wait),
-                       render::human_duration(inv.worst.unavailability), render::human_duration(inv.worst.expiry_drift),
-                       inv.worst.max_overtakes, inv.worst.acquisitions);
+    return fmt::format(
+        "{} run{}, no violation of {}; longest wait {}, longest unavailability {}, expiry drift {}, "
+        "most overtakes {}, {} acquisitions\n",
+        inv.runs, inv.runs == 1 ? "" : "s", looked, render::human_duration(inv.worst.longest_wait),
+        render::human_duration(inv.worst.unavailability), render::human_duration(inv.worst.expiry_drift),
+        inv.worst.max_overtakes, inv.worst.acquisitions);
   }
   size_t own = 0;
   for (const auto& f : inv.failures) own += f.inherent ? 0 : 1;
@@ -123,21 +126,22 @@ std::string inventory_json(const InventoryContext& ctx, const props::Inventory& 
   using render::json_string;
   std::vector<std::string> assumed;
   for (const auto& w : props::assumption_words(ctx.assumptions)) assumed.push_back(json_string(w));
-  std::string out = fmt::format("{{\"algorithm\": {}, \"seed\": {}, \"runs\": {}, \"budget\": {}, \"shard\": [{}, {}], "
-                                "\"deployment\": {}, \"assumptions\": [{}], \"failures\": [",
-                                json_string(ctx.algorithm), ctx.seed, inv.runs, ctx.budget, ctx.shard.index,
-                                ctx.shard.count, json_string(deployment_text(ctx.model.base)), join(assumed, ", "));
+  std::string out = fmt::format(
+      "{{\"algorithm\": {}, \"seed\": {}, \"runs\": {}, \"budget\": {}, \"shard\": [{}, {}], "
+      "\"deployment\": {}, \"assumptions\": [{}], \"failures\": [",
+      json_string(ctx.algorithm), ctx.seed, inv.runs, ctx.budget, ctx.shard.index, ctx.shard.count,
+      json_string(deployment_text(ctx.model.base)), join(assumed, ", "));
   for (size_t i = 0; i < inv.failures.size(); ++i) {
     const props::Failure& f = inv.failures[i];
     std::vector<std::string> needs;
     for (props::FaultKind k : f.needs) needs.push_back(json_string(props::to_string(k)));
-    out += fmt::format("{}\n  {{\"property\": {}, \"cause\": {}, \"catalogue\": {}, \"inherent\": {}, \"runs\": {}, "
-                       "\"first_run\": {}, \"needs\": [{}], \"clients\": {}, \"fault\": {}, \"why\": {}, \"replay\": {}}}",
-                       i ? "," : "", json_string(props::to_string(f.property)), json_string(props::to_string(f.cause)),
-                       f.catalogue.empty() ? "null" : json_string(f.catalogue), f.inherent ? "true" : "false", f.runs,
-                       f.first_run, join(needs, ", "), f.example.shrunk.workload.clients,
-                       json_string(f.example.violation.fault), json_string(f.example.violation.sentence),
-                       json_string(replay_line(f.example.shrunk, ctx.assumptions)));
+    out += fmt::format(
+        "{}\n  {{\"property\": {}, \"cause\": {}, \"catalogue\": {}, \"inherent\": {}, \"runs\": {}, "
+        "\"first_run\": {}, \"needs\": [{}], \"clients\": {}, \"fault\": {}, \"why\": {}, \"replay\": {}}}",
+        i ? "," : "", json_string(props::to_string(f.property)), json_string(props::to_string(f.cause)),
+        f.catalogue.empty() ? "null" : json_string(f.catalogue), f.inherent ? "true" : "false", f.runs, f.first_run,
+        join(needs, ", "), f.example.shrunk.workload.clients, json_string(f.example.violation.fault),
+        json_string(f.example.violation.sentence), json_string(replay_line(f.example.shrunk, ctx.assumptions)));
   }
   out += inv.failures.empty() ? "]}\n" : "\n]}\n";
   return out;

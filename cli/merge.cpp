@@ -3,8 +3,8 @@
 // run would have printed: counts added, each failure's example taken from the
 // shard that met it first (the lowest global run index), the algorithm's own
 // failures first, then the inherent ones, each by first run.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -35,7 +35,8 @@ Json read_json(const std::string& path) {
   if (j.is_discarded() || !j.is_object()) throw UsageError(fmt::format("merge: '{}' is not a JSON object", path));
   for (const char* field : {"algorithm", "seed", "runs", "budget", "shard", "deployment", "assumptions", "failures"})
     if (!j.contains(field))
-      throw UsageError(fmt::format("merge: '{}' has no \"{}\": is it the output of 'locksim check --json'?", path, field));
+      throw UsageError(
+          fmt::format("merge: '{}' has no \"{}\": is it the output of 'locksim check --json'?", path, field));
   const Json& shard = j["shard"];
   if (!shard.is_array() || shard.size() != 2 || !shard[0].is_number_unsigned() || !shard[1].is_number_unsigned() ||
       !j["failures"].is_array() || !j["runs"].is_number_unsigned())
@@ -113,7 +114,8 @@ std::string print_value(const Json& v) {
   }
   if (v.is_object()) {
     std::string out;
-    for (const auto& [k, e] : v.items()) out += (out.empty() ? "" : ", ") + render::json_string(k) + ": " + print_value(e);
+    for (const auto& [k, e] : v.items())
+      out += (out.empty() ? "" : ", ") + render::json_string(k) + ": " + print_value(e);
     return "{" + out + "}";
   }
   return v.dump();

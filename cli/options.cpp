@@ -1,7 +1,7 @@
 #include "locksim/cli/options.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <charconv>
 
@@ -114,15 +114,18 @@ void add_scenario_options(CLI::App& app, ScenarioOptions& o, std::vector<std::st
   app.add_option("--clients", o.clients, "how many clients compete for the lock (1-26, default 3)");
   app.add_option("--iterations", o.iterations, "critical sections each client attempts (1-1000, default 3)");
   app.add_option("--faults", o.faults,
-                 "a fault PLAN (concrete faults at given times; check's --faults takes fault kinds), e.g. \"crash A @1s; restart A @3s; pause B @2s for 1.5s; jump redis @4s by +2s; "
+                 "a fault PLAN (concrete faults at given times; check's --faults takes fault kinds), e.g. \"crash A "
+                 "@1s; restart A @3s; pause B @2s for 1.5s; jump redis @4s by +2s; "
                  "cut A redis @3s for 2s\"")
       ->check(non_empty_validator("PLAN"));
-  app.add_option("--slow-work", o.slow_work, "CLIENT:ITERATION:DURATION, e.g. A:0:1500ms: that critical section's length")
+  app.add_option("--slow-work", o.slow_work,
+                 "CLIENT:ITERATION:DURATION, e.g. A:0:1500ms: that critical section's length")
       ->take_all();
   app.add_option("--call-fault", o.call_faults,
                  "CLIENT:N:crash or CLIENT:N:pause:DURATION: strike just before the client's Nth Redis command")
       ->take_all();
-  app.add_option("--clock-offset", o.clock_offsets, "CLIENT:DURATION, e.g. B:+2s: the client's clock runs ahead")->take_all();
+  app.add_option("--clock-offset", o.clock_offsets, "CLIENT:DURATION, e.g. B:+2s: the client's clock runs ahead")
+      ->take_all();
   app.add_option("--drift", o.drifts, "CLIENT:PPM, e.g. B:500: the client's clock rate error")->take_all();
   app.add_option("--work-min", o.work_min, "shortest critical section (default 20ms)");
   app.add_option("--work-max", o.work_max, "longest critical section (default 200ms)");
@@ -131,8 +134,10 @@ void add_scenario_options(CLI::App& app, ScenarioOptions& o, std::vector<std::st
   app.add_option("--start-spread", o.start_spread, "clients start at a drawn instant in [0, this] (default 20ms)");
   app.add_option("--horizon", o.horizon, "stop the run here (default 120s)");
   app.add_option("--nested", o.nested, "re-acquire this many times inside the critical section (reentrancy, 0-10)");
-  app.add_flag("--stop-when-lost", o.stop_when_lost, "cut the critical section short once the lock knows it may be lost");
-  app.add_flag("--no-resource-writes", o.no_resource_writes, "no write to the fenced resource at the end of each section");
+  app.add_flag("--stop-when-lost", o.stop_when_lost,
+               "cut the critical section short once the lock knows it may be lost");
+  app.add_flag("--no-resource-writes", o.no_resource_writes,
+               "no write to the fenced resource at the end of each section");
   app.add_flag("--persistent-redis", o.persistent_redis, "Redis keeps its keys across a restart");
   const auto& table = lock::lock_param_table();
   values.assign(table.size(), std::string());
@@ -144,12 +149,15 @@ void add_scenario_options(CLI::App& app, ScenarioOptions& o, std::vector<std::st
 }
 
 void add_output_options(CLI::App& app, OutputOptions& o, bool files) {
-  app.add_option("--width", o.width, "columns of the terminal timeline (default 80)")->check(CLI::Range(40, 400))->group("Output");
+  app.add_option("--width", o.width, "columns of the terminal timeline (default 80)")
+      ->check(CLI::Range(40, 400))
+      ->group("Output");
   app.add_option("--colour,--color", o.colour, "auto (a terminal, NO_COLOR unset), always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->group("Output");
   if (files) {
-    app.add_option("--trace-json", o.trace_json, "write Chrome Trace Event JSON (open it in ui.perfetto.dev)")->group("Output");
+    app.add_option("--trace-json", o.trace_json, "write Chrome Trace Event JSON (open it in ui.perfetto.dev)")
+        ->group("Output");
     app.add_option("--svg", o.svg, "write an SVG timeline")->group("Output");
     app.add_flag("--trace", o.raw_trace, "also print the simulator's trace, one event per line")->group("Output");
   }
@@ -186,7 +194,8 @@ lock::SimulationConfig make_config(const ScenarioOptions& o) {
   }
   for (const auto& s : o.slow_work) {
     auto parts = split(s, ':');
-    if (parts.size() != 3) throw UsageError(fmt::format("--slow-work '{}': expected CLIENT:ITERATION:DURATION, e.g. A:0:1500ms", s));
+    if (parts.size() != 3)
+      throw UsageError(fmt::format("--slow-work '{}': expected CLIENT:ITERATION:DURATION, e.g. A:0:1500ms", s));
     lock::SlowWork w;
     w.client = parse_client(parts[0], o.clients, "--slow-work");
     w.iteration = parse_count(parts[1], "--slow-work iteration");
@@ -195,7 +204,8 @@ lock::SimulationConfig make_config(const ScenarioOptions& o) {
   }
   for (const auto& s : o.call_faults) {
     auto parts = split(s, ':');
-    if (parts.size() < 3) throw UsageError(fmt::format("--call-fault '{}': expected CLIENT:N:crash or CLIENT:N:pause:DURATION", s));
+    if (parts.size() < 3)
+      throw UsageError(fmt::format("--call-fault '{}': expected CLIENT:N:crash or CLIENT:N:pause:DURATION", s));
     lock::CallFault f;
     f.client = parse_client(parts[0], o.clients, "--call-fault");
     f.call = parse_count(parts[1], "--call-fault command number");
@@ -212,7 +222,8 @@ lock::SimulationConfig make_config(const ScenarioOptions& o) {
   }
   for (const auto& s : o.clock_offsets) {
     auto parts = split(s, ':');
-    if (parts.size() != 2) throw UsageError(fmt::format("--clock-offset '{}': expected CLIENT:DURATION, e.g. B:+2s", s));
+    if (parts.size() != 2)
+      throw UsageError(fmt::format("--clock-offset '{}': expected CLIENT:DURATION, e.g. B:+2s", s));
     uint32_t client = parse_client(parts[0], o.clients, "--clock-offset");
     c.workload.clock_offsets.resize(std::max<size_t>(c.workload.clock_offsets.size(), client + 1));
     c.workload.clock_offsets[client] = parse_duration_arg(parts[1], "--clock-offset");
@@ -267,15 +278,19 @@ std::string run_command(const lock::SimulationConfig& c) {
   for (const auto& x : w.slow_work)
     s += fmt::format(" --slow-work {}:{}:{}", lock::client_name(x.client), x.iteration, sim::format_duration(x.work));
   for (const auto& f : w.call_faults) {
-    if (f.kind == lock::CallFault::Kind::Crash) s += fmt::format(" --call-fault {}:{}:crash", lock::client_name(f.client), f.call);
-    else s += fmt::format(" --call-fault {}:{}:pause:{}", lock::client_name(f.client), f.call, sim::format_duration(f.pause));
+    if (f.kind == lock::CallFault::Kind::Crash)
+      s += fmt::format(" --call-fault {}:{}:crash", lock::client_name(f.client), f.call);
+    else
+      s += fmt::format(" --call-fault {}:{}:pause:{}", lock::client_name(f.client), f.call,
+                       sim::format_duration(f.pause));
   }
   for (size_t i = 0; i < w.clock_offsets.size(); ++i)
     if (w.clock_offsets[i].ns != 0)
-      s += fmt::format(" --clock-offset {}:{}{}", lock::client_name(static_cast<uint32_t>(i)), w.clock_offsets[i].ns > 0 ? "+" : "",
-                       sim::format_duration(w.clock_offsets[i]));
+      s += fmt::format(" --clock-offset {}:{}{}", lock::client_name(static_cast<uint32_t>(i)),
+                       w.clock_offsets[i].ns > 0 ? "+" : "", sim::format_duration(w.clock_offsets[i]));
   for (size_t i = 0; i < w.drifts_ppm.size(); ++i)
-    if (w.drifts_ppm[i] != 0) s += fmt::format(" --drift {}:{}", lock::client_name(static_cast<uint32_t>(i)), w.drifts_ppm[i]);
+    if (w.drifts_ppm[i] != 0)
+      s += fmt::format(" --drift {}:{}", lock::client_name(static_cast<uint32_t>(i)), w.drifts_ppm[i]);
   if (w.work_min != d.workload.work_min) s += " --work-min " + sim::format_duration(w.work_min);
   if (w.work_max != d.workload.work_max) s += " --work-max " + sim::format_duration(w.work_max);
   if (w.think_min != d.workload.think_min) s += " --think-min " + sim::format_duration(w.think_min);

@@ -13,7 +13,7 @@
 namespace CLI {
 class App;
 class Validator;
-}
+}  // namespace CLI
 
 namespace locksim::cli {
 
@@ -36,11 +36,11 @@ struct ScenarioOptions {
   uint64_t seed = 1;
   uint32_t clients = 3;
   uint32_t iterations = 3;
-  std::string faults;                       // a fault plan: "crash A @1s; pause B @2s for 1.5s"
-  std::vector<std::string> slow_work;       // "A:0:1500ms"
-  std::vector<std::string> call_faults;     // "A:2:crash", "A:3:pause:1.5s"
-  std::vector<std::string> clock_offsets;   // "B:+2s"
-  std::vector<std::string> drifts;          // "B:100" (ppm)
+  std::string faults;                      // a fault plan: "crash A @1s; pause B @2s for 1.5s"
+  std::vector<std::string> slow_work;      // "A:0:1500ms"
+  std::vector<std::string> call_faults;    // "A:2:crash", "A:3:pause:1.5s"
+  std::vector<std::string> clock_offsets;  // "B:+2s"
+  std::vector<std::string> drifts;         // "B:100" (ppm)
   std::string work_min, work_max, think_min, think_max, start_spread, horizon;
   uint32_t nested = 0;
   bool stop_when_lost = false;
@@ -54,7 +54,8 @@ void add_scenario_options(CLI::App& app, ScenarioOptions& options, std::vector<s
 // Adds --width, --colour, --trace-json, --svg, --trace.
 void add_output_options(CLI::App& app, OutputOptions& options, bool files = true);
 // After parsing: copies the lock parameters that were given into options.lock_params.
-void collect_lock_params(const CLI::App& app, ScenarioOptions& options, const std::vector<std::string>& lock_param_values);
+void collect_lock_params(const CLI::App& app, ScenarioOptions& options,
+                         const std::vector<std::string>& lock_param_values);
 
 // Throws UsageError naming the problem.
 lock::SimulationConfig make_config(const ScenarioOptions& options);

@@ -8,7 +8,11 @@
 namespace locksim::cli {
 
 Progress::Progress(std::string label, uint64_t total)
-    : label_(std::move(label)), total_(total), enabled_(isatty(2) != 0), start_(std::chrono::steady_clock::now()), last_(start_) {}
+    : label_(std::move(label)),
+      total_(total),
+      enabled_(isatty(2) != 0),
+      start_(std::chrono::steady_clock::now()),
+      last_(start_) {}
 
 Progress::~Progress() { finish(); }
 
@@ -22,8 +26,9 @@ void Progress::update(uint64_t done) {
   if (f > 1) f = 1;
   int filled = static_cast<int>(f * width);
   double secs = std::chrono::duration<double>(now - start_).count();
-  std::string bar = fmt::format("\r{} [{}{}] {:3.0f}%  {}/{}  {:.1f}s ", label_, std::string(static_cast<size_t>(filled), '#'),
-                                std::string(static_cast<size_t>(width - filled), '.'), f * 100, done, total_, secs);
+  std::string bar =
+      fmt::format("\r{} [{}{}] {:3.0f}%  {}/{}  {:.1f}s ", label_, std::string(static_cast<size_t>(filled), '#'),
+                  std::string(static_cast<size_t>(width - filled), '.'), f * 100, done, total_, secs);
   std::fputs(bar.c_str(), stderr);
   std::fflush(stderr);
   drawn_ = true;

@@ -6,8 +6,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <sstream>
 #include <iostream>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 
@@ -110,8 +110,9 @@ int cmd_replay(const ReplayOptions& options) {
   const lock::SimulationConfig& c = l.scenario;
   std::vector<render::Highlight> highlights =
       l.expectation ? highlights_of(rec.verdict, l.expectation->property) : highlights_of(rec.verdict);
-  std::string title = fmt::format("{}: seed {}, {} client{}, {} iteration{}", c.algorithm, c.seed, c.workload.clients,
-                                  c.workload.clients == 1 ? "" : "s", c.workload.iterations, c.workload.iterations == 1 ? "" : "s");
+  std::string title =
+      fmt::format("{}: seed {}, {} client{}, {} iteration{}", c.algorithm, c.seed, c.workload.clients,
+                  c.workload.clients == 1 ? "" : "s", c.workload.iterations, c.workload.iterations == 1 ? "" : "s");
   ShownRun shown = show_run(*rec.sim, title, options.output, &highlights);
   std::string out = shown.text + "\n";
   out += fmt::format("scenario:   {}\n", props::to_string(l.scenario));
@@ -119,7 +120,8 @@ int cmd_replay(const ReplayOptions& options) {
     out += "verdict:    every property held\n";
   } else {
     std::string which;
-    for (const auto& v : rec.verdict.violations) which += (which.empty() ? "" : ", ") + std::string(props::to_string(v.property));
+    for (const auto& v : rec.verdict.violations)
+      which += (which.empty() ? "" : ", ") + std::string(props::to_string(v.property));
     out += fmt::format("verdict:    violated: {}\n", which);
     for (const auto& v : rec.verdict.violations)
       out += fmt::format("cause:      {}: {}\n", props::to_string(v.property), props::to_string(v.cause));

@@ -64,7 +64,8 @@ std::string verdict_line(const props::Verdict& v) {
   if (!first) return "every property held";
   std::string others;
   for (const props::Violation& x : v.violations)
-    if (x.property != first->property) others += (others.empty() ? "" : ", ") + std::string(props::to_string(x.property));
+    if (x.property != first->property)
+      others += (others.empty() ? "" : ", ") + std::string(props::to_string(x.property));
   return fmt::format("{} violated: {}{}", props::to_string(first->property), first->sentence,
                      others.empty() ? "" : " (also violated: " + others + ")");
 }
@@ -96,7 +97,8 @@ std::pair<std::string, bool> compare(const props::Verdict& simulated, const prop
   if (simulated.violations.empty()) {
     if (real.violations.empty())
       return {fmt::format("confirmed: every property held in {} real attempt{} (as simulated)", attempts,
-                          attempts == 1 ? "" : "s"), true};
+                          attempts == 1 ? "" : "s"),
+              true};
     return {fmt::format("differs: {} for real, though the simulation held", verdict_line(real)), false};
   }
   const props::Violation& expected = *headline(simulated);
@@ -141,8 +143,9 @@ int cmd_replay_real(const props::Scenario& scenario, const ReplayOptions& option
     if (!simulated.verdict.violations.empty() && last.verdict.find(headline(simulated.verdict)->property)) break;
     if (simulated.verdict.violations.empty() && violated) break;
   }
-  const std::string title = fmt::format("{} for real (time scale {}, shown in scenario time): seed {}, {} clients",
-                                        scenario.algorithm, options.time_scale, scenario.seed, scenario.workload.clients);
+  const std::string title =
+      fmt::format("{} for real (time scale {}, shown in scenario time): seed {}, {} clients", scenario.algorithm,
+                  options.time_scale, scenario.seed, scenario.workload.clients);
   RunRecord record{last.scene.history, last.scene.trace, scenario.lock.key, 0};
   ShownRun shown = show_run(record, title, options.output, highlights_of(last.verdict));
   auto [comparison, agreed] = compare(simulated.verdict, last.verdict, tried);
@@ -153,7 +156,8 @@ int cmd_replay_real(const props::Scenario& scenario, const ReplayOptions& option
   out += fmt::format("simulated:  {}\n", verdict_line(simulated.verdict));
   out += fmt::format("real:       {}\n", verdict_line(last.verdict));
   out += comparison + "\n";
-  if (!options.output.trace_json.empty()) out += fmt::format("wrote {} (open it in https://ui.perfetto.dev)\n", options.output.trace_json);
+  if (!options.output.trace_json.empty())
+    out += fmt::format("wrote {} (open it in https://ui.perfetto.dev)\n", options.output.trace_json);
   if (!options.output.svg.empty()) out += fmt::format("wrote {}\n", options.output.svg);
   if (options.output.raw_trace) out += "\n" + last.scene.trace.render();
   std::cout << out;

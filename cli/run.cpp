@@ -28,14 +28,16 @@ void check_output_paths(const OutputOptions& output, const std::string& save) {
   namespace fs = std::filesystem;
   std::vector<std::pair<std::string, fs::path>> seen;
   for (const auto& [flag, path] : {std::pair<std::string, std::string>{"--trace-json", output.trace_json},
-                                   {"--svg", output.svg}, {"--save", save}}) {
+                                   {"--svg", output.svg},
+                                   {"--save", save}}) {
     if (path.empty()) continue;
     if (auto problem = sim::output_path_problem(path)) throw UsageError(fmt::format("{}: {}", flag, *problem));
     std::error_code ec;
     const fs::path canonical = fs::weakly_canonical(path, ec);
     for (const auto& [other_flag, other] : seen)
       if (!ec && canonical == other)
-        throw UsageError(fmt::format("{}: '{}' is also given to {}; each output needs its own file", flag, path, other_flag));
+        throw UsageError(
+            fmt::format("{}: '{}' is also given to {}; each output needs its own file", flag, path, other_flag));
     seen.emplace_back(flag, canonical);
   }
 }
@@ -74,8 +76,10 @@ ShownRun show_run(const RunRecord& run, const std::string& title, const OutputOp
       bool in = false;
       for (const auto& s : t.clients[c].spans) {
         bool held = s.state == render::State::Holding || (s.state == render::State::Paused && s.holding);
-        if (held && s.from <= h.to && h.from <= s.to) in = true;
-        else if (!held && in && s.from >= h.to) break;
+        if (held && s.from <= h.to && h.from <= s.to)
+          in = true;
+        else if (!held && in && s.from >= h.to)
+          break;
         if (in && held) last = std::max(last, s.to);
       }
     }
@@ -134,9 +138,10 @@ int cmd_run(const ScenarioOptions& scenario, const OutputOptions& output) {
   }
   sim->run();
   std::string params = lock::to_string(config.lock);
-  std::string title = fmt::format("{}: seed {}, {} client{}, {} iteration{}{}{}", config.algorithm, config.seed,
-                                  config.workload.clients, config.workload.clients == 1 ? "" : "s", config.workload.iterations,
-                                  config.workload.iterations == 1 ? "" : "s", params.empty() ? "" : ", ", params);
+  std::string title =
+      fmt::format("{}: seed {}, {} client{}, {} iteration{}{}{}", config.algorithm, config.seed,
+                  config.workload.clients, config.workload.clients == 1 ? "" : "s", config.workload.iterations,
+                  config.workload.iterations == 1 ? "" : "s", params.empty() ? "" : ", ", params);
   ShownRun shown = show_run(*sim, title, output);
   std::string out = shown.text;
   if (!config.faults.empty()) out += fmt::format("faults: {}\n", sim::to_string(config.faults));
@@ -194,8 +199,8 @@ namespace locksim::cli {
 
 Subcommand add_list_command(CLI::App& parent) {
   auto output = std::make_shared<OutputOptions>();
-  auto* app =
-      parent.add_subcommand("list", "the algorithms in evolution order: the posts that describe them, their parameters");
+  auto* app = parent.add_subcommand(
+      "list", "the algorithms in evolution order: the posts that describe them, their parameters");
   add_output_options(*app, *output, false);
   return {app, [output] { return cmd_list(*output); }};
 }

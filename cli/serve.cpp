@@ -50,8 +50,9 @@ Subcommand add_serve_command(CLI::App& parent) {
       ->check(CLI::Range(-1, 65535));
   app->add_option("--bind", options->bind, "address to listen on (default 127.0.0.1)");
   app->add_option("--unix", options->unix_path, "also listen on this Unix socket path");
-  app->add_option("--time", options->time, "wall: expiry follows the real clock; manual: time stands still until "
-                                          "LOCKSIM.ADVANCE")
+  app->add_option("--time", options->time,
+                  "wall: expiry follows the real clock; manual: time stands still until "
+                  "LOCKSIM.ADVANCE")
       ->check(CLI::IsMember({"wall", "manual"}));
   app->add_option("--requirepass", options->requirepass, "clients must AUTH with this password");
   app->add_option("--maxclients", options->maxclients, "refuse connections beyond this many")

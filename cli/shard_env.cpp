@@ -25,8 +25,8 @@ std::optional<uint32_t> env_number(const char* name) {
 
 Shard checked(uint32_t index, uint32_t count, const char* engine) {
   if (count == 0 || index >= count)
-    throw UsageError(fmt::format("--shard auto: {} gives slice {} of {}; expected 0 <= index < count", engine, index,
-                                 count));
+    throw UsageError(
+        fmt::format("--shard auto: {} gives slice {} of {}; expected 0 <= index < count", engine, index, count));
   return Shard{index, count};
 }
 

@@ -16,9 +16,9 @@
 #include <CLI/CLI.hpp>
 
 #include "locksim/cli/commands.hpp"
-#include "locksim/cli/subcommand.hpp"
 #include "locksim/cli/entries.hpp"
 #include "locksim/cli/progress.hpp"
+#include "locksim/cli/subcommand.hpp"
 #include "locksim/cli/verdicts.hpp"
 #include "locksim/lock/sources.hpp"
 #include "locksim/render/duration.hpp"
@@ -95,7 +95,9 @@ struct Cell {
 };
 using Matrix = std::map<std::string, std::array<Cell, std::size(props::kAllProperties)>>;
 
-void add_holds(Matrix& m, const std::string& algorithm, props::Property p) { m[algorithm][property_index(p)].held = true; }
+void add_holds(Matrix& m, const std::string& algorithm, props::Property p) {
+  m[algorithm][property_index(p)].held = true;
+}
 
 // "watchdog", or "watchdog with explicit-lease=0s" when the fix needs other parameters.
 std::string fix_name(const props::CatalogueEntry& e) {
@@ -155,8 +157,10 @@ std::string show_failure(const props::CatalogueEntry& e, const TimedOutcome& t, 
     out += wrap_field("    " + style.red("UNEXPECTED") + ": ", r.outcome, width);
   }
   if (!e.fix.empty()) {
-    if (r.fix_as_expected) add_holds(matrix, e.fix, e.fix_property.value_or(e.property));
-    else all_expected = false;
+    if (r.fix_as_expected)
+      add_holds(matrix, e.fix, e.fix_property.value_or(e.property));
+    else
+      all_expected = false;
     out += wrap_field("    Fixed by ", style.bold(fix_name(e)) + ": " + fix_result(e, r), width);
   }
   out += "    Replay: " + replay_command(ce.shrunk) + "\n";
@@ -164,8 +168,8 @@ std::string show_failure(const props::CatalogueEntry& e, const TimedOutcome& t, 
 }
 
 // A cost or a survivor: one line.
-std::string show_line(const props::CatalogueEntry& e, const TimedOutcome& t, const Style& style, int width, Matrix& matrix,
-                      bool& all_expected) {
+std::string show_line(const props::CatalogueEntry& e, const TimedOutcome& t, const Style& style, int width,
+                      Matrix& matrix, bool& all_expected) {
   const props::EntryOutcome& r = t.outcome;
   const std::string algorithm = e.model.base.algorithm;
   std::string text;
@@ -185,8 +189,10 @@ std::string show_line(const props::CatalogueEntry& e, const TimedOutcome& t, con
     text += " (UNEXPECTED)";
   }
   if (!e.fix.empty()) {
-    if (r.fix_as_expected) add_holds(matrix, e.fix, e.fix_property.value_or(e.property));
-    else all_expected = false;
+    if (r.fix_as_expected)
+      add_holds(matrix, e.fix, e.fix_property.value_or(e.property));
+    else
+      all_expected = false;
     text += fmt::format("; fixed by {}: {}", fix_name(e), fix_result(e, r));
   }
   return "\n" + wrap_field(style.bold(e.id) + "  ", text, width);
@@ -228,15 +234,19 @@ int cmd_tour(const TourOptions& options) {
   std::string out;
   if (options.only.empty()) {
     out += style.bold("The Redis lock evolution, one failure at a time") + "\n\n";
-    out += wrap_field("", "Each version of the lock fixes a failure of the one before and has failures of its own. "
-                          "For each, the explorer draws random runs with faults (crashes, pauses, slow work, clock "
-                          "skew...) in the deterministic simulator until a property breaks, then shrinks that run to "
-                          "a minimal one, drawn below over true time.", width);
+    out += wrap_field("",
+                      "Each version of the lock fixes a failure of the one before and has failures of its own. "
+                      "For each, the explorer draws random runs with faults (crashes, pauses, slow work, clock "
+                      "skew...) in the deterministic simulator until a property breaks, then shrinks that run to "
+                      "a minimal one, drawn below over true time.",
+                      width);
     out += "\n";
-    out += wrap_field("", "Lanes: # holding the lock, - waiting, ~ paused, x crashed. Letters under a lane are that "
-                          "client's Redis commands (S SET, N SETNX, T GETSET, G GET, D DEL, E EXPIRE, L Lua script, "
-                          "R resource write; capital: it changed the key). The 'lock' lane shows whose key is in "
-                          "Redis (small letter: no expiry); ^^^ marks the violation.", width);
+    out += wrap_field("",
+                      "Lanes: # holding the lock, - waiting, ~ paused, x crashed. Letters under a lane are that "
+                      "client's Redis commands (S SET, N SETNX, T GETSET, G GET, D DEL, E EXPIRE, L Lua script, "
+                      "R resource write; capital: it changed the key). The 'lock' lane shows whose key is in "
+                      "Redis (small letter: no expiry); ^^^ marks the violation.",
+                      width);
   }
   Matrix matrix;
   bool all_expected = true;
@@ -307,9 +317,12 @@ int cmd_tour(const TourOptions& options) {
       std::string text;
       for (const auto& v : cells[p].violated) text += (text.empty() ? "" : ",") + v;
       std::string painted;
-      if (!text.empty()) painted = style.red(text);
-      else if (cells[p].held) text = "ok", painted = style.green(text);
-      else text = "\xc2\xb7", painted = style.dim(text);  // a middle dot: one column
+      if (!text.empty())
+        painted = style.red(text);
+      else if (cells[p].held)
+        text = "ok", painted = style.green(text);
+      else
+        text = "\xc2\xb7", painted = style.dim(text);  // a middle dot: one column
       const size_t visible = text == "\xc2\xb7" ? 1 : text.size();
       row += "  " + painted + std::string(col[p] - visible, ' ');
     }
@@ -317,8 +330,9 @@ int cmd_tour(const TourOptions& options) {
     out += row + "\n";
   }
   out += "\n";
-  std::string legend = "Fxx: the explorer found that catalogue failure on that version. ok: held in every run of a "
-                       "survive or fix check (under that entry's faults). \xc2\xb7: not checked. Columns: ";
+  std::string legend =
+      "Fxx: the explorer found that catalogue failure on that version. ok: held in every run of a "
+      "survive or fix check (under that entry's faults). \xc2\xb7: not checked. Columns: ";
   for (size_t p = 0; p < col.size(); ++p)
     legend += fmt::format("{}{} = {}", p ? ", " : "", kShort[p], props::to_string(props::kAllProperties[p]));
   legend += ".";
@@ -327,11 +341,13 @@ int cmd_tour(const TourOptions& options) {
     std::string missing;
     for (const auto& e : props::catalogue())
       if (e.expected == props::Expectation::NotModelled)
-        missing += wrap_field(fmt::format("  {}  ", e.id), fmt::format("{} ({})", e.title, e.model.base.algorithm), width);
+        missing +=
+            wrap_field(fmt::format("  {}  ", e.id), fmt::format("{} ({})", e.title, e.model.base.algorithm), width);
     if (!missing.empty()) out += "\nNot yet modelled (so never counted as passed):\n" + missing;
   }
   if (!all_expected)
-    out += "\n" + style.red("Some entries did not come out as documented (marked above): run 'locksim catalogue'.") + "\n";
+    out +=
+        "\n" + style.red("Some entries did not come out as documented (marked above): run 'locksim catalogue'.") + "\n";
   out += "\nMore: locksim check ALGORITHM, locksim catalogue, locksim replay SCENARIO\n";
   std::cout << out;
   return all_expected ? 0 : 1;

@@ -54,8 +54,10 @@ Recorded run_recorded(const props::Scenario& scenario) {
 std::string shell_quote(std::string_view text) {
   std::string out = "'";
   for (char c : text) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
   }
   return out + "'";
 }

@@ -49,11 +49,14 @@ class MyLock final : public SpinLock {
 };
 
 int main(int argc, char** argv) {
-  register_algorithm(Algorithm{
-      "my-lock", "token + Lua release + random back-off", "-", "-",
-      {"key", "lease", "retry", "retry-jitter", "wait-limit", "call-timeout"},
-      /*safe_without_faults=*/false,
-      [](const LockParams& p) -> std::unique_ptr<Lock> { return std::make_unique<MyLock>(p); }});
+  register_algorithm(
+      Algorithm{"my-lock",
+                "token + Lua release + random back-off",
+                "-",
+                "-",
+                {"key", "lease", "retry", "retry-jitter", "wait-limit", "call-timeout"},
+                /*safe_without_faults=*/false,
+                [](const LockParams& p) -> std::unique_ptr<Lock> { return std::make_unique<MyLock>(p); }});
   if (argc > 1) return locksim::cli::main(argc, argv);  // check, replay, run, list ... with my-lock known
 
   SimulationConfig config;
@@ -79,8 +82,8 @@ int main(int argc, char** argv) {
       for (uint32_t other = 0; other < entered.size(); ++other)
         if (other != e.client && entered[other] >= 0) {
           ++overlaps;
-          fmt::print("{} entered at {} while {} was inside\n", history.client_name(e.client),
-                     sim::format_instant(e.at), history.client_name(other));
+          fmt::print("{} entered at {} while {} was inside\n", history.client_name(e.client), sim::format_instant(e.at),
+                     history.client_name(other));
         }
       entered[e.client] = e.at.ns;
     }

@@ -39,7 +39,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const locksim::lock::SimulationConfig config = make_config(options);
     (void)run_command(config);
   } catch (const CLI::ParseError&) {
-  } catch (const UsageError&) {
-  }
+  } catch (const UsageError&) {}
   return 0;
 }

@@ -26,7 +26,11 @@ class DelSetnx final : public DelReleaseLock {
     auto current = co_await env.redis(cmd("GET", key()), Purpose::Acquire);
     if (!current.ok() || current.value.type != Reply::Type::Bulk) co_return false;
     int64_t held_until = 0;
-    try { held_until = std::stoll(current.value.str); } catch (...) { co_return false; }
+    try {
+      held_until = std::stoll(current.value.str);
+    } catch (...) {
+      co_return false;
+    }
     if (held_until >= unix_ms(env.local_now())) co_return false;  // not expired yet
     // Expired: remove it and try again. Nothing stops another waiter doing the same.
     co_await env.redis(cmd("DEL", key()), Purpose::Acquire);

@@ -10,16 +10,16 @@
 #include "locksim/lock/history.hpp"
 #include "locksim/lock/scripts.hpp"
 #include "locksim/sim/random.hpp"
-#include "locksim/sim/rpc.hpp"
 #include "locksim/sim/redis/reply.hpp"
 #include "locksim/sim/redis/resp.hpp"
+#include "locksim/sim/rpc.hpp"
 #include "locksim/sim/task.hpp"
 
 namespace locksim::lock {
 
-using sim::Task;
 using redis::Command;
 using redis::Reply;
+using sim::Task;
 // Ok with the server's reply, or TimedOut / ConnectionLost: then nobody knows
 // whether the command ran.
 using RedisResult = sim::CallResult<Reply>;
@@ -67,8 +67,12 @@ inline Command compare_and_delete(const std::string& key, const std::string& tok
 }
 
 // Reply helpers: the algorithms read like their pseudocode.
-inline bool replied_ok(const RedisResult& r) { return r.ok() && r.value.type == Reply::Type::Status && r.value.str == "OK"; }
-inline bool replied_int(const RedisResult& r, int64_t v) { return r.ok() && r.value.type == Reply::Type::Integer && r.value.integer == v; }
+inline bool replied_ok(const RedisResult& r) {
+  return r.ok() && r.value.type == Reply::Type::Status && r.value.str == "OK";
+}
+inline bool replied_int(const RedisResult& r, int64_t v) {
+  return r.ok() && r.value.type == Reply::Type::Integer && r.value.integer == v;
+}
 inline bool replied_nil(const RedisResult& r) { return r.ok() && r.value.is_nil(); }
 
 }  // namespace locksim::lock

@@ -28,8 +28,8 @@ class FairLock final : public Lock {
       }
       if (ticket >= 0) {
         auto r = co_await env.redis(cmd("EVAL", std::string(scripts::kFairAcquire), "4", key(), key() + ":serving",
-                                     key() + ":waiter:", key() + ":tickets", std::to_string(ticket), token_,
-                                     ms(params().lease), ms(heartbeat())),
+                                        key() + ":waiter:", key() + ":tickets", std::to_string(ticket), token_,
+                                        ms(params().lease), ms(heartbeat())),
                                     Purpose::Acquire);
         if (replied_int(r, 1)) co_return true;
         if (replied_int(r, -1)) ticket = -1;  // the queue forgot or passed it: queue again

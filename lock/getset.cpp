@@ -37,7 +37,11 @@ class Getset final : public SpinLock {
     auto current = co_await env.redis(cmd("GET", key()), Purpose::Acquire);
     if (!current.ok() || current.value.type != Reply::Type::Bulk) co_return false;
     int64_t held_until = 0;
-    try { held_until = std::stoll(current.value.str); } catch (...) { co_return false; }
+    try {
+      held_until = std::stoll(current.value.str);
+    } catch (...) {
+      co_return false;
+    }
     if (held_until >= unix_ms(env.local_now())) co_return false;
     // Both posts swap in the expiry computed before the SETNX (not a fresh one).
     auto old = co_await env.redis(cmd("GETSET", key(), std::to_string(expiry)), Purpose::Acquire);

@@ -59,13 +59,9 @@ std::string History::describe(const HistoryEvent& e, std::string_view client_nam
     case Step::AcquireStart:
       if (e.a > 0) s += fmt::format(" (nested {})", e.a);
       break;
-    case Step::Released:
-      s += e.a ? " (own lock)" : " (not released)";
-      break;
+    case Step::Released: s += e.a ? " (own lock)" : " (not released)"; break;
     case Step::WriteAccepted:
-    case Step::WriteRejected:
-      s += fmt::format(" token {} (highest seen {})", e.a, e.b);
-      break;
+    case Step::WriteRejected: s += fmt::format(" token {} (highest seen {})", e.a, e.b); break;
     case Step::KeySet:
     case Step::KeyDeleted:
     case Step::KeyExpireChanged:
@@ -76,11 +72,8 @@ std::string History::describe(const HistoryEvent& e, std::string_view client_nam
       if (e.expire_at_ms >= 0) s += fmt::format(" deadline={}ms", e.expire_at_ms);
       break;
     case Step::Log:
-    case Step::VariantError:
-      s += ": " + e.text;
-      break;
-    default:
-      break;
+    case Step::VariantError: s += ": " + e.text; break;
+    default: break;
   }
   return s;
 }

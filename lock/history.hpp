@@ -21,33 +21,43 @@ enum class Purpose : uint8_t { Acquire, Release, Renew, Resource, Other };
 std::string_view to_string(Purpose);
 
 enum class Step : uint8_t {
-  AcquireStart,     // a = nesting depth (0 outermost)
-  Acquired,         // a = fence token or -1
-  AcquireFailed,    // gave up at its wait limit (or errored)
-  Enter, Leave,     // the critical section, as the client believes it
+  AcquireStart,   // a = nesting depth (0 outermost)
+  Acquired,       // a = fence token or -1
+  AcquireFailed,  // gave up at its wait limit (or errored)
+  Enter,
+  Leave,  // the critical section, as the client believes it
   ReleaseStart,
-  Released,         // a = 1 if the client believes it released its own lock
-  Renewed, RenewFailed,
-  WriteAccepted, WriteRejected,   // at the fenced resource: a = token, b = highest seen before
-  Crashed, Restarted, Paused, Resumed,
-  KeySet, KeyDeleted, KeyExpireChanged, KeyExpired,  // effects on lock keys, at the server
-  ServerCrashed, ServerRestarted,  // a Redis node (client = kNoClient); a = 1 if its keys survive (persistence)
-  ReplicaPromoted,                 // the replica became the master (server = the replica's node)
-  Log,                             // a Lua variant's log(text): text
-  VariantError,                    // a Lua variant failed (a Lua error, a budget): text names file:line
+  Released,  // a = 1 if the client believes it released its own lock
+  Renewed,
+  RenewFailed,
+  WriteAccepted,
+  WriteRejected,  // at the fenced resource: a = token, b = highest seen before
+  Crashed,
+  Restarted,
+  Paused,
+  Resumed,
+  KeySet,
+  KeyDeleted,
+  KeyExpireChanged,
+  KeyExpired,  // effects on lock keys, at the server
+  ServerCrashed,
+  ServerRestarted,  // a Redis node (client = kNoClient); a = 1 if its keys survive (persistence)
+  ReplicaPromoted,  // the replica became the master (server = the replica's node)
+  Log,              // a Lua variant's log(text): text
+  VariantError,     // a Lua variant failed (a Lua error, a budget): text names file:line
 };
 std::string_view to_string(Step);
 
 inline constexpr uint32_t kNoClient = 0xffffffffu;
 
 struct HistoryEvent {
-  Instant at;                 // true time
-  Instant local;              // the acting node's local clock (the server's for key effects)
+  Instant at;                   // true time
+  Instant local;                // the acting node's local clock (the server's for key effects)
   uint32_t client = kNoClient;  // the client acting; for key effects the client whose command it was
   Step step = Step::AcquireStart;
   Purpose purpose = Purpose::Other;
   int64_t a = 0, b = 0;
-  std::string key;            // key effects
+  std::string key;  // key effects
   std::optional<std::string> old_value, new_value;
   int64_t expire_at_ms = -1;  // key effects: the deadline after it, on the server's clock (unix_time.hpp)
   uint32_t server = 0;        // key effects and server events: which Redis node (see Simulation::redis_node_name)

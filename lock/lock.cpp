@@ -4,9 +4,7 @@
 
 namespace locksim::lock {
 
-std::string Lock::new_token(Env& env) {
-  return fmt::format("{}:{:016x}", env.client_name(), env.rng().next());
-}
+std::string Lock::new_token(Env& env) { return fmt::format("{}:{:016x}", env.client_name(), env.rng().next()); }
 
 Task<bool> SpinLock::acquire(Env& env) {
   const Instant deadline = env.local_now() + params().wait_limit;

@@ -80,7 +80,8 @@ Task<void> run_task(LuaThread thread, Env& env) {
 class LuaLock final : public Lock {
  public:
   LuaLock(std::shared_ptr<const LuaVariant> variant, const LockParams& params)
-      : Lock(params), variant_(std::move(variant)),
+      : Lock(params),
+        variant_(std::move(variant)),
         rt_(std::make_shared<LuaRuntime>(variant_->path, variant_->budget, params)) {
     std::string error;
     if (!rt_->ok()) {

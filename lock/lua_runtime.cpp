@@ -25,14 +25,14 @@ struct LuaRuntime::Context {
   bool memory_exceeded = false;
   uint64_t state_instructions = 0;
   uint64_t* call_instructions = nullptr;  // the running call's counter
-  const char* running = "the top level";   // what the running call is, for messages
+  const char* running = "the top level";  // what the running call is, for messages
   bool budget_exceeded = false;
   std::string budget_error;
-  Env* env = nullptr;            // none while the file loads
-  bool synchronous = false;      // fence() / still_held(): no waiting
+  Env* env = nullptr;        // none while the file loads
+  bool synchronous = false;  // fence() / still_held(): no waiting
   bool loading = false;
   LuaRequest pending;
-  std::string scratch;           // C++ text handed to Lua (see the note at the top)
+  std::string scratch;  // C++ text handed to Lua (see the note at the top)
   std::string client_id;
   std::map<std::string, int> defined;  // contract globals set while loading -> line
 };
@@ -226,10 +226,14 @@ void push_params_table(lua_State* L, const LockParams& params) {
     for (const std::string& name : names) {
       lua_pushlstring(L, name.data(), name.size());
       Duration d;
-      if (info.name == "key") lua_pushlstring(L, value.data(), value.size());
-      else if (value == "true" || value == "false") lua_pushboolean(L, value == "true");
-      else if (sim::parse_duration(value, d)) lua_pushnumber(L, static_cast<lua_Number>(d.ns) / 1e6);
-      else lua_pushlstring(L, value.data(), value.size());
+      if (info.name == "key")
+        lua_pushlstring(L, value.data(), value.size());
+      else if (value == "true" || value == "false")
+        lua_pushboolean(L, value == "true");
+      else if (sim::parse_duration(value, d))
+        lua_pushnumber(L, static_cast<lua_Number>(d.ns) / 1e6);
+      else
+        lua_pushlstring(L, value.data(), value.size());
       lua_rawset(L, -3);
     }
   }
@@ -288,9 +292,7 @@ int l_cancel(lua_State* L) {
 int l_random(lua_State* L) {
   Env& env = need_env(L, "math.random", false);
   switch (lua_gettop(L)) {
-    case 0:
-      lua_pushnumber(L, env.rng().unit());
-      return 1;
+    case 0: lua_pushnumber(L, env.rng().unit()); return 1;
     case 1: {
       const lua_Integer u = luaL_checkinteger(L, 1);
       luaL_argcheck(L, 1 <= u, 1, "interval is empty");
@@ -303,8 +305,7 @@ int l_random(lua_State* L) {
       lua_pushinteger(L, l + static_cast<lua_Integer>(env.rng().below(static_cast<uint64_t>(u - l) + 1)));
       return 1;
     }
-    default:
-      return luaL_error(L, "wrong number of arguments");
+    default: return luaL_error(L, "wrong number of arguments");
   }
 }
 
@@ -313,8 +314,8 @@ int l_randomseed(lua_State* L) {
 }
 
 bool is_contract_global(const char* name) {
-  static const char* const kNames[] = {"name", "summary", "reentrant", "params",
-                                       "acquire", "release", "fence", "still_held"};
+  static const char* const kNames[] = {"name",    "summary", "reentrant", "params",
+                                       "acquire", "release", "fence",     "still_held"};
   for (const char* n : kNames)
     if (std::strcmp(n, name) == 0) return true;
   return false;
@@ -467,11 +468,10 @@ LuaRuntime::~LuaRuntime() {
 void LuaRuntime::open_sandbox() {
   lua_State* L = L_;
   lua_gc(L, LUA_GCSTOP, 0);  // nothing to collect while the state is built
-  const std::pair<const char*, lua_CFunction> libs[] = {
-      {"", luaopen_base},
-      {LUA_TABLIBNAME, luaopen_table},
-      {LUA_STRLIBNAME, luaopen_string},
-      {LUA_MATHLIBNAME, luaopen_math}};
+  const std::pair<const char*, lua_CFunction> libs[] = {{"", luaopen_base},
+                                                        {LUA_TABLIBNAME, luaopen_table},
+                                                        {LUA_STRLIBNAME, luaopen_string},
+                                                        {LUA_MATHLIBNAME, luaopen_math}};
   for (const auto& [name, open] : libs) {
     lua_pushcfunction(L, open);
     lua_pushstring(L, name);
@@ -493,8 +493,8 @@ void LuaRuntime::open_sandbox() {
   lua_setfield(L, -2, "randomseed");
   lua_pop(L, 1);
   const std::pair<const char*, lua_CFunction> api[] = {
-      {"sleep", l_sleep}, {"now", l_now},       {"token", l_token}, {"client_id", l_client_id}, {"servers", l_servers},
-      {"log", l_log},     {"param", l_param},   {"spawn", l_spawn}, {"cancel", l_cancel}};
+      {"sleep", l_sleep}, {"now", l_now},     {"token", l_token}, {"client_id", l_client_id}, {"servers", l_servers},
+      {"log", l_log},     {"param", l_param}, {"spawn", l_spawn}, {"cancel", l_cancel}};
   for (const auto& [name, fn] : api) {
     lua_pushcfunction(L, fn);
     lua_setglobal(L, name);
@@ -700,8 +700,11 @@ LuaThread::LuaThread(std::shared_ptr<LuaRuntime> runtime, lua_State* thread, int
 }
 
 LuaThread::LuaThread(LuaThread&& o) noexcept
-    : runtime_(std::move(o.runtime_)), thread_(o.thread_), ref_(std::exchange(o.ref_, LUA_NOREF)),
-      task_(std::exchange(o.task_, false)), reusable_(std::exchange(o.reusable_, false)) {}
+    : runtime_(std::move(o.runtime_)),
+      thread_(o.thread_),
+      ref_(std::exchange(o.ref_, LUA_NOREF)),
+      task_(std::exchange(o.task_, false)),
+      reusable_(std::exchange(o.reusable_, false)) {}
 
 LuaThread::~LuaThread() {
   if (!runtime_) return;

@@ -146,8 +146,7 @@ const Algorithm* register_lua_variant(std::shared_ptr<const LuaVariant> variant,
       *error = existing->failures == "user variant"
                    ? fmt::format("{}: a second variant named '{}' (the first is {})", variant->path, variant->name,
                                  existing->documents)
-                   : fmt::format("{}: '{}' is a built-in algorithm: choose another name", variant->path,
-                                 variant->name);
+                   : fmt::format("{}: '{}' is a built-in algorithm: choose another name", variant->path, variant->name);
     }
     return nullptr;
   }
@@ -156,8 +155,10 @@ const Algorithm* register_lua_variant(std::shared_ptr<const LuaVariant> variant,
   owned.push_back(variant);
   std::vector<std::string_view> params;
   for (const auto& p : lock_param_table()) params.push_back(p.name);
-  Algorithm a{variant->name, variant->summary, variant->path, "user variant", params, false,
-              [variant](const LockParams& p) { return make_lua_lock(variant, p); }};
+  Algorithm a{
+      variant->name, variant->summary, variant->path, "user variant", params, false, [variant](const LockParams& p) {
+        return make_lua_lock(variant, p);
+      }};
   a.reentrant = variant->reentrant;
   a.defaults = variant->defaults;
   register_algorithm(std::move(a));

@@ -19,19 +19,19 @@ namespace locksim::lock {
 
 // Limits that keep a runaway variant a clear error rather than a hang.
 struct LuaBudget {
-  uint64_t instructions_per_call = 2'000'000;  // one entry point or spawned task, start to end
+  uint64_t instructions_per_call = 2'000'000;    // one entry point or spawned task, start to end
   uint64_t instructions_per_state = 50'000'000;  // one client incarnation
-  size_t memory_bytes = 32u << 20;                // one client incarnation's Lua heap
-  uint32_t tasks = 64;                            // spawned tasks alive at once
+  size_t memory_bytes = 32u << 20;               // one client incarnation's Lua heap
+  uint32_t tasks = 64;                           // spawned tasks alive at once
 };
 
 struct LuaVariant {
-  std::string path;        // as named on the command line: messages and the replay line use it
+  std::string path;  // as named on the command line: messages and the replay line use it
   std::string name, summary;
   bool reentrant = false;
-  LockParams defaults;     // LockParams{} with the file's `params` applied
+  LockParams defaults;  // LockParams{} with the file's `params` applied
   bool has_fence = false, has_still_held = false;
-  std::string chunk;       // the compiled file (Lua bytecode)
+  std::string chunk;  // the compiled file (Lua bytecode)
   LuaBudget budget;
 };
 

@@ -10,17 +10,16 @@ namespace {
 // spin at one instant of virtual time forever.
 template <sim::Duration LockParams::*M, bool kPaces = false>
 ParamInfo duration_param(std::string_view name, std::string_view help) {
-  return ParamInfo{
-      name, help, [](const LockParams& p) { return sim::format_duration(p.*M); },
-      [](LockParams& p, std::string_view v) -> std::optional<std::string> {
-        sim::Duration d;
-        std::string error;
-        if (!sim::parse_duration(v, d, &error)) return error;
-        if (d.ns < 0) return std::string("must not be negative");
-        if (kPaces && d < sim::Duration{1'000'000}) return std::string("must be at least 1ms");
-        p.*M = d;
-        return std::nullopt;
-      }};
+  return ParamInfo{name, help, [](const LockParams& p) { return sim::format_duration(p.*M); },
+                   [](LockParams& p, std::string_view v) -> std::optional<std::string> {
+                     sim::Duration d;
+                     std::string error;
+                     if (!sim::parse_duration(v, d, &error)) return error;
+                     if (d.ns < 0) return std::string("must not be negative");
+                     if (kPaces && d < sim::Duration{1'000'000}) return std::string("must be at least 1ms");
+                     p.*M = d;
+                     return std::nullopt;
+                   }};
 }
 
 }  // namespace
@@ -44,9 +43,12 @@ const std::vector<ParamInfo>& lock_param_table() {
       ParamInfo{"release-if-unexpired", "getset: DEL only before one's own expiry (F05's half-fix)",
                 [](const LockParams& p) { return std::string(p.release_if_unexpired ? "true" : "false"); },
                 [](LockParams& p, std::string_view v) -> std::optional<std::string> {
-                  if (v == "true" || v == "1") p.release_if_unexpired = true;
-                  else if (v == "false" || v == "0") p.release_if_unexpired = false;
-                  else return std::string("must be true or false");
+                  if (v == "true" || v == "1")
+                    p.release_if_unexpired = true;
+                  else if (v == "false" || v == "0")
+                    p.release_if_unexpired = false;
+                  else
+                    return std::string("must be true or false");
                   return std::nullopt;
                 }},
   };
@@ -54,7 +56,8 @@ const std::vector<ParamInfo>& lock_param_table() {
 }
 
 const ParamInfo* find_lock_param(std::string_view name) {
-  for (const auto& p : lock_param_table()) if (p.name == name) return &p;
+  for (const auto& p : lock_param_table())
+    if (p.name == name) return &p;
   return nullptr;
 }
 

@@ -65,8 +65,8 @@ void RedisNode::apply_replicated(const redis::KeyEffect& effect, uint32_t client
     case redis::KeyEffect::Kind::Set:
       // Hashes (rendered "{field=value,...}") are not replicated: the replicated
       // locks (F17) are string locks.
-      if (!effect.new_value || (effect.new_value->size() >= 2 && effect.new_value->front() == '{' &&
-                                effect.new_value->back() == '}'))
+      if (!effect.new_value ||
+          (effect.new_value->size() >= 2 && effect.new_value->front() == '{' && effect.new_value->back() == '}'))
         return;
       command = {"SET", effect.key, *effect.new_value};
       if (effect.expire_at_ms >= 0) {
@@ -79,9 +79,8 @@ void RedisNode::apply_replicated(const redis::KeyEffect& effect, uint32_t client
       command = {"DEL", effect.key};
       break;
     case redis::KeyEffect::Kind::ExpireChanged:
-      command = effect.expire_at_ms >= 0
-                    ? redis::Command{"PEXPIREAT", effect.key, std::to_string(effect.expire_at_ms)}
-                    : redis::Command{"PERSIST", effect.key};
+      command = effect.expire_at_ms >= 0 ? redis::Command{"PEXPIREAT", effect.key, std::to_string(effect.expire_at_ms)}
+                                         : redis::Command{"PERSIST", effect.key};
       break;
   }
   RedisRequest on_behalf{command, client, purpose};

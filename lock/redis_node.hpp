@@ -27,8 +27,8 @@ class RedisNode final : public redis::Observer {
 
   // persistent: whether a restart keeps the keys (RDB/AOF); off by default, as the posts assume.
   // index: which Redis node this is in the deployment (recorded with its effects).
-  RedisNode(sim::World& world, std::string name, History* history, bool persistent = false,
-            sim::LocalClock clock = {}, uint32_t index = 0);
+  RedisNode(sim::World& world, std::string name, History* history, bool persistent = false, sim::LocalClock clock = {},
+            uint32_t index = 0);
   RedisNode(const RedisNode&) = delete;
   RedisNode& operator=(const RedisNode&) = delete;
 

@@ -25,16 +25,16 @@ class ReentrantLock final : public SpinLock {
     if (holds_ == 1 && params().explicit_lease.ns == 0) {
       const Duration every = params().renew_interval.ns > 0 ? params().renew_interval : params().lease / 3;
       Command renewal = cmd("EVAL", std::string(scripts::kReentrantRenew), "1", key(), ms(params().lease), owner_);
-      start_renewal(env, every, [renewal] { return renewal; },
-                    [](const RedisResult& r) { return replied_int(r, 1); }, renewal_);
+      start_renewal(
+          env, every, [renewal] { return renewal; }, [](const RedisResult& r) { return replied_int(r, 1); }, renewal_);
     }
     co_return true;
   }
 
   Task<bool> release(Env& env) override {
-    auto r = co_await env.redis(cmd("EVAL", std::string(scripts::kReentrantUnlock), "2", key(), channel(), "0",
-                                 ms(lease()), owner_),
-                                Purpose::Release);
+    auto r = co_await env.redis(
+        cmd("EVAL", std::string(scripts::kReentrantUnlock), "2", key(), channel(), "0", ms(lease()), owner_),
+        Purpose::Release);
     // As Redisson's unlockAsync: the local hold count (and with it the renewal)
     // goes down whatever the reply was — a lost reply or a refusal included.
     if (holds_ > 0) --holds_;

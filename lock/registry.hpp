@@ -1,11 +1,11 @@
 #pragma once
 // The algorithms in evolution order, by the ids of docs/failures.md#algorithms,
 // with what each changes, which posts describe it, and which parameters it reads.
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <deque>
 #include <vector>
 
 #include "locksim/lock/lock.hpp"
@@ -14,9 +14,9 @@ namespace locksim::lock {
 
 struct Algorithm {
   std::string_view id;
-  std::string_view summary;      // one line
-  std::string_view documents;    // source keys of the posts that describe it (lock/sources.hpp)
-  std::string_view failures;     // catalogue entries it shows or fixes
+  std::string_view summary;              // one line
+  std::string_view documents;            // source keys of the posts that describe it (lock/sources.hpp)
+  std::string_view failures;             // catalogue entries it shows or fixes
   std::vector<std::string_view> params;  // names in lock_param_table() it reads
   // Holds mutual exclusion when nothing fails, even if the work outlasts the
   // lease (no expiry at all, or a renewal). The others rely on short work.

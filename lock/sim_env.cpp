@@ -8,13 +8,20 @@ namespace locksim::lock {
 
 SimEnv::SimEnv(sim::Proc proc, RedisNode::Channel& redis, uint32_t client, ClientLife& life, History& history,
                Duration call_timeout, const std::vector<CallFault>& call_faults)
-    : SimEnv(proc, [&redis](uint32_t) -> RedisNode::Channel& { return redis; }, 1, client, life, history,
-             call_timeout, call_faults) {}
+    : SimEnv(
+          proc, [&redis](uint32_t) -> RedisNode::Channel& { return redis; }, 1, client, life, history, call_timeout,
+          call_faults) {}
 
 SimEnv::SimEnv(sim::Proc proc, Route route, uint32_t servers, uint32_t client, ClientLife& life, History& history,
                Duration call_timeout, const std::vector<CallFault>& call_faults)
-    : proc_(proc), route_(std::move(route)), servers_(servers), client_(client), life_(life), history_(history),
-      call_timeout_(call_timeout), call_faults_(call_faults) {}
+    : proc_(proc),
+      route_(std::move(route)),
+      servers_(servers),
+      client_(client),
+      life_(life),
+      history_(history),
+      call_timeout_(call_timeout),
+      call_faults_(call_faults) {}
 
 Task<RedisResult> SimEnv::redis_on(uint32_t server, Command command, Purpose purpose) {
   const uint32_t n = ++life_.calls;

@@ -23,12 +23,11 @@ void validate(const SimulationConfig& config) {
 
 }  // namespace
 
-Simulation::Simulation(const SimulationConfig& config)
-    : config_(config), algorithm_(find_algorithm(config.algorithm)) {
+Simulation::Simulation(const SimulationConfig& config) : config_(config), algorithm_(find_algorithm(config.algorithm)) {
   if (!algorithm_) throw std::invalid_argument(fmt::format("unknown algorithm '{}'", config.algorithm));
   validate(config_);
-  world_ = std::make_unique<sim::World>(config_.seed, config_.record_trace ? sim::Trace::Mode::Record
-                                                                            : sim::Trace::Mode::HashOnly);
+  world_ = std::make_unique<sim::World>(config_.seed,
+                                        config_.record_trace ? sim::Trace::Mode::Record : sim::Trace::Mode::HashOnly);
   world_->network().set_default_latency(config_.latency);
   add_redis_deployment();
   add_resource();
@@ -45,7 +44,8 @@ void Simulation::add_redis_deployment() {
   sim::World& w = *world_;
   const std::vector<std::string> node_names = redis_node_names(config_);
   for (uint32_t i = 0; i < node_names.size(); ++i)
-    redis_nodes_.push_back(&w.make<RedisNode>(w, node_names[i], &history_, config_.persistent_redis, sim::LocalClock{}, i));
+    redis_nodes_.push_back(
+        &w.make<RedisNode>(w, node_names[i], &history_, config_.persistent_redis, sim::LocalClock{}, i));
   for (uint32_t server = 0; server < config_.masters; ++server) serving_.push_back(server);
   if (!config_.replica) return;
   // The master's writes travel to the replica after the replication lag.
@@ -58,21 +58,22 @@ void Simulation::add_redis_deployment() {
 void Simulation::add_resource() {
   sim::World& w = *world_;
   store_ = w.add_node("store");
-  resource_ = &w.make<sim::Service<ResourceWrite, bool>>(w, store_, [this](sim::SessionId, ResourceWrite& write, sim::Instant) {
-    sim::World& world = *world_;
-    HistoryEvent e;
-    e.at = world.now();
-    e.local = world.local_now(store_);
-    e.client = write.client;
-    e.purpose = Purpose::Resource;
-    e.a = write.token;
-    e.b = highest_token_;
-    bool accepted = write.token < 0 || write.token >= highest_token_;
-    e.step = accepted ? Step::WriteAccepted : Step::WriteRejected;
-    if (accepted && write.token > highest_token_) highest_token_ = write.token;
-    history_.add(std::move(e));
-    return accepted;
-  });
+  resource_ =
+      &w.make<sim::Service<ResourceWrite, bool>>(w, store_, [this](sim::SessionId, ResourceWrite& write, sim::Instant) {
+        sim::World& world = *world_;
+        HistoryEvent e;
+        e.at = world.now();
+        e.local = world.local_now(store_);
+        e.client = write.client;
+        e.purpose = Purpose::Resource;
+        e.a = write.token;
+        e.b = highest_token_;
+        bool accepted = write.token < 0 || write.token >= highest_token_;
+        e.step = accepted ? Step::WriteAccepted : Step::WriteRejected;
+        if (accepted && write.token > highest_token_) highest_token_ = write.token;
+        history_.add(std::move(e));
+        return accepted;
+      });
 }
 
 void Simulation::add_clients() {

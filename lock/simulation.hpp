@@ -25,11 +25,11 @@ struct SimulationConfig {
   LockParams lock;
   WorkloadParams workload;
   sim::LatencyDist latency{.base = 500'000_ns,  // one way
-                          .jitter = 1_ms,
-                          .spike_probability = 0.0,
-                          .spike_scale = 20_ms,
-                          .spike_alpha = 1.5,
-                          .spike_cap = 200_ms};
+                           .jitter = 1_ms,
+                           .spike_probability = 0.0,
+                           .spike_scale = 20_ms,
+                           .spike_alpha = 1.5,
+                           .spike_cap = 200_ms};
   sim::FaultPlan faults;  // node names: clients "A", "B", ...; "redis"; "store"
   uint64_t seed = 1;
   sim::Duration horizon = 120_s;  // stop here even if clients are still busy
@@ -91,7 +91,7 @@ class Simulation {
   History history_;
   std::unique_ptr<sim::World> world_;
   std::vector<RedisNode*> redis_nodes_;
-  std::vector<uint32_t> serving_;  // server -> index of the node that serves it
+  std::vector<uint32_t> serving_;                           // server -> index of the node that serves it
   std::vector<std::vector<RedisNode::Channel*>> channels_;  // [node][client]
   struct Replicated {
     redis::KeyEffect effect;

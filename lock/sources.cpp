@@ -27,9 +27,12 @@ std::string source_titles(std::string_view keys) {
     keys = end == std::string_view::npos ? std::string_view{} : keys.substr(end + 1);
     if (word.empty()) continue;
     if (!out.empty()) out += "; ";
-    if (word == "-") out += "beyond the posts";
-    else if (const SourcePost* p = find_source(word)) out += "\"" + std::string(p->english) + "\"";
-    else out += word;
+    if (word == "-")
+      out += "beyond the posts";
+    else if (const SourcePost* p = find_source(word))
+      out += "\"" + std::string(p->english) + "\"";
+    else
+      out += word;
   }
   return out;
 }

@@ -17,8 +17,6 @@ inline int64_t unix_ms(sim::Instant local) {
 }
 
 // The local instant a Unix time in milliseconds stands for.
-inline sim::Instant from_unix_ms(int64_t unix_time_ms) {
-  return sim::Instant{(unix_time_ms - kEpochMs) * 1'000'000};
-}
+inline sim::Instant from_unix_ms(int64_t unix_time_ms) { return sim::Instant{(unix_time_ms - kEpochMs) * 1'000'000}; }
 
 }  // namespace locksim::lock

@@ -18,8 +18,9 @@ Task<bool> WatchdogLock::acquire(Env& env) {
   bool held = co_await TokenLuaLock::acquire(env);
   if (held && renews()) {
     Command renewal = cmd("EVAL", std::string(scripts::kCompareAndPexpire), "1", key(), token(), ms(params().lease));
-    start_renewal(env, renew_interval(), [renewal] { return renewal; },
-                  [](const RedisResult& r) { return replied_int(r, 1); }, renewal_);
+    start_renewal(
+        env, renew_interval(), [renewal] { return renewal; }, [](const RedisResult& r) { return replied_int(r, 1); },
+        renewal_);
   }
   co_return held;
 }

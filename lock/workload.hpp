@@ -17,7 +17,7 @@ using namespace sim::literals;
 struct CallFault {
   enum class Kind : uint8_t { Crash, Pause };
   uint32_t client = 0;
-  uint32_t call = 1;      // the client's Nth Redis command (1-based, over its whole life)
+  uint32_t call = 1;  // the client's Nth Redis command (1-based, over its whole life)
   Kind kind = Kind::Crash;
   sim::Duration pause{};  // Pause: how long
   bool operator==(const CallFault&) const = default;
@@ -35,10 +35,10 @@ struct WorkloadParams {
   uint32_t iterations = 3;
   sim::Duration work_min = 20_ms, work_max = 200_ms;
   sim::Duration think_min = 0_ms, think_max = 100_ms;
-  sim::Duration start_spread = 20_ms;  // each client starts at a drawn instant in [0, spread]
-  uint32_t nested = 0;                 // acquires again this many times inside the critical section
-  bool write_resource = true;          // a write to the fenced resource at the end of each critical section
-  bool stop_when_lost = false;         // cut the critical section short once the lock knows its lease may be gone
+  sim::Duration start_spread = 20_ms;        // each client starts at a drawn instant in [0, spread]
+  uint32_t nested = 0;                       // acquires again this many times inside the critical section
+  bool write_resource = true;                // a write to the fenced resource at the end of each critical section
+  bool stop_when_lost = false;               // cut the critical section short once the lock knows its lease may be gone
   std::vector<sim::Duration> clock_offsets;  // per client (missing: 0)
   std::vector<int64_t> drifts_ppm;           // per client (missing: 0)
   std::vector<SlowWork> slow_work;

@@ -111,88 +111,172 @@ std::vector<CatalogueEntry> build() {
   using P = Property;
   using E = Expectation;
   std::vector<CatalogueEntry> c;
-  c.push_back({.id = "F01", .title = "a crash before DEL leaves the key forever", .sources = "approaches",
-               .property = P::NoDeadlock, .model = model("setnx-del", {FK::ClientCrash, FK::CrashAtCall}, 1, 3),
-               .max_clients = 2, .fix = "set-nx-px"});
-  c.push_back({.id = "F02", .title = "a crash between SETNX and EXPIRE leaves a key without TTL",
-               .sources = "methods-intro approaches layers evolution", .property = P::NoDeadlock,
-               .model = model("setnx-expire", {FK::CrashAtCall}, 1, 3), .max_clients = 2, .fix = "set-nx-px"});
+  c.push_back({.id = "F01",
+               .title = "a crash before DEL leaves the key forever",
+               .sources = "approaches",
+               .property = P::NoDeadlock,
+               .model = model("setnx-del", {FK::ClientCrash, FK::CrashAtCall}, 1, 3),
+               .max_clients = 2,
+               .fix = "set-nx-px"});
+  c.push_back({.id = "F02",
+               .title = "a crash between SETNX and EXPIRE leaves a key without TTL",
+               .sources = "methods-intro approaches layers evolution",
+               .property = P::NoDeadlock,
+               .model = model("setnx-expire", {FK::CrashAtCall}, 1, 3),
+               .max_clients = 2,
+               .fix = "set-nx-px"});
   // getset, the first post's own answer to F03, survives F03's schedules only until its
   // unconditional DEL arrives late (F05); SET NX PX with a token and a
   // compare-and-delete survives both.
-  c.push_back({.id = "F03", .title = "two waiters DEL and SETNX an expired lock: both hold", .sources = "methods-intro",
+  c.push_back({.id = "F03",
+               .title = "two waiters DEL and SETNX an expired lock: both hold",
+               .sources = "methods-intro",
                .model = racing_waiters("del-setnx"),
-               .max_clients = 3, .fix = "token-lua", .fix_also_holds = {P::OwnerOnlyRelease}});
-  c.push_back({.id = "F04", .title = "a client whose clock is ahead takes a live lock with GETSET", .sources = "approaches",
-               .model = model("getset", {FK::ClockSkew}, 2, 3), .max_clients = 2, .fix = "set-nx-px"});
-  c.push_back({.id = "F05", .title = "work outlasts the timestamp; the late DEL removes the next holder's lock",
-               .sources = "methods-intro approaches", .property = P::OwnerOnlyRelease, .model = model("getset", {FK::SlowWork}, 2, 3),
-               .max_clients = 3, .fix = "watchdog"});
-  c.push_back({.id = "F06", .title = "the losing GETSET moves the winner's expiry (benign drift)", .sources = "methods-intro approaches",
-               .expected = E::Metric, .metric = MetricKind::ExpiryDrift, .metric_at_least = sim::milliseconds(1),
-               .model = model("getset", {FK::ClientCrash, FK::DelaySpikes}, 3, 4, true, 4), .survive_runs = 1000});
-  c.push_back({.id = "F07", .title = "work longer than the lease: the key expires and B acquires",
-               .sources = "mysql-redis approaches layers evolution", .model = model("set-nx-px", {FK::SlowWork}, 2, 3), .max_clients = 2,
-               .fix = "watchdog"});
-  c.push_back({.id = "F08", .title = "after F07, A's DEL removes B's lock", .sources = "approaches layers evolution",
-               .property = P::OwnerOnlyRelease, .model = model("set-nx-px", {FK::SlowWork}, 2, 3), .max_clients = 3,
-               .fix = "token-lua"});
-  c.push_back({.id = "F09", .title = "between GET and DEL the lease ends; A's DEL removes B's lock", .sources = "approaches layers",
+               .max_clients = 3,
+               .fix = "token-lua",
+               .fix_also_holds = {P::OwnerOnlyRelease}});
+  c.push_back({.id = "F04",
+               .title = "a client whose clock is ahead takes a live lock with GETSET",
+               .sources = "approaches",
+               .model = model("getset", {FK::ClockSkew}, 2, 3),
+               .max_clients = 2,
+               .fix = "set-nx-px"});
+  c.push_back({.id = "F05",
+               .title = "work outlasts the timestamp; the late DEL removes the next holder's lock",
+               .sources = "methods-intro approaches",
                .property = P::OwnerOnlyRelease,
-               .model = at_calls(model("token-check-del", {FK::PauseAtCall}, 3, 3, true, 6), 10), .max_clients = 2,
-               .fix = "token-lua"});
-  c.push_back({.id = "F10", .title = "the lease ends while A works; B acquires (the release is harmless)",
-               .sources = "approaches layers evolution", .model = model("token-lua", {FK::SlowWork}, 2, 3), .max_clients = 2,
+               .model = model("getset", {FK::SlowWork}, 2, 3),
+               .max_clients = 3,
                .fix = "watchdog"});
-  c.push_back({.id = "F11", .title = "a long lease: a crashed holder blocks everyone for the whole lease",
-               .sources = "evolution", .expected = E::Metric, .metric = MetricKind::Unavailability,
+  c.push_back({.id = "F06",
+               .title = "the losing GETSET moves the winner's expiry (benign drift)",
+               .sources = "methods-intro approaches",
+               .expected = E::Metric,
+               .metric = MetricKind::ExpiryDrift,
+               .metric_at_least = sim::milliseconds(1),
+               .model = model("getset", {FK::ClientCrash, FK::DelaySpikes}, 3, 4, true, 4),
+               .survive_runs = 1000});
+  c.push_back({.id = "F07",
+               .title = "work longer than the lease: the key expires and B acquires",
+               .sources = "mysql-redis approaches layers evolution",
+               .model = model("set-nx-px", {FK::SlowWork}, 2, 3),
+               .max_clients = 2,
+               .fix = "watchdog"});
+  c.push_back({.id = "F08",
+               .title = "after F07, A's DEL removes B's lock",
+               .sources = "approaches layers evolution",
+               .property = P::OwnerOnlyRelease,
+               .model = model("set-nx-px", {FK::SlowWork}, 2, 3),
+               .max_clients = 3,
+               .fix = "token-lua"});
+  c.push_back({.id = "F09",
+               .title = "between GET and DEL the lease ends; A's DEL removes B's lock",
+               .sources = "approaches layers",
+               .property = P::OwnerOnlyRelease,
+               .model = at_calls(model("token-check-del", {FK::PauseAtCall}, 3, 3, true, 6), 10),
+               .max_clients = 2,
+               .fix = "token-lua"});
+  c.push_back({.id = "F10",
+               .title = "the lease ends while A works; B acquires (the release is harmless)",
+               .sources = "approaches layers evolution",
+               .model = model("token-lua", {FK::SlowWork}, 2, 3),
+               .max_clients = 2,
+               .fix = "watchdog"});
+  c.push_back({.id = "F11",
+               .title = "a long lease: a crashed holder blocks everyone for the whole lease",
+               .sources = "evolution",
+               .expected = E::Metric,
+               .metric = MetricKind::Unavailability,
                .metric_at_least = sim::seconds(15),
                .model = within(model("token-lua lease=30s wait-limit=2s", {FK::ClientCrash}, 2, 3, false), 1_s),
-               .fix = "watchdog", .fix_params = "lease=1s", .fix_property = P::NoDeadlock});
+               .fix = "watchdog",
+               .fix_params = "lease=1s",
+               .fix_property = P::NoDeadlock});
   // Without the watchdog (set-nx-px), long work loses the lock (F07).
-  c.push_back({.id = "F12", .title = "the watchdog keeps long work safe, and a crash frees the lock within a lease",
-               .sources = "approaches evolution", .expected = E::Survives, .also_holds = {P::NoDeadlock},
-               .model = model("watchdog", {FK::ClientCrash, FK::SlowWork}, 2, 3), .baseline = "set-nx-px"});
-  c.push_back({.id = "F13", .title = "a stop-the-world pause longer than the lease freezes the renewal too",
-               .sources = "-", .model = within(model("watchdog", {FK::Pause}, 2, 3, true, 4), 800_ms), .max_clients = 2,
+  c.push_back({.id = "F12",
+               .title = "the watchdog keeps long work safe, and a crash frees the lock within a lease",
+               .sources = "approaches evolution",
+               .expected = E::Survives,
+               .also_holds = {P::NoDeadlock},
+               .model = model("watchdog", {FK::ClientCrash, FK::SlowWork}, 2, 3),
+               .baseline = "set-nx-px"});
+  c.push_back({.id = "F13",
+               .title = "a stop-the-world pause longer than the lease freezes the renewal too",
+               .sources = "-",
+               .model = within(model("watchdog", {FK::Pause}, 2, 3, true, 4), 800_ms),
+               .max_clients = 2,
                .fix = "fenced",
                .fix_property = P::FencedWrites});
-  c.push_back({.id = "F14", .title = "a cut longer than the lease starves the renewal; B acquires", .sources = "-",
+  c.push_back({.id = "F14",
+               .title = "a cut longer than the lease starves the renewal; B acquires",
+               .sources = "-",
                .model = more_faults(within(model("watchdog", {FK::Cut, FK::SlowWork}, 2, 3, false), 1_s), 3),
                .max_clients = 2,
                .fix = "fenced",
                .fix_property = P::FencedWrites});
-  c.push_back({.id = "F15", .title = "an explicit lease disables the watchdog: F10 returns", .sources = "approaches",
-               .model = model("watchdog explicit-lease=1s", {FK::SlowWork}, 2, 3), .max_clients = 2,
-               .fix = "watchdog", .fix_params = "explicit-lease=0s"});
-  c.push_back({.id = "F16", .title = "acquiring again from nested code deadlocks on itself", .sources = "approaches evolution",
-               .property = P::Reentrancy, .model = model("token-lua nested=1 lease=30s wait-limit=2s", {}, 1, 2),
-               .max_clients = 1, .fix = "reentrant"});
-  c.push_back({.id = "F17", .title = "the master dies before replicating; the promoted replica lacks the key",
+  c.push_back({.id = "F15",
+               .title = "an explicit lease disables the watchdog: F10 returns",
+               .sources = "approaches",
+               .model = model("watchdog explicit-lease=1s", {FK::SlowWork}, 2, 3),
+               .max_clients = 2,
+               .fix = "watchdog",
+               .fix_params = "explicit-lease=0s"});
+  c.push_back({.id = "F16",
+               .title = "acquiring again from nested code deadlocks on itself",
+               .sources = "approaches evolution",
+               .property = P::Reentrancy,
+               .model = model("token-lua nested=1 lease=30s wait-limit=2s", {}, 1, 2),
+               .max_clients = 1,
+               .fix = "reentrant"});
+  c.push_back({.id = "F17",
+               .title = "the master dies before replicating; the promoted replica lacks the key",
                .sources = "approaches evolution",
                .model = within(model("watchdog replica=1 lag=100ms failover=100ms work=100ms..400ms", {FK::MasterCrash},
                                      2, 2, false, 4),
                                500_ms),
-               .max_clients = 2, .fix = "redlock", .fix_params = "replica=0 masters=3"});
+               .max_clients = 2,
+               .fix = "redlock",
+               .fix_params = "replica=0 masters=3"});
   // F18 needs A to win only a bare majority, which happens when clients race
   // at the start; so they start within 1 ms of each other and the restart
   // strikes early.
   FaultModel redlock = model("redlock masters=3 spread=1ms", {FK::RedisRestart}, 2, 3, true, 1);
   redlock.window = sim::milliseconds(100);
   redlock.max_downtime = sim::milliseconds(50);
-  c.push_back({.id = "F18", .title = "Redlock: a master restarts without persistence and forgets its part of A's majority",
-               .sources = "evolution", .model = redlock, .max_clients = 2, .fix = "redlock", .fix_params = "persistent=1"});
-  c.push_back({.id = "F19", .title = "fencing: the resource rejects the paused client's late write", .sources = "-",
-               .expected = E::ViolatedYetHolds, .also_holds = {P::FencedWrites},
-               .model = more_faults(within(model("fenced", {FK::Pause, FK::SlowWork}, 2, 3, false), 1_s), 3), .max_clients = 2,
+  c.push_back({.id = "F18",
+               .title = "Redlock: a master restarts without persistence and forgets its part of A's majority",
+               .sources = "evolution",
+               .model = redlock,
+               .max_clients = 2,
+               .fix = "redlock",
+               .fix_params = "persistent=1"});
+  c.push_back({.id = "F19",
+               .title = "fencing: the resource rejects the paused client's late write",
+               .sources = "-",
+               .expected = E::ViolatedYetHolds,
+               .also_holds = {P::FencedWrites},
+               .model = more_faults(within(model("fenced", {FK::Pause, FK::SlowWork}, 2, 3, false), 1_s), 3),
+               .max_clients = 2,
                .baseline = "watchdog"});
-  c.push_back({.id = "F20", .title = "fixed-interval retries: newcomers overtake long waiters", .sources = "methods-intro evolution",
-               .property = P::BoundedWait, .model = model("token-lua work=20ms..100ms think=0s..50ms", {}, 5, 6, true, 5),
-               .max_clients = 6, .fix = "fair"});
-  c.push_back({.id = "F21", .title = "WATCH/MULTI/EXEC: never two winners at acquire", .sources = "mysql-redis",
-               .expected = E::Survives, .model = racing_waiters("watch-multi"), .baseline = "del-setnx"});
-  c.push_back({.id = "F22", .title = "a database lock row outlives its crashed owner", .sources = "mysql-redis",
-               .expected = E::NotModelled, .property = P::NoDeadlock, .model = unmodelled("db-lock-table"),
+  c.push_back({.id = "F20",
+               .title = "fixed-interval retries: newcomers overtake long waiters",
+               .sources = "methods-intro evolution",
+               .property = P::BoundedWait,
+               .model = model("token-lua work=20ms..100ms think=0s..50ms", {}, 5, 6, true, 5),
+               .max_clients = 6,
+               .fix = "fair"});
+  c.push_back({.id = "F21",
+               .title = "WATCH/MULTI/EXEC: never two winners at acquire",
+               .sources = "mysql-redis",
+               .expected = E::Survives,
+               .model = racing_waiters("watch-multi"),
+               .baseline = "del-setnx"});
+  c.push_back({.id = "F22",
+               .title = "a database lock row outlives its crashed owner",
+               .sources = "mysql-redis",
+               .expected = E::NotModelled,
+               .property = P::NoDeadlock,
+               .model = unmodelled("db-lock-table"),
                .max_clients = 2});
   // The restart bites when it strikes during a hold and Redis is back before
   // the holder is done: work is long enough, downtime short.
@@ -200,9 +284,13 @@ std::vector<CatalogueEntry> build() {
   restarts.max_downtime = sim::milliseconds(100);
   // A fencing counter kept in the same forgetful Redis does not fix it: the
   // counter starts over with the lock (tests/regressions/findings.txt).
-  c.push_back({.id = "F23", .title = "the only Redis restarts without persistence: the lock is gone",
-               .sources = "approaches evolution", .model = restarts, .max_clients = 2,
-               .fix = "watchdog", .fix_params = "persistent=1"});
+  c.push_back({.id = "F23",
+               .title = "the only Redis restarts without persistence: the lock is gone",
+               .sources = "approaches evolution",
+               .model = restarts,
+               .max_clients = 2,
+               .fix = "watchdog",
+               .fix_params = "persistent=1"});
   return c;
 }
 
@@ -220,7 +308,8 @@ const std::vector<CatalogueEntry>& catalogue() {
 }
 
 const CatalogueEntry* find_entry(std::string_view id) {
-  for (const auto& e : catalogue()) if (e.id == id) return &e;
+  for (const auto& e : catalogue())
+    if (e.id == id) return &e;
   return nullptr;
 }
 
@@ -259,7 +348,8 @@ std::string overlay(std::string_view base_words, std::string_view fix_params) {
 
 FaultModel with_algorithm(const CatalogueEntry& entry, const std::string& algorithm, const std::string& params) {
   FaultModel m = entry.model;
-  std::string words = algorithm + overlay(to_string(entry.model.base).substr(entry.model.base.algorithm.size()), params);
+  std::string words =
+      algorithm + overlay(to_string(entry.model.base).substr(entry.model.base.algorithm.size()), params);
   std::string error;
   auto s = parse_scenario(words, &error);
   if (!s) throw std::logic_error(fmt::format("{} in {}: {}", algorithm, entry.id, error));
@@ -270,7 +360,8 @@ FaultModel with_algorithm(const CatalogueEntry& entry, const std::string& algori
 // Whether a run violates any of `properties` (or, for a metric entry, costs
 // at least the documented amount): the first such property, or nothing.
 std::optional<Property> failed(const Verdict& v, const std::vector<Property>& properties) {
-  for (Property p : properties) if (v.find(p)) return p;
+  for (Property p : properties)
+    if (v.find(p)) return p;
   return std::nullopt;
 }
 
@@ -292,8 +383,8 @@ Survival survive(const FaultModel& model, const std::optional<FaultModel>& pre_f
     ++out.runs;
     if (pre_fix) {
       const Verdict pre = run_scenario(draw(*pre_fix, seed, i)).verdict;
-      const bool metric_cost = entry.expected == Expectation::Metric &&
-                               metric_value(pre.metrics, entry.metric) >= entry.metric_at_least;
+      const bool metric_cost =
+          entry.expected == Expectation::Metric && metric_value(pre.metrics, entry.metric) >= entry.metric_at_least;
       if (metric_cost || failed(pre, properties)) ++out.bites;
     }
     if (auto p = failed(r.verdict, properties)) {
@@ -341,8 +432,10 @@ bool judge_survival(const FaultModel& model, const Survival& s, uint64_t seed, s
   }
   const bool ok = bites_enough(s) && held_enough(s);
   text = survival_tally(s);
-  if (!bites_enough(s)) text += fmt::format(": under {:.0f}%, the check does not bite", 100 * kMinFixBite);
-  else if (!held_enough(s)) text += ": too few runs acquired to count";
+  if (!bites_enough(s))
+    text += fmt::format(": under {:.0f}%, the check does not bite", 100 * kMinFixBite);
+  else if (!held_enough(s))
+    text += ": too few runs acquired to count";
   return ok;
 }
 

@@ -28,18 +28,18 @@ Duration metric_value(const Metrics& m, MetricKind kind);
 
 // Written with designated initialisers: a field left out keeps its default.
 struct CatalogueEntry {
-  std::string id;            // "F07"
-  std::string title;         // what goes wrong, in a few words
-  std::string sources;       // keys of the posts that describe it (lock/sources.hpp); "-": beyond them
+  std::string id;       // "F07"
+  std::string title;    // what goes wrong, in a few words
+  std::string sources;  // keys of the posts that describe it (lock/sources.hpp); "-": beyond them
   Expectation expected = Expectation::Violated;
   Property property = Property::MutualExclusion;
   std::vector<Property> also_holds;
   MetricKind metric = MetricKind::None;
   Duration metric_at_least{};
-  FaultModel model;          // model.base.algorithm is the algorithm on trial
-  uint32_t max_clients = 0;  // the shrunk counterexample needs no more clients than the documented schedule
-  std::string fix;           // the algorithm that fixes it ("" if none)
-  std::string fix_params;    // scenario words applied to the fix's base (e.g. "explicit-lease=0s")
+  FaultModel model;                      // model.base.algorithm is the algorithm on trial
+  uint32_t max_clients = 0;              // the shrunk counterexample needs no more clients than the documented schedule
+  std::string fix;                       // the algorithm that fixes it ("" if none)
+  std::string fix_params;                // scenario words applied to the fix's base (e.g. "explicit-lease=0s")
   std::optional<Property> fix_property;  // checked on the fix (default: property)
   std::vector<Property> fix_also_holds;  // also checked on the fix: a fix must not bring in another failure
   // A survivor's pre-fix version: the algorithm (with these words) whose
@@ -47,7 +47,7 @@ struct CatalogueEntry {
   // make the survival check bite.
   std::string baseline;
   std::string baseline_params;
-  uint32_t survive_runs = 150;           // runs a survivor (or a fix) must pass
+  uint32_t survive_runs = 150;  // runs a survivor (or a fix) must pass
 };
 
 const std::vector<CatalogueEntry>& catalogue();
@@ -61,8 +61,8 @@ inline constexpr double kMinFixBite = 0.1;
 struct EntryOutcome {
   const CatalogueEntry* entry = nullptr;
   bool as_expected = false;
-  std::string outcome;   // one line: what was found
-  uint32_t runs = 0;     // runs to the first violation (or all runs made)
+  std::string outcome;  // one line: what was found
+  uint32_t runs = 0;    // runs to the first violation (or all runs made)
   std::optional<Counterexample> counterexample;
   Metrics metrics;
   std::string fix_outcome;  // "" when the fix (or the survival) was not checked
@@ -82,10 +82,10 @@ struct EntryOutcome {
 
 struct EntryOptions {
   uint64_t seed = 1;
-  uint32_t budget = 2000;   // most runs to look for a violation
+  uint32_t budget = 2000;  // most runs to look for a violation
   bool check_fix = true;
-  double survive_scale = 1.0;  // scales survive_runs (a deeper run sets it above 1)
-  uint32_t generic_budget = 0; // runs of plain `check ALGO` to look for the entry in (0: do not)
+  double survive_scale = 1.0;   // scales survive_runs (a deeper run sets it above 1)
+  uint32_t generic_budget = 0;  // runs of plain `check ALGO` to look for the entry in (0: do not)
 };
 
 EntryOutcome run_entry(const CatalogueEntry& entry, const EntryOptions& options = {});

@@ -31,7 +31,8 @@ std::string_view to_string(Cause c) {
 }
 
 std::optional<Cause> parse_cause(std::string_view text) {
-  for (Cause c : kAllCauses) if (to_string(c) == text) return c;
+  for (Cause c : kAllCauses)
+    if (to_string(c) == text) return c;
   return std::nullopt;
 }
 

@@ -14,36 +14,35 @@ namespace locksim::props {
 
 enum class Cause : uint8_t {
   Unknown,
-  LeasePaused,         // the lease expired while the holder was paused
-  LeaseOutworked,      // ... while the holder worked past it (no renewal)
-  RenewalStopped,      // ... after the holder's renewals stopped reaching Redis
-  RedisClockJump,      // the key expired early: Redis's clock jumped forward
-  RedisClockDrift,     // ... Redis's clock ran fast
-  ClientClockSkew,     // a client's clock (offset, drift or jump) misjudged a lease
-  StaleRelease,        // a stale or delayed release deleted (or changed) another holder's key
-  StaleRenewal,        // a stale renewal changed another holder's key
-  TakeoverRace,        // an acquire deleted or overwrote another holder's fresh key
-  RedisRestartLost,    // Redis restarted without persistence and forgot the key
-  FailoverLost,        // failover promoted a replica that never had the key
-  RedlockForgotVote,   // a restarted Redlock master forgot its vote
-  WatchLost,           // WATCH state lost on reconnect: an EXEC ran unwatched
-  FenceBackwards,      // the fencing counter went backwards
-  DelayedWrite,        // an unfenced write reached the resource after the next holder's
-  AmbiguousReply,      // a command timed out but ran (or did not) unknown to its client
-  CrashNoTtl,          // the holder crashed, leaving a key without a TTL
-  CrashBlocked,        // the holder crashed and its key outlived lease + slack
-  SelfDeadlock,        // a nested acquire waited on the lock its caller holds
-  InnerRelease,        // an inner release freed the lock under the outer hold
-  Overtaken,           // later arrivals kept winning the retry race
+  LeasePaused,        // the lease expired while the holder was paused
+  LeaseOutworked,     // ... while the holder worked past it (no renewal)
+  RenewalStopped,     // ... after the holder's renewals stopped reaching Redis
+  RedisClockJump,     // the key expired early: Redis's clock jumped forward
+  RedisClockDrift,    // ... Redis's clock ran fast
+  ClientClockSkew,    // a client's clock (offset, drift or jump) misjudged a lease
+  StaleRelease,       // a stale or delayed release deleted (or changed) another holder's key
+  StaleRenewal,       // a stale renewal changed another holder's key
+  TakeoverRace,       // an acquire deleted or overwrote another holder's fresh key
+  RedisRestartLost,   // Redis restarted without persistence and forgot the key
+  FailoverLost,       // failover promoted a replica that never had the key
+  RedlockForgotVote,  // a restarted Redlock master forgot its vote
+  WatchLost,          // WATCH state lost on reconnect: an EXEC ran unwatched
+  FenceBackwards,     // the fencing counter went backwards
+  DelayedWrite,       // an unfenced write reached the resource after the next holder's
+  AmbiguousReply,     // a command timed out but ran (or did not) unknown to its client
+  CrashNoTtl,         // the holder crashed, leaving a key without a TTL
+  CrashBlocked,       // the holder crashed and its key outlived lease + slack
+  SelfDeadlock,       // a nested acquire waited on the lock its caller holds
+  InnerRelease,       // an inner release freed the lock under the outer hold
+  Overtaken,          // later arrivals kept winning the retry race
 };
 inline constexpr Cause kAllCauses[] = {
-    Cause::Unknown,          Cause::LeasePaused,       Cause::LeaseOutworked, Cause::RenewalStopped,
-    Cause::RedisClockJump,   Cause::RedisClockDrift,   Cause::ClientClockSkew, Cause::StaleRelease,
-    Cause::StaleRenewal,     Cause::TakeoverRace,      Cause::RedisRestartLost, Cause::FailoverLost,
-    Cause::RedlockForgotVote, Cause::WatchLost,        Cause::FenceBackwards, Cause::DelayedWrite,
-    Cause::AmbiguousReply,
-    Cause::CrashNoTtl,       Cause::CrashBlocked,      Cause::SelfDeadlock,   Cause::InnerRelease,
-    Cause::Overtaken};
+    Cause::Unknown,           Cause::LeasePaused,     Cause::LeaseOutworked,   Cause::RenewalStopped,
+    Cause::RedisClockJump,    Cause::RedisClockDrift, Cause::ClientClockSkew,  Cause::StaleRelease,
+    Cause::StaleRenewal,      Cause::TakeoverRace,    Cause::RedisRestartLost, Cause::FailoverLost,
+    Cause::RedlockForgotVote, Cause::WatchLost,       Cause::FenceBackwards,   Cause::DelayedWrite,
+    Cause::AmbiguousReply,    Cause::CrashNoTtl,      Cause::CrashBlocked,     Cause::SelfDeadlock,
+    Cause::InnerRelease,      Cause::Overtaken};
 // "lease-paused", "redis-clock-jump", ...
 std::string_view to_string(Cause c);
 std::optional<Cause> parse_cause(std::string_view text);

@@ -23,16 +23,17 @@ bool won(const Context& c, const lock::HistoryEvent& effect) {
   // a loser's next success needs another effect on the key first.
   bool after = false;
   for (const auto& e : c.history.events()) {
-    if (&e == &effect) { after = true; continue; }
+    if (&e == &effect) {
+      after = true;
+      continue;
+    }
     if (!after || e.client != effect.client) continue;
     if (c.is_lock_key(e) && e.server == effect.server) return false;
     switch (e.step) {
       case lock::Step::Acquired: return true;
       case lock::Step::AcquireFailed:
-      case lock::Step::Crashed:
-        return false;
-      default:
-        break;
+      case lock::Step::Crashed: return false;
+      default: break;
     }
   }
   return false;
@@ -46,7 +47,11 @@ bool starts_instance(const Context& c, const lock::HistoryEvent& e, const Instan
 std::optional<Violation> variant_error(const Context& c) {
   for (const auto& e : c.history.events()) {
     if (e.step != lock::Step::VariantError) continue;
-    return Violation{Property::VariantError, {e.client}, c.config.lock.key, e.at, e.at,
+    return Violation{Property::VariantError,
+                     {e.client},
+                     c.config.lock.key,
+                     e.at,
+                     e.at,
                      fmt::format("{}'s variant failed at {}: {}", c.name(e.client), sim::format_instant(e.at), e.text)};
   }
   return std::nullopt;

@@ -54,10 +54,14 @@ std::optional<Violation> fenced_writes(const Context& c) {
     if (e.step != Step::WriteAccepted || hold_of[e.client] == kNoHold) continue;
     const size_t hold = hold_of[e.client];
     if (written && hold < newest_written) {
-      return Violation{Property::FencedWrites, {e.client, newest_writer}, c.config.lock.key, hold_since[e.client], e.at,
-                       fmt::format("the store accepted {}'s stale write at {} after {}'s newer write at {}",
-                                   c.name(e.client), sim::format_instant(e.at), c.name(newest_writer),
-                                   sim::format_instant(newest_at))};
+      return Violation{
+          Property::FencedWrites,
+          {e.client, newest_writer},
+          c.config.lock.key,
+          hold_since[e.client],
+          e.at,
+          fmt::format("the store accepted {}'s stale write at {} after {}'s newer write at {}", c.name(e.client),
+                      sim::format_instant(e.at), c.name(newest_writer), sim::format_instant(newest_at))};
     }
     newest_written = hold;
     written = true;
@@ -72,8 +76,13 @@ std::optional<Violation> reentrancy(const Context& c) {
   std::vector<bool> inner_release(c.history.clients().size(), false);
   for (const auto& e : c.history.events()) {
     if (e.step == Step::KeyDeleted && c.is_lock_key(e) && e.client < inner_release.size() && inner_release[e.client]) {
-      return Violation{Property::Reentrancy, {e.client}, c.config.lock.key, e.at, e.at,
-                       fmt::format("{}'s inner release deleted the lock while its outer hold went on", c.name(e.client))};
+      return Violation{
+          Property::Reentrancy,
+          {e.client},
+          c.config.lock.key,
+          e.at,
+          e.at,
+          fmt::format("{}'s inner release deleted the lock while its outer hold went on", c.name(e.client))};
     }
     if (e.client >= nested_start.size()) continue;
     if (e.step == Step::AcquireStart && e.a > 0) nested_start[e.client] = e.at;
@@ -81,9 +90,13 @@ std::optional<Violation> reentrancy(const Context& c) {
     if (e.step == Step::Released) inner_release[e.client] = false;
     if (e.step == Step::AcquireFailed && e.a > 0) {
       Instant from = nested_start[e.client].value_or(e.at);
-      return Violation{Property::Reentrancy, {e.client}, c.config.lock.key, from, e.at,
-                       fmt::format("{} could not take again the lock it holds: it waited {} on itself", c.name(e.client),
-                                   sim::format_span(e.at - from))};
+      return Violation{Property::Reentrancy,
+                       {e.client},
+                       c.config.lock.key,
+                       from,
+                       e.at,
+                       fmt::format("{} could not take again the lock it holds: it waited {} on itself",
+                                   c.name(e.client), sim::format_span(e.at - from))};
     }
   }
   return std::nullopt;

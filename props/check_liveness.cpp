@@ -109,9 +109,13 @@ std::optional<Violation> no_deadlock(const Context& c, Metrics& m) {
     m.unavailability = std::max(m.unavailability, o.freed - o.died);
     if (found) continue;
     if (!o.freed_before_end && !o.expires && c.end.key_exists && c.end.key_pttl_ms == -1) {
-      found = Violation{Property::NoDeadlock, {o.holder}, c.config.lock.key, o.died, c.end.at,
-                        fmt::format("{} died at {} holding {}, whose key has no TTL: it stays forever", c.name(o.holder),
-                                    sim::format_instant(o.died), c.config.lock.key)};
+      found = Violation{Property::NoDeadlock,
+                        {o.holder},
+                        c.config.lock.key,
+                        o.died,
+                        c.end.at,
+                        fmt::format("{} died at {} holding {}, whose key has no TTL: it stays forever",
+                                    c.name(o.holder), sim::format_instant(o.died), c.config.lock.key)};
       continue;
     }
     // A waiter that gave up long after the holder died.
@@ -123,7 +127,11 @@ std::optional<Violation> no_deadlock(const Context& c, Metrics& m) {
       if (e.step == Step::AcquireFailed && e.a == 0 && waiting[e.client] && e.client != o.holder) {
         Instant since = std::max(*waiting[e.client], o.died);
         if (e.at > o.died && e.at <= o.freed && e.at - since > bound) {
-          found = Violation{Property::NoDeadlock, {o.holder, e.client}, c.config.lock.key, o.died, e.at,
+          found = Violation{Property::NoDeadlock,
+                            {o.holder, e.client},
+                            c.config.lock.key,
+                            o.died,
+                            e.at,
                             fmt::format("{} gave up after waiting {} for the lock {} died holding", c.name(e.client),
                                         sim::format_span(e.at - since), c.name(o.holder))};
           break;
@@ -197,7 +205,11 @@ Instant arrival(const Context& c, uint32_t client, Instant from, Instant to) {
 }  // namespace
 
 std::optional<Violation> bounded_wait(const Context& c, Metrics& m) {
-  struct Wait { uint32_t client; Instant from, to; bool acquired; };
+  struct Wait {
+    uint32_t client;
+    Instant from, to;
+    bool acquired;
+  };
   std::vector<Wait> waits;
   std::vector<std::optional<Instant>> open(c.history.clients().size());
   for (const auto& e : c.history.events()) {
@@ -226,9 +238,13 @@ std::optional<Violation> bounded_wait(const Context& c, Metrics& m) {
       if (o.client != w.client && o.acquired && o.from > w.from && o.to < w.to) ++overtakes;
     m.max_overtakes = std::max(m.max_overtakes, overtakes);
     if (!found && overtakes > c.options.max_overtakes) {
-      found = Violation{Property::BoundedWait, {w.client}, c.config.lock.key, w.from, w.to,
-                        fmt::format("{} waited {} while {} clients that came later got the lock first", c.name(w.client),
-                                    sim::format_span(w.to - w.from), overtakes)};
+      found = Violation{Property::BoundedWait,
+                        {w.client},
+                        c.config.lock.key,
+                        w.from,
+                        w.to,
+                        fmt::format("{} waited {} while {} clients that came later got the lock first",
+                                    c.name(w.client), sim::format_span(w.to - w.from), overtakes)};
     }
   }
   return found;

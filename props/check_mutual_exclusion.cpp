@@ -50,9 +50,9 @@ std::optional<Violation> mutual_exclusion(const Context& c) {
       v.from = all[j].from;
       v.to = std::min(all[i].to, all[j].to);
       // Why is for the classifier (classify.cpp), which props::check runs on every violation.
-      v.sentence = fmt::format("{} and {} both held {} from {} to {} ({})", c.name(all[i].client),
-                               c.name(all[j].client), v.key, sim::format_instant(v.from), sim::format_instant(v.to),
-                               sim::format_span(v.to - v.from));
+      v.sentence =
+          fmt::format("{} and {} both held {} from {} to {} ({})", c.name(all[i].client), c.name(all[j].client), v.key,
+                      sim::format_instant(v.from), sim::format_instant(v.to), sim::format_span(v.to - v.from));
       return v;
     }
   }

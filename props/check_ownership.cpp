@@ -35,8 +35,8 @@ std::optional<Violation> owner_only_release(const Context& c) {
       v.from = current.since;
       v.to = e.at;
       const char* what = e.step == Step::KeyDeleted ? "deleted" : "changed";
-      v.sentence = fmt::format("{}'s {} {} the lock {} had acquired at {}", c.name(e.client), to_string(e.purpose), what,
-                               c.name(current.owner), sim::format_instant(current.since));
+      v.sentence = fmt::format("{}'s {} {} the lock {} had acquired at {}", c.name(e.client), to_string(e.purpose),
+                               what, c.name(current.owner), sim::format_instant(current.since));
       return v;
     }
     switch (e.step) {
@@ -44,11 +44,8 @@ std::optional<Violation> owner_only_release(const Context& c) {
         if (starts_instance(c, e, current)) current = {e.client, e.at};
         break;
       case Step::KeyDeleted:
-      case Step::KeyExpired:
-        current = {};
-        break;
-      default:
-        break;
+      case Step::KeyExpired: current = {}; break;
+      default: break;
     }
   }
   return std::nullopt;

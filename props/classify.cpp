@@ -8,8 +8,8 @@
 #include <algorithm>
 
 #include "locksim/lock/redis_node.hpp"
-#include "locksim/props/classify.hpp"
 #include "locksim/props/check.hpp"
+#include "locksim/props/classify.hpp"
 #include "locksim/props/classify_faults.hpp"
 
 namespace locksim::props {
@@ -87,7 +87,10 @@ std::vector<Ending> Classifier::endings(uint32_t holder, Instant since, Instant 
     // A replica's copy only counts once it is promoted (it is followed before, to know what it lacks).
     const bool mine = owner[n].owner == holder && e.at >= since && (!cfg_.replica || (n == 1) == promoted);
     if (e.step == Step::ServerCrashed && e.a == 0) {
-      if (cfg_.replica && n == 0) { master_down = true; continue; }  // failover, or a restart, decides
+      if (cfg_.replica && n == 0) {
+        master_down = true;
+        continue;
+      }  // failover, or a restart, decides
       if (mine) out.push_back({Ending::Kind::ServerLost, n, &e, refresh[n]});
       owner[n] = {};
       continue;
@@ -143,13 +146,14 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
                 fmt::format("{}{} at {}, but {}'s clock said its lease was still valid and it entered", a, what,
                             sim::format_instant(to), a));
   const bool paused_then = faults_.paused_within(holder, to, to + sim::milliseconds(1)).ns > 0;
-  if (paused.ns > 0 && (paused_then || (renewing ? paused * 2 >= to - from
-                                                 : left - faults_.paused_within(holder, from, left) < to)))
+  if (paused.ns > 0 &&
+      (paused_then || (renewing ? paused * 2 >= to - from : left - faults_.paused_within(holder, from, left) < to)))
     return make(Cause::LeasePaused, faults_.pause_of(holder, from, to),
                 fmt::format("{}{} at {} while {} was paused", a, what, sim::format_instant(to), a));
   if (renewing)
-    return make(Cause::RenewalStopped, faults_.renewal_blocker(holder, from, to),
-                fmt::format("{}'s renewals stopped reaching Redis and {}{} at {}", a, a, what, sim::format_instant(to)));
+    return make(
+        Cause::RenewalStopped, faults_.renewal_blocker(holder, from, to),
+        fmt::format("{}'s renewals stopped reaching Redis and {}{} at {}", a, a, what, sim::format_instant(to)));
   if (faults_.clock_misled(holder, from, to))
     return make(Cause::ClientClockSkew, faults_.clock_of(holder, to),
                 fmt::format("{}'s clock ran slow: its work looked short to it, but {}{} at {} while it worked", a, a,
@@ -209,8 +213,8 @@ Explanation Classifier::overwritten(uint32_t holder, const Ending& e) const {
       return make(Cause::ClientClockSkew, clock,
                   fmt::format("{} judged {}'s timestamp expired by a skewed clock and took the lock over at {}", y, a,
                               sim::format_instant(x.at)));
-    return make(Cause::TakeoverRace, "", fmt::format("{} took over {}'s unexpired lock at {}", y, a,
-                                                      sim::format_instant(x.at)));
+    return make(Cause::TakeoverRace, "",
+                fmt::format("{} took over {}'s unexpired lock at {}", y, a, sim::format_instant(x.at)));
   }
   return on_time(holder, set_at, set_at + cfg_.lock.lease, "'s timestamp lapsed");
 }
@@ -223,18 +227,16 @@ Explanation Classifier::ended(uint32_t holder, const Ending& e) const {
     case Ending::Kind::Deleted: {
       const std::string y = name(x.client);
       if (x.purpose == Purpose::Acquire)
-        return make(Cause::TakeoverRace, "", fmt::format("{}'s acquire deleted {}'s fresh lock at {}", y, a,
-                                                         sim::format_instant(x.at)));
+        return make(Cause::TakeoverRace, "",
+                    fmt::format("{}'s acquire deleted {}'s fresh lock at {}", y, a, sim::format_instant(x.at)));
       Explanation inner = lapse(x.client, acquire_start(x.client, x.at), x.at, holder);
       const Cause c = x.purpose == Purpose::Renew ? Cause::StaleRenewal : Cause::StaleRelease;
       return Explanation{c, inner.fault,
                          fmt::format("{}'s stale {} deleted {}'s lock at {}; {}", y, to_string(x.purpose), a,
                                      sim::format_instant(x.at), inner.sentence)};
     }
-    case Ending::Kind::Overwritten:
-      return overwritten(holder, e);
-    case Ending::Kind::Expired:
-      return expired(holder, e);
+    case Ending::Kind::Overwritten: return overwritten(holder, e);
+    case Ending::Kind::Expired: return expired(holder, e);
     case Ending::Kind::ServerLost: {
       const std::string fault = faults_.server_crash(node, x.at);
       if (cfg_.masters > 1)
@@ -245,8 +247,8 @@ Explanation Classifier::ended(uint32_t holder, const Ending& e) const {
     }
     case Ending::Kind::FailedOver:
       return make(Cause::FailoverLost, faults_.server_crash(lock::redis_node_name(cfg_, 0), x.at),
-                  fmt::format("the master died before replicating {}'s lock; the replica promoted at {} never had it", a,
-                              sim::format_instant(x.at)));
+                  fmt::format("the master died before replicating {}'s lock; the replica promoted at {} never had it",
+                              a, sim::format_instant(x.at)));
   }
   return {};
 }
@@ -259,15 +261,19 @@ Explanation Classifier::lapse(uint32_t holder, Instant since, Instant until, uin
   for (const Ending& e : all) {
     for (const auto& x : h_.events()) {
       if (x.at < e.event->at || x.at > until) continue;
-      if (x.client == successor && x.server == e.node && x.step == Step::KeySet && lock_key(x)) { chosen = &e; break; }
+      if (x.client == successor && x.server == e.node && x.step == Step::KeySet && lock_key(x)) {
+        chosen = &e;
+        break;
+      }
     }
     if (chosen) break;
   }
   if (!chosen && !all.empty()) chosen = &all.front();
   if (chosen) return ended(holder, *chosen);
   if (faults_.reply_timed_out(holder, since, until) || faults_.reply_timed_out(successor, since, until))
-    return make(Cause::AmbiguousReply, "",
-                fmt::format("a command of {} or {} timed out and its effect was misjudged", name(holder), name(successor)));
+    return make(
+        Cause::AmbiguousReply, "",
+        fmt::format("a command of {} or {} timed out and its effect was misjudged", name(holder), name(successor)));
   return make(Cause::Unknown, "", fmt::format("{}'s lock was never seen to end", name(holder)));
 }
 
@@ -290,8 +296,9 @@ Explanation Classifier::explain(const Violation& v) {
       const bool renewal = std::any_of(h_.events().begin(), h_.events().end(), [&](const HistoryEvent& e) {
         return e.at == v.to && e.client == second && lock_key(e) && e.purpose == Purpose::Renew;
       });
-      return Explanation{renewal ? Cause::StaleRenewal : Cause::StaleRelease, inner.fault,
-                         fmt::format("{}'s {} was stale: {}", name(second), renewal ? "renewal" : "release", inner.sentence)};
+      return Explanation{
+          renewal ? Cause::StaleRenewal : Cause::StaleRelease, inner.fault,
+          fmt::format("{}'s {} was stale: {}", name(second), renewal ? "renewal" : "release", inner.sentence)};
     }
     case Property::FencedWrites: {
       for (const auto& e : h_.events()) {
@@ -302,7 +309,10 @@ Explanation Classifier::explain(const Violation& v) {
       }
       Instant newer = v.to;
       for (const auto& e : h_.events())
-        if (e.client == second && e.step == Step::Acquired && e.b == 0 && e.at > v.from && e.at <= v.to) { newer = e.at; break; }
+        if (e.client == second && e.step == Step::Acquired && e.b == 0 && e.at > v.from && e.at <= v.to) {
+          newer = e.at;
+          break;
+        }
       Explanation e = lapse(first, acquire_start(first, v.from), newer, second);
       if (e.cause != Cause::Unknown) return e;
       return make(Cause::DelayedWrite, cfg_.latency.spike_probability > 0 ? "delay spikes" : "",
@@ -311,11 +321,12 @@ Explanation Classifier::explain(const Violation& v) {
     }
     case Property::NoDeadlock:
       if (v.clients.size() == 1)
-        return make(Cause::CrashNoTtl, faults_.crash_of(first, v.from),
-                    fmt::format("{} crashed at {} holding a key without a TTL", name(first), sim::format_instant(v.from)));
-      return make(Cause::CrashBlocked, faults_.crash_of(first, v.from),
-                  fmt::format("{} crashed at {} and its key outlived lease + slack", name(first),
-                              sim::format_instant(v.from)));
+        return make(
+            Cause::CrashNoTtl, faults_.crash_of(first, v.from),
+            fmt::format("{} crashed at {} holding a key without a TTL", name(first), sim::format_instant(v.from)));
+      return make(
+          Cause::CrashBlocked, faults_.crash_of(first, v.from),
+          fmt::format("{} crashed at {} and its key outlived lease + slack", name(first), sim::format_instant(v.from)));
     case Property::Reentrancy: {
       // A nested acquire that met someone else's lock, or took a fresh one, came after the outer lease lapsed.
       Instant nested = v.from;
@@ -326,20 +337,23 @@ Explanation Classifier::explain(const Violation& v) {
       // A nested acquire that got in only once the outer lock was gone had waited on itself.
       Instant got = nested;
       for (const auto& e : h_.events())
-        if (e.at >= nested && e.client == first && e.step == Step::Acquired && e.b > 0) { got = e.at; break; }
+        if (e.at >= nested && e.client == first && e.step == Step::Acquired && e.b > 0) {
+          got = e.at;
+          break;
+        }
       if (got > nested && lapse(first, acquire_start(first, nested), got, lock::kNoClient).cause != Cause::Unknown)
         return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
                     fmt::format("{}'s nested acquire waited on the lock {} holds until its lease ran out, then took "
-                                "a fresh one", name(first), name(first)));
+                                "a fresh one",
+                                name(first), name(first)));
       if (v.from == v.to) return make(Cause::InnerRelease, "", "an inner release freed the lock under the outer hold");
       return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
                   fmt::format("{}'s nested acquire waited on the lock {} holds", name(first), name(first)));
     }
-    case Property::VariantError:
-      break;  // the variant's own error: nothing to classify
+    case Property::VariantError: break;  // the variant's own error: nothing to classify
     case Property::BoundedWait:
-      return make(Cause::Overtaken, "", fmt::format("later arrivals kept winning the retry race while {} waited",
-                                                    name(first)));
+      return make(Cause::Overtaken, "",
+                  fmt::format("later arrivals kept winning the retry race while {} waited", name(first)));
   }
   return {};
 }

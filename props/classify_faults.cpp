@@ -114,7 +114,8 @@ std::string FaultFinder::renewal_blocker(uint32_t client, Instant from, Instant 
   const std::string me = name(client);
   for (const auto& f : cfg_.faults.faults) {
     const bool mine = f.node == me || f.peer == me;
-    if (f.kind == sim::FaultKind::Cut && mine && (f.amount.ns == 0 ? f.at <= to : overlap(f.at, f.at + f.amount, from, to).ns > 0))
+    if (f.kind == sim::FaultKind::Cut && mine &&
+        (f.amount.ns == 0 ? f.at <= to : overlap(f.at, f.at + f.amount, from, to).ns > 0))
       return sim::to_string(f);
     if (f.kind == sim::FaultKind::Reset && mine && f.at >= from && f.at <= to) return sim::to_string(f);
   }
@@ -130,15 +131,16 @@ std::string FaultFinder::renewal_blocker(uint32_t client, Instant from, Instant 
 
 std::string FaultFinder::work_fault(uint32_t client, Instant) const {
   for (const auto& s : cfg_.workload.slow_work)
-    if (s.client == client) return fmt::format("slow={}:{}:{}", name(client), s.iteration, sim::format_duration(s.work));
+    if (s.client == client)
+      return fmt::format("slow={}:{}:{}", name(client), s.iteration, sim::format_duration(s.work));
   if (cfg_.latency.spike_probability > 0) return "delay spikes";
   return "";
 }
 
 std::string FaultFinder::redis_jump(const std::string& node, Instant from, Instant to) const {
   for (const auto& f : cfg_.faults.faults)
-    if (f.kind == sim::FaultKind::ClockJump && f.node == node && f.amount.ns > 0 && f.at >= from - sim::milliseconds(1) &&
-        f.at <= to)
+    if (f.kind == sim::FaultKind::ClockJump && f.node == node && f.amount.ns > 0 &&
+        f.at >= from - sim::milliseconds(1) && f.at <= to)
       return sim::to_string(f);
   return "";
 }
@@ -168,7 +170,8 @@ std::string FaultFinder::server_crash(const std::string& node, Instant at) const
   if (!crash) return "";
   std::string text = sim::to_string(*crash);
   for (const auto& f : cfg_.faults.faults)
-    if (f.kind == sim::FaultKind::Restart && f.node == node && f.at >= crash->at) return text + "; " + sim::to_string(f);
+    if (f.kind == sim::FaultKind::Restart && f.node == node && f.at >= crash->at)
+      return text + "; " + sim::to_string(f);
   return text;
 }
 
@@ -185,7 +188,8 @@ std::string FaultFinder::crash_of(uint32_t client, Instant at) const {
     if (f.kind == sim::FaultKind::Crash && f.node == name(client) && f.at <= at && at - f.at < sim::milliseconds(1))
       return sim::to_string(f);
   for (const auto& f : cfg_.workload.call_faults)
-    if (f.client == client && f.kind == lock::CallFault::Kind::Crash) return fmt::format("call={}:{}:crash", name(client), f.call);
+    if (f.client == client && f.kind == lock::CallFault::Kind::Crash)
+      return fmt::format("call={}:{}:crash", name(client), f.call);
   return "";
 }
 

@@ -18,7 +18,8 @@ std::optional<Assumptions> parse_assumptions(std::string_view text, std::string*
   size_t start = 0;
   while (start <= text.size()) {
     const size_t comma = text.find(',', start);
-    const std::string_view word = text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    const std::string_view word =
+        text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     if (word == "durable-redis") {
       a.durable_redis = true;
     } else if (word == "sane-redis-clock") {
@@ -33,8 +34,10 @@ std::optional<Assumptions> parse_assumptions(std::string_view text, std::string*
         return fail(fmt::format("'{}': the longest pause must be 1ms to 1h", word));
       a.max_pause = d;
     } else {
-      return fail(fmt::format("unknown assumption '{}' (known: durable-redis, sane-redis-clock, pause<=DURATION, "
-                              "no-failover, none)", word));
+      return fail(
+          fmt::format("unknown assumption '{}' (known: durable-redis, sane-redis-clock, pause<=DURATION, "
+                      "no-failover, none)",
+                      word));
     }
     if (comma == std::string_view::npos) break;
     start = comma + 1;

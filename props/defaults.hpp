@@ -16,10 +16,10 @@
 namespace locksim::props {
 
 struct Assumptions {
-  bool durable_redis = false;     // a restart keeps the data (appendfsync always)
-  bool sane_redis_clock = false;  // Redis's clock neither jumps nor drifts
+  bool durable_redis = false;         // a restart keeps the data (appendfsync always)
+  bool sane_redis_clock = false;      // Redis's clock neither jumps nor drifts
   std::optional<Duration> max_pause;  // no client pauses longer than this
-  bool no_failover = false;       // no replica is ever promoted
+  bool no_failover = false;           // no replica is ever promoted
   bool operator==(const Assumptions&) const = default;
 };
 // "durable-redis,sane-redis-clock,pause<=500ms,no-failover" (any subset, or "none").

@@ -26,7 +26,7 @@ struct ExploreOptions {
   uint64_t seed = 1;
   uint32_t first_run = 0;  // runs [first_run, first_run + runs) of this seed's sequence
   uint32_t runs = 1000;
-  uint32_t stride = 1;     // with --shard I/N: every Nth run
+  uint32_t stride = 1;  // with --shard I/N: every Nth run
   // The property looked for; any property if none.
   std::optional<Property> target;
   // Only a violation with one of these classified causes counts (any if empty).
@@ -47,9 +47,9 @@ struct Counterexample {
 
 struct ExploreResult {
   std::optional<Counterexample> found;
-  uint32_t runs = 0;       // scenarios run before (and including) the finding
-  Metrics worst;           // the largest of each metric over the runs (empty once something is found,
-                           // so that it does not depend on how runs were split among jobs)
+  uint32_t runs = 0;  // scenarios run before (and including) the finding
+  Metrics worst;      // the largest of each metric over the runs (empty once something is found,
+                      // so that it does not depend on how runs were split among jobs)
   uint32_t violations_of_other_properties = 0;  // when nothing was found
 };
 

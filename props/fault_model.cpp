@@ -27,7 +27,8 @@ std::string_view to_string(FaultKind k) {
 }
 
 std::optional<FaultKind> parse_fault_kind(std::string_view text) {
-  for (FaultKind k : kAllFaultKinds) if (to_string(k) == text) return k;
+  for (FaultKind k : kAllFaultKinds)
+    if (to_string(k) == text) return k;
   return std::nullopt;
 }
 
@@ -38,7 +39,8 @@ std::optional<std::vector<FaultKind>> parse_fault_kinds(std::string_view text, s
   size_t start = 0;
   while (start <= text.size()) {
     size_t comma = text.find(',', start);
-    std::string_view word = text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    std::string_view word =
+        text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     auto k = parse_fault_kind(word);
     if (!k) {
       if (error) {
@@ -104,7 +106,8 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
     auto add_faults = [&](FaultKind kind) {
       switch (kind) {
         case FaultKind::ClientCrash: {
-          const bool restart = std::find(model.kinds.begin(), model.kinds.end(), FaultKind::ClientRestart) != model.kinds.end();
+          const bool restart =
+              std::find(model.kinds.begin(), model.kinds.end(), FaultKind::ClientRestart) != model.kinds.end();
           for (uint32_t i = count(model.max_faults); i > 0; --i) {
             uint32_t c = client();
             sim::Instant at = at_in(model.window);
@@ -114,15 +117,16 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
           }
           break;
         }
-        case FaultKind::ClientRestart:
-          break;  // drawn with the crashes
+        case FaultKind::ClientRestart: break;  // drawn with the crashes
         case FaultKind::Pause:
           for (uint32_t i = count(model.max_faults); i > 0; --i)
-            s.faults.faults.push_back({sim::FaultKind::Pause, name(client()), "", at_in(model.window), ms_in(short_pause_ms, pause_ms)});
+            s.faults.faults.push_back(
+                {sim::FaultKind::Pause, name(client()), "", at_in(model.window), ms_in(short_pause_ms, pause_ms)});
           break;
         case FaultKind::SlowWork:
           for (uint32_t i = count(model.max_faults); i > 0; --i)
-            w.slow_work.push_back({client(), *rc::gen::inRange<uint32_t>(0, w.iterations), ms_in(lease_ms / 2, 3 * lease_ms)});
+            w.slow_work.push_back(
+                {client(), *rc::gen::inRange<uint32_t>(0, w.iterations), ms_in(lease_ms / 2, 3 * lease_ms)});
           break;
         case FaultKind::DelaySpikes:
           s.latency.spike_probability = *rc::gen::inRange<int>(1, 31) / 100.0;
@@ -132,7 +136,8 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
           break;
         case FaultKind::Cut:
           for (uint32_t i = count(model.max_faults); i > 0; --i)
-            s.faults.faults.push_back({sim::FaultKind::Cut, name(client()), master(), at_in(model.window), ms_in(10, 3 * lease_ms)});
+            s.faults.faults.push_back(
+                {sim::FaultKind::Cut, name(client()), master(), at_in(model.window), ms_in(10, 3 * lease_ms)});
           break;
         case FaultKind::Reset:
           for (uint32_t i = count(model.max_faults); i > 0; --i)
@@ -154,7 +159,8 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
         case FaultKind::ClockJump:
           for (uint32_t i = count(model.max_faults); i > 0; --i) {
             std::string node = model.redis_clock_jumps && *rc::gen::arbitrary<bool>() ? master() : name(client());
-            s.faults.faults.push_back({sim::FaultKind::ClockJump, node, "", at_in(model.window), signed_ms(3 * lease_ms)});
+            s.faults.faults.push_back(
+                {sim::FaultKind::ClockJump, node, "", at_in(model.window), signed_ms(3 * lease_ms)});
           }
           break;
         case FaultKind::RedisRestart:
@@ -177,7 +183,8 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
           break;
         case FaultKind::CrashAtCall:
           for (uint32_t i = count(model.max_faults); i > 0; --i)
-            w.call_faults.push_back({client(), *rc::gen::inRange<uint32_t>(1, model.max_call + 1), lock::CallFault::Kind::Crash, {}});
+            w.call_faults.push_back(
+                {client(), *rc::gen::inRange<uint32_t>(1, model.max_call + 1), lock::CallFault::Kind::Crash, {}});
           break;
         case FaultKind::PauseAtCall:
           for (uint32_t i = count(model.max_faults); i > 0; --i)
@@ -197,9 +204,9 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
       add_faults(kind);
     }
     std::vector<FaultKind> drawable;
-    for (FaultKind kind : model.kinds) if (kind != FaultKind::ClientRestart) drawable.push_back(kind);
-    if (!any_on && !drawable.empty())
-      add_faults(drawable[*rc::gen::inRange<size_t>(0, drawable.size())]);
+    for (FaultKind kind : model.kinds)
+      if (kind != FaultKind::ClientRestart) drawable.push_back(kind);
+    if (!any_on && !drawable.empty()) add_faults(drawable[*rc::gen::inRange<size_t>(0, drawable.size())]);
     // Faults apply in time order; a stable order also keeps the printed plan readable.
     std::stable_sort(s.faults.faults.begin(), s.faults.faults.end(),
                      [](const sim::Fault& a, const sim::Fault& b) { return a.at < b.at; });
@@ -210,21 +217,28 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
 
 std::vector<FaultKind> kinds_in(const Scenario& s) {
   std::vector<FaultKind> found;
-  auto add = [&](FaultKind k) { if (std::find(found.begin(), found.end(), k) == found.end()) found.push_back(k); };
+  auto add = [&](FaultKind k) {
+    if (std::find(found.begin(), found.end(), k) == found.end()) found.push_back(k);
+  };
   const auto& plan = s.faults.faults;
   for (size_t i = 0; i < plan.size(); ++i) {
     const sim::Fault& f = plan[i];
     const bool client = client_index(f.node).has_value();
     switch (f.kind) {
       case sim::FaultKind::Crash: {
-        if (client) { add(FaultKind::ClientCrash); break; }
-        const bool restarted = std::any_of(plan.begin() + static_cast<std::ptrdiff_t>(i), plan.end(), [&](const sim::Fault& r) {
-          return r.kind == sim::FaultKind::Restart && r.node == f.node;
-        });
+        if (client) {
+          add(FaultKind::ClientCrash);
+          break;
+        }
+        const bool restarted =
+            std::any_of(plan.begin() + static_cast<std::ptrdiff_t>(i), plan.end(),
+                        [&](const sim::Fault& r) { return r.kind == sim::FaultKind::Restart && r.node == f.node; });
         add(restarted ? FaultKind::RedisRestart : FaultKind::MasterCrash);
         break;
       }
-      case sim::FaultKind::Restart: if (client) add(FaultKind::ClientRestart); break;
+      case sim::FaultKind::Restart:
+        if (client) add(FaultKind::ClientRestart);
+        break;
       case sim::FaultKind::Pause: add(FaultKind::Pause); break;
       case sim::FaultKind::ClockJump: add(FaultKind::ClockJump); break;
       case sim::FaultKind::Cut:
@@ -237,8 +251,10 @@ std::vector<FaultKind> kinds_in(const Scenario& s) {
   if (s.latency.spike_probability > 0) add(FaultKind::DelaySpikes);
   if (std::any_of(w.clock_offsets.begin(), w.clock_offsets.end(), [](Duration d) { return d.ns != 0; }))
     add(FaultKind::ClockSkew);
-  if (std::any_of(w.drifts_ppm.begin(), w.drifts_ppm.end(), [](int64_t d) { return d != 0; })) add(FaultKind::ClockDrift);
-  for (const auto& c : w.call_faults) add(c.kind == lock::CallFault::Kind::Crash ? FaultKind::CrashAtCall : FaultKind::PauseAtCall);
+  if (std::any_of(w.drifts_ppm.begin(), w.drifts_ppm.end(), [](int64_t d) { return d != 0; }))
+    add(FaultKind::ClockDrift);
+  for (const auto& c : w.call_faults)
+    add(c.kind == lock::CallFault::Kind::Crash ? FaultKind::CrashAtCall : FaultKind::PauseAtCall);
   std::vector<FaultKind> ordered;
   for (FaultKind k : kAllFaultKinds)
     if (std::find(found.begin(), found.end(), k) != found.end()) ordered.push_back(k);

@@ -18,33 +18,33 @@
 namespace locksim::props {
 
 enum class FaultKind : uint8_t {
-  ClientCrash,   // crash a client at a drawn instant
-  ClientRestart, // ... and restart it later
-  Pause,         // stop-the-world pause of a client (GC)
-  SlowWork,      // a critical section longer than usual
-  DelaySpikes,   // long-tailed network delays
-  Cut,           // cut a client off Redis for a while
-  Reset,         // reset a client's connection to Redis
-  ClockSkew,     // client clock offsets
-  ClockDrift,    // client clock rates
-  ClockJump,     // a client's or Redis's wall clock steps
-  RedisRestart,  // Redis crashes and restarts without persistence
-  CrashAtCall,   // a client crashes just before its Nth command (between two commands of one algorithm)
-  PauseAtCall,   // a client pauses just before its Nth command
-  MasterCrash,   // a Redis master crashes for good (with a replica, the replica takes over)
+  ClientCrash,    // crash a client at a drawn instant
+  ClientRestart,  // ... and restart it later
+  Pause,          // stop-the-world pause of a client (GC)
+  SlowWork,       // a critical section longer than usual
+  DelaySpikes,    // long-tailed network delays
+  Cut,            // cut a client off Redis for a while
+  Reset,          // reset a client's connection to Redis
+  ClockSkew,      // client clock offsets
+  ClockDrift,     // client clock rates
+  ClockJump,      // a client's or Redis's wall clock steps
+  RedisRestart,   // Redis crashes and restarts without persistence
+  CrashAtCall,    // a client crashes just before its Nth command (between two commands of one algorithm)
+  PauseAtCall,    // a client pauses just before its Nth command
+  MasterCrash,    // a Redis master crashes for good (with a replica, the replica takes over)
 };
-inline constexpr FaultKind kAllFaultKinds[] = {
-    FaultKind::ClientCrash, FaultKind::ClientRestart, FaultKind::Pause,     FaultKind::SlowWork,
-    FaultKind::DelaySpikes, FaultKind::Cut,           FaultKind::Reset,     FaultKind::ClockSkew,
-    FaultKind::ClockDrift,  FaultKind::ClockJump,     FaultKind::RedisRestart, FaultKind::CrashAtCall,
-    FaultKind::PauseAtCall, FaultKind::MasterCrash};
+inline constexpr FaultKind kAllFaultKinds[] = {FaultKind::ClientCrash, FaultKind::ClientRestart, FaultKind::Pause,
+                                               FaultKind::SlowWork,    FaultKind::DelaySpikes,   FaultKind::Cut,
+                                               FaultKind::Reset,       FaultKind::ClockSkew,     FaultKind::ClockDrift,
+                                               FaultKind::ClockJump,   FaultKind::RedisRestart,  FaultKind::CrashAtCall,
+                                               FaultKind::PauseAtCall, FaultKind::MasterCrash};
 std::string_view to_string(FaultKind k);
 std::optional<FaultKind> parse_fault_kind(std::string_view text);
 // "crash,pause,slow-work" -> kinds; error names the unknown one.
 std::optional<std::vector<FaultKind>> parse_fault_kinds(std::string_view text, std::string* error = nullptr);
 
 struct FaultModel {
-  Scenario base;                 // algorithm, lock params, workload defaults
+  Scenario base;  // algorithm, lock params, workload defaults
   uint32_t min_clients = 2, max_clients = 3;
   uint32_t max_iterations = 3;
   std::vector<FaultKind> kinds;

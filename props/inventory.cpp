@@ -157,7 +157,8 @@ Inventory take_inventory(const FaultModel& model, const InventoryOptions& o, uns
   }
   std::vector<std::pair<Key, Seen>> found(tally.begin(), tally.end());
   inv.failures.resize(found.size());
-  on_threads(found.size(), jobs, [&](size_t i) { inv.failures[i] = finish(model, o, found[i].first, found[i].second); });
+  on_threads(found.size(), jobs,
+             [&](size_t i) { inv.failures[i] = finish(model, o, found[i].first, found[i].second); });
   std::stable_sort(inv.failures.begin(), inv.failures.end(), [](const Failure& a, const Failure& b) {
     if (a.inherent != b.inherent) return !a.inherent;
     return a.first_run < b.first_run;

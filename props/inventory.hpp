@@ -24,12 +24,12 @@ struct Failure {
   Counterexample example;  // from the first run, shrunk keeping property and cause
   std::vector<FaultKind> needs;
   bool inherent = false;
-  std::string catalogue;   // "F07", or "" when no entry documents it
+  std::string catalogue;  // "F07", or "" when no entry documents it
 };
 
 struct InventoryOptions {
   uint64_t seed = 1;
-  uint32_t first_run = 0;   // runs first_run, first_run + stride, ... (a shard)
+  uint32_t first_run = 0;  // runs first_run, first_run + stride, ... (a shard)
   uint32_t runs = 1000;
   uint32_t stride = 1;
   std::optional<Property> target;  // only this property (any if none)

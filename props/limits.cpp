@@ -9,7 +9,7 @@ namespace locksim::props {
 namespace {
 
 constexpr int64_t kSecond = 1'000'000'000;
-constexpr int64_t kMaxRunSpan = 600 * kSecond;   // a horizon, and anything timed within a run
+constexpr int64_t kMaxRunSpan = 600 * kSecond;       // a horizon, and anything timed within a run
 constexpr int64_t kMaxClockSpan = 86'400 * kSecond;  // clock offsets, jumps, lock parameters
 
 }  // namespace

@@ -16,7 +16,8 @@ std::string_view to_string(Property p) {
 }
 
 std::optional<Property> parse_property(std::string_view text) {
-  for (Property p : kAllProperties) if (to_string(p) == text) return p;
+  for (Property p : kAllProperties)
+    if (to_string(p) == text) return p;
   if (text == to_string(Property::VariantError)) return Property::VariantError;
   return std::nullopt;
 }

@@ -17,16 +17,21 @@ using sim::Duration;
 using sim::Instant;
 
 enum class Property : uint8_t {
-  MutualExclusion, NoDeadlock, OwnerOnlyRelease, FencedWrites, Reentrancy, BoundedWait,
+  MutualExclusion,
+  NoDeadlock,
+  OwnerOnlyRelease,
+  FencedWrites,
+  Reentrancy,
+  BoundedWait,
   // Not a lock property: a Lua variant failed (a Lua error, an unhandled error
   // reply, a budget). Reported before any other, as it says the run is not the
   // lock's but the variant's bug.
   VariantError,
 };
 // The lock properties (VariantError is not one).
-inline constexpr Property kAllProperties[] = {Property::MutualExclusion, Property::NoDeadlock,
+inline constexpr Property kAllProperties[] = {Property::MutualExclusion,  Property::NoDeadlock,
                                               Property::OwnerOnlyRelease, Property::FencedWrites,
-                                              Property::Reentrancy, Property::BoundedWait};
+                                              Property::Reentrancy,       Property::BoundedWait};
 std::string_view to_string(Property p);
 std::optional<Property> parse_property(std::string_view text);
 
@@ -52,7 +57,8 @@ struct Verdict {
   std::vector<Violation> violations;  // the first of each property, in time order
   Metrics metrics;
   const Violation* find(Property p) const {
-    for (const auto& v : violations) if (v.property == p) return &v;
+    for (const auto& v : violations)
+      if (v.property == p) return &v;
     return nullptr;
   }
   bool holds(Property p) const { return find(p) == nullptr; }

@@ -25,9 +25,12 @@ std::optional<Regression> parse_regression(std::string_view line, std::string* e
   if (space == std::string_view::npos || colon == std::string_view::npos || colon < space)
     return fail("expected 'violates PROPERTY: SCENARIO' or 'holds PROPERTY: SCENARIO'");
   std::string_view verdict = line.substr(0, space);
-  if (verdict == "violates") r.violates = true;
-  else if (verdict == "holds") r.violates = false;
-  else return fail(fmt::format("'{}' is neither 'violates' nor 'holds'", verdict));
+  if (verdict == "violates")
+    r.violates = true;
+  else if (verdict == "holds")
+    r.violates = false;
+  else
+    return fail(fmt::format("'{}' is neither 'violates' nor 'holds'", verdict));
   std::string_view property = line.substr(space + 1, colon - space - 1);
   auto p = parse_property(property);
   if (!p) return fail(fmt::format("unknown property '{}'", property));

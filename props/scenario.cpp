@@ -82,14 +82,16 @@ std::string to_string(const Scenario& s) {
   for (uint32_t c = 0; c < w.clients; ++c) {
     Duration offset = c < w.clock_offsets.size() ? w.clock_offsets[c] : Duration{};
     int64_t drift = c < w.drifts_ppm.size() ? w.drifts_ppm[c] : 0;
-    add(offset.ns != 0 || drift != 0, fmt::format("clock={}:{}:{}", lock::client_name(c), signed_duration(offset), drift));
+    add(offset.ns != 0 || drift != 0,
+        fmt::format("clock={}:{}:{}", lock::client_name(c), signed_duration(offset), drift));
   }
   for (const auto& sw : w.slow_work)
     words.push_back(fmt::format("slow={}:{}:{}", lock::client_name(sw.client), sw.iteration, format_duration(sw.work)));
   for (const auto& cf : w.call_faults)
-    words.push_back(cf.kind == lock::CallFault::Kind::Crash
-                        ? fmt::format("call={}:{}:crash", lock::client_name(cf.client), cf.call)
-                        : fmt::format("call={}:{}:pause:{}", lock::client_name(cf.client), cf.call, format_duration(cf.pause)));
+    words.push_back(
+        cf.kind == lock::CallFault::Kind::Crash
+            ? fmt::format("call={}:{}:crash", lock::client_name(cf.client), cf.call)
+            : fmt::format("call={}:{}:pause:{}", lock::client_name(cf.client), cf.call, format_duration(cf.pause)));
   if (!w.identities.empty()) {
     std::string ids;
     for (uint32_t id : w.identities) ids += (ids.empty() ? "" : ",") + std::to_string(id);
@@ -141,9 +143,12 @@ class Parser {
   }
 
   bool flag(std::string_view word, std::string_view text, bool& out) {
-    if (text == "1" || text == "true") out = true;
-    else if (text == "0" || text == "false") out = false;
-    else return fail(word, "expected 0 or 1");
+    if (text == "1" || text == "true")
+      out = true;
+    else if (text == "0" || text == "false")
+      out = false;
+    else
+      return fail(word, "expected 0 or 1");
     return true;
   }
 
@@ -260,8 +265,8 @@ bool parse_ids(Parser& p, std::string_view word, std::string_view value, lock::W
 }
 
 // The words that take a list element each time (clock=, slow=, call=) may repeat.
-bool parse_list_word(Parser& p, std::string_view word, std::string_view name, std::string_view value,
-                     ParseState& st, bool& known) {
+bool parse_list_word(Parser& p, std::string_view word, std::string_view name, std::string_view value, ParseState& st,
+                     bool& known) {
   known = true;
   lock::WorkloadParams& w = st.s.workload;
   if (name == "clock") return parse_clock(p, word, value, st);
@@ -279,8 +284,8 @@ bool parse_list_word(Parser& p, std::string_view word, std::string_view name, st
   return true;
 }
 
-bool parse_run_word(Parser& p, std::string_view word, std::string_view name, std::string_view value,
-                    Scenario& s, bool& known) {
+bool parse_run_word(Parser& p, std::string_view word, std::string_view name, std::string_view value, Scenario& s,
+                    bool& known) {
   known = true;
   lock::WorkloadParams& w = s.workload;
   if (name == "seed") return p.number(word, value, s.seed);

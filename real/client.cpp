@@ -49,8 +49,7 @@ struct RealClient::Reply {
   lock::Purpose purpose;
 };
 
-RealClient::RealClient(RealRun& run, uint32_t index)
-    : run_(run), index_(index), name_(lock::client_name(index)) {
+RealClient::RealClient(RealRun& run, uint32_t index) : run_(run), index_(index), name_(lock::client_name(index)) {
   const lock::WorkloadParams& wl = run.config().workload;
   const sim::Duration offset = index < wl.clock_offsets.size() ? wl.clock_offsets[index] : sim::Duration{};
   const int64_t drift = index < wl.drifts_ppm.size() ? wl.drifts_ppm[index] : 0;
@@ -119,7 +118,8 @@ std::string RealClient::describe(const lock::Command& command) const {
   return s;
 }
 
-void RealClient::send(uint32_t node, const lock::Command& command, lock::Purpose purpose, const std::shared_ptr<Op>& op) {
+void RealClient::send(uint32_t node, const lock::Command& command, lock::Purpose purpose,
+                      const std::shared_ptr<Op>& op) {
   Connection* conn = connection(node);
   const uint64_t call = ++calls_sent_;
   const uint64_t serial = conn ? conn->serial : 0;

@@ -59,8 +59,7 @@ Deployment::Deployment(EventLoop& loop, const lock::SimulationConfig& config, co
           in_sync_ = true;
           return;
         }
-      } catch (const std::runtime_error&) {
-      }
+      } catch (const std::runtime_error&) {}
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     throw NoRedisServer("the replica did not reach its master within 5 s");

@@ -1,12 +1,12 @@
 #include "locksim/real/process.hpp"
 
 #include <hiredis/hiredis.h>
+#include <linux/close_range.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <linux/close_range.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -107,8 +107,9 @@ std::string redis_server_binary(const std::string& requested) {
   }
   std::string found = find_redis_server();
   if (found.empty())
-    throw NoRedisServer("no redis-server on PATH: install Debian's redis-server package, or name a build with "
-                        "--redis-server PATH");
+    throw NoRedisServer(
+        "no redis-server on PATH: install Debian's redis-server package, or name a build with "
+        "--redis-server PATH");
   return found;
 }
 
@@ -147,11 +148,14 @@ void RedisProcess::start(bool wait) {
   if (options_.port != 0) {
     args.insert(args.end(), {"--bind", "127.0.0.1"});
   }
-  if (options_.durable) args.insert(args.end(), {"--appendonly", "yes", "--appendfsync", "always"});
-  else args.insert(args.end(), {"--appendonly", "no"});
+  if (options_.durable)
+    args.insert(args.end(), {"--appendonly", "yes", "--appendfsync", "always"});
+  else
+    args.insert(args.end(), {"--appendonly", "no"});
   if (!options_.replica_of.empty()) {
     const size_t space = options_.replica_of.find(' ');
-    args.insert(args.end(), {"--replicaof", options_.replica_of.substr(0, space), options_.replica_of.substr(space + 1)});
+    args.insert(args.end(),
+                {"--replicaof", options_.replica_of.substr(0, space), options_.replica_of.substr(space + 1)});
   }
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -162,7 +166,7 @@ void RedisProcess::start(bool wait) {
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive us, whatever kills us
     if (::getppid() != parent) ::_exit(1);
-    ::setpgid(0, 0);                     // a Ctrl-C on the terminal reaches us, not the child directly
+    ::setpgid(0, 0);  // a Ctrl-C on the terminal reaches us, not the child directly
     // None of our sockets may live on in the server: a client's end held open
     // here would hide from it that its connection was closed.
     ::close_range(3, ~0U, 0);

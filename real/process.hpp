@@ -27,12 +27,12 @@ std::string redis_server_binary(const std::string& requested = {});
 int free_loopback_port();
 
 struct RedisOptions {
-  std::string binary;        // redis-server to run
-  std::string dir;           // its working directory (must exist): socket, logs, AOF
+  std::string binary;  // redis-server to run
+  std::string dir;     // its working directory (must exist): socket, logs, AOF
   std::string name = "redis";
-  int port = 0;              // 0: Unix socket only
-  bool durable = false;      // appendonly yes + appendfsync always: a restart keeps the keys
-  std::string replica_of;    // "HOST PORT": start as a replica of that master
+  int port = 0;            // 0: Unix socket only
+  bool durable = false;    // appendonly yes + appendfsync always: a restart keeps the keys
+  std::string replica_of;  // "HOST PORT": start as a replica of that master
 };
 
 class RedisProcess {
@@ -45,9 +45,9 @@ class RedisProcess {
   // Starts the child and, if `wait`, waits until it answers PING (throws NoRedisServer after 5 s).
   void start(bool wait = true);
   void wait_ready();
-  void kill();      // SIGKILL and reap
-  void pause();     // SIGSTOP
-  void resume();    // SIGCONT
+  void kill();    // SIGKILL and reap
+  void pause();   // SIGSTOP
+  void resume();  // SIGCONT
   bool running() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }
   const std::string& socket_path() const { return socket_; }

@@ -71,9 +71,9 @@ LinkProxy::LinkProxy(EventLoop& loop, Address listen, Address upstream, Delay de
     : loop_(loop), listen_(std::move(listen)), upstream_(std::move(upstream)), delay_(std::move(delay)) {
   if (!listen_.unix_path.empty()) ::unlink(listen_.unix_path.c_str());
   SockAddr addr = to_sockaddr(listen_);
-  listener_ = evconnlistener_new_bind(loop_.base(), &LinkProxy::on_accept, this,
-                                      LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE, -1, addr.get(),
-                                      static_cast<int>(addr.length));
+  listener_ =
+      evconnlistener_new_bind(loop_.base(), &LinkProxy::on_accept, this, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE, -1,
+                              addr.get(), static_cast<int>(addr.length));
   if (!listener_) throw std::runtime_error("proxy: cannot listen on " + listen_.describe());
 }
 

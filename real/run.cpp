@@ -101,7 +101,10 @@ bool RealRun::over() const {
 }
 
 void RealRun::client_settled() {
-  if (over()) loop_.after(sim::Duration{}, [this] { if (over()) loop_.stop(); });
+  if (over())
+    loop_.after(sim::Duration{}, [this] {
+      if (over()) loop_.stop();
+    });
 }
 
 void RealRun::fail(std::string why) {
@@ -208,7 +211,7 @@ void RealRun::crash_server(uint32_t node) {
 }
 
 void RealRun::restart_server(uint32_t node) {
-  crash_server(node);  // a restart of a running server crashes it first, as in the simulator
+  crash_server(node);                       // a restart of a running server crashes it first, as in the simulator
   deployment_->process(node).start(false);  // clients that call before it listens see a lost connection
   trace_.add(loop_.now(), server_node(node), TraceKind::Restart, 1);
   server_event(Step::ServerRestarted, node);

@@ -27,7 +27,7 @@ namespace locksim::real {
 std::vector<std::string> not_reproducible(const lock::SimulationConfig& config);
 
 struct RealSetup {
-  std::string redis_server;                   // the binary (see redis_server_binary)
+  std::string redis_server;                          // the binary (see redis_server_binary)
   sim::Duration work_slice = sim::milliseconds(10);  // stop-when-lost checks the lock this often (scale it too)
 };
 
@@ -60,7 +60,7 @@ class RealRun {
   sim::NodeId client_node(uint32_t client) const { return client; }
   sim::NodeId server_node(uint32_t node) const { return config_.workload.clients + node; }
   void resource_write(uint32_t client, int64_t token);
-  void client_settled();  // a client finished or crashed: the run may be over
+  void client_settled();       // a client finished or crashed: the run may be over
   void fail(std::string why);  // an algorithm threw: the run stops and run() throws
   sim::Duration work_slice() const { return setup_.work_slice; }
 

@@ -20,8 +20,10 @@ std::string json_string(std::string_view s) {
       case '\b': out += "\\b"; break;
       case '\f': out += "\\f"; break;
       default:
-        if (c < 0x20 || c == 0x7f) out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-        else out += static_cast<char>(c);
+        if (c < 0x20 || c == 0x7f)
+          out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+        else
+          out += static_cast<char>(c);
     }
   }
   // Invalid UTF-8 would make the file unreadable: replace stray bytes.
@@ -61,8 +63,10 @@ class Writer {
     first_ = false;
   }
   void name_track(int tid, std::string_view name, int order) {
-    add(fmt::format(R"({{"ph":"M","pid":1,"tid":{},"name":"thread_name","args":{{"name":{}}}}})", tid, json_string(name)));
-    add(fmt::format(R"({{"ph":"M","pid":1,"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}}}})", tid, order));
+    add(fmt::format(R"({{"ph":"M","pid":1,"tid":{},"name":"thread_name","args":{{"name":{}}}}})", tid,
+                    json_string(name)));
+    add(fmt::format(R"({{"ph":"M","pid":1,"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}}}})", tid,
+                    order));
   }
   void slice(int tid, std::string_view name, std::string_view cat, Instant from, Instant to, const std::string& args) {
     add(fmt::format(R"({{"ph":"X","pid":1,"tid":{},"name":{},"cat":{},"ts":{},"dur":{},"args":{{{}}}}})", tid,
@@ -105,7 +109,8 @@ void write_track_names(Writer& w, const Tracks& tracks) {
   w.add(fmt::format(R"({{"ph":"M","pid":1,"name":"process_name","args":{{"name":{}}}}})",
                     json_string(t.title.empty() ? std::string("locksim") : "locksim: " + t.title)));
   w.add(R"({"ph":"M","pid":1,"name":"process_sort_index","args":{"sort_index":1}})");
-  for (int c = 0; c < tracks.clients(); ++c) w.name_track(c + 1, "client " + t.clients[static_cast<size_t>(c)].name, c + 1);
+  for (int c = 0; c < tracks.clients(); ++c)
+    w.name_track(c + 1, "client " + t.clients[static_cast<size_t>(c)].name, c + 1);
   w.name_track(tracks.key(), "key " + t.key, tracks.key());
   for (const auto& server : t.servers) w.name_track(tracks.server(server), server, tracks.server(server));
   w.name_track(tracks.violation(), "violation", tracks.violation());
@@ -195,8 +200,9 @@ std::string render_chrome_trace(const Timeline& t) {
   for (int c = 0; c < tracks.clients(); ++c) write_client(w, tracks, c);
   write_key(w, tracks);
   write_events(w, tracks);
-  std::string out = "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"locksim\",\"title\":" +
-                    json_string(t.title) + "},\"traceEvents\":[";
+  std::string out =
+      "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"locksim\",\"title\":" + json_string(t.title) +
+      "},\"traceEvents\":[";
   out += w.out();
   out += "\n]}\n";
   return out;

@@ -18,8 +18,10 @@ std::string xml_escape(std::string_view s) {
       case '"': out += "&quot;"; break;
       case '\'': out += "&apos;"; break;
       default:
-        if (c < 0x20 && c != '\n' && c != '\t') out += ' ';  // not allowed in XML 1.0
-        else out += static_cast<char>(c);
+        if (c < 0x20 && c != '\n' && c != '\t')
+          out += ' ';  // not allowed in XML 1.0
+        else
+          out += static_cast<char>(c);
     }
   }
   return out;
@@ -204,12 +206,14 @@ std::string svg_key_moment(const Timeline& t, const Layout& l, const KeyMoment& 
   std::string label = m.kind == KeyMoment::Kind::Expired ? "expired"
                       : m.kind == KeyMoment::Kind::Lost  ? "lost"
                       : m.client == m.owner              ? "released"
-                                                         : lane_name(t, m.client) + " deleted " + lane_name(t, m.owner) + "'s";
-  std::string s = fmt::format("<path d=\"M {:.1f} {:.1f} l -4 7 l 8 0 z\" fill=\"{}\"><title>{} {}</title></path>\n", px,
-                              y + l.bar_h + 1, bad ? "#d32f2f" : "#757575", sim::format_instant(m.at), xml_escape(label));
+                                            : lane_name(t, m.client) + " deleted " + lane_name(t, m.owner) + "'s";
+  std::string s =
+      fmt::format("<path d=\"M {:.1f} {:.1f} l -4 7 l 8 0 z\" fill=\"{}\"><title>{} {}</title></path>\n", px,
+                  y + l.bar_h + 1, bad ? "#d32f2f" : "#757575", sim::format_instant(m.at), xml_escape(label));
   if (bad)
-    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"10\" fill=\"#d32f2f\" text-anchor=\"middle\">{}</text>\n",
-                     px, y + l.bar_h + 17, xml_escape(label));
+    s += fmt::format(
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"10\" fill=\"#d32f2f\" text-anchor=\"middle\">{}</text>\n", px,
+        y + l.bar_h + 17, xml_escape(label));
   return s;
 }
 
@@ -220,7 +224,8 @@ std::string svg_key_lane(const Timeline& t, const Layout& l) {
     double x1 = l.x(k.from), x2 = std::max(l.x(k.to), x1 + 1);
     std::string who = lane_name(t, k.owner);
     s += fmt::format(
-        "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" fill-opacity=\"{}\"><title>held by "
+        "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" "
+        "fill-opacity=\"{}\"><title>held by "
         "{}{} from {} to {}</title></rect>\n",
         x1, y, x2 - x1, l.bar_h, owner_fill(k.owner), k.ttl ? "0.85" : "0.45", xml_escape(who),
         k.ttl ? "" : " (no expiry)", sim::format_instant(k.from), sim::format_instant(k.to));
@@ -262,8 +267,9 @@ std::string svg_legend(const Layout& l) {
       lx, l.legend_y);
   s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">violation</text>\n", lx + 18, l.legend_y + 9);
   lx += 90;
-  s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"#555555\">ticks: Redis commands (tall: changed the key)</text>\n",
-                   lx, l.legend_y + 9);
+  s += fmt::format(
+      "<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"#555555\">ticks: Redis commands (tall: changed the key)</text>\n", lx,
+      l.legend_y + 9);
   return s + "</g>\n";
 }
 

@@ -69,11 +69,9 @@ struct Scale {
   Instant start;
   int64_t step_ns = 1'000'000'000;  // between ticks
   int cols_per_tick = 10;
-  int ticks = 1;                    // intervals
+  int ticks = 1;  // intervals
   int cols() const { return ticks * cols_per_tick; }
-  Instant at(int col) const {
-    return Instant{start.ns + step_ns * col / cols_per_tick};
-  }
+  Instant at(int col) const { return Instant{start.ns + step_ns * col / cols_per_tick}; }
   int col(Instant t) const {
     if (t <= start) return 0;
     int64_t c = (t.ns - start.ns) * cols_per_tick / step_ns;
@@ -109,11 +107,13 @@ struct Row {
   std::string label;
   std::string cells;
   std::vector<const char*> colours;
-  explicit Row(std::string l, int n) : label(std::move(l)), cells(static_cast<size_t>(n), ' '), colours(static_cast<size_t>(n), "") {}
+  explicit Row(std::string l, int n)
+      : label(std::move(l)), cells(static_cast<size_t>(n), ' '), colours(static_cast<size_t>(n), "") {}
   bool put(int col, std::string_view text, const char* colour = "", bool only_if_free = false) {
     if (col < 0 || col + static_cast<int>(text.size()) > static_cast<int>(cells.size())) return false;
     if (only_if_free) {
-      int from = std::max(0, col - 1), to = std::min(static_cast<int>(cells.size()), col + static_cast<int>(text.size()) + 1);
+      int from = std::max(0, col - 1),
+          to = std::min(static_cast<int>(cells.size()), col + static_cast<int>(text.size()) + 1);
       for (int i = from; i < to; ++i)
         if (cells[static_cast<size_t>(i)] != ' ') return false;
     }
@@ -158,7 +158,8 @@ std::vector<StoryLine> story(const Timeline& t) {
     for (size_t i = 0; i < spans.size(); ++i) {
       const Span& s = spans[i];
       bool held = s.state == State::Holding || (s.state == State::Paused && s.holding);
-      bool held_before = i > 0 && (spans[i - 1].state == State::Holding || (spans[i - 1].state == State::Paused && spans[i - 1].holding));
+      bool held_before = i > 0 && (spans[i - 1].state == State::Holding ||
+                                   (spans[i - 1].state == State::Paused && spans[i - 1].holding));
       if (held && !held_before) {
         Instant end = s.to;
         for (size_t j = i; j < spans.size(); ++j) {
@@ -169,9 +170,12 @@ std::vector<StoryLine> story(const Timeline& t) {
         out.push_back({s.from, 3, fmt::format("{} acquired {} and starts its critical section", n, t.key)});
         if (end < t.end) {
           bool crashed = false;
-          for (const auto& x : spans) if (x.from == end && x.state == State::Crashed) crashed = true;
+          for (const auto& x : spans)
+            if (x.from == end && x.state == State::Crashed) crashed = true;
           if (!crashed)
-            out.push_back({end, 2, fmt::format("{} leaves its critical section after {} and releases", n, human_duration(end - s.from))});
+            out.push_back(
+                {end, 2,
+                 fmt::format("{} leaves its critical section after {} and releases", n, human_duration(end - s.from))});
         }
       }
     }
@@ -181,8 +185,9 @@ std::vector<StoryLine> story(const Timeline& t) {
     std::string cmd = m.text.empty() ? std::string() : fmt::format(" ({})", m.text);
     switch (m.kind) {
       case KeyMoment::Kind::Expired:
-        out.push_back({m.at, 1, m.owner == kNoClient ? fmt::format("{} expired", t.key)
-                                                    : fmt::format("{} expired: {}'s lease ran out", t.key, owner)});
+        out.push_back({m.at, 1,
+                       m.owner == kNoClient ? fmt::format("{} expired", t.key)
+                                            : fmt::format("{} expired: {}'s lease ran out", t.key, owner)});
         break;
       case KeyMoment::Kind::Deleted:
         if (m.owner == kNoClient) break;
@@ -211,7 +216,8 @@ std::vector<StoryLine> story(const Timeline& t) {
     if (e.step == lock::Step::AcquireFailed)
       out.push_back({e.at, 3, fmt::format("{} gave up waiting for {}", n, t.key)});
     else if (e.step == lock::Step::WriteRejected)
-      out.push_back({e.at, 3, fmt::format("the resource rejected {}'s write: token {} < {} already seen", n, e.a, e.b)});
+      out.push_back(
+          {e.at, 3, fmt::format("the resource rejected {}'s write: token {} < {} already seen", n, e.a, e.b)});
     else if (e.step == lock::Step::WriteAccepted && e.a >= 0)
       out.push_back({e.at, 3, fmt::format("the resource accepted {}'s write with token {}", n, e.a)});
     else if (e.step == lock::Step::Log)
@@ -247,11 +253,14 @@ std::string render_story(const Timeline& t, size_t max_lines, bool colour) {
   if (first > 0) out += fmt::format("  {:>8}  ({} earlier event{})\n", "...", first, first == 1 ? "" : "s");
   for (size_t i = first; i < last; ++i) {
     const auto& l = lines[i];
-    if (colour && l.alarm) out += fmt::format("  {:>8}  {}{}{}\n", sim::format_instant(l.at), kRed, l.text, kReset);
-    else out += fmt::format("  {:>8}  {}\n", sim::format_instant(l.at), l.text);
+    if (colour && l.alarm)
+      out += fmt::format("  {:>8}  {}{}{}\n", sim::format_instant(l.at), kRed, l.text, kReset);
+    else
+      out += fmt::format("  {:>8}  {}\n", sim::format_instant(l.at), l.text);
   }
   if (last < lines.size())
-    out += fmt::format("  {:>8}  ({} later event{})\n", "...", lines.size() - last, lines.size() - last == 1 ? "" : "s");
+    out +=
+        fmt::format("  {:>8}  ({} later event{})\n", "...", lines.size() - last, lines.size() - last == 1 ? "" : "s");
   return out;
 }
 
@@ -272,7 +281,8 @@ struct Canvas {
     std::string line = fmt::format("{:<{}}", row.label.substr(0, label_width - 1), label_width);
     int last = static_cast<int>(row.cells.size());
     if (trim)
-      while (last > 0 && row.cells[static_cast<size_t>(last - 1)] == ' ' && !*row.colours[static_cast<size_t>(last - 1)])
+      while (last > 0 && row.cells[static_cast<size_t>(last - 1)] == ' ' &&
+             !*row.colours[static_cast<size_t>(last - 1)])
         --last;
     const char* current = "";
     for (int i = 0; i < last; ++i) {

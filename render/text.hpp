@@ -19,11 +19,11 @@
 namespace locksim::render {
 
 struct TextOptions {
-  int width = 80;          // columns, at least 40
-  bool colour = false;     // ANSI colours (the caller decides: a terminal, and NO_COLOR unset)
-  bool legend = true;      // the key to the symbols
-  bool story = true;       // the list of what happened, under the picture
-  size_t story_lines = 16; // at most this many story lines (those around the first violation)
+  int width = 80;           // columns, at least 40
+  bool colour = false;      // ANSI colours (the caller decides: a terminal, and NO_COLOR unset)
+  bool legend = true;       // the key to the symbols
+  bool story = true;        // the list of what happened, under the picture
+  size_t story_lines = 16;  // at most this many story lines (those around the first violation)
 };
 
 std::string render_text(const Timeline& t, const TextOptions& options = {});

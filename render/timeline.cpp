@@ -111,7 +111,8 @@ class LaneBuilder {
   }
 
   void finish(Instant end) {
-    if (end > since_ || lane_.spans.empty()) lane_.spans.push_back(Span{since_, std::max(end, since_), shown_, holding_});
+    if (end > since_ || lane_.spans.empty())
+      lane_.spans.push_back(Span{since_, std::max(end, since_), shown_, holding_});
   }
 
  private:
@@ -146,8 +147,8 @@ void add_client_states(Timeline& t, const std::vector<HistoryEvent>& events) {
     if (e.at > t.end) break;
     if (is_key_effect(e.step) || e.client >= builders.size()) continue;
     builders[e.client].apply(e);
-    if (e.step == Step::WriteAccepted || e.step == Step::WriteRejected ||
-        (e.step == Step::AcquireFailed && e.a == 0) || e.step == Step::Log || e.step == Step::VariantError)
+    if (e.step == Step::WriteAccepted || e.step == Step::WriteRejected || (e.step == Step::AcquireFailed && e.a == 0) ||
+        e.step == Step::Log || e.step == Step::VariantError)
       t.notable.push_back(e);
   }
   for (auto& b : builders) b.finish(t.end);
@@ -166,7 +167,10 @@ std::map<sim::NodeId, uint32_t> map_trace_nodes(Timeline& t, const sim::Trace& t
     if (name == "-") continue;
     bool found = false;
     for (uint32_t c = 0; c < t.clients.size(); ++c)
-      if (t.clients[c].name == name) { client_of[id] = c; found = true; }
+      if (t.clients[c].name == name) {
+        client_of[id] = c;
+        found = true;
+      }
     if (!found) t.servers.push_back(name);
   }
   return client_of;
@@ -297,8 +301,10 @@ class KeyTracker {
         t_.key_moments.push_back(KeyMoment{e.at, KeyMoment::Kind::Rearmed, e.client, cur_.owner, e.purpose, {}});
         break;
       case Step::KeyDeleted:
-        if (present_) close(e.at, KeyMoment::Kind::Deleted, e.client, e.purpose);
-        else t_.key_moments.push_back(KeyMoment{e.at, KeyMoment::Kind::Deleted, e.client, kNoClient, e.purpose, {}});
+        if (present_)
+          close(e.at, KeyMoment::Kind::Deleted, e.client, e.purpose);
+        else
+          t_.key_moments.push_back(KeyMoment{e.at, KeyMoment::Kind::Deleted, e.client, kNoClient, e.purpose, {}});
         break;
       case Step::KeyExpired:
         if (present_) close(e.at, KeyMoment::Kind::Expired, kNoClient, lock::Purpose::Other);
@@ -408,8 +414,10 @@ Timeline build_timeline(const lock::History& history, const sim::Trace* trace, c
 
   add_client_states(t, history.events());
   std::vector<Instant> redis_crashes;
-  if (trace) redis_crashes = add_trace(t, history.events(), *trace);
-  else add_history_faults(t, history);
+  if (trace)
+    redis_crashes = add_trace(t, history.events(), *trace);
+  else
+    add_history_faults(t, history);
   add_key_spans(t, history.events(), std::move(redis_crashes));
   if (t.has_commands) attach_key_commands(t);
   return t;

@@ -70,10 +70,10 @@ struct KeyMoment {
   enum class Kind : uint8_t { Set, Deleted, Expired, Rearmed, Lost };
   Instant at;
   Kind kind = Kind::Set;
-  uint32_t client = kNoClient;  // whose command did it (Set, Deleted, Rearmed)
-  uint32_t owner = kNoClient;   // whose lock the key held just before
+  uint32_t client = kNoClient;                   // whose command did it (Set, Deleted, Rearmed)
+  uint32_t owner = kNoClient;                    // whose lock the key held just before
   lock::Purpose purpose = lock::Purpose::Other;  // why the command was sent
-  std::string text;             // the command, when known
+  std::string text;                              // the command, when known
 };
 
 struct FaultMark {

@@ -80,8 +80,8 @@ Reply run_admin_command(Server::Core& core, Connection& caller, const Command& a
     caller.close_after_reply = true;  // a restart closes every connection
     return Reply::ok();
   }
-  static constexpr std::array kKnown = {"time", "advance", "jump", "freeze", "resume", "pause", "delay", "drop",
-                                        "restart"};
+  static constexpr std::array kKnown = {"time",  "advance", "jump", "freeze", "resume",
+                                        "pause", "delay",   "drop", "restart"};
   for (std::string_view known : kKnown)
     if (name == known) return redis::arity_error("locksim." + std::string(name));
   return redis::unknown_command_error(argv);

@@ -59,7 +59,11 @@ std::string endpoint_text(int fd, bool peer) {
 }  // namespace
 
 Connection::Connection(Server::Core& core, Socket socket, redis::ConnectionId id, bool is_tcp)
-    : core_(core), socket_(std::move(socket)), id_(id), is_tcp_(is_tcp), created_ms_(Clock::host_ms()),
+    : core_(core),
+      socket_(std::move(socket)),
+      id_(id),
+      is_tcp_(is_tcp),
+      created_ms_(Clock::host_ms()),
       delay_timer_(core.io) {
   const int fd = socket_.native_handle();
   if (is_tcp_) {
@@ -237,16 +241,16 @@ void Connection::close() {
 
 std::string Connection::info_line() const {
   const int64_t now = Clock::host_ms();
-  std::string line = "id=" + std::to_string(id_) + " addr=" + peer_ + " laddr=" + local_ +
-                     " fd=" + std::to_string(closed_ ? -1 : const_cast<Socket&>(socket_).native_handle()) +
-                     " name=" + name + " age=" + std::to_string((now - created_ms_) / 1000) +
-                     " idle=0 flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=" + std::to_string(in_end_ - in_begin_) +
-                     " qbuf-free=" + std::to_string(in_.size() - in_end_) + " argv-mem=0 multi-mem=0 rbs=" +
-                     std::to_string(in_.size()) + " rbp=0 obl=" + std::to_string(out_.size()) +
-                     " oll=0 omem=" + std::to_string(sending_.size()) + " tot-mem=" +
-                     std::to_string(in_.size() + out_.capacity() + sending_.capacity()) +
-                     " events=r cmd=client|info user=default redir=-1 resp=" +
-                     std::to_string(static_cast<int>(protocol));
+  std::string line =
+      "id=" + std::to_string(id_) + " addr=" + peer_ + " laddr=" + local_ +
+      " fd=" + std::to_string(closed_ ? -1 : const_cast<Socket&>(socket_).native_handle()) + " name=" + name +
+      " age=" + std::to_string((now - created_ms_) / 1000) +
+      " idle=0 flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=" + std::to_string(in_end_ - in_begin_) +
+      " qbuf-free=" + std::to_string(in_.size() - in_end_) +
+      " argv-mem=0 multi-mem=0 rbs=" + std::to_string(in_.size()) + " rbp=0 obl=" + std::to_string(out_.size()) +
+      " oll=0 omem=" + std::to_string(sending_.size()) +
+      " tot-mem=" + std::to_string(in_.size() + out_.capacity() + sending_.capacity()) +
+      " events=r cmd=client|info user=default redir=-1 resp=" + std::to_string(static_cast<int>(protocol));
   return line;
 }
 

@@ -34,10 +34,11 @@ Reply cmd_auth(Server::Core& core, Connection& conn, const Command& argv) {
   if (argv.size() < 2) return wrong_args("auth");
   if (argv.size() > 3) return Reply::error("ERR syntax error");
   if (argv.size() == 2 && core.options.requirepass.empty())
-    return Reply::error("ERR AUTH <password> called without any password configured for the default user. "
-                        "Are you sure your configuration is correct?");
-  auto failed = argv.size() == 2 ? authenticate(core, conn, "default", argv[1])
-                                 : authenticate(core, conn, argv[1], argv[2]);
+    return Reply::error(
+        "ERR AUTH <password> called without any password configured for the default user. "
+        "Are you sure your configuration is correct?");
+  auto failed =
+      argv.size() == 2 ? authenticate(core, conn, "default", argv[1]) : authenticate(core, conn, argv[1], argv[2]);
   return failed ? std::move(*failed) : Reply::ok();
 }
 
@@ -80,9 +81,10 @@ Reply cmd_hello(Server::Core& core, Connection& conn, const Command& argv, redis
     if (auto failed = authenticate(core, conn, *user, *password)) return std::move(*failed);
   }
   if (!conn.authenticated)
-    return Reply::error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
-                        "<proto> AUTH <user> <pass> option can be used to authenticate the client and select the "
-                        "RESP protocol version at the same time");
+    return Reply::error(
+        "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
+        "<proto> AUTH <user> <pass> option can be used to authenticate the client and select the "
+        "RESP protocol version at the same time");
   if (setname) {
     if (!valid_client_name(*setname))
       return Reply::error("ERR Client names cannot contain spaces, newlines or special characters.");
@@ -151,9 +153,9 @@ std::vector<std::pair<std::string, std::string>> config_parameters(const Server:
 // Parameters of persistence and of Redis's internal encodings: a model that keeps no
 // files and has no encodings accepts them and is unchanged (Redis's test suite sets them).
 bool without_effect(const std::string& parameter) {
-  static constexpr std::array kPatterns = {"save", "appendonly", "appendfsync", "list-compress-depth",
-                                           "*-max-ziplist-*", "*-max-listpack-*", "*-max-intset-*",
-                                           "activedefrag", "lazyfree-lazy-*", "latency-tracking*", "slowlog-*"};
+  static constexpr std::array kPatterns = {
+      "save",           "appendonly",   "appendfsync",     "list-compress-depth", "*-max-ziplist-*", "*-max-listpack-*",
+      "*-max-intset-*", "activedefrag", "lazyfree-lazy-*", "latency-tracking*",   "slowlog-*"};
   std::string name = parameter;
   for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (const char* pattern : kPatterns)
@@ -217,15 +219,16 @@ Reply cmd_function(const Command& argv) {
 }
 
 Reply cmd_info(Server::Core& core) {
-  std::string text = "# Server\r\nredis_version:" + std::string(kRedisVersion) +
-                     "\r\nredis_mode:standalone\r\nos:locksim serve\r\narch_bits:64\r\nprocess_id:" +
-                     std::to_string(::getpid()) + "\r\ntcp_port:" + std::to_string(core.port) +
-                     "\r\n\r\n# Clients\r\nconnected_clients:" + std::to_string(core.clients.size()) +
-                     "\r\nmaxclients:" + std::to_string(core.options.maxclients) +
-                     "\r\nblocked_clients:0\r\n\r\n# Memory\r\nused_memory:0\r\nmaxmemory:0\r\n\r\n# Persistence\r\n"
-                     "loading:0\r\nasync_loading:0\r\nrdb_changes_since_last_save:0\r\naof_enabled:0\r\n"
-                     "aof_rewrite_in_progress:0\r\nrdb_bgsave_in_progress:0\r\n\r\n# Replication\r\nrole:master\r\n"
-                     "connected_slaves:0\r\n\r\n# Keyspace\r\n";
+  std::string text =
+      "# Server\r\nredis_version:" + std::string(kRedisVersion) +
+      "\r\nredis_mode:standalone\r\nos:locksim serve\r\narch_bits:64\r\nprocess_id:" + std::to_string(::getpid()) +
+      "\r\ntcp_port:" + std::to_string(core.port) +
+      "\r\n\r\n# Clients\r\nconnected_clients:" + std::to_string(core.clients.size()) +
+      "\r\nmaxclients:" + std::to_string(core.options.maxclients) +
+      "\r\nblocked_clients:0\r\n\r\n# Memory\r\nused_memory:0\r\nmaxmemory:0\r\n\r\n# Persistence\r\n"
+      "loading:0\r\nasync_loading:0\r\nrdb_changes_since_last_save:0\r\naof_enabled:0\r\n"
+      "aof_rewrite_in_progress:0\r\nrdb_bgsave_in_progress:0\r\n\r\n# Replication\r\nrole:master\r\n"
+      "connected_slaves:0\r\n\r\n# Keyspace\r\n";
   const size_t keys = core.model.dbsize(core.clock.now_ms());
   if (keys) text += "db0:keys=" + std::to_string(keys) + ",expires=0,avg_ttl=0\r\n";
   return Reply::bulk(std::move(text));
@@ -277,8 +280,8 @@ std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, 
     conn.close_after_reply = true;
     return Reply::ok();
   }
-  const bool ours = name == "client" || name == "config" || name == "command" || name == "info" ||
-                    name == "select" || name == "function" || name == "memory" || name.starts_with("locksim.");
+  const bool ours = name == "client" || name == "config" || name == "command" || name == "info" || name == "select" ||
+                    name == "function" || name == "memory" || name.starts_with("locksim.");
   if (!ours) return std::nullopt;
   if (!conn.authenticated) return Reply::error("NOAUTH Authentication required.");
   if (name.starts_with("locksim.")) return run_admin_command(core, conn, argv);

@@ -13,9 +13,9 @@
 namespace locksim::server {
 
 struct ProtocolLimits {
-  int64_t max_bulk_len = 512LL * 1024 * 1024;         // proto-max-bulk-len
-  size_t max_inline = 64 * 1024;                      // PROTO_INLINE_MAX_SIZE
-  size_t max_pending_bytes = 1024ULL * 1024 * 1024;   // client-query-buffer-limit
+  int64_t max_bulk_len = 512LL * 1024 * 1024;        // proto-max-bulk-len
+  size_t max_inline = 64 * 1024;                     // PROTO_INLINE_MAX_SIZE
+  size_t max_pending_bytes = 1024ULL * 1024 * 1024;  // client-query-buffer-limit
 };
 
 class RequestParser {

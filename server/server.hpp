@@ -46,10 +46,10 @@ class Server {
   void jump(int64_t ms);     // either sign
   void freeze();
   void resume();
-  void pause(int64_t ms);    // every client stalls, as under SIGSTOP
-  size_t drop_all();         // closes every connection; returns how many
-  void delay(int64_t ms);    // every reply is held back this long (0: off)
-  void restart();            // all data forgotten and all connections closed
+  void pause(int64_t ms);  // every client stalls, as under SIGSTOP
+  size_t drop_all();       // closes every connection; returns how many
+  void delay(int64_t ms);  // every reply is held back this long (0: off)
+  void restart();          // all data forgotten and all connections closed
   size_t client_count();
 
   struct Core;

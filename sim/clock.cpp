@@ -32,8 +32,7 @@ Duration LocalClock::true_span(Duration local_span) const {
 }
 
 void LocalClock::add_jump(Instant at, Duration by) {
-  auto pos = std::upper_bound(jumps_.begin(), jumps_.end(), at,
-                              [](Instant a, const Jump& j) { return a < j.at; });
+  auto pos = std::upper_bound(jumps_.begin(), jumps_.end(), at, [](Instant a, const Jump& j) { return a < j.at; });
   jumps_.insert(pos, Jump{at, by});
 }
 

@@ -26,7 +26,10 @@ class LocalClock {
   int64_t drift_ppm() const { return drift_ppm_; }
 
  private:
-  struct Jump { Instant at; Duration by; };
+  struct Jump {
+    Instant at;
+    Duration by;
+  };
   Duration offset_{};
   int64_t drift_ppm_ = 0;
   std::vector<Jump> jumps_;  // kept sorted by instant

@@ -31,7 +31,8 @@ std::string to_string(const Fault& f) {
   s += " @" + format_at(f.at);
   if (f.kind == FaultKind::Pause || (f.kind == FaultKind::Cut && f.amount.ns > 0))
     s += " for " + format_duration(f.amount);
-  if (f.kind == FaultKind::ClockJump) s += std::string(" by ") + (f.amount.ns >= 0 ? "+" : "") + format_duration(f.amount);
+  if (f.kind == FaultKind::ClockJump)
+    s += std::string(" by ") + (f.amount.ns >= 0 ? "+" : "") + format_duration(f.amount);
   return s;
 }
 
@@ -48,7 +49,8 @@ std::string to_string(const FaultPlan& plan) {
 std::optional<FaultPlan> parse_fault_plan(std::string_view text, std::string* error) {
   FaultPlan plan;
   std::string all(text);
-  for (char& c : all) if (c == '\n') c = ';';
+  for (char& c : all)
+    if (c == '\n') c = ';';
   std::istringstream items(all);
   std::string item;
   int index = 0;
@@ -68,9 +70,13 @@ std::optional<FaultPlan> parse_fault_plan(std::string_view text, std::string* er
     if (w.size() == 1 && w[0] == "none" && index == 1) continue;
     Fault f;
     static const FaultKind kinds[] = {FaultKind::Crash, FaultKind::Restart, FaultKind::Pause, FaultKind::ClockJump,
-                                      FaultKind::Cut, FaultKind::Heal, FaultKind::Reset};
+                                      FaultKind::Cut,   FaultKind::Heal,    FaultKind::Reset};
     bool known = false;
-    for (FaultKind k : kinds) if (w[0] == to_string(k)) { f.kind = k; known = true; }
+    for (FaultKind k : kinds)
+      if (w[0] == to_string(k)) {
+        f.kind = k;
+        known = true;
+      }
     if (!known) return fail("unknown fault kind '" + w[0] + "' (crash, restart, pause, jump, cut, heal, reset)");
     size_t i = 1;
     if (i >= w.size()) return fail("missing node name");

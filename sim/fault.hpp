@@ -19,9 +19,9 @@ std::string_view to_string(FaultKind);
 struct Fault {
   FaultKind kind = FaultKind::Crash;
   std::string node;
-  std::string peer;           // Cut, Heal, Reset
+  std::string peer;  // Cut, Heal, Reset
   Instant at;
-  Duration amount{};          // Pause and Cut: how long (0 = until healed, for Cut); ClockJump: by how much
+  Duration amount{};  // Pause and Cut: how long (0 = until healed, for Cut); ClockJump: by how much
   bool operator==(const Fault&) const = default;
 };
 
@@ -32,7 +32,7 @@ struct FaultPlan {
 };
 
 std::string to_string(const Fault&);
-std::string to_string(const FaultPlan&);   // "; "-separated, "none" when empty
+std::string to_string(const FaultPlan&);  // "; "-separated, "none" when empty
 // Reads what to_string printed (separators: ';' or newlines). On error, names the
 // fault by its position and says what is wrong.
 std::optional<FaultPlan> parse_fault_plan(std::string_view text, std::string* error = nullptr);

@@ -4,10 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fmt/format.h>
 
 namespace locksim::sim {
 
@@ -54,9 +54,12 @@ std::optional<std::string> read_input_file(const std::string& path, size_t cap, 
   struct stat st {};
   std::string text;
   std::string why;
-  if (::fstat(fd, &st) != 0) why = std::strerror(errno);
-  else if (!S_ISREG(st.st_mode)) why = "not a regular file";
-  else if (static_cast<uint64_t>(st.st_size) > cap) why = fmt::format("larger than {} bytes", cap);
+  if (::fstat(fd, &st) != 0)
+    why = std::strerror(errno);
+  else if (!S_ISREG(st.st_mode))
+    why = "not a regular file";
+  else if (static_cast<uint64_t>(st.st_size) > cap)
+    why = fmt::format("larger than {} bytes", cap);
   char buffer[65536];
   while (why.empty()) {
     const ssize_t n = ::read(fd, buffer, sizeof buffer);

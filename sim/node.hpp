@@ -31,11 +31,11 @@ struct Node {
   uint64_t stream_key = 0;
   NodeState state = NodeState::Up;
   uint32_t incarnation = 0;
-  uint64_t pause_generation = 0;     // a later pause supersedes an earlier pause's end
-  std::vector<FiberId> fibers;       // live tasks of this incarnation, in spawn order
-  std::vector<Event> deferred;       // what arrived while paused, in arrival order
-  std::function<Task<void>(Proc)> start;          // run at start and at each restart
-  std::vector<std::function<void()>> crash_hooks; // e.g. a server drops its volatile state
+  uint64_t pause_generation = 0;                   // a later pause supersedes an earlier pause's end
+  std::vector<FiberId> fibers;                     // live tasks of this incarnation, in spawn order
+  std::vector<Event> deferred;                     // what arrived while paused, in arrival order
+  std::function<Task<void>(Proc)> start;           // run at start and at each restart
+  std::vector<std::function<void()>> crash_hooks;  // e.g. a server drops its volatile state
 };
 
 }  // namespace locksim::sim

@@ -14,7 +14,10 @@ uint64_t splitmix64(uint64_t& state) {
 
 uint64_t stable_hash(std::string_view text) {
   uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : text) { h ^= c; h *= 0x100000001b3ULL; }
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
   return h;
 }
 
@@ -89,11 +92,17 @@ double portable_log(double x) {
   if (!(x > 0)) return -INFINITY;
   int e = 0;
   double m = std::frexp(x, &e);  // exact: x = m * 2^e, m in [0.5, 1)
-  if (m < 0.70710678118654752440) { m *= 2; --e; }  // m in [0.707, 1.414)
+  if (m < 0.70710678118654752440) {
+    m *= 2;
+    --e;
+  }  // m in [0.707, 1.414)
   // ln(m) = 2 atanh(s), s = (m-1)/(m+1), |s| < 0.172: the series converges fast.
   double s = (m - 1) / (m + 1);
   double s2 = s * s, term = s, sum = 0;
-  for (int k = 1; k <= 41; k += 2) { sum += term / k; term *= s2; }
+  for (int k = 1; k <= 41; k += 2) {
+    sum += term / k;
+    term *= s2;
+  }
   return 2 * sum + e * 0.69314718055994530942;
 }
 
@@ -108,7 +117,10 @@ double portable_exp(double x) {
   constexpr double kLn2Hi = 6.93147180369123816490e-01, kLn2Lo = 1.90821492927058770002e-10;
   double r = (x - k * kLn2Hi) - k * kLn2Lo;
   double term = 1, sum = 1;
-  for (int n = 1; n <= 24; ++n) { term *= r / n; sum += term; }
+  for (int n = 1; n <= 24; ++n) {
+    term *= r / n;
+    sum += term;
+  }
   return std::ldexp(sum, k);
 }
 

@@ -52,11 +52,11 @@ double portable_exp(double x);
 // A link's one-way latency: base + uniform jitter + a rare long-tailed spike.
 struct LatencyDist {
   Duration base{};
-  Duration jitter{};        // uniform in [0, jitter]
+  Duration jitter{};  // uniform in [0, jitter]
   double spike_probability = 0;
-  Duration spike_scale{};   // Pareto scale of a spike
+  Duration spike_scale{};  // Pareto scale of a spike
   double spike_alpha = 1.5;
-  Duration spike_cap{};     // longest spike
+  Duration spike_cap{};  // longest spike
 
   Duration draw(Rng& rng) const;
   bool operator==(const LatencyDist&) const = default;

@@ -113,7 +113,10 @@ class Channel final : public ConnectionEvents {
 
   // `ordinal`: how many channels this client already has to this service.
   Channel(Service<Req, Resp>& svc, NodeId client, uint64_t ordinal)
-      : svc_(svc), world_(svc.world()), client_(client), server_(svc.server()),
+      : svc_(svc),
+        world_(svc.world()),
+        client_(client),
+        server_(svc.server()),
         id_(svc.world().register_connection(this)),
         up_(Rng(world_.seed()).stream(link_key(ordinal, 0))),
         down_(Rng(world_.seed()).stream(link_key(ordinal, 1))) {}
@@ -131,7 +134,8 @@ class Channel final : public ConnectionEvents {
     if (session_ != 0) {
       // The kernel closes the socket after the bytes already sent: the server
       // runs those first, then learns of the close.
-      enqueue_to_server(ToServer{++next_call_, true, session_, epoch_, world_.network().cut_epoch(client_, server_), 0, Req{}});
+      enqueue_to_server(
+          ToServer{++next_call_, true, session_, epoch_, world_.network().cut_epoch(client_, server_), 0, Req{}});
       session_ = 0;
     }
   }
@@ -217,14 +221,16 @@ class Channel final : public ConnectionEvents {
   }
 
   void dropped(NodeId at, DropReason why, uint64_t call_id) {
-    world_.trace().add(world_.now(), at, TraceKind::MessageDropped, static_cast<int64_t>(why), static_cast<int64_t>(call_id));
+    world_.trace().add(world_.now(), at, TraceKind::MessageDropped, static_cast<int64_t>(why),
+                       static_cast<int64_t>(call_id));
   }
 
   static void request_event(World& w, const Event& e) {
     auto* self = static_cast<Channel*>(e.obj);
     ToServer m = take(self->to_server_, e.id);
     if (!w.live(e)) return self->dropped(self->server_, DropReason::ReceiverCrashed, m.call_id);
-    if (!w.network().passes(self->client_, self->server_, m.cut_epoch)) return self->dropped(self->server_, DropReason::Cut, m.call_id);
+    if (!w.network().passes(self->client_, self->server_, m.cut_epoch))
+      return self->dropped(self->server_, DropReason::Cut, m.call_id);
     if (m.close) {
       w.trace().add(w.now(), self->server_, TraceKind::ConnectionClosed, static_cast<int64_t>(self->id_));
       return self->svc_.disconnected(m.session);
@@ -232,9 +238,12 @@ class Channel final : public ConnectionEvents {
     if (m.epoch != self->epoch_) return self->dropped(self->server_, DropReason::ConnectionReset, m.call_id);
     Resp reply = self->svc_.handler_(m.session, m.request, w.local_now(self->server_));
     Trace& trace = w.trace();
-    trace.add(w.now(), self->server_, TraceKind::CallExecuted, static_cast<int64_t>(self->id_), static_cast<int64_t>(m.call_id),
-              trace.recording() && self->svc_.describe_response_ ? "-> " + self->svc_.describe_response_(reply) : std::string());
-    if (w.network().is_cut(self->client_, self->server_)) return self->dropped(self->server_, DropReason::Cut, m.call_id);
+    trace.add(w.now(), self->server_, TraceKind::CallExecuted, static_cast<int64_t>(self->id_),
+              static_cast<int64_t>(m.call_id),
+              trace.recording() && self->svc_.describe_response_ ? "-> " + self->svc_.describe_response_(reply)
+                                                                 : std::string());
+    if (w.network().is_cut(self->client_, self->server_))
+      return self->dropped(self->server_, DropReason::Cut, m.call_id);
     Instant arrival = std::max(w.now() + self->latency().draw(self->down_), self->last_down_);
     self->last_down_ = arrival;
     self->to_client_.push_back(ToClient{m.call_id, m.epoch, w.network().cut_epoch(self->client_, self->server_),
@@ -248,11 +257,13 @@ class Channel final : public ConnectionEvents {
     const Node& client = w.node(self->client_);
     if (client.state == NodeState::Crashed || client.incarnation != m.client_incarnation)
       return self->dropped(self->client_, DropReason::ReceiverCrashed, m.call_id);
-    if (!w.network().passes(self->client_, self->server_, m.cut_epoch)) return self->dropped(self->client_, DropReason::Cut, m.call_id);
+    if (!w.network().passes(self->client_, self->server_, m.cut_epoch))
+      return self->dropped(self->client_, DropReason::Cut, m.call_id);
     if (m.epoch != self->epoch_) return self->dropped(self->client_, DropReason::ConnectionReset, m.call_id);
     auto p = self->find_pending(m.call_id);
     if (!p) return self->dropped(self->client_, DropReason::CallerGone, m.call_id);
-    w.trace().add(w.now(), self->client_, TraceKind::ReplyReceived, static_cast<int64_t>(self->id_), static_cast<int64_t>(m.call_id));
+    w.trace().add(w.now(), self->client_, TraceKind::ReplyReceived, static_cast<int64_t>(self->id_),
+                  static_cast<int64_t>(m.call_id));
     p->awaiter->result = CallResult<Resp>{CallStatus::Ok, std::move(m.reply)};
     self->complete(*p);
   }
@@ -262,7 +273,8 @@ class Channel final : public ConnectionEvents {
     if (!w.live(e)) return;
     auto p = self->find_pending(e.id);
     if (!p) return;  // answered in time
-    w.trace().add(w.now(), self->client_, TraceKind::CallTimedOut, static_cast<int64_t>(self->id_), static_cast<int64_t>(e.id));
+    w.trace().add(w.now(), self->client_, TraceKind::CallTimedOut, static_cast<int64_t>(self->id_),
+                  static_cast<int64_t>(e.id));
     p->awaiter->result = CallResult<Resp>{CallStatus::TimedOut, Resp{}};
     self->complete(*p);
   }
@@ -272,7 +284,8 @@ class Channel final : public ConnectionEvents {
     if (!w.live(e)) return;
     auto p = self->find_pending(e.id);
     if (!p) return;
-    w.trace().add(w.now(), self->client_, TraceKind::ConnectionLost, static_cast<int64_t>(self->id_), static_cast<int64_t>(e.id));
+    w.trace().add(w.now(), self->client_, TraceKind::ConnectionLost, static_cast<int64_t>(self->id_),
+                  static_cast<int64_t>(e.id));
     p->awaiter->result = CallResult<Resp>{CallStatus::ConnectionLost, Resp{}};
     self->complete(*p);
   }

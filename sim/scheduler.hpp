@@ -19,9 +19,9 @@ struct Event {
   Instant at;
   uint64_t seq = 0;
   EventFn fn = nullptr;
-  void* obj = nullptr;     // the handler's object (a channel, a coroutine frame)
-  uint64_t id = 0;         // what the handler looks up: a fiber, a call, a planned fault, a paused node
-  uint64_t generation = 0; // which version of it the event belongs to: a pause, a cut's epoch, an incarnation
+  void* obj = nullptr;      // the handler's object (a channel, a coroutine frame)
+  uint64_t id = 0;          // what the handler looks up: a fiber, a call, a planned fault, a paused node
+  uint64_t generation = 0;  // which version of it the event belongs to: a pause, a cut's epoch, an incarnation
   // The node this event is delivered to, and the incarnation it was meant for:
   // a paused node defers it, a crashed one makes it stale (fn decides what then).
   NodeId node = kNoNode;

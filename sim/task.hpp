@@ -39,7 +39,9 @@ struct Promise : PromiseBase {
   std::optional<T> value;
   Task<T> get_return_object();
   template <class U>
-  void return_value(U&& v) { value.emplace(std::forward<U>(v)); }
+  void return_value(U&& v) {
+    value.emplace(std::forward<U>(v));
+  }
   T take() {
     if (error) std::rethrow_exception(error);
     return std::move(*value);
@@ -67,7 +69,10 @@ class [[nodiscard]] Task {
   explicit Task(Handle h) : h_(h) {}
   Task(Task&& o) noexcept : h_(std::exchange(o.h_, {})) {}
   Task& operator=(Task&& o) noexcept {
-    if (this != &o) { reset(); h_ = std::exchange(o.h_, {}); }
+    if (this != &o) {
+      reset();
+      h_ = std::exchange(o.h_, {});
+    }
     return *this;
   }
   Task(const Task&) = delete;
@@ -78,7 +83,10 @@ class [[nodiscard]] Task {
   bool done() const { return h_ && h_.done(); }
   Handle handle() const { return h_; }
   void reset() {
-    if (h_) { h_.destroy(); h_ = {}; }
+    if (h_) {
+      h_.destroy();
+      h_ = {};
+    }
   }
   // For a finished root task: its result, rethrowing what escaped it.
   T result() { return h_.promise().take(); }
@@ -103,7 +111,9 @@ class [[nodiscard]] Task {
 
 namespace detail {
 template <class T>
-Task<T> Promise<T>::get_return_object() { return Task<T>(std::coroutine_handle<Promise<T>>::from_promise(*this)); }
+Task<T> Promise<T>::get_return_object() {
+  return Task<T>(std::coroutine_handle<Promise<T>>::from_promise(*this));
+}
 inline Task<void> Promise<void>::get_return_object() {
   return Task<void>(std::coroutine_handle<Promise<void>>::from_promise(*this));
 }

@@ -13,7 +13,10 @@ std::string format_duration(Duration d) {
   const char* sign = d.ns < 0 ? "-" : "";
   // Magnitude as unsigned so that the most negative value does not overflow.
   uint64_t n = d.ns < 0 ? uint64_t(0) - static_cast<uint64_t>(d.ns) : static_cast<uint64_t>(d.ns);
-  struct Unit { uint64_t ns; const char* name; };
+  struct Unit {
+    uint64_t ns;
+    const char* name;
+  };
   static constexpr std::array<Unit, 4> units{{{1'000'000'000, "s"}, {1'000'000, "ms"}, {1'000, "us"}, {1, "ns"}}};
   for (const auto& u : units) {
     if (n % u.ns == 0) return fmt::format("{}{}{}", sign, n / u.ns, u.name);
@@ -58,7 +61,10 @@ bool parse_duration(std::string_view text, Duration& out, std::string* error) {
   };
   std::string_view s = text;
   bool negative = false;
-  if (!s.empty() && (s[0] == '-' || s[0] == '+')) { negative = s[0] == '-'; s.remove_prefix(1); }
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
+    negative = s[0] == '-';
+    s.remove_prefix(1);
+  }
   size_t i = 0;
   uint128 whole = 0, frac = 0, frac_scale = 1;
   bool digits = false, dot = false;
@@ -83,13 +89,20 @@ bool parse_duration(std::string_view text, Duration& out, std::string* error) {
   if (!digits) return fail("expected a number");
   std::string_view unit = s.substr(i);
   uint64_t scale;
-  if (unit == "ns") scale = 1;
-  else if (unit == "us") scale = 1'000;
-  else if (unit == "ms") scale = 1'000'000;
-  else if (unit == "s") scale = 1'000'000'000;
-  else if (unit == "m") scale = 60'000'000'000ULL;
-  else if (unit.empty()) return fail("missing unit (ns, us, ms, s or m)");
-  else return fail(fmt::format("unknown unit '{}'", unit));
+  if (unit == "ns")
+    scale = 1;
+  else if (unit == "us")
+    scale = 1'000;
+  else if (unit == "ms")
+    scale = 1'000'000;
+  else if (unit == "s")
+    scale = 1'000'000'000;
+  else if (unit == "m")
+    scale = 60'000'000'000ULL;
+  else if (unit.empty())
+    return fail("missing unit (ns, us, ms, s or m)");
+  else
+    return fail(fmt::format("unknown unit '{}'", unit));
   uint128 total = whole * scale;
   uint128 frac_ns = frac * scale;
   if (frac_ns % frac_scale != 0) return fail("finer than a nanosecond");

@@ -30,7 +30,9 @@ constexpr int64_t mul_sat(int64_t a, int64_t b) {
   if (__builtin_mul_overflow(a, b, &r)) return saturated((a < 0) == (b < 0));
   return r;
 }
-constexpr int64_t neg_sat(int64_t a) { return a == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -a; }
+constexpr int64_t neg_sat(int64_t a) {
+  return a == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -a;
+}
 
 struct Duration {
   int64_t ns = 0;
@@ -40,8 +42,14 @@ struct Duration {
   constexpr Duration operator-() const { return {neg_sat(ns)}; }
   constexpr Duration operator*(int64_t k) const { return {mul_sat(ns, k)}; }
   constexpr Duration operator/(int64_t k) const { return {k == -1 ? neg_sat(ns) : ns / k}; }
-  constexpr Duration& operator+=(Duration o) { ns = add_sat(ns, o.ns); return *this; }
-  constexpr Duration& operator-=(Duration o) { ns = sub_sat(ns, o.ns); return *this; }
+  constexpr Duration& operator+=(Duration o) {
+    ns = add_sat(ns, o.ns);
+    return *this;
+  }
+  constexpr Duration& operator-=(Duration o) {
+    ns = sub_sat(ns, o.ns);
+    return *this;
+  }
   constexpr int64_t ms() const { return ns / 1'000'000; }
   constexpr int64_t us() const { return ns / 1'000; }
   static constexpr Duration zero() { return {0}; }
@@ -55,7 +63,10 @@ struct Instant {
   constexpr Instant operator+(Duration d) const { return {add_sat(ns, d.ns)}; }
   constexpr Instant operator-(Duration d) const { return {sub_sat(ns, d.ns)}; }
   constexpr Duration operator-(Instant o) const { return {sub_sat(ns, o.ns)}; }
-  constexpr Instant& operator+=(Duration d) { ns = add_sat(ns, d.ns); return *this; }
+  constexpr Instant& operator+=(Duration d) {
+    ns = add_sat(ns, d.ns);
+    return *this;
+  }
   constexpr int64_t ms() const { return ns / 1'000'000; }
   static constexpr Instant zero() { return {0}; }
   static constexpr Instant never() { return {std::numeric_limits<int64_t>::max() / 2}; }

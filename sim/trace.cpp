@@ -54,7 +54,10 @@ void Trace::add(Instant at, NodeId node, TraceKind kind, int64_t a, int64_t b, s
   mix(hash_, static_cast<uint64_t>(a));
   mix(hash_, static_cast<uint64_t>(b));
   mix(hash_, text.size());
-  for (unsigned char c : text) { hash_ ^= c; hash_ *= 0x100000001b3ULL; }
+  for (unsigned char c : text) {
+    hash_ ^= c;
+    hash_ *= 0x100000001b3ULL;
+  }
   ++count_;
   if (mode_ == Mode::Record) events_.push_back(TraceEvent{at, node, kind, a, b, std::move(text)});
 }
@@ -76,21 +79,19 @@ std::string Trace::render(const TraceEvent& e, std::string_view node_name) {
     case TraceKind::CallExecuted:
     case TraceKind::ReplyReceived:
     case TraceKind::CallTimedOut:
-    case TraceKind::ConnectionLost:
-      line += fmt::format(" conn {} call #{}", e.a, e.b);
-      break;
+    case TraceKind::ConnectionLost: line += fmt::format(" conn {} call #{}", e.a, e.b); break;
     case TraceKind::MessageDropped:
       line += fmt::format(" ({}) call #{}", to_string(static_cast<DropReason>(e.a)), e.b);
       break;
     case TraceKind::FiberStart:
     case TraceKind::FiberEnd:
-    case TraceKind::FiberCancelled:
-      line += fmt::format(" task {}", e.a);
-      break;
-    default:
-      break;
+    case TraceKind::FiberCancelled: line += fmt::format(" task {}", e.a); break;
+    default: break;
   }
-  if (!e.text.empty()) { line += ' '; line += e.text; }
+  if (!e.text.empty()) {
+    line += ' ';
+    line += e.text;
+  }
   while (!line.empty() && line.back() == ' ') line.pop_back();
   return line;
 }

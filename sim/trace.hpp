@@ -16,9 +16,24 @@ using NodeId = uint32_t;
 inline constexpr NodeId kNoNode = 0xffffffffu;
 
 enum class TraceKind : uint8_t {
-  FiberStart, FiberEnd, FiberCancelled,
-  CallSent, CallExecuted, ReplyReceived, MessageDropped, CallTimedOut, ConnectionLost, ConnectionClosed,
-  Crash, Restart, Pause, Resume, ClockJump, Cut, Heal, Reset,
+  FiberStart,
+  FiberEnd,
+  FiberCancelled,
+  CallSent,
+  CallExecuted,
+  ReplyReceived,
+  MessageDropped,
+  CallTimedOut,
+  ConnectionLost,
+  ConnectionClosed,
+  Crash,
+  Restart,
+  Pause,
+  Resume,
+  ClockJump,
+  Cut,
+  Heal,
+  Reset,
   Note,  // free text from a layer above (a lock step, a workload event)
 };
 std::string_view to_string(TraceKind);

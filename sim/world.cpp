@@ -12,7 +12,8 @@ uint32_t generation_of(FiberId id) { return static_cast<uint32_t>(id >> 32); }
 FiberId make_fiber_id(uint32_t slot, uint32_t gen) { return (FiberId{gen} << 32) | slot; }
 }  // namespace
 
-World::World(uint64_t seed, Trace::Mode trace_mode) : seed_(seed), rng_(Rng(seed).stream("world")), trace_(trace_mode) {}
+World::World(uint64_t seed, Trace::Mode trace_mode)
+    : seed_(seed), rng_(Rng(seed).stream("world")), trace_(trace_mode) {}
 
 World::~World() {
   // Task frames may hold references to services the world owns: destroy them first.
@@ -34,7 +35,8 @@ NodeId World::add_node(std::string name, LocalClock clock, std::string_view stre
 }
 
 NodeId World::find_node(std::string_view name) const {
-  for (const auto& n : nodes_) if (n.name == name) return n.id;
+  for (const auto& n : nodes_)
+    if (n.name == name) return n.id;
   return kNoNode;
 }
 
@@ -190,8 +192,10 @@ void World::crash(NodeId id) {
   for (auto& hook : n.crash_hooks) hook();
   tell(id, TraceKind::Crash);
   for (ConnectionEvents* c : connections_) {
-    if (c->client_node() == id) c->on_client_crash();
-    else if (c->server_node() == id) c->on_reset();
+    if (c->client_node() == id)
+      c->on_client_crash();
+    else if (c->server_node() == id)
+      c->on_reset();
   }
   // What was deferred by a pause is delivered as stale: each handler drops it its own way.
   std::vector<Event> deferred = std::move(n.deferred);
@@ -217,8 +221,8 @@ void World::pause(NodeId id, Duration how_long) {
   trace_.add(now_, id, TraceKind::Pause, how_long.ns);
   tell(id, TraceKind::Pause);
   // Aimed at the world, not the node, so that the pause cannot defer its own end.
-  schedule(now_ + how_long, &World::pause_end_event, nullptr, (uint64_t{n.incarnation} << 32) | id,
-           n.pause_generation, kNoNode);
+  schedule(now_ + how_long, &World::pause_end_event, nullptr, (uint64_t{n.incarnation} << 32) | id, n.pause_generation,
+           kNoNode);
 }
 
 void World::pause_end_event(World& w, const Event& e) {
@@ -235,7 +239,10 @@ void World::pause_end_event(World& w, const Event& e) {
   std::vector<Event> deferred = std::move(n.deferred);
   n.deferred.clear();
   for (const Event& d : deferred) {
-    if (n.state == NodeState::Paused) { n.deferred.push_back(d); continue; }
+    if (n.state == NodeState::Paused) {
+      n.deferred.push_back(d);
+      continue;
+    }
     w.dispatch(d);
   }
 }
@@ -278,7 +285,8 @@ void World::reset(NodeId a, NodeId b) {
 std::vector<NodeId> World::peers(NodeId node, const std::string& peer) const {
   std::vector<NodeId> out;
   if (peer == "*") {
-    for (const auto& n : nodes_) if (n.id != node) out.push_back(n.id);
+    for (const auto& n : nodes_)
+      if (n.id != node) out.push_back(n.id);
   } else {
     out.push_back(find_node(peer));
   }
@@ -310,9 +318,15 @@ void World::fault_event(World& w, const Event& e) {
     case FaultKind::Restart: w.restart(id); break;
     case FaultKind::Pause: w.pause(id, f.amount); break;
     case FaultKind::ClockJump: w.jump_clock(id, f.amount); break;
-    case FaultKind::Cut: for (NodeId p : w.peers(id, f.peer)) w.cut(id, p, f.amount); break;
-    case FaultKind::Heal: for (NodeId p : w.peers(id, f.peer)) w.heal(id, p); break;
-    case FaultKind::Reset: for (NodeId p : w.peers(id, f.peer)) w.reset(id, p); break;
+    case FaultKind::Cut:
+      for (NodeId p : w.peers(id, f.peer)) w.cut(id, p, f.amount);
+      break;
+    case FaultKind::Heal:
+      for (NodeId p : w.peers(id, f.peer)) w.heal(id, p);
+      break;
+    case FaultKind::Reset:
+      for (NodeId p : w.peers(id, f.peer)) w.reset(id, p);
+      break;
   }
 }
 

@@ -54,7 +54,7 @@ class World {
   Instant local_now(NodeId id) const { return node(id).clock.local(now_); }
   // Runs every event at or before limit; then, if anything is still pending, now = limit.
   void run_until(Instant limit);
-  void run();                     // until nothing is scheduled or stop() is called
+  void run();  // until nothing is scheduled or stop() is called
   void stop() { stopped_ = true; }
   bool stopped() const { return stopped_; }
   uint64_t events_processed() const { return processed_; }
@@ -99,7 +99,9 @@ class World {
   void note(NodeId node, std::string text) { trace_.add(now_, node, TraceKind::Note, 0, 0, std::move(text)); }
 
   // Told of every crash, restart, pause and resume (kind), after it took effect.
-  void on_node_fault(std::function<void(NodeId, TraceKind)> listener) { fault_listeners_.push_back(std::move(listener)); }
+  void on_node_fault(std::function<void(NodeId, TraceKind)> listener) {
+    fault_listeners_.push_back(std::move(listener));
+  }
 
   // Returns the connection's number: connections are numbered in creation order.
   uint64_t register_connection(ConnectionEvents* c) {
@@ -116,7 +118,9 @@ class World {
   }
 
  private:
-  struct HolderBase { virtual ~HolderBase() = default; };
+  struct HolderBase {
+    virtual ~HolderBase() = default;
+  };
   template <class T>
   struct Holder : HolderBase {
     template <class... Args>

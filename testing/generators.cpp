@@ -7,7 +7,8 @@
 namespace locksim::testing {
 
 props::FaultModel fault_model(const std::string& algorithm, const std::string& faults) {
-  if (!lock::find_algorithm(algorithm)) throw std::invalid_argument("fault_model: unknown algorithm '" + algorithm + "'");
+  if (!lock::find_algorithm(algorithm))
+    throw std::invalid_argument("fault_model: unknown algorithm '" + algorithm + "'");
   std::string error;
   auto kinds = props::parse_fault_kinds(faults, &error);
   if (!kinds) throw std::invalid_argument("fault_model: " + error);

@@ -36,8 +36,8 @@ CheckReport check_lock(const std::string& algorithm, const CheckSettings& settin
 }
 
 std::string describe(const CheckReport& report) {
-  std::string out = fmt::format("{}: {} run{}, seed {}: ", report.algorithm, report.runs, report.runs == 1 ? "" : "s",
-                                report.seed);
+  std::string out =
+      fmt::format("{}: {} run{}, seed {}: ", report.algorithm, report.runs, report.runs == 1 ? "" : "s", report.seed);
   if (report.ok()) return out + "no failure";
   out += fmt::format("{} failure{}", report.failures.size(), report.failures.size() == 1 ? "" : "s");
   for (const Failure& f : report.failures)

@@ -17,10 +17,10 @@
 namespace locksim::testing {
 
 struct CheckSettings {
-  std::string faults = "all";                // fault kinds, as `locksim check --faults`
+  std::string faults = "all";  // fault kinds, as `locksim check --faults`
   uint32_t runs = 1000;
   uint64_t seed = 1;
-  std::optional<props::Property> property;   // look for this one only
+  std::optional<props::Property> property;  // look for this one only
   uint32_t min_clients = 2, max_clients = 3;
   uint32_t max_iterations = 3;
   bool shrink = true;

@@ -34,10 +34,14 @@ namespace my {
 
 void register_my_lock() {
   if (find_algorithm("my-lock")) return;
-  register_algorithm(Algorithm{"my-lock", "token + Lua release + random back-off", "-", "-",
-                               {"key", "lease", "retry", "retry-jitter", "wait-limit", "call-timeout"},
-                               /*safe_without_faults=*/false,
-                               [](const LockParams& p) -> std::unique_ptr<Lock> { return std::make_unique<MyLock>(p); }});
+  register_algorithm(
+      Algorithm{"my-lock",
+                "token + Lua release + random back-off",
+                "-",
+                "-",
+                {"key", "lease", "retry", "retry-jitter", "wait-limit", "call-timeout"},
+                /*safe_without_faults=*/false,
+                [](const LockParams& p) -> std::unique_ptr<Lock> { return std::make_unique<MyLock>(p); }});
 }
 
 }  // namespace my

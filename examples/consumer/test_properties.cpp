@@ -1,7 +1,7 @@
 // (c) locksim's scenario generators inside the user's own rapidcheck property.
-#include <catch2/catch.hpp>
 #include <rapidcheck.h>
 #include <rapidcheck/catch.h>
+#include <catch2/catch.hpp>
 #include <locksim/testing/generators.hpp>
 
 using locksim::props::Property;

@@ -16,8 +16,9 @@ TEST_CASE("a lock key expires once its lease has passed, as in Redis") {
 TEST_CASE("the compare-and-delete script runs as Redis runs it") {
   locksim::testing::VirtualRedis redis;
   redis.run("SET lock me PX 1000");
-  const char* release = "EVAL \"if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) "
-                        "else return 0 end\" 1 lock ";
+  const char* release =
+      "EVAL \"if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) "
+      "else return 0 end\" 1 lock ";
   REQUIRE(redis.text(std::string(release) + "you") == "(integer) 0");
   REQUIRE(redis.text(std::string(release) + "me") == "(integer) 1");
 }

@@ -59,11 +59,8 @@ Outcome Database::run(SessionId id, const Statement& statement) {
       s.explicit_transaction = true;
       return done();
     case Kind::Commit:
-    case Kind::Rollback:
-      end_transaction(id, statement.kind == Kind::Commit);
-      return done();
-    default:
-      break;
+    case Kind::Rollback: end_transaction(id, statement.kind == Kind::Commit); return done();
+    default: break;
   }
   Outcome outcome = run_row_statement(id, statement);
   if (outcome.blocked() && deadlocks(id, statement.row.name)) {

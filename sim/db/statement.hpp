@@ -35,9 +35,9 @@ struct Statement {
     SelectForUpdate,  // SELECT * FROM locks WHERE name = ? FOR UPDATE (an exclusive row lock)
   };
   Kind kind = Kind::Select;
-  Row row;                            // Insert: the row; others: row.name is the key
-  std::optional<std::string> owner;   // Delete/AddCount: "AND owner = ?"
-  int64_t delta = 0;                  // AddCount
+  Row row;                           // Insert: the row; others: row.name is the key
+  std::optional<std::string> owner;  // Delete/AddCount: "AND owner = ?"
+  int64_t delta = 0;                 // AddCount
 
   static Statement begin() { return {Kind::Begin, {}, {}, 0}; }
   static Statement commit() { return {Kind::Commit, {}, {}, 0}; }

@@ -81,8 +81,7 @@ bool parse_long_double(std::string_view text, long double& out) {
   errno = 0;
   const long double value = std::strtold(buffer.c_str(), &end);
   if (end != buffer.c_str() + buffer.size() || std::isnan(value)) return false;
-  if (errno == ERANGE && (value == HUGE_VALL || value == -HUGE_VALL || std::fpclassify(value) == FP_ZERO))
-    return false;
+  if (errno == ERANGE && (value == HUGE_VALL || value == -HUGE_VALL || std::fpclassify(value) == FP_ZERO)) return false;
   out = value;
   return true;
 }
@@ -95,8 +94,7 @@ bool parse_double(std::string_view text, double& out) {
   errno = 0;
   const double value = std::strtod(buffer.c_str(), &end);
   if (end != buffer.c_str() + buffer.size() || std::isnan(value)) return false;
-  if (errno == ERANGE && (value == HUGE_VAL || value == -HUGE_VAL || std::fpclassify(value) == FP_ZERO))
-    return false;
+  if (errno == ERANGE && (value == HUGE_VAL || value == -HUGE_VAL || std::fpclassify(value) == FP_ZERO)) return false;
   out = value;
   return true;
 }

@@ -78,9 +78,8 @@ void Server::State::time_out_blocked(int64_t now_ms) {
   for (const auto& conn : connections)
     if (conn && conn->blocked && conn->blocked->deadline_ms >= 0 && conn->blocked->deadline_ms < now_ms)
       late.push_back(conn.get());
-  std::sort(late.begin(), late.end(), [](const ConnectionState* a, const ConnectionState* b) {
-    return a->blocked->order < b->blocked->order;
-  });
+  std::sort(late.begin(), late.end(),
+            [](const ConnectionState* a, const ConnectionState* b) { return a->blocked->order < b->blocked->order; });
   for (ConnectionState* conn : late) {
     unblock(*conn);
     push(*conn, Reply::nil_array());

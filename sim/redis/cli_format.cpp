@@ -16,8 +16,10 @@ std::string cli_quote(const std::string& bytes) {
       case '\a': out += "\\a"; break;
       case '\b': out += "\\b"; break;
       default:
-        if (c >= 0x20 && c <= 0x7e) out += static_cast<char>(c);
-        else out += fmt::format("\\x{:02x}", c);
+        if (c >= 0x20 && c <= 0x7e)
+          out += static_cast<char>(c);
+        else
+          out += fmt::format("\\x{:02x}", c);
     }
   }
   out += '"';

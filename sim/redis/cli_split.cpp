@@ -65,8 +65,10 @@ std::optional<std::vector<std::string>> split_cli_line(std::string_view line) {
           case '\r':
           case '\t': done = true; break;
           case '\0':
-            if (i >= n) done = true;
-            else current += c;
+            if (i >= n)
+              done = true;
+            else
+              current += c;
             break;
           case '"': in_double = true; break;
           case '\'': in_single = true; break;

@@ -188,11 +188,14 @@ constexpr Subcommand kConfigSubcommands[] = {
     {"get", -3}, {"help", 2}, {"resetstat", 2}, {"rewrite", 2}, {"set", -4},
 };
 constexpr Subcommand kClientSubcommands[] = {
-    {"getname", 2}, {"help", 2}, {"id", 2}, {"setname", 3},
+    {"getname", 2},
+    {"help", 2},
+    {"id", 2},
+    {"setname", 3},
 };
 constexpr Subcommand kFunctionSubcommands[] = {
-    {"delete", 3}, {"dump", 2}, {"flush", -2}, {"help", 2}, {"kill", 2},
-    {"list", -2}, {"load", -3}, {"restore", -3}, {"stats", 2},
+    {"delete", 3}, {"dump", 2},  {"flush", -2},   {"help", 2},  {"kill", 2},
+    {"list", -2},  {"load", -3}, {"restore", -3}, {"stats", 2},
 };
 constexpr Subcommand kPubsubSubcommands[] = {
     {"channels", -2}, {"help", 2}, {"numpat", 2}, {"numsub", -2}, {"shardchannels", -2}, {"shardnumsub", -2},
@@ -237,8 +240,8 @@ Reply unknown_command_error(const Command& command) {
   }
   std::string_view name = command.empty() ? std::string_view{} : std::string_view(command[0]);
   name = name.substr(0, std::min(name.size(), name.find('\0')));
-  std::string text = "ERR unknown command '" + std::string(name.substr(0, 128)) +
-                     "', with args beginning with: " + args;
+  std::string text =
+      "ERR unknown command '" + std::string(name.substr(0, 128)) + "', with args beginning with: " + args;
   for (char& c : text)
     if (c == '\r' || c == '\n') c = ' ';
   return Reply::error(std::move(text));

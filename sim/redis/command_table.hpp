@@ -11,9 +11,9 @@ namespace locksim::redis {
 using CommandHandler = Reply (*)(ExecContext&, const Command&);
 
 enum CommandFlag : uint32_t {
-  kNoScript = 1u << 0,   // refused inside EVAL ("not allowed from script")
-  kNotQueued = 1u << 1,  // runs at once even inside MULTI (MULTI, EXEC, DISCARD, WATCH)
-  kWrite = 1u << 2,      // refused by read-only scripts (EVAL_RO, flags=no-writes)
+  kNoScript = 1u << 0,     // refused inside EVAL ("not allowed from script")
+  kNotQueued = 1u << 1,    // runs at once even inside MULTI (MULTI, EXEC, DISCARD, WATCH)
+  kWrite = 1u << 2,        // refused by read-only scripts (EVAL_RO, flags=no-writes)
   kSubcommands = 1u << 3,  // has a subcommand table (check_subcommand)
 };
 

@@ -138,8 +138,9 @@ Reply cmd_scan(ExecContext& ctx, const Command& argv) {
     if (options.type && type_name(entry.type) != *options.type) continue;
     keys.push_back(&key);
   }
-  return scan_reply(keys, options, [](const std::string* k) { return std::vector<std::string>{*k}; },
-                    [](const std::string* k) -> const std::string& { return *k; });
+  return scan_reply(
+      keys, options, [](const std::string* k) { return std::vector<std::string>{*k}; },
+      [](const std::string* k) -> const std::string& { return *k; });
 }
 
 Reply cmd_object(ExecContext& ctx, const Command& argv) {

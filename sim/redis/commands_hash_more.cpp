@@ -99,9 +99,12 @@ Reply cmd_hscan(ExecContext& ctx, const Command& argv) {
   std::vector<const Hash::Field*> items;
   if (entry)
     for (const auto& f : entry->hash().fields()) items.push_back(&f);
-  return scan_value(items, !entry || !entry->hash().is_hashtable(), options,
-                    [](const Hash::Field* f) { return std::vector<std::string>{f->first, f->second}; },
-                    [](const Hash::Field* f) -> const std::string& { return f->first; });
+  return scan_value(
+      items, !entry || !entry->hash().is_hashtable(), options,
+      [](const Hash::Field* f) {
+        return std::vector<std::string>{f->first, f->second};
+      },
+      [](const Hash::Field* f) -> const std::string& { return f->first; });
 }
 
 Reply cmd_sscan(ExecContext& ctx, const Command& argv) {
@@ -112,9 +115,10 @@ Reply cmd_sscan(ExecContext& ctx, const Command& argv) {
   if (error.is_error()) return error;
   std::vector<const std::string*> items;
   if (entry) items = entry->set().ordered();
-  return scan_value(items, !entry || !entry->set().hashtable, options,
-                    [](const std::string* m) { return std::vector<std::string>{*m}; },
-                    [](const std::string* m) -> const std::string& { return *m; });
+  return scan_value(
+      items, !entry || !entry->set().hashtable, options,
+      [](const std::string* m) { return std::vector<std::string>{*m}; },
+      [](const std::string* m) -> const std::string& { return *m; });
 }
 
 Reply cmd_zscan(ExecContext& ctx, const Command& argv) {
@@ -126,9 +130,12 @@ Reply cmd_zscan(ExecContext& ctx, const Command& argv) {
   std::vector<const ZSet::Item*> items;
   if (entry)
     for (const auto& item : entry->zset().items()) items.push_back(&item);
-  return scan_value(items, !entry || !entry->zset().skiplist, options,
-                    [](const ZSet::Item* i) { return std::vector<std::string>{i->second, format_double(i->first)}; },
-                    [](const ZSet::Item* i) -> const std::string& { return i->second; });
+  return scan_value(
+      items, !entry || !entry->zset().skiplist, options,
+      [](const ZSet::Item* i) {
+        return std::vector<std::string>{i->second, format_double(i->first)};
+      },
+      [](const ZSet::Item* i) -> const std::string& { return i->second; });
 }
 
 }  // namespace locksim::redis

@@ -17,10 +17,14 @@ enum ExpireFlag : unsigned { kNx = 1, kXx = 2, kGt = 4, kLt = 8 };
 bool parse_expire_flags(const Command& argv, unsigned& flags, Reply& error) {
   for (size_t j = 3; j < argv.size(); ++j) {
     const std::string& opt = argv[j];
-    if (equals_lower(opt, "nx")) flags |= kNx;
-    else if (equals_lower(opt, "xx")) flags |= kXx;
-    else if (equals_lower(opt, "gt")) flags |= kGt;
-    else if (equals_lower(opt, "lt")) flags |= kLt;
+    if (equals_lower(opt, "nx"))
+      flags |= kNx;
+    else if (equals_lower(opt, "xx"))
+      flags |= kXx;
+    else if (equals_lower(opt, "gt"))
+      flags |= kGt;
+    else if (equals_lower(opt, "lt"))
+      flags |= kLt;
     else {
       std::string text = "ERR Unsupported option " + opt;
       for (char& c : text)  // addReplyErrorFormat keeps the protocol valid
@@ -41,8 +45,7 @@ bool parse_expire_flags(const Command& argv, unsigned& flags, Reply& error) {
 }
 
 // Redis expireGenericCommand: basetime is now for relative forms, 0 for absolute ones.
-Reply expire_generic(ExecContext& ctx, const Command& argv, int64_t basetime, bool seconds,
-                     std::string_view command) {
+Reply expire_generic(ExecContext& ctx, const Command& argv, int64_t basetime, bool seconds, std::string_view command) {
   unsigned flags = 0;
   Reply error;
   if (!parse_expire_flags(argv, flags, error)) return error;
@@ -112,7 +115,9 @@ Reply cmd_type(ExecContext& ctx, const Command& argv) {
   return Reply::status(std::string(type_name(entry->type)));
 }
 
-Reply cmd_expire(ExecContext& ctx, const Command& argv) { return expire_generic(ctx, argv, ctx.now_ms, true, "expire"); }
+Reply cmd_expire(ExecContext& ctx, const Command& argv) {
+  return expire_generic(ctx, argv, ctx.now_ms, true, "expire");
+}
 Reply cmd_pexpire(ExecContext& ctx, const Command& argv) {
   return expire_generic(ctx, argv, ctx.now_ms, false, "pexpire");
 }

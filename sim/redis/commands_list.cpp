@@ -27,8 +27,10 @@ Reply push_generic(ExecContext& ctx, const Command& argv, End where, bool only_e
   auto old = created ? std::nullopt : ctx.db().old_rendering(entry);
   ListValue& list = entry->list();
   for (size_t i = 2; i < argv.size(); ++i) {
-    if (where == End::Left) list.push_front(argv[i]);
-    else list.push_back(argv[i]);
+    if (where == End::Left)
+      list.push_front(argv[i]);
+    else
+      list.push_back(argv[i]);
   }
   ctx.db().changed(argv[1], *entry, std::move(old), ctx.conn_id(), ctx.now_ms);
   ctx.db().signal_ready(argv[1]);
@@ -82,9 +84,12 @@ bool clamp_range(int64_t& start, int64_t& end, int64_t size) {
 }
 
 bool parse_end(std::string_view text, End& where) {
-  if (equals_lower(text, "left")) where = End::Left;
-  else if (equals_lower(text, "right")) where = End::Right;
-  else return false;
+  if (equals_lower(text, "left"))
+    where = End::Left;
+  else if (equals_lower(text, "right"))
+    where = End::Right;
+  else
+    return false;
   return true;
 }
 
@@ -104,8 +109,10 @@ Reply move_generic(ExecContext& ctx, const std::string& source, const std::strin
     dst = &ctx.db().create(destination, ValueType::List);
     created = true;
   }
-  if (to == End::Left) dst->list().push_front(value);
-  else dst->list().push_back(value);
+  if (to == End::Left)
+    dst->list().push_front(value);
+  else
+    dst->list().push_back(value);
   if (source != destination) {
     ctx.db().changed_or_removed(source, *src, std::move(old_src), ctx.conn_id(), ctx.now_ms);
   }
@@ -263,8 +270,9 @@ Reply cmd_lpos(ExecContext& ctx, const Command& argv) {
     if (equals_lower(argv[j], "rank") && has_next) {
       if (!parse_int64(argv[++j], rank)) return error_reply(kNotInteger);
       if (rank == 0)
-        return error_reply("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or "
-                           "use negative to start from the end of the list");
+        return error_reply(
+            "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or "
+            "use negative to start from the end of the list");
     } else if (equals_lower(argv[j], "count") && has_next) {
       if (!parse_int64(argv[++j], count) || count < 0) return error_reply("ERR COUNT can't be negative");
     } else if (equals_lower(argv[j], "maxlen") && has_next) {
@@ -298,8 +306,10 @@ Reply cmd_lpos(ExecContext& ctx, const Command& argv) {
 
 Reply cmd_linsert(ExecContext& ctx, const Command& argv) {
   bool after = false;
-  if (equals_lower(argv[2], "after")) after = true;
-  else if (!equals_lower(argv[2], "before")) return error_reply(kSyntaxError);
+  if (equals_lower(argv[2], "after"))
+    after = true;
+  else if (!equals_lower(argv[2], "before"))
+    return error_reply(kSyntaxError);
   Reply error;
   Entry* entry = lookup_typed(ctx, argv[1], ValueType::List, error);
   if (!entry) return error.is_error() ? error : Reply::integer_(0);
@@ -361,8 +371,6 @@ Reply cmd_blmove(ExecContext& ctx, const Command& argv) {
   return blocking_move(ctx, argv, from, to);
 }
 
-Reply cmd_brpoplpush(ExecContext& ctx, const Command& argv) {
-  return blocking_move(ctx, argv, End::Right, End::Left);
-}
+Reply cmd_brpoplpush(ExecContext& ctx, const Command& argv) { return blocking_move(ctx, argv, End::Right, End::Left); }
 
 }  // namespace locksim::redis

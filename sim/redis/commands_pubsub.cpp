@@ -18,8 +18,8 @@ int64_t subscription_count(const ConnectionState& conn) {
 }
 
 Reply notice(std::string_view kind, std::optional<std::string_view> name, int64_t count) {
-  return Reply::array({Reply::bulk(std::string(kind)), name ? Reply::bulk(std::string(*name)) : Reply::nil(),
-                       Reply::integer_(count)});
+  return Reply::array(
+      {Reply::bulk(std::string(kind)), name ? Reply::bulk(std::string(*name)) : Reply::nil(), Reply::integer_(count)});
 }
 
 void drop(Registry& registry, const std::string& name, ConnectionId id) {
@@ -35,8 +35,10 @@ struct Replies {
   ExecContext& ctx;
   std::optional<Reply> first;
   void add(Reply r) {
-    if (!first) first = std::move(r);
-    else ctx.server.push(ctx.conn, std::move(r));
+    if (!first)
+      first = std::move(r);
+    else
+      ctx.server.push(ctx.conn, std::move(r));
   }
 };
 
@@ -86,8 +88,8 @@ Reply cmd_publish(ExecContext& ctx, const Command& argv) {
   int64_t receivers = 0;
   if (auto it = server.pubsub.channels.find(argv[1]); it != server.pubsub.channels.end()) {
     for (ConnectionId id : it->second) {
-      server.push(server.connection(id), Reply::array({Reply::bulk("message"), Reply::bulk(argv[1]),
-                                                       Reply::bulk(argv[2])}));
+      server.push(server.connection(id),
+                  Reply::array({Reply::bulk("message"), Reply::bulk(argv[1]), Reply::bulk(argv[2])}));
       ++receivers;
     }
   }
@@ -106,8 +108,7 @@ Reply cmd_pubsub(ExecContext& ctx, const Command& argv) {
   const PubSub& ps = ctx.server.pubsub;
   if (equals_lower(argv[1], "channels") || equals_lower(argv[1], "shardchannels")) {
     if (argv.size() > 3)
-      return error_reply("ERR unknown subcommand or wrong number of arguments for '" + argv[1] +
-                         "'. Try PUBSUB HELP.");
+      return error_reply("ERR unknown subcommand or wrong number of arguments for '" + argv[1] + "'. Try PUBSUB HELP.");
     std::vector<Reply> out;
     if (equals_lower(argv[1], "channels")) {
       for (const auto& [name, ids] : ps.channels)

@@ -81,14 +81,16 @@ Reply config_get(ExecContext& ctx, const Command& argv) {
       if (!p.alias.empty() && glob_match(pattern, p.alias)) add(p.alias, value);
       if (glob_match(pattern, p.name)) add(p.name, value);
     }
-    if (glob_match(pattern, "notify-keyspace-events")) add("notify-keyspace-events", ctx.server.config.notify_keyspace_events);
+    if (glob_match(pattern, "notify-keyspace-events"))
+      add("notify-keyspace-events", ctx.server.config.notify_keyspace_events);
     if (glob_match(pattern, "databases")) add("databases", std::to_string(kDatabases));
   }
   return Reply::array(std::move(out));
 }
 
 Reply config_set(ExecContext& ctx, const Command& argv) {
-  if (argv.size() % 2 == 1) return error_reply("ERR Unknown option or number of arguments for CONFIG SET - '" + argv[2] + "'");
+  if (argv.size() % 2 == 1)
+    return error_reply("ERR Unknown option or number of arguments for CONFIG SET - '" + argv[2] + "'");
   ServerConfig updated = ctx.server.config;
   std::vector<std::string> seen;
   for (size_t j = 2; j + 1 < argv.size(); j += 2) {
@@ -141,8 +143,8 @@ Reply cmd_config(ExecContext& ctx, const Command& argv) {
 Reply cmd_info(ExecContext& ctx, const Command& argv) {
   bool server = argv.size() == 1, clients = server, keyspace = server;
   for (size_t i = 1; i < argv.size(); ++i) {
-    const bool all = equals_lower(argv[i], "all") || equals_lower(argv[i], "everything") ||
-                     equals_lower(argv[i], "default");
+    const bool all =
+        equals_lower(argv[i], "all") || equals_lower(argv[i], "everything") || equals_lower(argv[i], "default");
     server = server || all || equals_lower(argv[i], "server");
     clients = clients || all || equals_lower(argv[i], "clients");
     keyspace = keyspace || all || equals_lower(argv[i], "keyspace");
@@ -150,12 +152,13 @@ Reply cmd_info(ExecContext& ctx, const Command& argv) {
   std::string out;
   const int64_t uptime_ms = ctx.server.start_ms < 0 ? 0 : ctx.now_ms - ctx.server.start_ms;
   if (server) {
-    out += "# Server\r\nredis_version:7.0.15\r\nredis_mode:standalone\r\nos:locksim model\r\narch_bits:64\r\n"
-           "multiplexing_api:none\r\nprocess_id:1\r\ntcp_port:0\r\n";
+    out +=
+        "# Server\r\nredis_version:7.0.15\r\nredis_mode:standalone\r\nos:locksim model\r\narch_bits:64\r\n"
+        "multiplexing_api:none\r\nprocess_id:1\r\ntcp_port:0\r\n";
     out += "uptime_in_seconds:" + std::to_string(uptime_ms / 1000) + "\r\n";
     out += "uptime_in_days:" + std::to_string(uptime_ms / 86'400'000) + "\r\n";
-    out += "hz:" + std::to_string(ctx.server.config.hz) + "\r\nconfigured_hz:" +
-           std::to_string(ctx.server.config.hz) + "\r\n";
+    out += "hz:" + std::to_string(ctx.server.config.hz) + "\r\nconfigured_hz:" + std::to_string(ctx.server.config.hz) +
+           "\r\n";
   }
   if (clients) {
     if (!out.empty()) out += "\r\n";
@@ -166,8 +169,8 @@ Reply cmd_info(ExecContext& ctx, const Command& argv) {
       if (conn->blocked) ++blocked;
       if (conn->subscribed()) ++pubsub;
     }
-    out += "# Clients\r\nconnected_clients:" + std::to_string(connected) + "\r\nblocked_clients:" +
-           std::to_string(blocked) + "\r\npubsub_clients:" + std::to_string(pubsub) + "\r\n";
+    out += "# Clients\r\nconnected_clients:" + std::to_string(connected) +
+           "\r\nblocked_clients:" + std::to_string(blocked) + "\r\npubsub_clients:" + std::to_string(pubsub) + "\r\n";
   }
   if (keyspace) {
     if (!out.empty()) out += "\r\n";
@@ -215,7 +218,8 @@ Reply cmd_client(ExecContext& ctx, const Command& argv) {
   if (equals_lower(argv[1], "getname")) return ctx.conn.name.empty() ? Reply::nil() : Reply::bulk(ctx.conn.name);
   if (equals_lower(argv[1], "setname")) {
     for (char c : argv[2])
-      if (c < '!' || c > '~') return error_reply("ERR Client names cannot contain spaces, newlines or special characters.");
+      if (c < '!' || c > '~')
+        return error_reply("ERR Client names cannot contain spaces, newlines or special characters.");
     ctx.conn.name = argv[2];
     return Reply::ok();
   }

@@ -44,7 +44,8 @@ bool combine(ExecContext& ctx, const Command& argv, size_t first, size_t last, S
   }
   if (op == SetOp::Inter) {
     if (any_missing) return true;
-    std::sort(sets.begin(), sets.end(), [](const Set* a, const Set* b) { return a->members.size() < b->members.size(); });
+    std::sort(sets.begin(), sets.end(),
+              [](const Set* a, const Set* b) { return a->members.size() < b->members.size(); });
     for (const std::string& m : sets[0]->members) {
       bool everywhere = true;
       for (size_t i = 1; i < sets.size() && everywhere; ++i) everywhere = sets[i]->members.count(m) > 0;
@@ -162,7 +163,8 @@ Reply cmd_spop(ExecContext& ctx, const Command& argv) {
   auto old = ctx.db().old_rendering(entry);
   Set& set = entry->set();
   std::vector<Reply> popped;
-  const size_t n = count < 0 ? 1 : static_cast<size_t>(std::min<int64_t>(count, static_cast<int64_t>(set.members.size())));
+  const size_t n =
+      count < 0 ? 1 : static_cast<size_t>(std::min<int64_t>(count, static_cast<int64_t>(set.members.size())));
   if (n == set.members.size()) {
     for (const std::string* m : set.ordered()) popped.push_back(Reply::bulk(*m));
     set.members.clear();

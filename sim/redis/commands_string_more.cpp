@@ -42,7 +42,8 @@ int64_t count_bits(const std::string& s, int64_t start, int64_t end, bool bits) 
 
 Reply cmd_mset(ExecContext& ctx, const Command& argv) {
   if (argv.size() % 2 == 0) return arity_error("mset");
-  for (size_t i = 1; i + 1 < argv.size(); i += 2) ctx.db().set_string(argv[i], argv[i + 1], -1, ctx.conn_id(), ctx.now_ms);
+  for (size_t i = 1; i + 1 < argv.size(); i += 2)
+    ctx.db().set_string(argv[i], argv[i + 1], -1, ctx.conn_id(), ctx.now_ms);
   return Reply::ok();
 }
 
@@ -50,7 +51,8 @@ Reply cmd_msetnx(ExecContext& ctx, const Command& argv) {
   if (argv.size() % 2 == 0) return arity_error("msetnx");
   for (size_t i = 1; i + 1 < argv.size(); i += 2)
     if (ctx.db().lookup(argv[i], ctx.now_ms)) return Reply::integer_(0);
-  for (size_t i = 1; i + 1 < argv.size(); i += 2) ctx.db().set_string(argv[i], argv[i + 1], -1, ctx.conn_id(), ctx.now_ms);
+  for (size_t i = 1; i + 1 < argv.size(); i += 2)
+    ctx.db().set_string(argv[i], argv[i + 1], -1, ctx.conn_id(), ctx.now_ms);
   return Reply::integer_(1);
 }
 
@@ -134,8 +136,10 @@ Reply cmd_bitcount(ExecContext& ctx, const Command& argv) {
   if (argv.size() == 3 || argv.size() > 5) return error_reply(kSyntaxError);
   if (argv.size() >= 4 && (!int_arg(argv[2], start, error) || !int_arg(argv[3], end, error))) return error;
   if (argv.size() == 5) {
-    if (equals_lower(argv[4], "bit")) bits = true;
-    else if (!equals_lower(argv[4], "byte")) return error_reply(kSyntaxError);
+    if (equals_lower(argv[4], "bit"))
+      bits = true;
+    else if (!equals_lower(argv[4], "byte"))
+      return error_reply(kSyntaxError);
   }
   const std::string& s = entry->str;
   const int64_t total = static_cast<int64_t>(bits ? s.size() * 8 : s.size());

@@ -43,8 +43,10 @@ struct LexBound {
 };
 
 bool parse_lex_bound(std::string_view text, LexBound& bound) {
-  if (text == "-") bound.kind = LexBound::Min;
-  else if (text == "+") bound.kind = LexBound::Max;
+  if (text == "-")
+    bound.kind = LexBound::Min;
+  else if (text == "+")
+    bound.kind = LexBound::Max;
   else if (!text.empty() && (text[0] == '(' || text[0] == '[')) {
     bound.exclusive = text[0] == '(';
     bound.value.assign(text.substr(1));
@@ -233,13 +235,20 @@ Reply cmd_zadd(ExecContext& ctx, const Command& argv) {
   size_t j = 2;
   for (; j < argv.size(); ++j) {
     const std::string& o = argv[j];
-    if (equals_lower(o, "nx")) nx = true;
-    else if (equals_lower(o, "xx")) xx = true;
-    else if (equals_lower(o, "gt")) gt = true;
-    else if (equals_lower(o, "lt")) lt = true;
-    else if (equals_lower(o, "ch")) ch = true;
-    else if (equals_lower(o, "incr")) incr = true;
-    else break;
+    if (equals_lower(o, "nx"))
+      nx = true;
+    else if (equals_lower(o, "xx"))
+      xx = true;
+    else if (equals_lower(o, "gt"))
+      gt = true;
+    else if (equals_lower(o, "lt"))
+      lt = true;
+    else if (equals_lower(o, "ch"))
+      ch = true;
+    else if (equals_lower(o, "incr"))
+      incr = true;
+    else
+      break;
   }
   const size_t elements = argv.size() - j;
   if (elements == 0 || elements % 2) return error_reply(kSyntaxError);

@@ -24,7 +24,7 @@ struct BlockedCommand {
 struct ConnectionState {
   ConnectionId id = 0;
   bool connected = false;
-  int db = 0;  // SELECT
+  int db = 0;        // SELECT
   std::string name;  // CLIENT SETNAME
   bool in_multi = false;
   bool dirty_cas = false;   // a WATCHed key changed: EXEC answers a null array

@@ -46,7 +46,8 @@ int run_console(std::istream& in, std::ostream& out, std::ostream& err, bool fai
     if (!line.empty() && line.back() == '\r') line.pop_back();
     auto args = split_cli_line(line);
     if (!args) {
-      err << "line " << line_no << ": invalid argument(s): unbalanced quotes or a closing quote not followed by a space\n";
+      err << "line " << line_no
+          << ": invalid argument(s): unbalanced quotes or a closing quote not followed by a space\n";
       failed = true;
       continue;
     }

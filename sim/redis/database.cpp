@@ -20,8 +20,7 @@ void WatchTable::unwatch_all(ConnectionState& conn) {
     auto it = by_key_.find(std::pair<int, std::string_view>(db, key));
     if (it == by_key_.end()) continue;
     auto& list = it->second;
-    list.erase(std::remove_if(list.begin(), list.end(), [&](const Watcher& w) { return w.conn == &conn; }),
-               list.end());
+    list.erase(std::remove_if(list.begin(), list.end(), [&](const Watcher& w) { return w.conn == &conn; }), list.end());
     if (list.empty()) by_key_.erase(it);
   }
   conn.watched.clear();
@@ -203,9 +202,8 @@ void Database::report_set(std::string_view key, const Entry& entry, std::optiona
   emit(KeyEffect::Kind::Set, conn, key, std::move(old_value), entry.render(), entry.expire_at_ms, now_ms);
 }
 
-void Database::emit(KeyEffect::Kind kind, ConnectionId conn, std::string_view key,
-                    std::optional<std::string> old_value, std::optional<std::string> new_value,
-                    int64_t expire_at_ms, int64_t now_ms) {
+void Database::emit(KeyEffect::Kind kind, ConnectionId conn, std::string_view key, std::optional<std::string> old_value,
+                    std::optional<std::string> new_value, int64_t expire_at_ms, int64_t now_ms) {
   KeyEffect effect;
   effect.kind = kind;
   effect.conn = conn;

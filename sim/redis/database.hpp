@@ -50,7 +50,7 @@ class Database {
   int id = 0;
   KeyMap keys;
   Observer* observer = nullptr;
-  WatchTable* watches = nullptr;  // shared by the server's databases
+  WatchTable* watches = nullptr;                // shared by the server's databases
   std::set<std::string, std::less<>> blocking;  // keys some client is blocked on
   std::vector<std::string> ready;               // blocking keys pushed to since they were last served
   bool* any_ready = nullptr;                    // the server's "some database has ready keys"
@@ -86,11 +86,11 @@ class Database {
     if (observing()) report_set(key, entry, std::move(old_value), conn, now_ms);
   }
   // An aggregate changed in place: deletes the key if it became empty, else as changed().
-  void changed_or_removed(std::string_view key, Entry& entry, std::optional<std::string> old_value,
-                          ConnectionId conn, int64_t now_ms);
+  void changed_or_removed(std::string_view key, Entry& entry, std::optional<std::string> old_value, ConnectionId conn,
+                          int64_t now_ms);
   // Reports a changed value (old rendering captured by the caller when observing).
-  void report_set(std::string_view key, const Entry& entry, std::optional<std::string> old_value,
-                  ConnectionId conn, int64_t now_ms);
+  void report_set(std::string_view key, const Entry& entry, std::optional<std::string> old_value, ConnectionId conn,
+                  int64_t now_ms);
   std::optional<std::string> old_rendering(const Entry* entry) const {
     if (!observing() || !entry) return std::nullopt;
     return entry->render();

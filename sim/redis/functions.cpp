@@ -49,8 +49,9 @@ int register_function(lua_State* L) {
   const int argc = lua_gettop(L);
   if (argc == 1) {
     if (!lua_istable(L, 1))
-      return raise_table(L, "ERR calling redis.register_function with a single argument is only applicable to Lua "
-                            "table (representing named arguments).");
+      return raise_table(L,
+                         "ERR calling redis.register_function with a single argument is only applicable to Lua "
+                         "table (representing named arguments).");
     lua_getfield(L, 1, "function_name");
     lua_getfield(L, 1, "callback");
     lua_getfield(L, 1, "flags");
@@ -64,15 +65,19 @@ int register_function(lua_State* L) {
     return raise_table(L, "ERR wrong number of arguments to redis.register_function");
   }
   // Stack: ... name callback flags description
-  if (!lua_isstring(L, -4)) return raise_table(L, "ERR function_name argument given to redis.register_function must be a string");
-  if (!lua_isfunction(L, -3)) return raise_table(L, "ERR callback argument given to redis.register_function must be a function");
+  if (!lua_isstring(L, -4))
+    return raise_table(L, "ERR function_name argument given to redis.register_function must be a string");
+  if (!lua_isfunction(L, -3))
+    return raise_table(L, "ERR callback argument given to redis.register_function must be a function");
   size_t len = 0;
   const char* name = lua_tolstring(L, -4, &len);
   for (size_t i = 0; i < len; ++i)
     if (!std::isalnum(static_cast<unsigned char>(name[i])) && name[i] != '_') return raise_table(L, kNameErrorReply);
   if (len == 0) return raise_table(L, kNameErrorReply);
   if (!lua_isnil(L, -2)) {
-    if (!lua_istable(L, -2)) return raise_table(L, "ERR flags argument to redis.register_function must be a table representing function flags");
+    if (!lua_istable(L, -2))
+      return raise_table(L,
+                         "ERR flags argument to redis.register_function must be a table representing function flags");
     for (int i = 1;; ++i) {
       lua_rawgeti(L, -2, i);
       if (lua_isnil(L, -1)) {
@@ -284,7 +289,8 @@ Reply FunctionEngine::load(ExecContext& ctx, const Command& argv) {
     if (end > i) words.push_back(first.substr(i, end - i));
     i = end + 1;
   }
-  if (words.empty() || words[0] != "#!lua") return error_reply("ERR Engine '" + (words.empty() ? std::string() : words[0].substr(2)) + "' not found");
+  if (words.empty() || words[0] != "#!lua")
+    return error_reply("ERR Engine '" + (words.empty() ? std::string() : words[0].substr(2)) + "' not found");
   std::string name;
   bool named = false;
   for (size_t i = 1; i < words.size(); ++i) {
@@ -326,8 +332,8 @@ Reply FunctionEngine::list(const Command& argv) const {
                                         f.description.empty() ? Reply::nil() : Reply::bulk(f.description),
                                         Reply::bulk("flags"), Reply::array(std::move(flags))}));
     }
-    std::vector<Reply> entry{Reply::bulk("library_name"), Reply::bulk(name), Reply::bulk("engine"),
-                             Reply::bulk("LUA"), Reply::bulk("functions"), Reply::array(std::move(functions))};
+    std::vector<Reply> entry{Reply::bulk("library_name"), Reply::bulk(name),        Reply::bulk("engine"),
+                             Reply::bulk("LUA"),          Reply::bulk("functions"), Reply::array(std::move(functions))};
     if (with_code) {
       entry.push_back(Reply::bulk("library_code"));
       entry.push_back(Reply::bulk(library.code));

@@ -9,7 +9,7 @@ namespace {
 // matches no suffix at all, no earlier '*' tries a longer match either, since
 // that could only leave a shorter suffix. Worst case: O(pattern x text).
 bool match(std::string_view p, std::string_view s, int depth, bool& skip_longer) {
-  if (depth > 1000) return false;  // Redis's nesting limit
+  if (depth > 1000) return false;   // Redis's nesting limit
   if (s.empty()) return p.empty();  // Redis's loop needs text left to consume
   while (!p.empty()) {
     switch (p[0]) {

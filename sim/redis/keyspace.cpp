@@ -103,8 +103,7 @@ std::string Hash::render() const {
 
 void Set::update_encoding(const EncodingLimits& limits, std::string_view added) {
   if (hashtable) return;
-  if (!is_integer_text(added) || static_cast<int64_t>(members.size()) > limits.set_max_intset_entries)
-    hashtable = true;
+  if (!is_integer_text(added) || static_cast<int64_t>(members.size()) > limits.set_max_intset_entries) hashtable = true;
 }
 
 void Set::update_encoding(const EncodingLimits& limits) {

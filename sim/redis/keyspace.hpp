@@ -112,9 +112,9 @@ std::string_view type_name(ValueType type);
 
 struct Entry {
   ValueType type = ValueType::String;
-  bool raw = false;     // a string edited in place (APPEND, SETRANGE, SETBIT): encoded raw
-  bool no_int = false;  // made from a float (INCRBYFLOAT): embstr or raw, never int
-  std::string str;   // when type == String
+  bool raw = false;           // a string edited in place (APPEND, SETRANGE, SETBIT): encoded raw
+  bool no_int = false;        // made from a float (INCRBYFLOAT): embstr or raw, never int
+  std::string str;            // when type == String
   int64_t expire_at_ms = -1;  // absolute deadline on the server clock, -1 none
   int64_t lru_ms = 0;         // last access, for OBJECT IDLETIME
 

@@ -44,17 +44,27 @@ void put_be(Out* b, unsigned char tag, uint64_t value, int bytes) {
 
 void encode_integer(Out* b, int64_t n) {
   if (n >= 0) {
-    if (n <= 127) put_be(b, static_cast<unsigned char>(n), 0, 0);
-    else if (n <= 0xff) put_be(b, 0xcc, static_cast<uint64_t>(n), 1);
-    else if (n <= 0xffff) put_be(b, 0xcd, static_cast<uint64_t>(n), 2);
-    else if (n <= 0xffffffffLL) put_be(b, 0xce, static_cast<uint64_t>(n), 4);
-    else put_be(b, 0xcf, static_cast<uint64_t>(n), 8);
+    if (n <= 127)
+      put_be(b, static_cast<unsigned char>(n), 0, 0);
+    else if (n <= 0xff)
+      put_be(b, 0xcc, static_cast<uint64_t>(n), 1);
+    else if (n <= 0xffff)
+      put_be(b, 0xcd, static_cast<uint64_t>(n), 2);
+    else if (n <= 0xffffffffLL)
+      put_be(b, 0xce, static_cast<uint64_t>(n), 4);
+    else
+      put_be(b, 0xcf, static_cast<uint64_t>(n), 8);
   } else {
-    if (n >= -32) put_be(b, static_cast<unsigned char>(static_cast<int8_t>(n)), 0, 0);
-    else if (n >= -128) put_be(b, 0xd0, static_cast<uint64_t>(n), 1);
-    else if (n >= -32768) put_be(b, 0xd1, static_cast<uint64_t>(n), 2);
-    else if (n >= -2147483648LL) put_be(b, 0xd2, static_cast<uint64_t>(n), 4);
-    else put_be(b, 0xd3, static_cast<uint64_t>(n), 8);
+    if (n >= -32)
+      put_be(b, static_cast<unsigned char>(static_cast<int8_t>(n)), 0, 0);
+    else if (n >= -128)
+      put_be(b, 0xd0, static_cast<uint64_t>(n), 1);
+    else if (n >= -32768)
+      put_be(b, 0xd1, static_cast<uint64_t>(n), 2);
+    else if (n >= -2147483648LL)
+      put_be(b, 0xd2, static_cast<uint64_t>(n), 4);
+    else
+      put_be(b, 0xd3, static_cast<uint64_t>(n), 8);
   }
 }
 
@@ -77,10 +87,14 @@ void encode_number(Out* b, lua_Number n) {
 }
 
 void encode_string(Out* b, const char* s, size_t len) {
-  if (len < 32) put_be(b, static_cast<unsigned char>(0xa0 | len), 0, 0);
-  else if (len <= 0xff) put_be(b, 0xd9, len, 1);
-  else if (len <= 0xffff) put_be(b, 0xda, len, 2);
-  else put_be(b, 0xdb, len, 4);
+  if (len < 32)
+    put_be(b, static_cast<unsigned char>(0xa0 | len), 0, 0);
+  else if (len <= 0xff)
+    put_be(b, 0xd9, len, 1);
+  else if (len <= 0xffff)
+    put_be(b, 0xda, len, 2);
+  else
+    put_be(b, 0xdb, len, 4);
   put(b, s, len);
 }
 
@@ -113,9 +127,12 @@ void encode_table(lua_State* L, Out* b, int level) {
   size_t count = 0;
   luaL_checkstack(L, 4, "cmsgpack: too deep");
   if (table_is_array(L, index, count)) {
-    if (count <= 15) put_be(b, static_cast<unsigned char>(0x90 | count), 0, 0);
-    else if (count <= 0xffff) put_be(b, 0xdc, count, 2);
-    else put_be(b, 0xdd, count, 4);
+    if (count <= 15)
+      put_be(b, static_cast<unsigned char>(0x90 | count), 0, 0);
+    else if (count <= 0xffff)
+      put_be(b, 0xdc, count, 2);
+    else
+      put_be(b, 0xdd, count, 4);
     for (size_t i = 1; i <= count; ++i) {
       lua_rawgeti(L, index, static_cast<int>(i));
       encode(L, b, level + 1);
@@ -128,9 +145,12 @@ void encode_table(lua_State* L, Out* b, int level) {
     lua_pop(L, 1);
     ++count;
   }
-  if (count <= 15) put_be(b, static_cast<unsigned char>(0x80 | count), 0, 0);
-  else if (count <= 0xffff) put_be(b, 0xde, count, 2);
-  else put_be(b, 0xdf, count, 4);
+  if (count <= 15)
+    put_be(b, static_cast<unsigned char>(0x80 | count), 0, 0);
+  else if (count <= 0xffff)
+    put_be(b, 0xde, count, 2);
+  else
+    put_be(b, 0xdf, count, 4);
   lua_pushnil(L);
   while (lua_next(L, index)) {
     lua_pushvalue(L, -2);     // key, value, key
@@ -150,8 +170,10 @@ void encode(lua_State* L, Out* b, int level) {
     case LUA_TBOOLEAN: put_be(b, lua_toboolean(L, -1) ? 0xc3 : 0xc2, 0, 0); break;
     case LUA_TNUMBER: encode_number(b, lua_tonumber(L, -1)); break;
     case LUA_TTABLE:
-      if (level >= kMaxNesting) put_be(b, 0xc0, 0, 0);
-      else encode_table(L, b, level);
+      if (level >= kMaxNesting)
+        put_be(b, 0xc0, 0, 0);
+      else
+        encode_table(L, b, level);
       break;
     default: put_be(b, 0xc0, 0, 0); break;
   }
@@ -241,14 +263,38 @@ void decode(lua_State* L, In* c) {
     case 0xc0: lua_pushnil(L); return;
     case 0xc2: lua_pushboolean(L, 0); return;
     case 0xc3: lua_pushboolean(L, 1); return;
-    case 0xcc: v = sized(1); if (!c->error) lua_pushnumber(L, static_cast<lua_Number>(v)); return;
-    case 0xcd: v = sized(2); if (!c->error) lua_pushnumber(L, static_cast<lua_Number>(v)); return;
-    case 0xce: v = sized(4); if (!c->error) lua_pushnumber(L, static_cast<lua_Number>(v)); return;
-    case 0xcf: v = sized(8); if (!c->error) lua_pushnumber(L, static_cast<lua_Number>(v)); return;
-    case 0xd0: v = sized(1); if (!c->error) lua_pushnumber(L, static_cast<int8_t>(v)); return;
-    case 0xd1: v = sized(2); if (!c->error) lua_pushnumber(L, static_cast<int16_t>(v)); return;
-    case 0xd2: v = sized(4); if (!c->error) lua_pushnumber(L, static_cast<int32_t>(v)); return;
-    case 0xd3: v = sized(8); if (!c->error) lua_pushnumber(L, static_cast<lua_Number>(static_cast<int64_t>(v))); return;
+    case 0xcc:
+      v = sized(1);
+      if (!c->error) lua_pushnumber(L, static_cast<lua_Number>(v));
+      return;
+    case 0xcd:
+      v = sized(2);
+      if (!c->error) lua_pushnumber(L, static_cast<lua_Number>(v));
+      return;
+    case 0xce:
+      v = sized(4);
+      if (!c->error) lua_pushnumber(L, static_cast<lua_Number>(v));
+      return;
+    case 0xcf:
+      v = sized(8);
+      if (!c->error) lua_pushnumber(L, static_cast<lua_Number>(v));
+      return;
+    case 0xd0:
+      v = sized(1);
+      if (!c->error) lua_pushnumber(L, static_cast<int8_t>(v));
+      return;
+    case 0xd1:
+      v = sized(2);
+      if (!c->error) lua_pushnumber(L, static_cast<int16_t>(v));
+      return;
+    case 0xd2:
+      v = sized(4);
+      if (!c->error) lua_pushnumber(L, static_cast<int32_t>(v));
+      return;
+    case 0xd3:
+      v = sized(8);
+      if (!c->error) lua_pushnumber(L, static_cast<lua_Number>(static_cast<int64_t>(v)));
+      return;
     case 0xca: {
       v = sized(4);
       if (c->error) return;
@@ -266,13 +312,37 @@ void decode(lua_State* L, In* c) {
       lua_pushnumber(L, d);
       return;
     }
-    case 0xc4: case 0xd9: v = sized(1); if (!c->error) decode_string(L, c, v); return;
-    case 0xc5: case 0xda: v = sized(2); if (!c->error) decode_string(L, c, v); return;
-    case 0xc6: case 0xdb: v = sized(4); if (!c->error) decode_string(L, c, v); return;
-    case 0xdc: v = sized(2); if (!c->error) decode_array(L, c, v); return;
-    case 0xdd: v = sized(4); if (!c->error) decode_array(L, c, v); return;
-    case 0xde: v = sized(2); if (!c->error) decode_map(L, c, v); return;
-    case 0xdf: v = sized(4); if (!c->error) decode_map(L, c, v); return;
+    case 0xc4:
+    case 0xd9:
+      v = sized(1);
+      if (!c->error) decode_string(L, c, v);
+      return;
+    case 0xc5:
+    case 0xda:
+      v = sized(2);
+      if (!c->error) decode_string(L, c, v);
+      return;
+    case 0xc6:
+    case 0xdb:
+      v = sized(4);
+      if (!c->error) decode_string(L, c, v);
+      return;
+    case 0xdc:
+      v = sized(2);
+      if (!c->error) decode_array(L, c, v);
+      return;
+    case 0xdd:
+      v = sized(4);
+      if (!c->error) decode_array(L, c, v);
+      return;
+    case 0xde:
+      v = sized(2);
+      if (!c->error) decode_map(L, c, v);
+      return;
+    case 0xdf:
+      v = sized(4);
+      if (!c->error) decode_map(L, c, v);
+      return;
     default: c->error = 2; return;
   }
 }

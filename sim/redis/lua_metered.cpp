@@ -38,8 +38,8 @@ int metered_call(lua_State* L) {
 uint64_t span_of(lua_State* L, int table, int first_index) {
   if (lua_type(L, table) != LUA_TTABLE) return 1;
   const double i = lua_isnumber(L, first_index) ? lua_tonumber(L, first_index) : 1;
-  const double j = lua_isnumber(L, first_index + 1) ? lua_tonumber(L, first_index + 1)
-                                                    : static_cast<double>(lua_objlen(L, table));
+  const double j =
+      lua_isnumber(L, first_index + 1) ? lua_tonumber(L, first_index + 1) : static_cast<double>(lua_objlen(L, table));
   if (!(j >= i)) return 1;
   return j - i > 1e15 ? uint64_t{1'000'000'000'000'000} : static_cast<uint64_t>(j - i) + 1;
 }

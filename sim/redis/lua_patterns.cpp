@@ -167,8 +167,10 @@ const char* min_expand(MatchState* ms, const char* s, const char* p, const char*
   for (;;) {
     const char* res = match(ms, s, ep + 1);
     if (res != nullptr) return res;
-    if (s < ms->src_end && single_match(static_cast<unsigned char>(*s), p, ep)) s++;
-    else return nullptr;
+    if (s < ms->src_end && single_match(static_cast<unsigned char>(*s), p, ep))
+      s++;
+    else
+      return nullptr;
   }
 }
 
@@ -288,14 +290,18 @@ const char* match(MatchState* ms, const char* s, const char* p) {
 
 void push_onecapture(MatchState* ms, int i, const char* s, const char* e) {
   if (i >= ms->level) {
-    if (i == 0) lua_pushlstring(ms->L, s, static_cast<size_t>(e - s));  // the whole match
-    else luaL_error(ms->L, "invalid capture index");
+    if (i == 0)
+      lua_pushlstring(ms->L, s, static_cast<size_t>(e - s));  // the whole match
+    else
+      luaL_error(ms->L, "invalid capture index");
     return;
   }
   const ptrdiff_t l = ms->capture[i].len;
   if (l == kCapUnfinished) luaL_error(ms->L, "unfinished capture");
-  if (l == kCapPosition) lua_pushinteger(ms->L, ms->capture[i].init - ms->src_init + 1);
-  else lua_pushlstring(ms->L, ms->capture[i].init, static_cast<size_t>(l));
+  if (l == kCapPosition)
+    lua_pushinteger(ms->L, ms->capture[i].init - ms->src_init + 1);
+  else
+    lua_pushlstring(ms->L, ms->capture[i].init, static_cast<size_t>(l));
 }
 
 int push_captures(MatchState* ms, const char* s, const char* e) {
@@ -324,8 +330,10 @@ int str_find_aux(lua_State* L, bool find) {
   const char* s = luaL_checklstring(L, 1, &l1);
   const char* p = luaL_checklstring(L, 2, &l2);
   ptrdiff_t init = relative_position(luaL_optinteger(L, 3, 1), l1) - 1;
-  if (init < 0) init = 0;
-  else if (static_cast<size_t>(init) > l1) init = static_cast<ptrdiff_t>(l1);
+  if (init < 0)
+    init = 0;
+  else if (static_cast<size_t>(init) > l1)
+    init = static_cast<ptrdiff_t>(l1);
   if (find && (lua_toboolean(L, 4) || std::strpbrk(p, kSpecials) == nullptr)) {  // plain search
     lua_charge(L, 1 + (l1 - static_cast<size_t>(init)) / 8);
     const size_t at = std::string_view(s, l1).find(std::string_view(p, l2), static_cast<size_t>(init));
@@ -461,9 +469,12 @@ int gsub(lua_State* L) {
       n++;
       add_value(&ms, &b, src, e);
     }
-    if (e && e > src) src = e;  // non-empty match
-    else if (src < ms.src_end) luaL_addchar(&b, *src++);
-    else break;
+    if (e && e > src)
+      src = e;  // non-empty match
+    else if (src < ms.src_end)
+      luaL_addchar(&b, *src++);
+    else
+      break;
     if (anchor) break;
   }
   luaL_addlstring(&b, src, static_cast<size_t>(ms.src_end - src));

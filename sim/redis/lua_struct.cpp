@@ -34,15 +34,19 @@ int read_number(lua_State* L, const char** fmt, int fallback) {
 
 size_t option_size(lua_State* L, char opt, const char** fmt) {
   switch (opt) {
-    case 'B': case 'b': return 1;
-    case 'H': case 'h': return 2;
-    case 'L': case 'l': return sizeof(long);
+    case 'B':
+    case 'b': return 1;
+    case 'H':
+    case 'h': return 2;
+    case 'L':
+    case 'l': return sizeof(long);
     case 'T': return sizeof(size_t);
     case 'f': return sizeof(float);
     case 'd': return sizeof(double);
     case 'x': return 1;
     case 'c': return static_cast<size_t>(read_number(L, fmt, 1));
-    case 'i': case 'I': {
+    case 'i':
+    case 'I': {
       const int size = read_number(L, fmt, sizeof(int));
       if (size > kMaxIntSize) luaL_error(L, "integral size %d is larger than limit of %d", size, kMaxIntSize);
       return static_cast<size_t>(size);
@@ -112,9 +116,15 @@ int struct_pack(lua_State* L) {
     total += pad;
     while (pad-- > 0) luaL_addchar(&b, '\0');
     switch (opt) {
-      case 'b': case 'B': case 'h': case 'H': case 'l': case 'L': case 'T': case 'i': case 'I':
-        put_integer(&b, luaL_checknumber(L, arg++), h.little, size);
-        break;
+      case 'b':
+      case 'B':
+      case 'h':
+      case 'H':
+      case 'l':
+      case 'L':
+      case 'T':
+      case 'i':
+      case 'I': put_integer(&b, luaL_checknumber(L, arg++), h.little, size); break;
       case 'x': luaL_addchar(&b, '\0'); break;
       case 'f': {
         const float f = static_cast<float>(luaL_checknumber(L, arg++));
@@ -126,7 +136,8 @@ int struct_pack(lua_State* L) {
         put_bytes(&b, &d, sizeof d, h.little);
         break;
       }
-      case 'c': case 's': {
+      case 'c':
+      case 's': {
         size_t len = 0;
         const char* s = luaL_checklstring(L, arg, &len);
         if (size == 0) size = len;
@@ -181,12 +192,21 @@ int struct_unpack(lua_State* L) {
     luaL_argcheck(L, pos <= ld && size <= ld - pos, 2, "data string too short");
     luaL_checkstack(L, 2, "too many results");
     switch (opt) {
-      case 'b': case 'B': case 'h': case 'H': case 'l': case 'L': case 'T': case 'i': case 'I':
+      case 'b':
+      case 'B':
+      case 'h':
+      case 'H':
+      case 'l':
+      case 'L':
+      case 'T':
+      case 'i':
+      case 'I':
         lua_pushnumber(L, get_integer(data + pos, h.little, std::islower(static_cast<unsigned char>(opt)), size));
         ++n;
         break;
       case 'x': break;
-      case 'f': case 'd': {
+      case 'f':
+      case 'd': {
         char buff[sizeof(double)];
         std::memcpy(buff, data + pos, size);
         if (!h.little)
@@ -243,8 +263,10 @@ int struct_size(lua_State* L) {
     const char opt = *fmt++;
     const size_t size = option_size(L, opt, &fmt);
     pos += padding(pos, h, opt, size);
-    if (opt == 's') luaL_argerror(L, 1, "option 's' has no fixed size");
-    else if (opt == 'c' && size == 0) luaL_argerror(L, 1, "option 'c0' has no fixed size");
+    if (opt == 's')
+      luaL_argerror(L, 1, "option 's' has no fixed size");
+    else if (opt == 'c' && size == 0)
+      luaL_argerror(L, 1, "option 'c0' has no fixed size");
     if (!std::isalnum(static_cast<unsigned char>(opt))) control_option(L, opt, &fmt, h);
     pos += size;
   }

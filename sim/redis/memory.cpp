@@ -16,12 +16,11 @@ constexpr size_t kFieldOverhead = 16;  // listpack / dict entry per field
 // Redis's CMD_DENYOOM commands (those the model has, and the ones it may gain).
 bool may_grow(std::string_view name) {
   static constexpr std::array<std::string_view, 40> kGrowing = {
-      "append",   "bitop",    "copy",        "getset",      "hincrby",     "hincrbyfloat", "hmset",
-      "hset",     "hsetnx",   "incr",        "incrby",      "incrbyfloat", "decr",         "decrby",
-      "linsert",  "lmove",    "lpush",       "lpushx",      "lset",        "mset",         "msetnx",
-      "psetex",   "rpoplpush", "rpush",      "rpushx",      "sadd",        "sdiffstore",   "set",
-      "setex",    "setnx",    "setrange",    "sinterstore", "smove",       "sunionstore",  "zadd",
-      "zincrby",  "zunionstore", "zinterstore", "restore",  "pfadd"};
+      "append", "bitop",       "copy",       "getset",      "hincrby",     "hincrbyfloat", "hmset",     "hset",
+      "hsetnx", "incr",        "incrby",     "incrbyfloat", "decr",        "decrby",       "linsert",   "lmove",
+      "lpush",  "lpushx",      "lset",       "mset",        "msetnx",      "psetex",       "rpoplpush", "rpush",
+      "rpushx", "sadd",        "sdiffstore", "set",         "setex",       "setnx",        "setrange",  "sinterstore",
+      "smove",  "sunionstore", "zadd",       "zincrby",     "zunionstore", "zinterstore",  "restore",   "pfadd"};
   return std::find(kGrowing.begin(), kGrowing.end(), name) != kGrowing.end();
 }
 

@@ -17,5 +17,4 @@ enum class Aggregate : uint8_t { Array, Map, Set, Push };
 
 void append_reply(std::string& out, const Reply& reply, Protocol protocol, Aggregate top = Aggregate::Array);
 
-
 }  // namespace locksim::redis

@@ -79,7 +79,9 @@ Reply scan_reply(const std::vector<Item>& items, const ScanOptions& o, Render re
   }
   const size_t take = std::min(order.size(), static_cast<size_t>(o.count));
   std::partial_sort(order.begin(), order.begin() + static_cast<long>(take), order.end(),
-                    [&](const auto& a, const auto& b) { return a.first < b.first || (a.first == b.first && name(*a.second) < name(*b.second)); });
+                    [&](const auto& a, const auto& b) {
+                      return a.first < b.first || (a.first == b.first && name(*a.second) < name(*b.second));
+                    });
   // Never split a hash value between two calls.
   size_t n = take;
   while (n < order.size() && n > 0) {

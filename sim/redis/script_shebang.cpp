@@ -32,10 +32,12 @@ std::optional<Reply> parse_shebang(std::string_view body, ScriptFlags& flags, st
     return Reply::error("ERR Unexpected engine in script shebang: " + std::string(words.empty() ? line : words[0]));
   flags.shebang = true;
   for (size_t i = 1; i < words.size(); ++i) {
-    if (!words[i].starts_with("flags=")) return Reply::error("ERR Unknown lua shebang option: " + std::string(words[i]));
+    if (!words[i].starts_with("flags="))
+      return Reply::error("ERR Unknown lua shebang option: " + std::string(words[i]));
     for (std::string_view flag : split(words[i].substr(6), ',')) {
       if (flag.empty()) continue;
-      if (flag == "no-writes") flags.no_writes = true;
+      if (flag == "no-writes")
+        flags.no_writes = true;
       else if (flag != "allow-oom" && flag != "allow-stale" && flag != "no-cluster" && flag != "allow-cross-slot-keys")
         return Reply::error("ERR Unexpected flag in script shebang: " + std::string(flag));
     }

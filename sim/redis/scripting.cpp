@@ -42,10 +42,10 @@ struct LuaRuntime {
   // Whether a full collection could free anything: not after one, until a script
   // runs again. A flood of SCRIPT LOADs into a full cache then fails fast.
   bool gc_useful = true;
-  ExecContext* ctx = nullptr;  // the EVAL being run
-  std::set<std::string> shas;  // scripts compiled into this state
+  ExecContext* ctx = nullptr;                   // the EVAL being run
+  std::set<std::string> shas;                   // scripts compiled into this state
   std::map<std::string, ScriptFlags> flags_of;  // sha -> its shebang flags
-  bool read_only = false;  // the running script may not write (EVAL_RO, flags=no-writes)
+  bool read_only = false;                       // the running script may not write (EVAL_RO, flags=no-writes)
   // EVAL bodies already hashed: finding one is much cheaper than SHA-1 (lookup only).
   std::unordered_map<std::string, std::string> sha_of_body;
   int globals_ref = LUA_NOREF;    // the real global table behind the read-only proxy
@@ -80,9 +80,7 @@ int redis_math_random(lua_State* L) {
   constexpr int32_t kMax = 2147483647;
   const lua_Number r = static_cast<lua_Number>(lrand48_next(runtime_of(L)) % kMax) / static_cast<lua_Number>(kMax);
   switch (lua_gettop(L)) {
-    case 0:
-      lua_pushnumber(L, r);
-      break;
+    case 0: lua_pushnumber(L, r); break;
     case 1: {
       int u = luaL_checkint(L, 1);
       luaL_argcheck(L, 1 <= u, 1, "interval is empty");
@@ -96,8 +94,7 @@ int redis_math_random(lua_State* L) {
       lua_pushnumber(L, std::floor(r * (u - l + 1)) + l);
       break;
     }
-    default:
-      return luaL_error(L, "wrong number of arguments");
+    default: return luaL_error(L, "wrong number of arguments");
   }
   return 1;
 }
@@ -303,8 +300,9 @@ Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error,
     return {};
   }
   if (auto rejected = check_subcommand(*spec, argv)) {
-    error = rejected->str.starts_with("ERR unknown subcommand") ? "Unknown Redis command called from script"
-                                                                 : "Wrong number of args calling Redis command from script";
+    error = rejected->str.starts_with("ERR unknown subcommand")
+                ? "Unknown Redis command called from script"
+                : "Wrong number of args calling Redis command from script";
     return {};
   }
   if (spec->flags & kNoScript) {
@@ -370,8 +368,10 @@ void charge_command(lua_State* L) {
 // A reply's cost: its bytes, or its elements (lua_objlen would turn a number into a string).
 void charge_reply(lua_State* L) {
   const int type = lua_type(L, -1);
-  if (type == LUA_TSTRING) lua_charge(L, lua_objlen(L, -1) / 8);
-  else if (type == LUA_TTABLE) lua_charge(L, lua_objlen(L, -1));
+  if (type == LUA_TSTRING)
+    lua_charge(L, lua_objlen(L, -1) / 8);
+  else if (type == LUA_TTABLE)
+    lua_charge(L, lua_objlen(L, -1));
 }
 
 int lua_redis_call(lua_State* L) {
@@ -444,9 +444,12 @@ int lua_sha1hex(lua_State* L) {
 int lua_log(lua_State* L) {
   const int argc = lua_gettop(L);
   const char* problem = nullptr;
-  if (argc < 2) problem = "redis.log() requires two arguments or more.";
-  else if (!lua_isnumber(L, 1)) problem = "First argument must be a number (log level).";
-  else if (lua_tonumber(L, 1) < 0 || lua_tonumber(L, 1) > 3) problem = "Invalid debug level.";
+  if (argc < 2)
+    problem = "redis.log() requires two arguments or more.";
+  else if (!lua_isnumber(L, 1))
+    problem = "First argument must be a number (log level).";
+  else if (lua_tonumber(L, 1) < 0 || lua_tonumber(L, 1) > 3)
+    problem = "Invalid debug level.";
   if (problem) {
     push_error(L, problem);
     return lua_error(L);
@@ -457,9 +460,12 @@ int lua_log(lua_State* L) {
 // Only RESP2 is modelled: redis.setresp(3) is refused (see docs/redis-model.md).
 int lua_setresp(lua_State* L) {
   const char* problem = nullptr;
-  if (lua_gettop(L) != 1) problem = "redis.setresp() requires one argument.";
-  else if (lua_tonumber(L, 1) != 2 && lua_tonumber(L, 1) != 3) problem = "RESP version must be 2 or 3.";
-  else if (lua_tonumber(L, 1) == 3) problem = "RESP3 is not supported by the locksim model";
+  if (lua_gettop(L) != 1)
+    problem = "redis.setresp() requires one argument.";
+  else if (lua_tonumber(L, 1) != 2 && lua_tonumber(L, 1) != 3)
+    problem = "RESP version must be 2 or 3.";
+  else if (lua_tonumber(L, 1) == 3)
+    problem = "RESP3 is not supported by the locksim model";
   if (problem) {
     push_error(L, problem);
     return lua_error(L);
@@ -469,7 +475,8 @@ int lua_setresp(lua_State* L) {
 
 int lua_set_repl(lua_State* L) {
   const char* problem = nullptr;
-  if (lua_gettop(L) != 1) problem = "redis.set_repl() requires two arguments.";  // sic, 7.0.15
+  if (lua_gettop(L) != 1)
+    problem = "redis.set_repl() requires two arguments.";  // sic, 7.0.15
   else if (static_cast<int64_t>(lua_tonumber(L, 1)) & ~int64_t{3})
     problem = "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.";
   if (problem) {
@@ -514,8 +521,10 @@ int lua_redis_style_pcall(lua_State* L) {
     lua_remove(L, 1);
     if (lua_istable(L, -1)) {
       lua_getfield(L, -1, "err");
-      if (lua_isstring(L, -1)) lua_replace(L, -2);
-      else lua_pop(L, 1);
+      if (lua_isstring(L, -1))
+        lua_replace(L, -2);
+      else
+        lua_pop(L, 1);
     }
     lua_pushboolean(L, 0);
     lua_insert(L, 1);
@@ -642,8 +651,8 @@ int guarded_ipairs(lua_State* L) {
 int deterministic_tostring(lua_State* L) {
   luaL_checkany(L, 1);
   const int type = lua_type(L, 1);
-  const bool by_address = type == LUA_TTABLE || type == LUA_TFUNCTION || type == LUA_TTHREAD ||
-                          type == LUA_TUSERDATA || type == LUA_TLIGHTUSERDATA;
+  const bool by_address = type == LUA_TTABLE || type == LUA_TFUNCTION || type == LUA_TTHREAD || type == LUA_TUSERDATA ||
+                          type == LUA_TLIGHTUSERDATA;
   if (!by_address || luaL_callmeta(L, 1, "__tostring")) {
     if (!by_address) {
       lua_pushvalue(L, lua_upvalueindex(1));  // the original tostring
@@ -888,8 +897,8 @@ void build_state(LuaRuntime& rt) {
   make_proxy(L, proxies, 0);
   const int marker = lua_gettop(L);
 
-  for (const char* name : {"string", "math", "table", "coroutine", "redis", kRedisLibraryNames[0], kRedisLibraryNames[1],
-                           kRedisLibraryNames[2], kRedisLibraryNames[3]}) {
+  for (const char* name : {"string", "math", "table", "coroutine", "redis", kRedisLibraryNames[0],
+                           kRedisLibraryNames[1], kRedisLibraryNames[2], kRedisLibraryNames[3]}) {
     lua_getfield(L, globals, name);
     make_proxy(L, proxies, marker);
     lua_setfield(L, globals, name);
@@ -909,7 +918,7 @@ void build_state(LuaRuntime& rt) {
   lua_pop(L, 1);
   lua_getfield(L, globals, "table");
   lua_getmetatable(L, -1);
-  lua_getfield(L, -1, "__index");  // the real table library behind its proxy
+  lua_getfield(L, -1, "__index");          // the real table library behind its proxy
   for (const char* writer : {"insert"}) {  // remove and sort of an empty proxy write nothing
     lua_getfield(L, -1, writer);
     lua_pushcclosure(L, guarded_table_writer, 1);
@@ -1013,7 +1022,8 @@ Reply error_from_lua(lua_State* L, const std::string& sha) {
 
 ScriptEngine::ScriptEngine(const ServerOptions& options) : runtime_(std::make_unique<LuaRuntime>()) {
   runtime_->options = options;
-  runtime_->hook_step = static_cast<int>(std::min<uint64_t>(1000, std::max<uint64_t>(1, options.lua_instruction_budget)));
+  runtime_->hook_step =
+      static_cast<int>(std::min<uint64_t>(1000, std::max<uint64_t>(1, options.lua_instruction_budget)));
   build_state(*runtime_);
 }
 

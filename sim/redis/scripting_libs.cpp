@@ -7,7 +7,7 @@ int luaopen_bit(lua_State* L);    // liblua5.1-bitop (LuaBitOp 1.0.2, as Redis b
 
 namespace locksim::redis {
 
-int open_struct_library(lua_State* L);   // lua_struct.cpp
+int open_struct_library(lua_State* L);    // lua_struct.cpp
 int open_cmsgpack_library(lua_State* L);  // lua_cmsgpack.cpp
 
 namespace {

@@ -33,7 +33,7 @@ struct KeyEffect {
   int db = 0;             // the logical database (SELECT) the key lives in
   std::string key;
   std::optional<std::string> old_value, new_value;  // hashes rendered as {f=v,...}
-  int64_t expire_at_ms = -1;  // deadline after the effect, -1 none
+  int64_t expire_at_ms = -1;                        // deadline after the effect, -1 none
   int64_t now_ms = 0;
 };
 
@@ -104,7 +104,7 @@ class Server {
   // Introspection for checkers: no lazy deletion, no WATCH touch, no effects.
   std::optional<std::string> peek_string(const std::string& key, int64_t now_ms) const;
   int64_t peek_pttl(const std::string& key, int64_t now_ms) const;  // -2 none, -1 no TTL
-  size_t dbsize(int64_t now_ms) const;                             // keys not yet expired
+  size_t dbsize(int64_t now_ms) const;                              // keys not yet expired
 
   struct State;
 

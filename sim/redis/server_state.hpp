@@ -28,8 +28,8 @@ inline constexpr int kDatabases = 16;
 struct ServerConfig {
   EncodingLimits limits;
   int64_t hz = 10;
-  bool active_expire = true;  // DEBUG SET-ACTIVE-EXPIRE
-  int64_t lua_time_limit_ms = 5000;  // busy-reply-threshold: accepted, scripts are budgeted by instructions
+  bool active_expire = true;           // DEBUG SET-ACTIVE-EXPIRE
+  int64_t lua_time_limit_ms = 5000;    // busy-reply-threshold: accepted, scripts are budgeted by instructions
   std::string notify_keyspace_events;  // accepted, not modelled
 };
 
@@ -46,7 +46,7 @@ struct Server::State {
   ServerConfig config;
   WatchTable watches;
   std::array<Database, kDatabases> dbs;
-  MemoryMeter memory;  // maxmemory accounting (memory.hpp)
+  MemoryMeter memory;                                         // maxmemory accounting (memory.hpp)
   std::vector<std::unique_ptr<ConnectionState>> connections;  // index = id - 1; null once closed
   std::unique_ptr<ScriptEngine> scripts;                      // created on first use
   std::unique_ptr<FunctionEngine> functions;                  // created on first use
@@ -54,8 +54,8 @@ struct Server::State {
   std::function<void(ConnectionId)> push_listener;
   uint64_t block_order = 0;
   bool any_ready = false;  // a database has ready keys: serve_ready_keys has work
-  uint64_t rng = 0;  // splitmix64 state for what Redis draws at random
-  int64_t start_ms = -1;  // the first time the server saw (INFO uptime)
+  uint64_t rng = 0;        // splitmix64 state for what Redis draws at random
+  int64_t start_ms = -1;   // the first time the server saw (INFO uptime)
   int64_t last_expire_cycle_ms = -1;
 
   ConnectionState& connection(ConnectionId id);

@@ -1,7 +1,7 @@
 // MULTI EXEC DISCARD WATCH UNWATCH (Redis 7.0 multi.c).
-#include "locksim/sim/redis/memory.hpp"
 #include "locksim/sim/redis/arguments.hpp"
 #include "locksim/sim/redis/command_table.hpp"
+#include "locksim/sim/redis/memory.hpp"
 
 namespace locksim::redis {
 
@@ -27,9 +27,8 @@ Reply cmd_exec(ExecContext& ctx, const Command&) {
       }))
     ctx.conn.dirty_cas = true;
   if (ctx.conn.dirty_exec || ctx.conn.dirty_cas) {
-    Reply reply = ctx.conn.dirty_exec
-                      ? error_reply("EXECABORT Transaction discarded because of previous errors.")
-                      : Reply::nil_array();
+    Reply reply = ctx.conn.dirty_exec ? error_reply("EXECABORT Transaction discarded because of previous errors.")
+                                      : Reply::nil_array();
     discard_transaction(ctx);
     return reply;
   }

@@ -17,8 +17,7 @@ inline Entry* lookup_typed(ExecContext& ctx, std::string_view key, ValueType typ
 }
 
 // As lookup_typed, creating an empty value of `type` when the key is absent.
-inline Entry* lookup_or_create(ExecContext& ctx, std::string_view key, ValueType type, Reply& error,
-                               bool& created) {
+inline Entry* lookup_or_create(ExecContext& ctx, std::string_view key, ValueType type, Reply& error, bool& created) {
   Entry* entry = lookup_typed(ctx, key, type, error);
   created = false;
   if (entry || error.is_error()) return entry;

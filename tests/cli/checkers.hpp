@@ -27,7 +27,9 @@ class JsonChecker {
     if (error_.empty()) error_ = std::string(why) + " at offset " + std::to_string(i_);
     return false;
   }
-  void ws() { while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\r' || s_[i_] == '\t')) ++i_; }
+  void ws() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\r' || s_[i_] == '\t')) ++i_;
+  }
   bool lit(const char* w) {
     size_t n = std::strlen(w);
     if (s_.compare(i_, n, w) != 0) return fail("bad literal");
@@ -49,7 +51,10 @@ class JsonChecker {
   bool object(int depth) {
     ++i_;
     ws();
-    if (i_ < s_.size() && s_[i_] == '}') { ++i_; return true; }
+    if (i_ < s_.size() && s_[i_] == '}') {
+      ++i_;
+      return true;
+    }
     for (;;) {
       ws();
       if (i_ >= s_.size() || s_[i_] != '"') return fail("expected a key");
@@ -60,21 +65,36 @@ class JsonChecker {
       ws();
       if (!value(depth + 1)) return false;
       ws();
-      if (i_ < s_.size() && s_[i_] == ',') { ++i_; continue; }
-      if (i_ < s_.size() && s_[i_] == '}') { ++i_; return true; }
+      if (i_ < s_.size() && s_[i_] == ',') {
+        ++i_;
+        continue;
+      }
+      if (i_ < s_.size() && s_[i_] == '}') {
+        ++i_;
+        return true;
+      }
       return fail("expected ',' or '}'");
     }
   }
   bool array(int depth) {
     ++i_;
     ws();
-    if (i_ < s_.size() && s_[i_] == ']') { ++i_; return true; }
+    if (i_ < s_.size() && s_[i_] == ']') {
+      ++i_;
+      return true;
+    }
     for (;;) {
       ws();
       if (!value(depth + 1)) return false;
       ws();
-      if (i_ < s_.size() && s_[i_] == ',') { ++i_; continue; }
-      if (i_ < s_.size() && s_[i_] == ']') { ++i_; return true; }
+      if (i_ < s_.size() && s_[i_] == ',') {
+        ++i_;
+        continue;
+      }
+      if (i_ < s_.size() && s_[i_] == ']') {
+        ++i_;
+        return true;
+      }
       return fail("expected ',' or ']'");
     }
   }
@@ -82,7 +102,10 @@ class JsonChecker {
     ++i_;
     while (i_ < s_.size()) {
       unsigned char c = static_cast<unsigned char>(s_[i_]);
-      if (c == '"') { ++i_; return true; }
+      if (c == '"') {
+        ++i_;
+        return true;
+      }
       if (c < 0x20) return fail("control character in string");
       if (c == '\\') {
         ++i_;
@@ -90,7 +113,8 @@ class JsonChecker {
         char e = s_[i_];
         if (e == 'u') {
           for (int k = 1; k <= 4; ++k)
-            if (i_ + k >= s_.size() || !std::isxdigit(static_cast<unsigned char>(s_[i_ + k]))) return fail("bad \\u escape");
+            if (i_ + k >= s_.size() || !std::isxdigit(static_cast<unsigned char>(s_[i_ + k])))
+              return fail("bad \\u escape");
           i_ += 4;
         } else if (!std::strchr("\"\\/bfnrt", e)) {
           return fail("bad escape");
@@ -104,8 +128,10 @@ class JsonChecker {
     size_t start = i_;
     if (i_ < s_.size() && s_[i_] == '-') ++i_;
     if (i_ >= s_.size() || !std::isdigit(static_cast<unsigned char>(s_[i_]))) return fail("expected a value");
-    if (s_[i_] == '0') ++i_;
-    else while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_]))) ++i_;
+    if (s_[i_] == '0')
+      ++i_;
+    else
+      while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_]))) ++i_;
     if (i_ < s_.size() && s_[i_] == '.') {
       ++i_;
       if (i_ >= s_.size() || !std::isdigit(static_cast<unsigned char>(s_[i_]))) return fail("digit expected after '.'");
@@ -114,7 +140,8 @@ class JsonChecker {
     if (i_ < s_.size() && (s_[i_] == 'e' || s_[i_] == 'E')) {
       ++i_;
       if (i_ < s_.size() && (s_[i_] == '+' || s_[i_] == '-')) ++i_;
-      if (i_ >= s_.size() || !std::isdigit(static_cast<unsigned char>(s_[i_]))) return fail("digit expected in exponent");
+      if (i_ >= s_.size() || !std::isdigit(static_cast<unsigned char>(s_[i_])))
+        return fail("digit expected in exponent");
       while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_]))) ++i_;
     }
     return i_ > start;
@@ -130,14 +157,17 @@ inline std::string xml_problem(const std::string& s) {
   std::vector<std::string> open;
   size_t i = 0;
   int roots = 0;
-  auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == ':' || c == '.'; };
+  auto name_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == ':' || c == '.';
+  };
   auto check_text = [&](size_t from, size_t to) -> std::string {
     for (size_t k = from; k < to; ++k)
       if (s[k] == '&') {
         size_t semi = s.find(';', k);
         if (semi == std::string::npos || semi > to) return "stray '&' at " + std::to_string(k);
         std::string ent = s.substr(k + 1, semi - k - 1);
-        if (!(ent == "amp" || ent == "lt" || ent == "gt" || ent == "quot" || ent == "apos" || (!ent.empty() && ent[0] == '#')))
+        if (!(ent == "amp" || ent == "lt" || ent == "gt" || ent == "quot" || ent == "apos" ||
+              (!ent.empty() && ent[0] == '#')))
           return "unknown entity &" + ent + "; at " + std::to_string(k);
       }
     return "";
@@ -169,7 +199,8 @@ inline std::string xml_problem(const std::string& s) {
     if (closing) {
       while (k < s.size() && std::isspace(static_cast<unsigned char>(s[k]))) ++k;
       if (k >= s.size() || s[k] != '>') return "bad closing tag at " + std::to_string(lt);
-      if (open.empty() || open.back() != name) return "</" + name + "> does not close the open element at " + std::to_string(lt);
+      if (open.empty() || open.back() != name)
+        return "</" + name + "> does not close the open element at " + std::to_string(lt);
       open.pop_back();
       i = k + 1;
       continue;

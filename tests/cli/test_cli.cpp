@@ -1,18 +1,18 @@
 // The locksim program as a user meets it: run as a subprocess, its output,
 // its files and its exit status.
-#include <catch2/catch.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
-#include <vector>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "checkers.hpp"
 #include "locksim/props/catalogue.hpp"
@@ -52,8 +52,8 @@ Result run_locksim(const std::string& args) {
   return r;
 }
 
-const char* kIds[] = {"setnx-del", "setnx-expire", "del-setnx", "getset", "set-nx-px", "token-check-del",
-                      "token-lua", "watchdog", "reentrant", "watch-multi", "fenced", "fair"};
+const char* kIds[] = {"setnx-del", "setnx-expire", "del-setnx", "getset",      "set-nx-px", "token-check-del",
+                      "token-lua", "watchdog",     "reentrant", "watch-multi", "fenced",    "fair"};
 
 const std::string kExample = "run set-nx-px --clients 3 --slow-work A:0:1500ms --lease 1s --seed 1";
 
@@ -124,7 +124,8 @@ TEST_CASE("run --trace-json writes JSON with a track per client, server, the key
   locksim::test::JsonChecker checker(json);
   INFO(checker.error());
   REQUIRE(checker.valid());
-  for (const char* track : {"\"client A\"", "\"client B\"", "\"client C\"", "\"redis\"", "\"key lock\"", "\"violation\""}) {
+  for (const char* track :
+       {"\"client A\"", "\"client B\"", "\"client C\"", "\"redis\"", "\"key lock\"", "\"violation\""}) {
     INFO(track);
     CHECK(json.find(std::string("\"name\":") + track) != std::string::npos);
   }
@@ -183,7 +184,8 @@ TEST_CASE("bad input: one clear message, exit status 2") {
       {"check set-nx-px --jobs 0", "--jobs"},
       {"check set-nx-px --lease 5", "missing unit"},
       {"check set-nx-px --clients 2 --clients-max 1", "--clients-max"},
-      {"check set-nx-px --runs 5 --save /nonexistent-dir-locksim/r.txt", "cannot write '/nonexistent-dir-locksim/r.txt'"},
+      {"check set-nx-px --runs 5 --save /nonexistent-dir-locksim/r.txt",
+       "cannot write '/nonexistent-dir-locksim/r.txt'"},
       {"catalogue --budget x", "--budget"},
       {"catalogue --only F99", "no catalogue entry 'F99'"},
       {"replay 'set-nx-px clients=zero'", "clients"},
@@ -367,8 +369,8 @@ TEST_CASE("check shards (--shard I/N) cover every run index exactly once") {
     for (unsigned n : {1u, 3u, 4u}) {
       std::multiset<int> seen;
       for (unsigned i = 0; i < n; ++i) {
-        Result r = run_locksim("check set-nx-px --list-runs --runs " + std::to_string(runs) + " --shard " + std::to_string(i) +
-                               "/" + std::to_string(n));
+        Result r = run_locksim("check set-nx-px --list-runs --runs " + std::to_string(runs) + " --shard " +
+                               std::to_string(i) + "/" + std::to_string(n));
         REQUIRE(r.status == 0);
         for (const auto& w : words(r.out)) seen.insert(std::stoi(w));
       }
@@ -510,7 +512,8 @@ std::map<std::string, JsonFailure> json_failures(const std::string& out) {
     return out.substr(v, out.find_first_of(",}", v) - v);
   };
   for (size_t at = out.find("{\"property\": "); at != std::string::npos; at = out.find("{\"property\": ", at + 1)) {
-    JsonFailure f{text(at, "property"), text(at, "cause"), std::stol(text(at, "runs")), std::stol(text(at, "first_run"))};
+    JsonFailure f{text(at, "property"), text(at, "cause"), std::stol(text(at, "runs")),
+                  std::stol(text(at, "first_run"))};
     found[f.property + " " + f.cause] = f;
   }
   return found;
@@ -547,9 +550,9 @@ TEST_CASE("check --json: one object, and shards merge into the one-machine answe
   locksim::test::JsonChecker checker(whole.out);
   INFO(checker.error());
   REQUIRE(checker.valid());
-  for (const char* key : {"\"algorithm\": \"set-nx-px\"", "\"seed\": 2", "\"runs\": 90", "\"assumptions\": []",
-                          "\"catalogue\": \"F07\"", "\"inherent\": true", "\"inherent\": false", "\"needs\": [",
-                          "\"replay\": \"locksim replay '"}) {
+  for (const char* key :
+       {"\"algorithm\": \"set-nx-px\"", "\"seed\": 2", "\"runs\": 90", "\"assumptions\": []", "\"catalogue\": \"F07\"",
+        "\"inherent\": true", "\"inherent\": false", "\"needs\": [", "\"replay\": \"locksim replay '"}) {
     INFO(key);
     CHECK(whole.out.find(key) != std::string::npos);
   }
@@ -595,8 +598,9 @@ TEST_CASE("check --assume narrows the faults, prints in the header and belongs t
 
 TEST_CASE("the issue's counterexample: the watchdog variant's key expired because Redis's clock jumped") {
   // The issue found it on the watchdog written in the old variant format; the built-in watchdog runs it the same way.
-  Result r = run_locksim("replay 'watchdog seed=6 clients=2 iterations=2 faults=[crash A @0s; restart A @1ms; "
-                         "jump redis @119ms by +923ms]'");
+  Result r = run_locksim(
+      "replay 'watchdog seed=6 clients=2 iterations=2 faults=[crash A @0s; restart A @1ms; "
+      "jump redis @119ms by +923ms]'");
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(r.out.find("cause:      mutual-exclusion: redis-clock-jump") != std::string::npos);
@@ -613,4 +617,3 @@ TEST_CASE("check draws nested acquires where reentrancy is documented, and for a
   CHECK(run_locksim("check set-nx-px --faults none --runs 40 --property reentrancy").status == 0);
   CHECK(run_locksim("check set-nx-px --faults none --runs 40 --property reentrancy --nested 1").status == 1);
 }
-

@@ -6,9 +6,9 @@
 // the deployment's), each case names the fault kinds and the property that
 // tell the bug apart; with the inventory these become the default `check`
 // and "a failure of the variant's own".
-#include <catch2/catch.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <cstdio>
 #include <fstream>
@@ -28,8 +28,8 @@ std::string temp_file(const std::string& name) {
 
 Outcome locksim(const std::string& args) {
   const std::string err = temp_file("stderr");
-  const std::string cmd = std::string("cd '" LOCKSIM_EXAMPLES_DIR "/..' && '") + LOCKSIM_BIN + "' " + args + " 2>'" +
-                          err + "' </dev/null";
+  const std::string cmd =
+      std::string("cd '" LOCKSIM_EXAMPLES_DIR "/..' && '") + LOCKSIM_BIN + "' " + args + " 2>'" + err + "' </dev/null";
   Outcome r;
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);

@@ -2,10 +2,10 @@
 #include <catch2/catch.hpp>
 
 #include "checkers.hpp"
-#include "locksim/lock/redis_node.hpp"
-#include "locksim/render/chrome_trace.hpp"
 #include "locksim/cli/verdicts.hpp"
+#include "locksim/lock/redis_node.hpp"
 #include "locksim/props/check.hpp"
+#include "locksim/render/chrome_trace.hpp"
 #include "locksim/render/duration.hpp"
 #include "locksim/render/svg.hpp"
 #include "locksim/render/text.hpp"
@@ -129,7 +129,8 @@ TEST_CASE("highlights keep props' clients, interval and sentence, the asked prop
   CHECK(hs[1].clients == me.clients);
   CHECK(hs[1].from == me.from);
   CHECK(hs[1].to == me.to);
-  CHECK(hs[1].sentence == "A and B both held lock from 1.000s to 2.000s: A's lease expired");  // the renderer adds the stop
+  CHECK(hs[1].sentence ==
+        "A and B both held lock from 1.000s to 2.000s: A's lease expired");  // the renderer adds the stop
   CHECK(cli::shell_quote("a 'b'") == R"('a '\''b'\''')");
 }
 

@@ -1,9 +1,9 @@
 // Sweeps split over machines: --shard auto reads a batch engine's variables,
 // and `locksim merge` turns the shards' JSON into the inventory one machine
 // would have printed (tested through GNU parallel, as docs/scale-out.md shows).
-#include <catch2/catch.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <cstdio>
 #include <filesystem>
@@ -34,8 +34,7 @@ Ran shell(const std::string& command) {
 std::string bin() { return std::string("'") + LOCKSIM_BIN + "'"; }
 
 struct TempDir {
-  std::filesystem::path path =
-      std::filesystem::temp_directory_path() / ("locksim_scale_" + std::to_string(getpid()));
+  std::filesystem::path path = std::filesystem::temp_directory_path() / ("locksim_scale_" + std::to_string(getpid()));
   TempDir() { std::filesystem::create_directories(path); }
   ~TempDir() { std::filesystem::remove_all(path); }
   std::string file(const std::string& name) const { return (path / name).string(); }
@@ -49,8 +48,8 @@ TEST_CASE("scale: a 4-shard sweep through GNU parallel merges into the single-ma
   TempDir dir;
   Ran whole = shell(bin() + kSweep);
   REQUIRE(whole.status == 1);  // set-nx-px fails: the inventory has failures to merge
-  Ran sharded = shell("parallel --will-cite -j 2 " + bin() + kSweep + " --shard auto/4 '>' " + dir.file("shard{}.json") +
-                      " ::: 1 2 3 4");
+  Ran sharded = shell("parallel --will-cite -j 2 " + bin() + kSweep + " --shard auto/4 '>' " +
+                      dir.file("shard{}.json") + " ::: 1 2 3 4");
   INFO(sharded.out);
   REQUIRE(sharded.status == 4);  // GNU parallel: how many jobs failed (exit 1: each shard found failures)
   Ran merged = shell(bin() + " merge " + dir.file("shard3.json") + " " + dir.file("shard1.json") + " " +
@@ -72,8 +71,8 @@ TEST_CASE("scale: --shard auto reads Slurm, Kubernetes, GNU parallel and LOCKSIM
 
 TEST_CASE("scale: --shard auto without an engine, or with a bad one, is a usage error", "[scale]") {
   const std::string check = " check set-nx-px --runs 10 --list-runs --shard ";
-  Ran none = shell("env -u SLURM_ARRAY_TASK_ID -u JOB_COMPLETION_INDEX -u PARALLEL_SEQ -u LOCKSIM_SHARD_INDEX " + bin() +
-                   check + "auto");
+  Ran none = shell("env -u SLURM_ARRAY_TASK_ID -u JOB_COMPLETION_INDEX -u PARALLEL_SEQ -u LOCKSIM_SHARD_INDEX " +
+                   bin() + check + "auto");
   CHECK(none.status == 2);
   CHECK(none.out.find("no batch engine found") != std::string::npos);
   CHECK(shell("JOB_COMPLETION_INDEX=0 " + bin() + check + "auto").status == 2);  // no count

@@ -8,8 +8,8 @@
 #include <optional>
 #include <thread>
 
-#include "real_mariadb.hpp"
 #include "locksim/sim/db/database.hpp"
+#include "real_mariadb.hpp"
 
 namespace locksim::db::testing {
 
@@ -20,8 +20,8 @@ std::string quote(const std::string& s) { return "'" + s + "'"; }
 std::string row_text(const std::vector<std::string>& values) { return fmt::format("{}", fmt::join(values, ",")); }
 
 std::string row_text(const Row& r) {
-  return row_text({r.name, r.owner, r.expires_at_ms < 0 ? "NULL" : std::to_string(r.expires_at_ms),
-                   std::to_string(r.count)});
+  return row_text(
+      {r.name, r.owner, r.expires_at_ms < 0 ? "NULL" : std::to_string(r.expires_at_ms), std::to_string(r.count)});
 }
 
 bool is_select(const Statement& s) {

@@ -59,7 +59,8 @@ RealMariaDb::RealMariaDb() {
   const char* install = find_program({"/usr/bin/mariadb-install-db", "/usr/bin/mysql_install_db"});
   const char* server = find_program({"/usr/sbin/mariadbd", "/usr/sbin/mysqld"});
   if (!install || !server)
-    throw std::runtime_error("MariaDB is not installed (Debian: apt-get install mariadb-server); ./run.sh test installs it");
+    throw std::runtime_error(
+        "MariaDB is not installed (Debian: apt-get install mariadb-server); ./run.sh test installs it");
   char tmpl[] = "/tmp/locksim-mariadb-XXXXXX";
   if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
   dir_ = tmpl;
@@ -154,8 +155,10 @@ void RealSession::close() {
 }
 
 bool RealSession::in_lock_wait() {
-  const std::string q = "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state='LOCK WAIT' AND "
-                        "trx_mysql_thread_id=" + std::to_string(thread_id_);
+  const std::string q =
+      "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state='LOCK WAIT' AND "
+      "trx_mysql_thread_id=" +
+      std::to_string(thread_id_);
   if (mysql_query(watch_, q.c_str()) != 0) throw std::runtime_error("MariaDB: " + std::string(mysql_error(watch_)));
   MYSQL_RES* res = mysql_store_result(watch_);
   MYSQL_ROW row = res ? mysql_fetch_row(res) : nullptr;

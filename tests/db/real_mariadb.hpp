@@ -44,8 +44,8 @@ class RealMariaDb {
 class RealSession {
  public:
   struct Result {
-    bool finished = false;          // false: still blocked on a lock
-    unsigned error = 0;             // MariaDB error number, 0 for none
+    bool finished = false;  // false: still blocked on a lock
+    unsigned error = 0;     // MariaDB error number, 0 for none
     uint64_t affected = 0;
     std::vector<std::vector<std::string>> rows;  // "NULL" for NULL
   };

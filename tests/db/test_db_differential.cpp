@@ -2,8 +2,8 @@
 // by the test in a temporary directory on a Unix socket): the same steps on
 // both, compared line by line — duplicate-key errors, lock waits and their
 // timeouts, FOR UPDATE released when a session ends, deadlocks, the rows left.
-#include <catch2/catch.hpp>
 #include <rapidcheck.h>
+#include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <memory>
@@ -22,8 +22,9 @@ RealMariaDb& server() {
   if (!instance) {
     instance = std::make_unique<RealMariaDb>();  // throws with the reason: the test fails, never skips
     instance->admin("CREATE DATABASE locksim");
-    instance->admin("CREATE TABLE locksim.locks (name VARCHAR(64) PRIMARY KEY, owner VARCHAR(64), "
-                    "expires_at BIGINT NULL, count INT NOT NULL DEFAULT 1) ENGINE=InnoDB");
+    instance->admin(
+        "CREATE TABLE locksim.locks (name VARCHAR(64) PRIMARY KEY, owner VARCHAR(64), "
+        "expires_at BIGINT NULL, count INT NOT NULL DEFAULT 1) ENGINE=InnoDB");
     instance->hold_purge();
   }
   return *instance;
@@ -107,7 +108,8 @@ TEST_CASE("db-differential: reentrant counts by owner", "[db-differential]") {
 TEST_CASE("db-differential: random steps over three sessions", "[db-differential]") {
   const auto statement = rc::gen::oneOf(
       rc::gen::just(Statement::begin()), rc::gen::just(Statement::commit()), rc::gen::just(Statement::rollback()),
-      rc::gen::map(rc::gen::element<std::string>("A", "B", "C"), [](std::string o) { return Statement::insert(row(o)); }),
+      rc::gen::map(rc::gen::element<std::string>("A", "B", "C"),
+                   [](std::string o) { return Statement::insert(row(o)); }),
       rc::gen::map(rc::gen::element<std::string>("A", "B"), [](std::string o) { return Statement::remove("job", o); }),
       rc::gen::just(Statement::remove("job")), rc::gen::just(Statement::select("job")),
       rc::gen::just(Statement::select_for_update("job")),
@@ -127,8 +129,8 @@ TEST_CASE("db-differential: random steps over three sessions", "[db-differential
         auto model = run_on_model(steps, 3);
         auto real = run_on_mariadb(steps, 3, server());
         for (size_t i = 0; i < std::max(model.size(), real.size()); ++i)
-          RC_LOG() << "model: " << (i < model.size() ? model[i] : "-") << "\nreal:  "
-                   << (i < real.size() ? real[i] : "-") << "\n";
+          RC_LOG() << "model: " << (i < model.size() ? model[i] : "-")
+                   << "\nreal:  " << (i < real.size() ? real[i] : "-") << "\n";
         RC_ASSERT(model == real);
       },
       rc::detail::TestMetadata{"db-differential", "model vs MariaDB"}, params);

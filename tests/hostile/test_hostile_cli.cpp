@@ -1,9 +1,9 @@
 // The program against hostile command lines: every one ends with a clear
 // error (exit 2) or a bounded result, and no found failure is lost.
-#include <catch2/catch.hpp>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <cstdio>
 #include <fstream>
@@ -54,9 +54,10 @@ bool exists(const std::string& path) {
 
 TEST_CASE("Reproducers of issue 19 that crashed or hung now end with an error", "[hostile]") {
   const std::string script = temp_path("script.txt");
-  std::ofstream(script) << "EVAL \"return string.find('aaaa', string.rep('a*', 100000))\" 0\n"
-                        << "EVAL \"return xpcall(function() while true do end end, function() while true do end end)\" 0\n"
-                        << "SET " << std::string(70, 'a') << " v\nKEYS *a*a*a*a*a*a*a*b\n";
+  std::ofstream(script)
+      << "EVAL \"return string.find('aaaa', string.rep('a*', 100000))\" 0\n"
+      << "EVAL \"return xpcall(function() while true do end end, function() while true do end end)\" 0\n"
+      << "SET " << std::string(70, 'a') << " v\nKEYS *a*a*a*a*a*a*a*b\n";
   Result r = run_locksim("redis --fail-on-error", script);
   CHECK(r.status == 1);
   CHECK(r.out.find("pattern too complex") != std::string::npos);
@@ -66,8 +67,8 @@ TEST_CASE("Reproducers of issue 19 that crashed or hung now end with an error", 
 }
 
 TEST_CASE("Scenario words and flags share the limits; time overflow is refused naming the word", "[hostile]") {
-  for (const std::string& word : {"iterations=4294967295", "nested=4294967295", "horizon=2305843009s", "clients=64",
-                                  "iterations=0"}) {
+  for (const std::string& word :
+       {"iterations=4294967295", "nested=4294967295", "horizon=2305843009s", "clients=64", "iterations=0"}) {
     Result r = run_locksim("replay 'set-nx-px " + word + "'");
     CHECK(r.status == 2);
     CHECK(r.err.find(word.substr(0, word.find('='))) != std::string::npos);
@@ -79,7 +80,8 @@ TEST_CASE("Scenario words and flags share the limits; time overflow is refused n
   CHECK(flag.status == 2);
   CHECK(flag.err.find("--iterations: 1001 is out of range [1, 1000]") != std::string::npos);
   CHECK(run_locksim("run set-nx-px --horizon 2305843009s").status == 2);
-  CHECK(run_locksim("run set-nx-px --faults 'jump redis @1s by +2305843009s; jump redis @2s by +2305843009s'").status == 2);
+  CHECK(run_locksim("run set-nx-px --faults 'jump redis @1s by +2305843009s; jump redis @2s by +2305843009s'").status ==
+        2);
 }
 
 TEST_CASE("Every lease the validator accepts works in check as in run", "[hostile]") {

@@ -1,8 +1,8 @@
 // File inputs and outputs: regular files of bounded size only; regression files
 // rewritten atomically, a missing last newline repaired, errors reported.
-#include <catch2/catch.hpp>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <cstdio>
 #include <fstream>

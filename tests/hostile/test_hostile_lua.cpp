@@ -80,8 +80,8 @@ TEST_CASE("string.rep refuses a result beyond the Lua memory cap before allocati
 
 TEST_CASE("An xpcall message handler cannot escape the instruction budget") {
   Lua lua;
-  CHECK(lua.eval("return xpcall(function() while true do end end, function() while true do end end)")
-            .starts_with(kBusy));
+  CHECK(
+      lua.eval("return xpcall(function() while true do end end, function() while true do end end)").starts_with(kBusy));
   CHECK(lua.eval("return {xpcall(function() error('x') end, function(e) return 'h:' .. e end)}") ==
         "[(nil), \"h:user_script:1: x\"]");
   CHECK(lua.eval("return {xpcall(function() return 1, 2 end, function(e) return e end)}") ==

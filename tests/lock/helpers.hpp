@@ -66,8 +66,10 @@ inline std::vector<Overlap> overlaps(const History& h) {
     for (size_t j = i + 1; j < s.size(); ++j) {
       if (s[i].client == s[j].client) continue;
       if (s[i].from < s[j].to && s[j].from < s[i].to) {
-        if (s[i].from <= s[j].from) out.push_back({s[i], s[j]});
-        else out.push_back({s[j], s[i]});
+        if (s[i].from <= s[j].from)
+          out.push_back({s[i], s[j]});
+        else
+          out.push_back({s[j], s[i]});
       }
     }
   return out;

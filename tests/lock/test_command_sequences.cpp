@@ -18,7 +18,7 @@ std::vector<std::string> one_round(const std::string& algorithm, LockParams para
   c.lock = params;
   c.workload.clients = 1;
   c.workload.iterations = 1;
-  c.workload.start_spread = 0_ms;  // starts at true time 0: timestamps are exact
+  c.workload.start_spread = 0_ms;                     // starts at true time 0: timestamps are exact
   c.workload.work_min = c.workload.work_max = 50_ms;  // shorter than any renewal interval
   c.workload.write_resource = false;
   auto s = run(c);
@@ -53,7 +53,8 @@ const std::map<std::string, Cmds>& expected() {
         "EVAL if redis.call('get', KEYS[1]) == ARGV... 1 lock <token>"}},
       {"fair",
        {"EVAL local t = redis.call('incr', KEYS[1])... 2 lock:tickets lock:waiter: 1200",
-        "EVAL local me = tonumber(ARGV[1]) local se... 4 lock lock:serving lock:waiter: lock:tickets 1 <token> 1000 1200",
+        "EVAL local me = tonumber(ARGV[1]) local se... 4 lock lock:serving lock:waiter: lock:tickets 1 <token> 1000 "
+        "1200",
         "EVAL if redis.call('get', KEYS[1]) == ARGV... 1 lock <token>"}},
       // One master by default: Redlock's majority of one.
       {"redlock", {"SET lock <token> NX PX 1000", "EVAL if redis.call('get', KEYS[1]) == ARGV... 1 lock <token>"}},
@@ -89,7 +90,8 @@ TEST_CASE("command sequence: parameters show up where they should", "[lock]") {
         Cmds{"SET lock <token> NX PX 5000", "EVAL if redis.call('get', KEYS[1]) == ARGV... 1 lock <token>"});
 }
 
-TEST_CASE("command sequence: a watchdog hold longer than the renewal interval renews with compare-and-PEXPIRE", "[lock]") {
+TEST_CASE("command sequence: a watchdog hold longer than the renewal interval renews with compare-and-PEXPIRE",
+          "[lock]") {
   SimulationConfig c;
   c.algorithm = "watchdog";
   c.workload.clients = 1;
@@ -98,7 +100,7 @@ TEST_CASE("command sequence: a watchdog hold longer than the renewal interval re
   c.workload.work_min = c.workload.work_max = 500_ms;  // one renewal at lease/3 = 333ms
   c.workload.write_resource = false;
   auto s = run(c);
-  CHECK(commands_sent(*s, "A") ==
-        Cmds{"SET lock <token> NX PX 1000", "EVAL if redis.call('get', KEYS[1]) == ARGV... 1 lock <token> 1000",
-             "EVAL if redis.call('get', KEYS[1]) == ARGV... 1 lock <token>"});
+  CHECK(commands_sent(*s, "A") == Cmds{"SET lock <token> NX PX 1000",
+                                       "EVAL if redis.call('get', KEYS[1]) == ARGV... 1 lock <token> 1000",
+                                       "EVAL if redis.call('get', KEYS[1]) == ARGV... 1 lock <token>"});
 }

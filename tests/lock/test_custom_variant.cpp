@@ -34,8 +34,14 @@ class TestLock final : public SpinLock {
 
 void register_once() {
   if (find_algorithm("test-custom")) return;
-  register_algorithm(Algorithm{"test-custom", "a test-local token lock", "-", "-", {"key", "lease", "retry", "retry-jitter"},
-                               false, [](const LockParams& p) -> std::unique_ptr<Lock> { return std::make_unique<TestLock>(p); }});
+  register_algorithm(
+      Algorithm{"test-custom",
+                "a test-local token lock",
+                "-",
+                "-",
+                {"key", "lease", "retry", "retry-jitter"},
+                false,
+                [](const LockParams& p) -> std::unique_ptr<Lock> { return std::make_unique<TestLock>(p); }});
 }
 
 }  // namespace

@@ -89,7 +89,7 @@ TEST_CASE("lua variant: the name defaults to the file's base name") {
 }
 
 TEST_CASE("lua variant: load errors name the file and the line") {
-  CHECK(load_error("function acquire(\n  return true end\n") .rfind("t/v.lua:2:", 0) == 0);
+  CHECK(load_error("function acquire(\n  return true end\n").rfind("t/v.lua:2:", 0) == 0);
   CHECK(load_error(kSimpleRelease) == "t/v.lua: no acquire() function: a variant defines acquire() and release()");
   CHECK(load_error("function acquire() return true end\nx = undefined_thing\n" + kSimpleRelease) ==
         "t/v.lua:2: undefined global 'undefined_thing'");
@@ -138,7 +138,9 @@ TEST_CASE("lua variant: files are read with limits, a byte-order mark dropped") 
   const std::string path = (dir / "locksim-bom.lua").string();
   {
     std::ofstream out(path, std::ios::binary);
-    out << "\xEF\xBB\xBF" << "name = 'bom'\nfunction acquire() return true end\n" << kSimpleRelease;
+    out << "\xEF\xBB\xBF"
+        << "name = 'bom'\nfunction acquire() return true end\n"
+        << kSimpleRelease;
   }
   auto v = load_lua_variant(path, &error);
   INFO(error);
@@ -173,10 +175,10 @@ function release() return call("DEL", param("key")) == 1 end
   INFO(variant_error(sim->history()));
   CHECK(variant_error(sim->history()).empty());
   CHECK(logs(sim->history()) ==
-        std::vector<std::string>{"status table OK", "bulk v", "nil false", "integer 11", "array 3 1 two",
-                                 "error false ERR value is not an integer or out of range",
-                                 "error2 false ERR unknown command 'NOSUCH', with args beginning with: ",
-                                 "number arg OK 1.5 3"});
+        std::vector<std::string>{
+            "status table OK", "bulk v", "nil false", "integer 11", "array 3 1 two",
+            "error false ERR value is not an integer or out of range",
+            "error2 false ERR unknown command 'NOSUCH', with args beginning with: ", "number arg OK 1.5 3"});
   CHECK(steps(sim->history(), Step::Released).at(0).a == 1);
 }
 
@@ -265,8 +267,10 @@ TEST_CASE("lua variant: a runtime error is a VariantError step naming the file a
   CHECK(variant_error(sim->history()) == "t/t-error.lua:4: attempt to index local 't' (a nil value)");
   CHECK(steps(sim->history(), Step::Acquired).empty());
   // An error reply nobody catches names the call's line.
-  variant("t-unhandled", "function acquire()\n  call('SET', param('key'), 'v')\n  call('INCR', param('key'))\n"
-                         "  return true\nend\n" + kSimpleRelease);
+  variant("t-unhandled",
+          "function acquire()\n  call('SET', param('key'), 'v')\n  call('INCR', param('key'))\n"
+          "  return true\nend\n" +
+              kSimpleRelease);
   CHECK(variant_error(run(one_client("t-unhandled"))->history()) ==
         "t/t-unhandled.lua:4: unhandled error reply in acquire: ERR value is not an integer or out of range");
   // A wrong return value, an undefined global at run time.
@@ -283,8 +287,8 @@ TEST_CASE("lua variant: a runaway loop hits the instruction budget, never hangs"
   CHECK(e.rfind("t/t-runaway.lua:4: the variant ran more than 2000000 Lua instructions in one call of acquire", 0) ==
         0);
   // pcall cannot swallow it.
-  variant("t-runaway-pcall", "function acquire()\n  while true do pcall(function() while true do end end) end\nend\n" +
-                                 kSimpleRelease);
+  variant("t-runaway-pcall",
+          "function acquire()\n  while true do pcall(function() while true do end end) end\nend\n" + kSimpleRelease);
   CHECK(variant_error(run(one_client("t-runaway-pcall"))->history()).find("more than 2000000") != std::string::npos);
   // Nor can waiting that takes no time.
   variant("t-spin", "function acquire()\n  while true do sleep(0) end\nend\n" + kSimpleRelease);
@@ -305,8 +309,8 @@ function still_held() return true end
   auto acquired = steps(sim->history(), Step::Acquired);
   REQUIRE(acquired.size() == 3);
   CHECK(acquired[2].a == 3);
-  variant("t-fence-waits", "function acquire() return true end\n" + kSimpleRelease +
-                               "function fence() return call('INCR', 'x') end\n");
+  variant("t-fence-waits",
+          "function acquire() return true end\n" + kSimpleRelease + "function fence() return call('INCR', 'x') end\n");
   CHECK(variant_error(run(one_client("t-fence-waits"))->history())
             .find("call() cannot wait inside fence: it must answer at once") != std::string::npos);
 }

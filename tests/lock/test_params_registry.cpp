@@ -13,9 +13,9 @@ using namespace locksim::lock;
 using namespace locksim::sim::literals;
 
 TEST_CASE("registry: the built-in algorithms in evolution order", "[lock]") {
-  const std::vector<std::string_view> ids = {"setnx-del", "setnx-expire", "del-setnx", "getset",
+  const std::vector<std::string_view> ids = {"setnx-del", "setnx-expire",    "del-setnx", "getset",
                                              "set-nx-px", "token-check-del", "token-lua", "watchdog",
-                                             "reentrant", "watch-multi", "fenced", "fair"};
+                                             "reentrant", "watch-multi",     "fenced",    "fair"};
   const auto& all = algorithms();
   REQUIRE(all.size() >= ids.size());
   for (size_t i = 0; i < ids.size(); ++i) {
@@ -81,7 +81,10 @@ TEST_CASE("params: every parameter reads back what it printed", "[lock]") {
 }
 
 TEST_CASE("params: set then get", "[lock]") {
-  struct Case { const char* name; const char* value; };
+  struct Case {
+    const char* name;
+    const char* value;
+  };
   for (Case k : {Case{"key", "orders"}, Case{"lease", "250ms"}, Case{"retry", "1.5s"}, Case{"retry-jitter", "20ms"},
                  Case{"wait-limit", "30s"}, Case{"call-timeout", "50ms"}, Case{"renew-interval", "100ms"},
                  Case{"explicit-lease", "5s"}, Case{"release-if-unexpired", "true"}}) {
@@ -102,7 +105,10 @@ TEST_CASE("params: set then get", "[lock]") {
 }
 
 TEST_CASE("params: bad values are refused with a message and change nothing", "[lock]") {
-  struct Case { const char* name; const char* value; };
+  struct Case {
+    const char* name;
+    const char* value;
+  };
   for (Case k : {Case{"lease", "abc"}, Case{"lease", "-1s"}, Case{"lease", ""}, Case{"retry", "10 parsecs"},
                  Case{"wait-limit", "5"}, Case{"key", ""}, Case{"key", "a b"}, Case{"key", "a=b"},
                  Case{"release-if-unexpired", "maybe"}}) {

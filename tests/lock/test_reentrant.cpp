@@ -63,7 +63,7 @@ TEST_CASE("reentrant: nested acquires increment, releases decrement, the key goe
 TEST_CASE("token-lua deadlocks on itself when acquiring again from nested code (F16)", "[lock]") {
   SimulationConfig c;
   c.algorithm = "token-lua";
-  c.lock.lease = 10_s;      // longer than the wait: the nested attempt cannot outlive the hold
+  c.lock.lease = 10_s;  // longer than the wait: the nested attempt cannot outlive the hold
   c.lock.wait_limit = 1_s;
   c.workload.clients = 1;
   c.workload.iterations = 1;

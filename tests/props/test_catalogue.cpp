@@ -59,12 +59,8 @@ void check_entry(const std::string& id) {
       CHECK(run_scenario(out.counterexample->shrunk).verdict.find(entry->property));
       break;
     }
-    case Expectation::Survives:
-      CHECK_FALSE(out.counterexample);
-      break;
-    case Expectation::Metric:
-      CHECK(metric_value(out.metrics, entry->metric) >= entry->metric_at_least);
-      break;
+    case Expectation::Survives: CHECK_FALSE(out.counterexample); break;
+    case Expectation::Metric: CHECK(metric_value(out.metrics, entry->metric) >= entry->metric_at_least); break;
     case Expectation::NotModelled:
       CHECK(out.outcome.find("not yet modelled") == 0);
       CHECK(out.runs == 0);

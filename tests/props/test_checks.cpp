@@ -18,13 +18,14 @@ Verdict verdict_of(std::string_view text) {
 const std::string kSlowA = " seed=2 clients=2 iterations=1 slow=A:0:1.5s";
 }  // namespace
 
-TEST_CASE("checks: set-nx-px with work longer than the lease breaks mutual exclusion and owner-only release (F07, F08)") {
+TEST_CASE(
+    "checks: set-nx-px with work longer than the lease breaks mutual exclusion and owner-only release (F07, F08)") {
   Verdict v = verdict_of("set-nx-px" + kSlowA);
   const Violation* me = v.find(Property::MutualExclusion);
   REQUIRE(me);
   CHECK(me->clients == std::vector<uint32_t>{0, 1});  // A held first, B came in
   CHECK(me->key == "lock");
-  CHECK(me->from >= sim::Instant{} + sim::seconds(1));      // not before A's lease ran out
+  CHECK(me->from >= sim::Instant{} + sim::seconds(1));        // not before A's lease ran out
   CHECK(me->to <= sim::Instant{} + sim::milliseconds(1600));  // nor after A left
   CHECK(me->sentence.find("A and B both held lock") == 0);
   CHECK(me->cause == Cause::LeaseOutworked);  // classified from the run: A worked past its lease

@@ -24,8 +24,9 @@ TEST_CASE("false alarms: fenced-writes orders holds by token, not by when a clie
   // B is paused right after its SET NX; its lease runs out, A takes the lock
   // and its token, B then draws the next token: A learned first, but B's hold
   // (token 2) is the newer one, and A's write (token 1) went in before B's.
-  Verdict v = verdict_of("fenced seed=316080 clients=2 iterations=1 slow=A:0:500ms ids=0,2 "
-                         "faults=[pause B @10ms for 1.083s]");
+  Verdict v = verdict_of(
+      "fenced seed=316080 clients=2 iterations=1 slow=A:0:500ms ids=0,2 "
+      "faults=[pause B @10ms for 1.083s]");
   CHECK(v.holds(Property::FencedWrites));
   CHECK_FALSE(v.holds(Property::MutualExclusion));  // they did overlap: the fencing is what kept the writes safe
   CHECK(v.metrics.acquisitions > 0);

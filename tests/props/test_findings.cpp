@@ -17,8 +17,7 @@ Scenario scenario(std::string_view text) {
 }
 }  // namespace
 
-TEST_CASE("findings: a fencing counter kept in a Redis that forgets it starts over (not a fix for F23)",
-          "[finding]") {
+TEST_CASE("findings: a fencing counter kept in a Redis that forgets it starts over (not a fix for F23)", "[finding]") {
   // Found as documented: check fenced --faults redis-restart --property fenced-writes, seed 1, run 216.
   FaultModel model;
   model.base = scenario("fenced");

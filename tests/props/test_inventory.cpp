@@ -34,7 +34,8 @@ const Failure* failure(const Inventory& inv, Property p, Cause c) {
 // The issue's example (there on the watchdog written as data; the CLI test
 // runs it on the Lua watchdog): a crash and restart of A that play no part,
 // and a jump of Redis's clock that does.
-const char* kJumpRun = " seed=6 clients=2 iterations=2 faults=[crash A @0s; restart A @1ms; jump redis @119ms by +923ms]";
+const char* kJumpRun =
+    " seed=6 clients=2 iterations=2 faults=[crash A @0s; restart A @1ms; jump redis @119ms by +923ms]";
 
 }  // namespace
 
@@ -67,17 +68,31 @@ TEST_CASE("classify: causes read from the run, one per mechanism") {
     std::vector<uint32_t> clients;
   };
   const Case cases[] = {
-      {"set-nx-px seed=2 clients=2 iterations=1 slow=A:0:1.5s", Property::MutualExclusion, Cause::LeaseOutworked, {0, 1}},
-      {"set-nx-px seed=2 clients=2 iterations=1 slow=A:0:1.017s", Property::OwnerOnlyRelease, Cause::StaleRelease, {1, 0}},
+      {"set-nx-px seed=2 clients=2 iterations=1 slow=A:0:1.5s",
+       Property::MutualExclusion,
+       Cause::LeaseOutworked,
+       {0, 1}},
+      {"set-nx-px seed=2 clients=2 iterations=1 slow=A:0:1.017s",
+       Property::OwnerOnlyRelease,
+       Cause::StaleRelease,
+       {1, 0}},
       {"watchdog seed=2 clients=2 iterations=1 work=300ms..300ms faults=[pause A @100ms for 2s]",
-       Property::MutualExclusion, Cause::LeasePaused, {0, 1}},
+       Property::MutualExclusion,
+       Cause::LeasePaused,
+       {0, 1}},
       {"watchdog seed=2 clients=2 iterations=1 work=300ms..300ms faults=[crash redis @100ms; restart redis @110ms]",
-       Property::MutualExclusion, Cause::RedisRestartLost, {0, 1}},
-      {"getset seed=2 clients=2 iterations=1 clock=A:-722ms:0 clock=B:+171ms:0", Property::MutualExclusion,
-       Cause::ClientClockSkew, {0, 1}},
+       Property::MutualExclusion,
+       Cause::RedisRestartLost,
+       {0, 1}},
+      {"getset seed=2 clients=2 iterations=1 clock=A:-722ms:0 clock=B:+171ms:0",
+       Property::MutualExclusion,
+       Cause::ClientClockSkew,
+       {0, 1}},
       {"setnx-del seed=44 clients=2 iterations=1 faults=[crash A @14ms]", Property::NoDeadlock, Cause::CrashNoTtl, {0}},
-      {"token-lua seed=0 clients=1 iterations=1 nested=1 lease=30s wait-limit=2s", Property::Reentrancy,
-       Cause::SelfDeadlock, {0}},
+      {"token-lua seed=0 clients=1 iterations=1 nested=1 lease=30s wait-limit=2s",
+       Property::Reentrancy,
+       Cause::SelfDeadlock,
+       {0}},
   };
   for (const Case& c : cases) {
     INFO(c.text);
@@ -111,7 +126,7 @@ TEST_CASE("inventory: every distinct failure, counted, matched to the catalogue,
   CHECK(f07->runs >= 1);
   const Failure* lost = failure(one, Property::MutualExclusion, Cause::RedisRestartLost);
   REQUIRE(lost);
-  CHECK(lost->inherent);  // the watchdog on one Redis loses its key the same way
+  CHECK(lost->inherent);           // the watchdog on one Redis loses its key the same way
   CHECK(lost->catalogue.empty());  // F23 is the watchdog's entry, not set-nx-px's
   // The algorithm's own failures come first.
   CHECK_FALSE(one.failures.front().inherent);
@@ -157,7 +172,7 @@ TEST_CASE("assumptions: durable-redis takes the restart failures away, and each 
 TEST_CASE("defaults: each algorithm's deployment and what check draws for it") {
   CHECK(default_model("redlock").base.masters == 3);
   CHECK(default_model("watchdog").base.masters == 1);
-  CHECK(default_model("token-lua").nested == 1);   // its story includes F16
+  CHECK(default_model("token-lua").nested == 1);  // its story includes F16
   CHECK(default_model("reentrant").nested == 1);
   CHECK(default_model("set-nx-px").nested == 0);
   CHECK(default_model("watchdog").explicit_lease_mode);

@@ -1,7 +1,7 @@
 // The one-line scenario format: every scenario the generators can draw prints
 // and reads back to an equal value, and bad text names what is wrong.
-#include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
+#include <catch2/catch.hpp>
 
 #include "locksim/props/fault_model.hpp"
 #include "locksim/props/scenario.hpp"

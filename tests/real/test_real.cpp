@@ -49,7 +49,8 @@ TEST_CASE("a restart without persistence forgets the lock on a real redis-server
     real::RealRun run(s, setup);
     REQUIRE(real::running_children() == 1);
     run.run();
-    restarted = has_step(run.history(), lock::Step::ServerCrashed) && has_step(run.history(), lock::Step::ServerRestarted);
+    restarted =
+        has_step(run.history(), lock::Step::ServerCrashed) && has_step(run.history(), lock::Step::ServerRestarted);
     verdict = check(run);
   }
   REQUIRE(real::running_children() == 0);
@@ -93,6 +94,7 @@ TEST_CASE("a fault that cannot be injected for real is named, not ignored") {
   const auto bad = real::not_reproducible(scenario("getset seed=1 clients=2 faults=[jump redis @1s by +2s]"));
   REQUIRE(bad.size() == 1);
   CHECK(bad[0].find("jump redis") != std::string::npos);
-  CHECK(real::not_reproducible(scenario("watchdog seed=1 clients=2 faults=[pause A @1s for 2s; cut B redis @1s for 1s]"))
-            .empty());
+  CHECK(
+      real::not_reproducible(scenario("watchdog seed=1 clients=2 faults=[pause A @1s for 2s; cut B redis @1s for 1s]"))
+          .empty());
 }

@@ -2,12 +2,12 @@
 // F17 counterexample confirmed on real redis-server, a correct algorithm's
 // scenario surviving, a clear exit 2 without redis-server, and no
 // redis-server left after the command, even after Ctrl-C.
-#include <catch2/catch.hpp>
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -84,8 +84,9 @@ TEST_CASE("the README's F07 is confirmed on real redis-server") {
 
 TEST_CASE("a client paused past its watchdog's lease is confirmed for real (F13)") {
   // B is paused inside its critical section for twice the lease: its renewals stall too.
-  Result r = run_locksim("replay 'watchdog seed=1 clients=2 iterations=1 work=2s..2s faults=[pause B @100ms for 2s]' "
-                         "--real --time-scale 1");
+  Result r = run_locksim(
+      "replay 'watchdog seed=1 clients=2 iterations=1 work=2s..2s faults=[pause B @100ms for 2s]' "
+      "--real --time-scale 1");
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
   CHECK(r.out.find("confirmed: mutual-exclusion violated, cause: lease-expired-paused: B's lease expired") !=
@@ -94,8 +95,9 @@ TEST_CASE("a client paused past its watchdog's lease is confirmed for real (F13)
 
 TEST_CASE("a failover to a real replica that lacks the lock is confirmed (F17)") {
   // B's SET waits in the replication stream (lag 500ms) when the master dies; the replica is promoted without it.
-  Result r = run_locksim("replay 'watchdog seed=1 clients=2 iterations=1 work=1s..1s replica=1 lag=500ms failover=100ms "
-                         "faults=[crash redis @200ms]' --real");
+  Result r = run_locksim(
+      "replay 'watchdog seed=1 clients=2 iterations=1 work=1s..1s replica=1 lag=500ms failover=100ms "
+      "faults=[crash redis @200ms]' --real");
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
   CHECK(r.out.find("confirmed: mutual-exclusion violated, cause: failover-lost-key: ") != std::string::npos);

@@ -9,8 +9,9 @@ real::RedisOptions options(const std::string& dir) {
   real::RedisOptions o;
   o.binary = real::find_redis_server();
   if (o.binary.empty())
-    throw std::runtime_error("redis-server not found on PATH: install the redis-server package (7.0) to run the "
-                             "differential tests");
+    throw std::runtime_error(
+        "redis-server not found on PATH: install the redis-server package (7.0) to run the "
+        "differential tests");
   o.dir = dir;
   return o;
 }

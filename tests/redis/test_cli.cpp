@@ -40,7 +40,9 @@ TEST_CASE("redis-cli argument splitting") {
   CHECK(split_cli_line("") == V{});
   CHECK(split_cli_line("   ") == V{});
   CHECK(split_cli_line("set a \"x\\ny\"") == V{"set", "a", "x\ny"});
-  CHECK(split_cli_line("set a \"\\x41\\xe2\\x82\\xac\\q\"") == V{"set", "a", "A\xe2\x82\xac" "q"});
+  CHECK(split_cli_line("set a \"\\x41\\xe2\\x82\\xac\\q\"") == V{"set", "a",
+                                                                 "A\xe2\x82\xac"
+                                                                 "q"});
   CHECK(split_cli_line("set a 'x\\ny'") == V{"set", "a", "x\\ny"});
   CHECK(split_cli_line("set a 'it\\'s'") == V{"set", "a", "it's"});
   CHECK(split_cli_line("set a \"\"") == V{"set", "a", ""});

@@ -9,8 +9,8 @@
 // are only generated with absolute deadlines: two relative deadlines of the same
 // length a few microseconds apart compare differently depending on the ms tick.
 // KEYS replies are compared as sets (the model sorts, Redis answers in hash order).
-#include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
+#include <catch2/catch.hpp>
 
 #include <unistd.h>
 
@@ -23,9 +23,9 @@
 #include <thread>
 
 #include "lock_scripts.hpp"
-#include "real_redis.hpp"
 #include "locksim/sim/redis/console.hpp"
 #include "locksim/sim/redis/sha1.hpp"
+#include "real_redis.hpp"
 
 using namespace locksim::redis;
 using namespace locksim::redis::testing;
@@ -50,12 +50,24 @@ std::string lower(std::string s) {
 // ---- the pools the generator draws from ---------------------------------------
 
 const std::vector<std::string> kKeys = {"a", "b", "h", "lock"};
-const std::vector<std::string> kValues = {"1", "0", "-3", "v", "tokA", "tokB", "", "9223372036854775807",
-                                          "-9223372036854775808", "x y", "1.5", "owner:1", "a\r\nb",
-                                          std::string(150, 'w') + "tail", "\xff\x00bin"};
-const std::vector<std::string> kIntegers = {"1", "-1", "0", "10", "abc", "9223372036854775807",
-                                            "-9223372036854775808", "1.5", "", "01", "+1", " 1", "1e3", "-0",
-                                            "9223372036854775808"};
+const std::vector<std::string> kValues = {"1",
+                                          "0",
+                                          "-3",
+                                          "v",
+                                          "tokA",
+                                          "tokB",
+                                          "",
+                                          "9223372036854775807",
+                                          "-9223372036854775808",
+                                          "x y",
+                                          "1.5",
+                                          "owner:1",
+                                          "a\r\nb",
+                                          std::string(150, 'w') + "tail",
+                                          "\xff\x00bin"};
+const std::vector<std::string> kIntegers = {
+    "1",  "-1", "0",  "10",  "abc", "9223372036854775807", "-9223372036854775808", "1.5", "",
+    "01", "+1", " 1", "1e3", "-0",  "9223372036854775808"};
 const std::vector<std::string> kFields = {"f", "g", "owner:1"};
 // Hash values stay within hash-max-listpack-value (64 bytes): a longer one turns a
 // real hash into a hash table, whose order is seeded per process (see the docs).
@@ -211,7 +223,8 @@ Command gen_typed_command() {
   const std::string l = chance(85) ? "l" : k, s = chance(85) ? "s" : k, z = chance(85) ? "z" : k;
   const std::string h = chance(85) ? "h" : k;
   switch (uniform(0, 60)) {
-    case 0: case 1: return {pick(std::vector<std::string>{"LPUSH", "RPUSH"}), l, pick(kMembers), pick(kMembers)};
+    case 0:
+    case 1: return {pick(std::vector<std::string>{"LPUSH", "RPUSH"}), l, pick(kMembers), pick(kMembers)};
     case 2: return {pick(std::vector<std::string>{"LPUSHX", "RPUSHX"}), l, pick(kMembers)};
     case 3: {
       Command c{pick(std::vector<std::string>{"LPOP", "RPOP"}), l};
@@ -230,25 +243,31 @@ Command gen_typed_command() {
         c.insert(c.end(), {pick(std::vector<std::string>{"RANK", "COUNT", "MAXLEN", "bogus"}), pick(kRanks)});
       return c;
     }
-    case 11: return {"LINSERT", l, pick(std::vector<std::string>{"BEFORE", "after", "middle"}), pick(kMembers),
-                     pick(kMembers)};
+    case 11:
+      return {"LINSERT", l, pick(std::vector<std::string>{"BEFORE", "after", "middle"}), pick(kMembers),
+              pick(kMembers)};
     case 12: return {"LMOVE", l, pick(std::vector<std::string>{"l", "l2", k}), pick(kEnds), pick(kEnds)};
     case 13: return {"RPOPLPUSH", l, pick(std::vector<std::string>{"l", "l2"})};
-    case 14: return {pick(std::vector<std::string>{"BLPOP", "BRPOP"}), l, pick(kKeys),
-                     pick(std::vector<std::string>{"0.01", "-1", "x"})};
+    case 14:
+      return {pick(std::vector<std::string>{"BLPOP", "BRPOP"}), l, pick(kKeys),
+              pick(std::vector<std::string>{"0.01", "-1", "x"})};
     case 15: return {"BLMOVE", l, "l2", pick(kEnds), pick(kEnds), "0.01"};
-    case 16: case 17: return {"SADD", s, pick(kMembers), pick(kMembers)};
+    case 16:
+    case 17: return {"SADD", s, pick(kMembers), pick(kMembers)};
     case 18: return {"SREM", s, pick(kMembers), pick(kMembers)};
     case 19: return {pick(std::vector<std::string>{"SISMEMBER", "SMISMEMBER"}), s, pick(kMembers)};
     case 20: return {pick(std::vector<std::string>{"SMEMBERS", "SCARD"}), s};
-    case 21: return {pick(std::vector<std::string>{"SINTER", "SUNION", "SDIFF"}), s, pick(std::vector<std::string>{"s2", k})};
-    case 22: return {pick(std::vector<std::string>{"SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE"}),
-                     pick(std::vector<std::string>{"s2", k}), s, pick(std::vector<std::string>{"s2", "s"})};
+    case 21:
+      return {pick(std::vector<std::string>{"SINTER", "SUNION", "SDIFF"}), s, pick(std::vector<std::string>{"s2", k})};
+    case 22:
+      return {pick(std::vector<std::string>{"SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE"}),
+              pick(std::vector<std::string>{"s2", k}), s, pick(std::vector<std::string>{"s2", "s"})};
     case 23: return {"SADD", "s2", pick(kMembers)};
     case 24: return {"SPOP", s, pick(std::vector<std::string>{"1000", "-1", "0"})};
     case 25: return {"SMOVE", s, pick(std::vector<std::string>{"s2", k}), pick(kMembers)};
     case 26: return {"SINTERCARD", pick(std::vector<std::string>{"1", "2", "0", "x"}), s, "s2"};
-    case 27: case 28: {
+    case 27:
+    case 28: {
       Command c{"ZADD", z};
       for (int n = uniform(0, 3); n > 0; --n)
         c.push_back(pick(std::vector<std::string>{"NX", "XX", "GT", "LT", "CH", "INCR"}));
@@ -262,7 +281,8 @@ Command gen_typed_command() {
     case 32: return {"ZINCRBY", z, pick(kScores), pick(kMembers)};
     case 33: return {"ZCARD", z};
     case 34: return {"ZCOUNT", z, pick(kScores), pick(kScores)};
-    case 35: case 36: {
+    case 35:
+    case 36: {
       Command c{"ZRANGE", z};
       const int by = uniform(0, 3);
       const auto& bounds = by == 0 ? kRanks : by == 1 ? kScores : kLex;
@@ -282,8 +302,9 @@ Command gen_typed_command() {
     }
     case 38: return {"ZREVRANGE", z, pick(kRanks), pick(kRanks), "WITHSCORES"};
     case 39: return {"ZADD", "zl", "0", pick(kMembers)};
-    case 40: return {pick(std::vector<std::string>{"ZRANGEBYLEX", "ZLEXCOUNT", "ZREMRANGEBYLEX"}), "zl", pick(kLex),
-                     pick(kLex)};
+    case 40:
+      return {pick(std::vector<std::string>{"ZRANGEBYLEX", "ZLEXCOUNT", "ZREMRANGEBYLEX"}), "zl", pick(kLex),
+              pick(kLex)};
     case 41: return {"ZREMRANGEBYSCORE", z, pick(kScores), pick(kScores)};
     case 42: return {"ZREMRANGEBYRANK", z, pick(kRanks), pick(kRanks)};
     case 43: {
@@ -305,8 +326,9 @@ Command gen_typed_command() {
     case 50: return {pick(std::vector<std::string>{"MSET", "MSETNX"}), k, pick(kValues), pick(kKeys), pick(kValues)};
     case 51: return {"GETRANGE", k, pick(kRanks), pick(kRanks)};
     case 52: return {"SETRANGE", k, pick(std::vector<std::string>{"0", "3", "-1", "x"}), pick(kValues)};
-    case 53: return {pick(std::vector<std::string>{"SETBIT", "GETBIT"}), k, pick(std::vector<std::string>{"0", "7", "13", "-1"}),
-                     pick(std::vector<std::string>{"0", "1", "2"})};
+    case 53:
+      return {pick(std::vector<std::string>{"SETBIT", "GETBIT"}), k,
+              pick(std::vector<std::string>{"0", "7", "13", "-1"}), pick(std::vector<std::string>{"0", "1", "2"})};
     case 54: {
       Command c{"BITCOUNT", k};
       if (chance(60)) c.insert(c.end(), {pick(kRanks), pick(kRanks)});
@@ -318,8 +340,9 @@ Command gen_typed_command() {
     case 57: return {"HSTRLEN", h, pick(kFields)};
     case 58: return {"OBJECT", pick(std::vector<std::string>{"ENCODING", "encoding", "refcount", "bogus"}), k};
     case 59: return {"TOUCH", k, pick(kKeys)};
-    default: return {pick(std::vector<std::string>{"TYPE", "HSCAN", "SSCAN", "ZSCAN"}), k,
-                     pick(std::vector<std::string>{"0", "x"})};
+    default:
+      return {pick(std::vector<std::string>{"TYPE", "HSCAN", "SSCAN", "ZSCAN"}), k,
+              pick(std::vector<std::string>{"0", "x"})};
   }
 }
 
@@ -327,8 +350,11 @@ Command gen_command() {
   if (chance(35)) return gen_typed_command();
   const std::string k = pick(kKeys);
   switch (uniform(0, 48)) {
-    case 0: case 1: return {"GET", k};
-    case 2: case 3: case 4: {
+    case 0:
+    case 1: return {"GET", k};
+    case 2:
+    case 3:
+    case 4: {
       Command c{"SET", k, pick(kValues)};
       add_set_options(c);
       return c;
@@ -359,13 +385,15 @@ Command gen_command() {
     case 16: return {pick(std::vector<std::string>{"DEL", "UNLINK"}), k, pick(kKeys)};
     case 17: return {"EXISTS", k, pick(kKeys)};
     case 18: return {"TYPE", k};
-    case 19: case 20: {
+    case 19:
+    case 20: {
       const bool seconds = chance(50);
       Command c{seconds ? "EXPIRE" : "PEXPIRE", k, seconds ? pick(kRelativeSeconds) : pick(kRelativeMs)};
       if (chance(40)) c.push_back(pick(std::vector<std::string>{"NX", "XX", "nx", "bogus"}));
       return c;
     }
-    case 21: case 22: {
+    case 21:
+    case 22: {
       const bool seconds = chance(50);
       Command c{seconds ? "EXPIREAT" : "PEXPIREAT", k, seconds ? pick(kAbsoluteSeconds) : pick(kAbsoluteMs)};
       int n = uniform(0, 3);
@@ -376,7 +404,8 @@ Command gen_command() {
     case 24: return {"PERSIST", k};
     case 25: return {"KEYS", pick(kPatterns)};
     case 26: return {"DBSIZE"};
-    case 27: case 28: {
+    case 27:
+    case 28: {
       Command c{"HSET", "h", pick(kFields), pick(kHashValues)};
       if (chance(30)) c.insert(c.end(), {pick(kFields), pick(kHashValues)});
       if (chance(10)) c.insert(c.end(), {c[2], pick(kHashValues)});  // the same field twice
@@ -394,7 +423,9 @@ Command gen_command() {
     case 37: return {"EXEC"};
     case 38: return {pick(std::vector<std::string>{"DISCARD", "UNWATCH"})};
     case 39: return {"WATCH", k};
-    case 40: case 41: case 42: return gen_eval();
+    case 40:
+    case 41:
+    case 42: return gen_eval();
     case 43: {
       switch (uniform(0, 4)) {
         case 0: return {"SCRIPT", "LOAD", pick(script_pool()).body};
@@ -459,8 +490,8 @@ Reply normalized(Reply r, const Command& c) {
   if (r.type == Reply::Type::NilArray) r = Reply::nil();  // hiredis reads both as nil
   const std::string name = lower(c[0]);
   // Redis lists a set held as a hash table in its own hash order; compare as sets.
-  const bool unordered = name == "keys" || name == "smembers" || name == "sinter" || name == "sunion" ||
-                         name == "sdiff" || name == "spop";
+  const bool unordered =
+      name == "keys" || name == "smembers" || name == "sinter" || name == "sunion" || name == "sdiff" || name == "spop";
   if (unordered && r.type == Reply::Type::Array)
     std::sort(r.elements.begin(), r.elements.end(), [](const Reply& x, const Reply& y) { return x.str < y.str; });
   return r;
@@ -664,8 +695,7 @@ TEST_CASE("Differential: the console prints what redis-cli --no-raw prints", "[d
   REQUIRE(fd >= 0);
   ::close(fd);
   std::ofstream(path) << script;
-  const std::string command =
-      "redis-cli -s '" + real.socket_path() + "' --no-raw < '" + std::string(path) + "' 2>&1";
+  const std::string command = "redis-cli -s '" + real.socket_path() + "' --no-raw < '" + std::string(path) + "' 2>&1";
   std::string cli_output;
   if (FILE* pipe = ::popen(command.c_str(), "r")) {
     char buffer[4096];

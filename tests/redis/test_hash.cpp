@@ -37,9 +37,17 @@ TEST_CASE("Hash errors and arity") {
   CHECK(m.text({"hdel", "h"}) == "(error) ERR wrong number of arguments for 'hdel' command");
   CHECK(m.text({"hmget", "h"}) == "(error) ERR wrong number of arguments for 'hmget' command");
   CHECK(m.text({"hincrby", "h", "f"}) == "(error) ERR wrong number of arguments for 'hincrby' command");
-  for (auto cmd : {std::initializer_list<std::string>{"hset", "s", "a", "1"}, {"hsetnx", "s", "a", "1"},
-                   {"hget", "s", "a"}, {"hdel", "s", "a"}, {"hexists", "s", "a"}, {"hincrby", "s", "a", "1"},
-                   {"hgetall", "s"}, {"hkeys", "s"}, {"hvals", "s"}, {"hlen", "s"}, {"hmget", "s", "a"}})
+  for (auto cmd : {std::initializer_list<std::string>{"hset", "s", "a", "1"},
+                   {"hsetnx", "s", "a", "1"},
+                   {"hget", "s", "a"},
+                   {"hdel", "s", "a"},
+                   {"hexists", "s", "a"},
+                   {"hincrby", "s", "a", "1"},
+                   {"hgetall", "s"},
+                   {"hkeys", "s"},
+                   {"hvals", "s"},
+                   {"hlen", "s"},
+                   {"hmget", "s", "a"}})
     CHECK(m.text(cmd) == wrongtype);
   CHECK(m.text({"exists", "h"}) == "(integer) 0");
 }

@@ -59,13 +59,13 @@ TEST_CASE("EXPIRE errors") {
         "(error) ERR GT and LT options at the same time are not compatible");
   CHECK(m.text({"expire", "k", "10", "foo"}) == "(error) ERR Unsupported option foo");
   CHECK(m.text({"expire", "k", "abc", "foo"}) == "(error) ERR Unsupported option foo");  // options first
-  CHECK(m.text({"expire", "k", "10", "a\r\nb"}) == "(error) ERR Unsupported option a  b");  // found by the differential test
+  CHECK(m.text({"expire", "k", "10", "a\r\nb"}) ==
+        "(error) ERR Unsupported option a  b");  // found by the differential test
   CHECK(m.text({"expire", "k", "abc"}) == "(error) ERR value is not an integer or out of range");
   CHECK(m.text({"expire", "k"}) == "(error) ERR wrong number of arguments for 'expire' command");
   CHECK(m.text({"expire", "k", "9223372036854775807"}) == "(error) ERR invalid expire time in 'expire' command");
   CHECK(m.text({"pexpire", "k", "9223372036854775807"}) == "(error) ERR invalid expire time in 'pexpire' command");
-  CHECK(m.text({"expireat", "k", "-9223372036854775808"}) ==
-        "(error) ERR invalid expire time in 'expireat' command");
+  CHECK(m.text({"expireat", "k", "-9223372036854775808"}) == "(error) ERR invalid expire time in 'expireat' command");
   CHECK(m.text({"exists", "k"}) == "(integer) 1");
 }
 

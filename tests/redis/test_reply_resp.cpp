@@ -1,5 +1,5 @@
-#include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
+#include <catch2/catch.hpp>
 
 #include "locksim/sim/redis/resp.hpp"
 
@@ -61,11 +61,11 @@ rc::Gen<Reply> gen_line_reply(Reply (*make)(std::string)) {
 }
 
 rc::Gen<Reply> gen_reply(int depth) {
-  auto nested = depth < 3 ? rc::gen::map(rc::gen::container<std::vector<Reply>>(rc::gen::lazy([depth] {
-                                           return gen_reply(depth + 1);
-                                         })),
-                                         Reply::array)
-                          : rc::gen::just(Reply::array({}));
+  auto nested =
+      depth < 3 ? rc::gen::map(
+                      rc::gen::container<std::vector<Reply>>(rc::gen::lazy([depth] { return gen_reply(depth + 1); })),
+                      Reply::array)
+                : rc::gen::just(Reply::array({}));
   return rc::gen::weightedOneOf<Reply>({
       {1, gen_line_reply(Reply::status)},
       {1, gen_line_reply(Reply::error)},

@@ -3,8 +3,8 @@
 #include <cstdlib>
 
 #include "lock_scripts.hpp"
-#include "model_fixture.hpp"
 #include "locksim/sim/redis/sha1.hpp"
+#include "model_fixture.hpp"
 
 using namespace locksim::redis;
 using namespace locksim::redis::testing;
@@ -49,7 +49,9 @@ TEST_CASE("Lua to Redis conversions") {
   CHECK(eval(m, "return redis.error_reply('x\\n')") == "(error) ERR x");
   CHECK(eval(m, "return redis.error_reply(1)") == "(error) ERR wrong number or type of arguments");
   CHECK(eval(m, "return redis.status_reply()") == "(error) ERR wrong number or type of arguments");
-  CHECK(eval(m, "return print") == "(error) ERR user_script:1: Script attempted to access nonexistent global variable 'print'" + suffix("return print"));
+  CHECK(eval(m, "return print") ==
+        "(error) ERR user_script:1: Script attempted to access nonexistent global variable 'print'" +
+            suffix("return print"));
 }
 
 TEST_CASE("Redis to Lua conversions") {
@@ -78,7 +80,7 @@ TEST_CASE("redis.call raises, redis.pcall returns the error") {
   const std::string s3 = "return redis.call('multi')";
   CHECK(eval(m, s3) == "(error) ERR This Redis command is not allowed from script" + suffix(s3));
   for (const char* forbidden : {"redis.pcall('exec')", "redis.pcall('watch','x')", "redis.pcall('eval','return 1','0')",
-                                 "redis.pcall('script','flush')"})
+                                "redis.pcall('script','flush')"})
     CHECK(eval(m, std::string("return ") + forbidden) == "(error) ERR This Redis command is not allowed from script");
   CHECK(eval(m, "return redis.pcall('script','bogus')") == "(error) ERR Unknown Redis command called from script");
   const std::string s4 = "return redis.call('get', {})";
@@ -104,7 +106,8 @@ TEST_CASE("Runtime and compile errors carry Redis 7.0.15 wording") {
   CHECK(eval(m, "error('a\\nb')") == "(error) ERR user_script:1: a b" + suffix("error('a\\nb')"));
   CHECK(eval(m, "return 1 +") ==
         "(error) ERR Error compiling script (new function): user_script:1: unexpected symbol near '<eof>'");
-  CHECK(eval(m, "return redis.sha1hex()") == "(error) ERR wrong number of arguments" + suffix("return redis.sha1hex()"));
+  CHECK(eval(m, "return redis.sha1hex()") ==
+        "(error) ERR wrong number of arguments" + suffix("return redis.sha1hex()"));
   CHECK(eval(m, "return redis.sha1hex('')") == "\"da39a3ee5e6b4b0d3255bfef95601890afd80709\"");
   CHECK(eval(m, "return redis.log(redis.LOG_WARNING, 'x')") == "(nil)");
   CHECK(eval(m, "return redis.log(9, 'x')") == "(error) ERR Invalid debug level." + suffix("return redis.log(9, 'x')"));
@@ -115,7 +118,8 @@ TEST_CASE("Globals are protected, libraries are Redis's") {
   CHECK(eval(m, "a=1") == "(error) ERR user_script:1: Attempt to modify a readonly table" + suffix("a=1"));
   CHECK(eval(m, "KEYS=1") == "(error) ERR user_script:1: Attempt to modify a readonly table" + suffix("KEYS=1"));
   CHECK(eval(m, "_G.a=1") == "(error) ERR user_script:1: Attempt to modify a readonly table" + suffix("_G.a=1"));
-  CHECK(eval(m, "string.x=1") == "(error) ERR user_script:1: Attempt to modify a readonly table" + suffix("string.x=1"));
+  CHECK(eval(m, "string.x=1") ==
+        "(error) ERR user_script:1: Attempt to modify a readonly table" + suffix("string.x=1"));
   CHECK(eval(m, "redis.call=nil") ==
         "(error) ERR user_script:1: Attempt to modify a readonly table" + suffix("redis.call=nil"));
   CHECK(eval(m, "rawset(_G,'a',1) return a") ==
@@ -141,7 +145,8 @@ TEST_CASE("Globals are protected, libraries are Redis's") {
   CHECK(eval(m, "return string.rep('x',3) .. math.floor(2.5) .. table.concat({'a','b'})") == "\"xxx2ab\"");
   CHECK(eval(m, "return _VERSION") == "\"Lua 5.1\"");
   CHECK(eval(m, "return redis.REDIS_VERSION") == "\"7.0.15\"");
-  for (const char* gone : {"dofile", "loadfile", "print", "setfenv", "getfenv", "newproxy", "debug", "require", "os", "io"}) {
+  for (const char* gone :
+       {"dofile", "loadfile", "print", "setfenv", "getfenv", "newproxy", "debug", "require", "os", "io"}) {
     const std::string s = std::string("return ") + gone;
     CHECK(eval(m, s) == "(error) ERR user_script:1: Script attempted to access nonexistent global variable '" +
                             std::string(gone) + "'" + suffix(s));
@@ -223,8 +228,9 @@ TEST_CASE("Script cache, EVALSHA, SCRIPT LOAD EXISTS FLUSH and NOSCRIPT") {
 TEST_CASE("Time is frozen inside a script; expiry uses the EVAL's now") {
   Model m;
   m.run({"set", "k", "v", "px", "10"});
-  CHECK(eval(m, "local a = redis.call('time') local b = redis.call('time') "
-                "return {a[1], a[2], b[1] == a[1] and b[2] == a[2], redis.call('pttl', KEYS[1])}",
+  CHECK(eval(m,
+             "local a = redis.call('time') local b = redis.call('time') "
+             "return {a[1], a[2], b[1] == a[1] and b[2] == a[2], redis.call('pttl', KEYS[1])}",
              {"k"}, 1) == "[\"1700000000\", \"0\", (integer) 1, (integer) 10]");
   m.now += 11;
   CHECK(eval(m, "return redis.call('get', KEYS[1])", {"k"}, 1) == "(nil)");

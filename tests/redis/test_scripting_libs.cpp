@@ -47,8 +47,8 @@ TEST_CASE("shebang flags and EVAL_RO refuse writes with Redis's texts") {
   CHECK(run_eval(m, "return redis.call('set','x','1')", "eval_ro") ==
         "(error) ERR Write commands are not allowed from read-only scripts. script: "
         "8b2ae6dd76cda7fc3e27f97431ae27d7b08a221d, on @user_script:1.");
-  CHECK(run_eval(m, "#!lua flags=no-writes\nreturn redis.call('set','x','1')").find(
-            "Write commands are not allowed from read-only scripts. script: ") != std::string::npos);
+  CHECK(run_eval(m, "#!lua flags=no-writes\nreturn redis.call('set','x','1')")
+            .find("Write commands are not allowed from read-only scripts. script: ") != std::string::npos);
   CHECK(run_eval(m, "#!lua flags=bogus\nreturn 1") == "(error) ERR Unexpected flag in script shebang: bogus");
   CHECK(run_eval(m, "#!lua name=x\nreturn 1") == "(error) ERR Unknown lua shebang option: name=x");
   CHECK(run_eval(m, "#!luajit\nreturn 1") == "(error) ERR Unexpected engine in script shebang: #!luajit");
@@ -64,14 +64,14 @@ TEST_CASE("Redis 7 functions: FUNCTION LOAD / LIST / DELETE / FLUSH, FCALL, FCAL
   CHECK(m.text({"function", "load", "return 1"}) == "(error) ERR Missing library metadata");
   CHECK(m.text({"function", "load", "#!lua\nreturn 1"}) == "(error) ERR Library name was not given");
   CHECK(m.text({"function", "load", "#!lua name=lib1\nreturn 1"}) == "(error) ERR No functions registered");
-  const std::string lib1 = "#!lua name=lib1\nredis.register_function('f1', function(keys, args) return {keys[1], args[1]} end)";
+  const std::string lib1 =
+      "#!lua name=lib1\nredis.register_function('f1', function(keys, args) return {keys[1], args[1]} end)";
   CHECK(m.text({"function", "load", lib1}) == "\"lib1\"");
   CHECK(m.text({"function", "load", lib1}) == "(error) ERR Library 'lib1' already exists");
   CHECK(m.text({"fcall", "f1", "1", "k", "a"}) == "[\"k\", \"a\"]");
   CHECK(m.text({"fcall", "nof", "0"}) == "(error) ERR Function not found");
   CHECK(m.text({"fcall", "f1", "x"}) == "(error) ERR Bad number of keys provided");
-  CHECK(m.text({"fcall_ro", "f1", "0"}) ==
-        "(error) ERR Can not execute a script with write flag using *_ro command.");
+  CHECK(m.text({"fcall_ro", "f1", "0"}) == "(error) ERR Can not execute a script with write flag using *_ro command.");
   CHECK(m.text({"function", "load",
                 "#!lua name=lib2\nredis.register_function{function_name='f2', callback=function() return "
                 "redis.call('set','x','y') end, flags={'no-writes'}, description='d'}"}) == "\"lib2\"");

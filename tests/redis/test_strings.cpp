@@ -41,10 +41,8 @@ TEST_CASE("SET options and their invalid combinations") {
   CHECK(m.text({"set", "k", "v", "ex", "0"}) == "(error) ERR invalid expire time in 'set' command");
   CHECK(m.text({"set", "k", "v", "px", "-1"}) == "(error) ERR invalid expire time in 'set' command");
   CHECK(m.text({"set", "k", "v", "ex", "9223372036854775"}) == "(error) ERR invalid expire time in 'set' command");
-  CHECK(m.text({"set", "k", "v", "px", "9223372036854775807"}) ==
-        "(error) ERR invalid expire time in 'set' command");
-  CHECK(m.text({"set", "k", "v", "exat", "9223372036854775807"}) ==
-        "(error) ERR invalid expire time in 'set' command");
+  CHECK(m.text({"set", "k", "v", "px", "9223372036854775807"}) == "(error) ERR invalid expire time in 'set' command");
+  CHECK(m.text({"set", "k", "v", "exat", "9223372036854775807"}) == "(error) ERR invalid expire time in 'set' command");
   CHECK(m.text({"set", "k", "v", "pxat", "9223372036854775807"}) == "OK");
 }
 
@@ -70,7 +68,8 @@ TEST_CASE("SET expiry forms, KEEPTTL and GET") {
   CHECK(m.text({"set", "k", "newer", "nx", "get"}) == "\"new\"");
   CHECK(m.text({"get", "k"}) == "\"new\"");
   CHECK(m.text({"hset", "h", "f", "v"}) == "(integer) 1");
-  CHECK(m.text({"set", "h", "x", "get"}) == "(error) WRONGTYPE Operation against a key holding the wrong kind of value");
+  CHECK(m.text({"set", "h", "x", "get"}) ==
+        "(error) WRONGTYPE Operation against a key holding the wrong kind of value");
   CHECK(m.text({"set", "h", "x"}) == "OK");  // plain SET replaces any type
   CHECK(m.text({"type", "h"}) == "string");
 }

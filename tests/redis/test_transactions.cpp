@@ -42,7 +42,8 @@ TEST_CASE("Queueing errors abort the transaction with EXECABORT") {
 
 TEST_CASE("EXEC with arguments discards the transaction, in MULTI or not") {
   Model m;
-  const std::string abort = "(error) EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command";
+  const std::string abort =
+      "(error) EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command";
   CHECK(m.text({"exec", "x"}) == abort);
   m.run({"multi"});
   m.run({"set", "a", "1"});

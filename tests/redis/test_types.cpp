@@ -35,7 +35,8 @@ TEST_CASE("sets and sorted sets: encodings, ranges, options") {
   CHECK(m.text({"object", "encoding", "s"}) == "\"hashtable\"");
   CHECK(m.text({"sinterstore", "d", "s", "nokey"}) == "(integer) 0");
   CHECK(m.text({"zadd", "z", "1", "a", "2", "b", "3", "c"}) == "(integer) 3");
-  CHECK(m.text({"zadd", "z", "nx", "xx", "1", "a"}) == "(error) ERR XX and NX options at the same time are not compatible");
+  CHECK(m.text({"zadd", "z", "nx", "xx", "1", "a"}) ==
+        "(error) ERR XX and NX options at the same time are not compatible");
   CHECK(m.text({"zadd", "z", "gt", "ch", "0", "a", "5", "b"}) == "(integer) 1");
   CHECK(m.text({"zrange", "z", "(1", "+inf", "byscore", "withscores"}) == "[\"c\", \"3\", \"b\", \"5\"]");
   CHECK(m.text({"zrange", "z", "+inf", "-inf", "byscore", "rev", "limit", "0", "1"}) == "[\"b\"]");

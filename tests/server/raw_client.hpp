@@ -6,7 +6,7 @@ namespace locksim::server::testing {
 
 class RawClient {
  public:
-  explicit RawClient(int port);                    // 127.0.0.1:port
+  explicit RawClient(int port);  // 127.0.0.1:port
   explicit RawClient(const std::string& unix_path);
   ~RawClient();
   RawClient(const RawClient&) = delete;

@@ -50,7 +50,7 @@ TEST_CASE("manual time: a TTL expires only when the clock is advanced", "[server
   const int64_t t0 = s.server.now_ms();
   CHECK(c.command("LOCKSIM.ADVANCE 999") == "(integer) " + std::to_string(t0 + 999));
   CHECK(c.command("PTTL lock") == "(integer) 1");
-  s.server.advance(1);  // the same, from C++
+  s.server.advance(1);                       // the same, from C++
   CHECK(c.command("GET lock") == "\"me\"");  // as in Redis, a key lives until its deadline has passed
   s.server.advance(1);
   CHECK(c.command("GET lock") == "(nil)");

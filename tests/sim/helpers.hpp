@@ -30,7 +30,8 @@ struct Probe {
 // Trace events of one kind, in order.
 inline std::vector<TraceEvent> events_of(const World& w, TraceKind kind) {
   std::vector<TraceEvent> out;
-  for (const auto& e : w.trace().events()) if (e.kind == kind) out.push_back(e);
+  for (const auto& e : w.trace().events())
+    if (e.kind == kind) out.push_back(e);
   return out;
 }
 
@@ -39,9 +40,9 @@ inline size_t count_of(const World& w, TraceKind kind) { return events_of(w, kin
 // An echo service on `server` that answers request x with x, logging what it ran.
 struct EchoServer {
   Echo* service = nullptr;
-  std::vector<int64_t> executed;             // requests, in execution order
-  std::vector<Instant> executed_at;          // true time of each execution
-  std::vector<std::string> log;              // "req 3", "close 1"
+  std::vector<int64_t> executed;     // requests, in execution order
+  std::vector<Instant> executed_at;  // true time of each execution
+  std::vector<std::string> log;      // "req 3", "close 1"
 
   EchoServer(World& w, NodeId server) {
     service = &w.make<Echo>(w, server, [this, &w](SessionId, int64_t& req, Instant) {

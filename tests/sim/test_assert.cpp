@@ -2,8 +2,8 @@
 // with the notes in scope (the simulation seed), then aborts.
 #include <catch2/catch.hpp>
 
-#include "locksim/base/assert.hpp"
 #include "death.hpp"
+#include "locksim/base/assert.hpp"
 
 using locksim::base::assert_failure_text;
 using locksim::base::ScopedAssertNote;

@@ -1,6 +1,6 @@
 // Local clocks: offset, drift in ppm and jumps, all exact integer maths.
-#include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
+#include <catch2/catch.hpp>
 
 #include "locksim/sim/clock.hpp"
 
@@ -32,9 +32,9 @@ TEST_CASE("positive drift runs fast by drift_ppm per million, floored", "[clock]
   LocalClock fast(0_s, 100);  // +100 ppm
   CHECK(fast.local(at(1_s)).ns == 1'000'100'000);
   CHECK(fast.local(at(10_s)).ns == 10'001'000'000);
-  CHECK(fast.local(at(9_ns)).ns == 9);              // 9*100/1e6 = 0.0009 -> 0
-  CHECK(fast.local(at(9'999_ns)).ns == 9'999);      // 0.9999 -> 0
-  CHECK(fast.local(at(10'000_ns)).ns == 10'001);    // exactly 1
+  CHECK(fast.local(at(9_ns)).ns == 9);            // 9*100/1e6 = 0.0009 -> 0
+  CHECK(fast.local(at(9'999_ns)).ns == 9'999);    // 0.9999 -> 0
+  CHECK(fast.local(at(10'000_ns)).ns == 10'001);  // exactly 1
   CHECK(fast.local(at(10'009_ns)).ns == 10'010);
   LocalClock fast_offset(5_ms, 250);
   CHECK(fast_offset.local(at(4_s)).ns == 4'000'000'000 + 5'000'000 + 1'000'000);
@@ -73,13 +73,13 @@ TEST_CASE("drift and jumps combine", "[clock]") {
 }
 
 TEST_CASE("true_span converts a local span to true time, rounded up", "[clock]") {
-  CHECK(LocalClock(0_s, 100).true_span(1'000'100_ns) == 1_ms);               // exact
-  CHECK(LocalClock(0_s, 100).true_span(1_s) == Duration{999'900'010});       // 1e15/1000100 = 999900009.999.. -> up
-  CHECK(LocalClock(0_s, -100).true_span(1_s) == Duration{1'000'100'011});    // 1e15/999900 = 1000100010.001.. -> up
-  CHECK(LocalClock(0_s, 1'000'000).true_span(1_s) == 500_ms);                // a clock at double speed
-  CHECK(LocalClock(0_s, 1).true_span(1_ns) == 1_ns);                         // 0.999999 -> 1
+  CHECK(LocalClock(0_s, 100).true_span(1'000'100_ns) == 1_ms);             // exact
+  CHECK(LocalClock(0_s, 100).true_span(1_s) == Duration{999'900'010});     // 1e15/1000100 = 999900009.999.. -> up
+  CHECK(LocalClock(0_s, -100).true_span(1_s) == Duration{1'000'100'011});  // 1e15/999900 = 1000100010.001.. -> up
+  CHECK(LocalClock(0_s, 1'000'000).true_span(1_s) == 500_ms);              // a clock at double speed
+  CHECK(LocalClock(0_s, 1).true_span(1_ns) == 1_ns);                       // 0.999999 -> 1
   CHECK(LocalClock(0_s, 100).true_span(0_ns) == 0_ns);
-  CHECK(LocalClock(0_s, 100).true_span(-(5_ms)) == -(5_ms));                 // passed through untouched
+  CHECK(LocalClock(0_s, 100).true_span(-(5_ms)) == -(5_ms));  // passed through untouched
   LocalClock jumpy(0_s, 0);
   jumpy.add_jump(at(1_s), 10_s);
   CHECK(jumpy.true_span(2_s) == 2_s);  // monotonic: jumps do not shorten a sleep

@@ -43,10 +43,13 @@ TEST_CASE("a crash destroys every task of the node, nested and spawned, and none
   });
   // Another node keeps time running past the crash.
   w.set_start(other, [&](Proc p) -> Task<void> { co_await p.sleep(1_s); });
-  w.schedule(at(5_ms) + 500_us, [](World& world, const Event& e) {
-    *static_cast<bool*>(e.obj) = true;
-    world.crash(static_cast<NodeId>(e.id));
-  }, &crashed, n);
+  w.schedule(
+      at(5_ms) + 500_us,
+      [](World& world, const Event& e) {
+        *static_cast<bool*>(e.obj) = true;
+        world.crash(static_cast<NodeId>(e.id));
+      },
+      &crashed, n);
   w.run();
   CHECK(destroyed == 3);  // root, nested awaited task, spawned watchdog
   CHECK(resumed_after_crash == 0);
@@ -83,7 +86,8 @@ TEST_CASE_METHOD(EchoPair, "a reply in flight to a crashed client is dropped and
     (void)r;
   });
   // Request arrives at 10ms and runs; the reply is in flight until 20ms.
-  w.schedule(at(15_ms), [](World& world, const Event& e) { world.crash(static_cast<NodeId>(e.id)); }, nullptr, client);
+  w.schedule(
+      at(15_ms), [](World& world, const Event& e) { world.crash(static_cast<NodeId>(e.id)); }, nullptr, client);
   w.run();
   CHECK_FALSE(resumed);
   CHECK(echo.executed == std::vector<int64_t>{42});
@@ -105,8 +109,10 @@ TEST_CASE_METHOD(EchoPair, "a reply to a restarted client's old incarnation is d
     auto r = co_await ch.call(w.node(p.id()).incarnation == 0 ? 1 : 2, 1_s);
     got.push_back(std::string(to_string(r.status)) + " " + std::to_string(r.value));
   });
-  w.schedule(at(12_ms), [](World& world, const Event& e) { world.crash(static_cast<NodeId>(e.id)); }, nullptr, client);
-  w.schedule(at(13_ms), [](World& world, const Event& e) { world.restart(static_cast<NodeId>(e.id)); }, nullptr, client);
+  w.schedule(
+      at(12_ms), [](World& world, const Event& e) { world.crash(static_cast<NodeId>(e.id)); }, nullptr, client);
+  w.schedule(
+      at(13_ms), [](World& world, const Event& e) { world.restart(static_cast<NodeId>(e.id)); }, nullptr, client);
   w.run();
   // The old reply lands at 20ms on incarnation 1 and is dropped; the new call is answered at 33ms.
   CHECK(got == std::vector<std::string>{"ok 2"});
@@ -121,7 +127,8 @@ TEST_CASE_METHOD(EchoPair, "a reply to a restarted client's old incarnation is d
 
 TEST_CASE_METHOD(EchoPair, "a request sent just before the client crashes still runs on the server", "[crash]") {
   w.set_start(client, [&](Proc) -> Task<void> { (void)co_await ch.call(7, 1_s); });
-  w.schedule(at(1_ns), [](World& world, const Event& e) { world.crash(static_cast<NodeId>(e.id)); }, nullptr, client);
+  w.schedule(
+      at(1_ns), [](World& world, const Event& e) { world.crash(static_cast<NodeId>(e.id)); }, nullptr, client);
   w.run();
   CHECK(echo.executed == std::vector<int64_t>{7});
   CHECK(echo.executed_at == std::vector<Instant>{at(10_ms)});
@@ -145,8 +152,10 @@ TEST_CASE("restart runs the start routine as a new incarnation", "[crash]") {
       log.push_back("tick " + std::to_string(inc) + "." + std::to_string(i) + " @" + std::to_string(w.now().ms()));
     }
   });
-  w.schedule(at(25_ms), [](World& world, const Event& e) { world.crash(static_cast<NodeId>(e.id)); }, nullptr, n);
-  w.schedule(at(40_ms), [](World& world, const Event& e) { world.restart(static_cast<NodeId>(e.id)); }, nullptr, n);
+  w.schedule(
+      at(25_ms), [](World& world, const Event& e) { world.crash(static_cast<NodeId>(e.id)); }, nullptr, n);
+  w.schedule(
+      at(40_ms), [](World& world, const Event& e) { world.restart(static_cast<NodeId>(e.id)); }, nullptr, n);
   w.run_until(at(65_ms));
   CHECK(log == std::vector<std::string>{"start 0 @0", "tick 0.0 @10", "tick 0.1 @20", "start 1 @40", "tick 1.0 @50",
                                         "tick 1.1 @60"});
@@ -173,8 +182,10 @@ TEST_CASE("a crash during a pause drops what the pause held back", "[crash]") {
     co_await p.sleep(10_ms);
     ++woke;
   });
-  w.schedule(at(5_ms), [](World& world, const Event& e) { world.pause(static_cast<NodeId>(e.id), 20_ms); }, nullptr, n);
-  w.schedule(at(15_ms), [](World& world, const Event& e) { world.crash(static_cast<NodeId>(e.id)); }, nullptr, n);
+  w.schedule(
+      at(5_ms), [](World& world, const Event& e) { world.pause(static_cast<NodeId>(e.id), 20_ms); }, nullptr, n);
+  w.schedule(
+      at(15_ms), [](World& world, const Event& e) { world.crash(static_cast<NodeId>(e.id)); }, nullptr, n);
   w.run();
   CHECK(woke == 0);
   CHECK(destroyed == 1);

@@ -20,8 +20,10 @@ Task<int64_t> one_call(Proc p, const Channels& chans) {
   EchoChannel& ch = *chans[p.rng().below(chans.size())];
   const int64_t x = static_cast<int64_t>(p.rng().below(1000));
   auto r = co_await ch.call(x, milliseconds(p.rng().uniform(1, 200)));
-  if (r.ok()) p.note("got " + std::to_string(r.value));
-  else p.note(std::string(to_string(r.status)));
+  if (r.ok())
+    p.note("got " + std::to_string(r.value));
+  else
+    p.note(std::string(to_string(r.status)));
   co_return r.ok() ? r.value : -1;
 }
 
@@ -78,8 +80,12 @@ struct BusyWorld {
       names.push_back("c" + std::to_string(c));
     }
     // One link with its own (spikier) latency.
-    const LatencyDist spiky{
-        .base = 1_ms, .jitter = 2_ms, .spike_probability = 0.2, .spike_scale = 5_ms, .spike_alpha = 1.2, .spike_cap = 500_ms};
+    const LatencyDist spiky{.base = 1_ms,
+                            .jitter = 2_ms,
+                            .spike_probability = 0.2,
+                            .spike_scale = 5_ms,
+                            .spike_alpha = 1.2,
+                            .spike_cap = 500_ms};
     world.network().set_latency(client_ids[0], server_ids[0], spiky);
     for (NodeId s : server_ids) servers.push_back(std::make_unique<EchoServer>(world, s));
     channels.resize(n_clients);
@@ -141,11 +147,11 @@ TEST_CASE("a busy random world is busy and exercises every fault", "[determinism
     for (const auto& e : w.world.trace().events()) kinds.insert(e.kind);
   }
   CHECK(smallest >= 200);
-  for (TraceKind k : {TraceKind::FiberStart, TraceKind::FiberEnd, TraceKind::FiberCancelled, TraceKind::CallSent,
-                      TraceKind::CallExecuted, TraceKind::ReplyReceived, TraceKind::MessageDropped, TraceKind::CallTimedOut,
-                      TraceKind::ConnectionLost, TraceKind::ConnectionClosed, TraceKind::Crash, TraceKind::Restart,
-                      TraceKind::Pause, TraceKind::Resume, TraceKind::ClockJump, TraceKind::Cut, TraceKind::Heal,
-                      TraceKind::Reset, TraceKind::Note}) {
+  for (TraceKind k :
+       {TraceKind::FiberStart, TraceKind::FiberEnd, TraceKind::FiberCancelled, TraceKind::CallSent,
+        TraceKind::CallExecuted, TraceKind::ReplyReceived, TraceKind::MessageDropped, TraceKind::CallTimedOut,
+        TraceKind::ConnectionLost, TraceKind::ConnectionClosed, TraceKind::Crash, TraceKind::Restart, TraceKind::Pause,
+        TraceKind::Resume, TraceKind::ClockJump, TraceKind::Cut, TraceKind::Heal, TraceKind::Reset, TraceKind::Note}) {
     INFO(to_string(k));
     CHECK(kinds.count(k) == 1);
   }

@@ -1,6 +1,6 @@
 // Fault plans: printing, parsing back, errors, and World::apply.
-#include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
+#include <catch2/catch.hpp>
 
 #include <string>
 
@@ -60,7 +60,8 @@ TEST_CASE("malformed fault plans are refused with a clear reason", "[fault]") {
   CHECK(parse_error("crash A @1s; crash B 2s") == "fault 2 ('crash B 2s'): missing time, as @1.5s");
   CHECK(parse_error("crash A") == "fault 1 ('crash A'): missing time, as @1.5s");
   CHECK(parse_error("crash") == "fault 1 ('crash'): missing node name");
-  CHECK(parse_error("crash A @1.5") == "fault 1 ('crash A @1.5'): bad duration '1.5': missing unit (ns, us, ms, s or m)");
+  CHECK(parse_error("crash A @1.5") ==
+        "fault 1 ('crash A @1.5'): bad duration '1.5': missing unit (ns, us, ms, s or m)");
   CHECK(parse_error("crash A @soon") == "fault 1 ('crash A @soon'): bad duration 'soon': expected a number");
   CHECK(parse_error("crash A @-1s") == "fault 1 ('crash A @-1s'): time must not be negative");
   CHECK(parse_error("pause B @2s") == "fault 1 ('pause B @2s'): pause needs 'for <duration>'");
@@ -73,7 +74,8 @@ TEST_CASE("malformed fault plans are refused with a clear reason", "[fault]") {
   CHECK(parse_error("jump A @2s") == "fault 1 ('jump A @2s'): jump needs 'by <duration>', as by +2s");
   CHECK(parse_error("jump A @2s by") == "fault 1 ('jump A @2s by'): jump needs 'by <duration>', as by +2s");
   CHECK(parse_error("crash A @1s now") == "fault 1 ('crash A @1s now'): unexpected 'now'");
-  CHECK(parse_error("none; none") == "fault 2 ('none'): unknown fault kind 'none' (crash, restart, pause, jump, cut, heal, reset)");
+  CHECK(parse_error("none; none") ==
+        "fault 2 ('none'): unknown fault kind 'none' (crash, restart, pause, jump, cut, heal, reset)");
   std::string why;
   CHECK_FALSE(parse_fault_plan("crash", nullptr).has_value());  // no error string wanted
 }
@@ -84,8 +86,9 @@ TEST_CASE("fault plans round trip through text", "[fault][property]") {
     const auto kinds = rc::gen::element(FaultKind::Crash, FaultKind::Restart, FaultKind::Pause, FaultKind::ClockJump,
                                         FaultKind::Cut, FaultKind::Heal, FaultKind::Reset);
     const int64_t limit = Duration::max().ns;
-    const auto time_ns = rc::gen::oneOf(rc::gen::inRange<int64_t>(0, limit + 1),
-                                        rc::gen::map(rc::gen::inRange<int64_t>(0, 100'000), [](int64_t k) { return k * 1'000'000; }));
+    const auto time_ns =
+        rc::gen::oneOf(rc::gen::inRange<int64_t>(0, limit + 1),
+                       rc::gen::map(rc::gen::inRange<int64_t>(0, 100'000), [](int64_t k) { return k * 1'000'000; }));
     FaultPlan plan;
     const int n = *rc::gen::inRange(0, 12);
     for (int i = 0; i < n; ++i) {
@@ -98,9 +101,7 @@ TEST_CASE("fault plans round trip through text", "[fault][property]") {
           f.amount = Duration{*rc::gen::oneOf(rc::gen::just<int64_t>(0), rc::gen::inRange<int64_t>(1, limit + 1))};
           [[fallthrough]];
         case FaultKind::Heal:
-        case FaultKind::Reset:
-          f.peer = *rc::gen::oneOf(name, rc::gen::just<std::string>("*"));
-          break;
+        case FaultKind::Reset: f.peer = *rc::gen::oneOf(name, rc::gen::just<std::string>("*")); break;
         case FaultKind::Pause: f.amount = Duration{*rc::gen::inRange<int64_t>(1, limit + 1)}; break;
         case FaultKind::ClockJump: f.amount = Duration{*rc::gen::inRange<int64_t>(-limit, limit + 1)}; break;
         default: break;

@@ -1,7 +1,7 @@
 // The network and request/response calls: FIFO per connection whatever the
 // delays, cuts, resets, refused connections, timeouts by the client's clock.
-#include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
+#include <catch2/catch.hpp>
 
 #include <map>
 #include <string>
@@ -15,7 +15,8 @@ namespace {
 void crash_event(World& w, const Event& e) { w.crash(static_cast<NodeId>(e.id)); }
 void reset_event(World& w, const Event& e) { w.reset(static_cast<NodeId>(e.id), static_cast<NodeId>(e.generation)); }
 void cut_event(World& w, const Event& e) {
-  w.cut(static_cast<NodeId>(e.id >> 32), static_cast<NodeId>(e.id & 0xffffffff), Duration{static_cast<int64_t>(e.generation)});
+  w.cut(static_cast<NodeId>(e.id >> 32), static_cast<NodeId>(e.id & 0xffffffff),
+        Duration{static_cast<int64_t>(e.generation)});
 }
 void schedule_cut(World& w, Instant when, NodeId a, NodeId b, Duration how_long) {
   w.schedule(when, &cut_event, nullptr, (uint64_t{a} << 32) | b, static_cast<uint64_t>(how_long.ns));
@@ -96,9 +97,9 @@ TEST_CASE("each direction of a connection is FIFO under long-tailed random delay
 TEST_CASE_METHOD(EchoPair, "a cut drops in-flight requests; the caller sees TimedOut at its timeout", "[network]") {
   std::vector<Outcome> out;
   w.set_start(client, [&](Proc p) -> Task<void> {
-    p.spawn(call_at(p, ch, 0_ms, 1, 100_ms, out));   // in flight when the cut begins (5ms), arrives at 10ms
-    p.spawn(call_at(p, ch, 6_ms, 2, 100_ms, out));   // sent during the cut: lost at once
-    p.spawn(call_at(p, ch, 8_ms, 3, 100_ms, out));   // sent after the heal (7ms): arrives at 18ms
+    p.spawn(call_at(p, ch, 0_ms, 1, 100_ms, out));  // in flight when the cut begins (5ms), arrives at 10ms
+    p.spawn(call_at(p, ch, 6_ms, 2, 100_ms, out));  // sent during the cut: lost at once
+    p.spawn(call_at(p, ch, 8_ms, 3, 100_ms, out));  // sent after the heal (7ms): arrives at 18ms
     co_return;
   });
   schedule_cut(w, at(5_ms), server, client, 2_ms);  // healed at 7ms, before request 1 would arrive
@@ -109,7 +110,7 @@ TEST_CASE_METHOD(EchoPair, "a cut drops in-flight requests; the caller sees Time
                                     {CallStatus::TimedOut, 0, 106'000'000}});
   auto drops = events_of(w, TraceKind::MessageDropped);
   REQUIRE(drops.size() == 2);
-  CHECK(drops[0].at == at(6_ms));   // request 2, dropped at the sender
+  CHECK(drops[0].at == at(6_ms));  // request 2, dropped at the sender
   CHECK(drops[0].node == client);
   CHECK(drops[0].b == 2);
   CHECK(drops[1].at == at(10_ms));  // request 1, lost though the link healed before it arrived
@@ -188,7 +189,8 @@ TEST_CASE_METHOD(EchoPair, "calls to a crashed server give ConnectionLost", "[ne
     co_return;
   });
   w.schedule(at(5_ms), &crash_event, nullptr, server);
-  w.schedule(at(50_ms), [](World& world, const Event& e) { world.restart(static_cast<NodeId>(e.id)); }, nullptr, server);
+  w.schedule(
+      at(50_ms), [](World& world, const Event& e) { world.restart(static_cast<NodeId>(e.id)); }, nullptr, server);
   w.run();
   CHECK(out == std::vector<Outcome>{{CallStatus::ConnectionLost, 0, 5'000'000},
                                     {CallStatus::ConnectionLost, 0, 30'000'000},
@@ -218,7 +220,8 @@ TEST_CASE("the server learns of a crashed client's close after its in-flight req
   CHECK(out.empty());
   REQUIRE(echo.log.size() == 7);
   std::vector<std::string> client_log;
-  for (const auto& line : echo.log) if (line != "req 100") client_log.push_back(line);
+  for (const auto& line : echo.log)
+    if (line != "req 100") client_log.push_back(line);
   REQUIRE(client_log.size() == 6);
   CHECK(std::vector<std::string>(client_log.begin(), client_log.begin() + 5) ==
         std::vector<std::string>{"req 1", "req 2", "req 3", "req 4", "req 5"});

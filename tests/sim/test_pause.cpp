@@ -10,7 +10,9 @@
 using namespace simtest;
 
 namespace {
-void pause_event(World& w, const Event& e) { w.pause(static_cast<NodeId>(e.id), Duration{static_cast<int64_t>(e.generation)}); }
+void pause_event(World& w, const Event& e) {
+  w.pause(static_cast<NodeId>(e.id), Duration{static_cast<int64_t>(e.generation)});
+}
 void schedule_pause(World& w, NodeId n, Instant when, Duration how_long) {
   w.schedule(when, &pause_event, nullptr, n, static_cast<uint64_t>(how_long.ns));
 }
@@ -89,8 +91,8 @@ TEST_CASE("a server pause defers request execution to its end, in arrival order"
   schedule_pause(w, server, at(12_ms) + 500_us, 30_ms);  // 12.5ms .. 42.5ms
   w.run();
   CHECK(echo.executed == std::vector<int64_t>{1, 11, 2, 12, 3, 13, 4});
-  CHECK(echo.executed_at == std::vector<Instant>{at(10_ms), at(11_ms), at(12_ms), at(42500_us), at(42500_us),
-                                                 at(42500_us), at(42500_us)});
+  CHECK(echo.executed_at ==
+        std::vector<Instant>{at(10_ms), at(11_ms), at(12_ms), at(42500_us), at(42500_us), at(42500_us), at(42500_us)});
   CHECK(replies == std::vector<std::string>{"1@20", "11@21", "2@22", "12@52", "3@52", "13@52", "4@52"});
 }
 
@@ -116,7 +118,7 @@ TEST_CASE("a paused client receives its replies at the end of the pause, in orde
   w.run();
   std::vector<int64_t> expected;
   for (int i = 0; i < 20; ++i) expected.push_back(i);
-  CHECK(order == expected);  // FIFO survives the pause
+  CHECK(order == expected);                       // FIFO survives the pause
   for (int64_t t : when) CHECK(t == 52'000'001);  // every reply was due inside the pause
   CHECK(count_of(w, TraceKind::ReplyReceived) == 20);
 }
@@ -129,8 +131,8 @@ TEST_CASE("a later pause supersedes an earlier pause's end; a crashed node canno
     co_await p.sleep(10_ms);
     woke.push_back(w.now().ms());
   });
-  schedule_pause(w, n, at(5_ms), 10_ms);   // would end at 15ms
-  schedule_pause(w, n, at(8_ms), 20_ms);   // ends at 28ms instead
+  schedule_pause(w, n, at(5_ms), 10_ms);  // would end at 15ms
+  schedule_pause(w, n, at(8_ms), 20_ms);  // ends at 28ms instead
   w.run();
   CHECK(woke == std::vector<int64_t>{28});
   CHECK(count_of(w, TraceKind::Resume) == 1);

@@ -51,7 +51,12 @@ TEST_CASE("streams are reproducible and independent of each other's draws", "[ra
   (void)root.next();  // drawing from the parent does not change a stream
   Rng a3 = root.stream("node:A");
   std::vector<uint64_t> xs, ys, zs, ws;
-  for (int i = 0; i < 8; ++i) { xs.push_back(a1.next()); ys.push_back(a2.next()); zs.push_back(b.next()); ws.push_back(a3.next()); }
+  for (int i = 0; i < 8; ++i) {
+    xs.push_back(a1.next());
+    ys.push_back(a2.next());
+    zs.push_back(b.next());
+    ws.push_back(a3.next());
+  }
   CHECK(xs == ys);
   CHECK(xs == ws);
   CHECK(xs != zs);
@@ -171,8 +176,12 @@ TEST_CASE("LatencyDist draws its stated mean", "[random][distribution]") {
     REQUIRE(d >= 1_ms);
     REQUIRE(d <= 5_ms);
   }
-  LatencyDist spiky{
-      .base = 1_ms, .jitter = 4_ms, .spike_probability = 0.05, .spike_scale = 20_ms, .spike_alpha = 1.5, .spike_cap = 250_ms};
+  LatencyDist spiky{.base = 1_ms,
+                    .jitter = 4_ms,
+                    .spike_probability = 0.05,
+                    .spike_scale = 20_ms,
+                    .spike_alpha = 1.5,
+                    .spike_cap = 250_ms};
   // 3ms + 0.05 * (20 + 40 * (1 - sqrt(0.08)))ms = 3ms + 0.05 * 48.686ms.
   CHECK(spiky.mean_ns() == Approx(3e6 + 0.05 * (20e6 + 40e6 * (1 - std::sqrt(0.08)))).epsilon(1e-12));
   CHECK(mean_of([&] { return spiky.draw(r).ns; }) == Approx(spiky.mean_ns()).epsilon(0.01));

@@ -1,8 +1,8 @@
 // The event queue and World's event loop: ordering by (time, sequence),
 // run_until's limits, the internal errors (scheduling in the past, unknown
 // ids), stop().
-#include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
+#include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <vector>
@@ -19,20 +19,37 @@ struct Log {
 void record(World& w, const Event& e) { static_cast<Log*>(e.obj)->ran.emplace_back(w.now().ns, e.id); }
 void record_and_schedule(World& w, const Event& e) {
   static_cast<Log*>(e.obj)->ran.emplace_back(w.now().ns, e.id);
-  if (e.generation > 0) w.schedule(w.now() + Duration{static_cast<int64_t>(e.generation)}, &record_and_schedule, e.obj, e.id + 1, e.generation - 1);
+  if (e.generation > 0)
+    w.schedule(w.now() + Duration{static_cast<int64_t>(e.generation)}, &record_and_schedule, e.obj, e.id + 1,
+               e.generation - 1);
 }
 void stop_world(World& w, const Event&) { w.stop(); }
 }  // namespace
 
 TEST_CASE("EventQueue pops by time, then by scheduling order", "[scheduler]") {
   EventQueue q;
-  auto push = [&](int64_t t, uint64_t tag) { Event e; e.at = Instant{t}; e.id = tag; q.push(e); };
-  push(30, 1); push(10, 2); push(20, 3); push(10, 4); push(30, 5); push(0, 6); push(10, 7);
+  auto push = [&](int64_t t, uint64_t tag) {
+    Event e;
+    e.at = Instant{t};
+    e.id = tag;
+    q.push(e);
+  };
+  push(30, 1);
+  push(10, 2);
+  push(20, 3);
+  push(10, 4);
+  push(30, 5);
+  push(0, 6);
+  push(10, 7);
   CHECK(q.size() == 7);
   CHECK(q.scheduled() == 7);
   std::vector<uint64_t> tags;
   std::vector<uint64_t> seqs;
-  while (!q.empty()) { Event e = q.pop(); tags.push_back(e.id); seqs.push_back(e.seq); }
+  while (!q.empty()) {
+    Event e = q.pop();
+    tags.push_back(e.id);
+    seqs.push_back(e.seq);
+  }
   CHECK(tags == std::vector<uint64_t>{6, 2, 4, 7, 3, 1, 5});
   CHECK(seqs == std::vector<uint64_t>{5, 1, 3, 6, 2, 0, 4});
 }
@@ -45,7 +62,10 @@ TEST_CASE("EventQueue is a stable priority queue", "[scheduler][property]") {
     uint64_t seq = 0;
     for (int op : ops) {
       if (op < 0) {
-        if (q.empty()) { RC_ASSERT(model.empty()); continue; }
+        if (q.empty()) {
+          RC_ASSERT(model.empty());
+          continue;
+        }
         auto best = std::min_element(model.begin(), model.end());
         Event e = q.pop();
         RC_ASSERT(e.at.ns == best->first);
@@ -71,7 +91,8 @@ TEST_CASE("World runs raw events at their instants, same-instant ones in order",
   w.schedule(at(2_ms), &record, &log, 4);
   CHECK(w.pending_events() == 4);
   w.run();
-  CHECK(log.ran == std::vector<std::pair<int64_t, uint64_t>>{{2'000'000, 2}, {2'000'000, 4}, {5'000'000, 1}, {5'000'000, 3}});
+  CHECK(log.ran ==
+        std::vector<std::pair<int64_t, uint64_t>>{{2'000'000, 2}, {2'000'000, 4}, {5'000'000, 1}, {5'000'000, 3}});
   CHECK(w.events_processed() == 4);
   CHECK(w.now() == at(5_ms));  // run() leaves the clock at the last event
   CHECK(w.pending_events() == 0);
@@ -112,7 +133,8 @@ TEST_CASE("an event scheduled in the past is an internal error that names the se
   // The seed of the world being run, when it was scheduled from inside the run.
   const ChildEnd inside = run_in_child([] {
     World w(4242);
-    w.schedule(at(5_ms), [](World& world, const Event&) { world.schedule(at(1_ms), &stop_world, nullptr); }, nullptr);
+    w.schedule(
+        at(5_ms), [](World& world, const Event&) { world.schedule(at(1_ms), &stop_world, nullptr); }, nullptr);
     w.run();
   });
   CHECK(inside.aborted);
@@ -191,8 +213,10 @@ TEST_CASE("an event aimed at a node does not reach a later incarnation", "[sched
     if (world.live(e)) static_cast<Log*>(e.obj)->ran.emplace_back(world.now().ns, e.id);
   };
   w.schedule(at(5_ms), guarded, &log, 1, 0, n);
-  w.schedule(at(1_ms), [](World& world, const Event& e) { world.crash(static_cast<NodeId>(e.id)); }, nullptr, n);
-  w.schedule(at(2_ms), [](World& world, const Event& e) { world.restart(static_cast<NodeId>(e.id)); }, nullptr, n);
+  w.schedule(
+      at(1_ms), [](World& world, const Event& e) { world.crash(static_cast<NodeId>(e.id)); }, nullptr, n);
+  w.schedule(
+      at(2_ms), [](World& world, const Event& e) { world.restart(static_cast<NodeId>(e.id)); }, nullptr, n);
   w.schedule(at(3_ms), guarded, &log, 2, 0, n);  // scheduled before the crash, aimed at incarnation 0
   w.run();
   CHECK(log.ran.empty());

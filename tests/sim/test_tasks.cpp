@@ -63,7 +63,10 @@ TEST_CASE("a long chain of awaits does not grow the native stack", "[tasks]") {
 
 TEST_CASE("a task is lazy: nothing runs until it is awaited or spawned", "[tasks]") {
   int ran = 0;
-  auto make = [&]() -> Task<void> { ++ran; co_return; };
+  auto make = [&]() -> Task<void> {
+    ++ran;
+    co_return;
+  };
   {
     Task<void> t = make();
     CHECK(t.valid());
@@ -232,8 +235,18 @@ TEST_CASE("each node draws from its own named stream", "[tasks]") {
   CHECK(draws(5, "A", false) == draws(5, "A", true));  // not shifted by other nodes
   CHECK(draws(5, "A", false) != draws(5, "B", false));
   CHECK(draws(5, "A", false) != draws(6, "A", false));
-  CHECK(draws(5, "A", false) == std::vector<uint64_t>{Rng(5).stream("node:A").next(), [] { Rng r = Rng(5).stream("node:A"); r.next(); return r.next(); }(),
-                                                      [] { Rng r = Rng(5).stream("node:A"); r.next(); r.next(); return r.next(); }()});
+  CHECK(draws(5, "A", false) == std::vector<uint64_t>{Rng(5).stream("node:A").next(),
+                                                      [] {
+                                                        Rng r = Rng(5).stream("node:A");
+                                                        r.next();
+                                                        return r.next();
+                                                      }(),
+                                                      [] {
+                                                        Rng r = Rng(5).stream("node:A");
+                                                        r.next();
+                                                        r.next();
+                                                        return r.next();
+                                                      }()});
 }
 
 TEST_CASE("awaiting a sim awaitable outside a task is refused", "[tasks]") {

@@ -1,6 +1,6 @@
 // Durations and instants: arithmetic, literals, formatting and parsing.
-#include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
+#include <catch2/catch.hpp>
 
 #include <string>
 
