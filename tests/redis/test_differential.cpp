@@ -451,6 +451,17 @@ void showValue(const Step& step, std::ostream& os) {
   for (const auto& arg : step.command) os << ' ' << to_string(Reply::bulk(arg));
 }
 
+// A mangled arity can make a value from kValues the timeout of a blocking command;
+// "0" would block the real server forever (and hang the test): make it short.
+void keep_blocking_timeouts_short(Command& c) {
+  const std::string name = lower(c[0]);
+  const bool timeout_first = name == "blmpop" || name == "bzmpop";
+  const bool timeout_last = name == "blpop" || name == "brpop" || name == "bzpopmin" || name == "bzpopmax" ||
+                            name == "blmove" || name == "brpoplpush";
+  if (timeout_first && c.size() > 1 && c[1] == "0") c[1] = "0.01";
+  if (timeout_last && c.size() > 1 && c.back() == "0") c.back() = "0.01";
+}
+
 // A step: which connection, and the command, sometimes with its arity or name mangled.
 rc::Gen<Step> gen_step() {
   return rc::gen::exec([] {
@@ -466,6 +477,7 @@ rc::Gen<Step> gen_step() {
       std::string& name = step.command[0];
       for (char& c : name) c = static_cast<char>(chance(50) ? std::tolower(c) : std::toupper(c));
     }
+    keep_blocking_timeouts_short(step.command);
     return step;
   });
 }
