@@ -220,6 +220,9 @@ LOCKSIM_REDIS_HANDLER(cmd_lcs);
 // commands_sort.cpp
 LOCKSIM_REDIS_HANDLER(cmd_sort);
 LOCKSIM_REDIS_HANDLER(cmd_sort_ro);
+// commands_dump.cpp
+LOCKSIM_REDIS_HANDLER(cmd_dump);
+LOCKSIM_REDIS_HANDLER(cmd_restore);
 #undef LOCKSIM_REDIS_HANDLER
 
 }  // namespace locksim::redis
