@@ -30,22 +30,27 @@ class Notifications {
   void added(int db, std::string_view key);
 
   // The running command, for the length of a dispatch (nested for a script's calls).
+  // Costs nothing while notifications are off (the GET/SET fast path).
   class Scope {
    public:
-    Scope(Notifications& n, std::string_view command) : n_(n), command_(n.command_), done_(std::move(n.done_)) {
-      n_.command_ = command;
-      n_.done_.clear();
-      n_.skip_.reset();
+    Scope(Notifications& n, std::string_view command) : n_(n.flags ? &n : nullptr) {
+      if (!n_) return;
+      command_ = n.command_;
+      done_ = std::move(n.done_);
+      n.command_ = command;
+      n.done_.clear();
+      n.skip_.reset();
     }
     ~Scope() {
-      n_.command_ = command_;
-      n_.done_ = std::move(done_);
+      if (!n_) return;
+      n_->command_ = command_;
+      n_->done_ = std::move(done_);
     }
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
 
    private:
-    Notifications& n_;
+    Notifications* n_;
     std::string_view command_;
     std::vector<std::pair<int, std::string>> done_;
   };
