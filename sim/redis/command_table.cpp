@@ -149,6 +149,7 @@ constexpr std::array kCommands = {
     CommandSpec{"unlink", -2, kWrite, cmd_del},
     CommandSpec{"unsubscribe", -1, kNoScript, cmd_unsubscribe},
     CommandSpec{"unwatch", 1, kNoScript, cmd_unwatch},
+    CommandSpec{"wait", 3, kNoScript, cmd_wait},
     CommandSpec{"watch", -2, kNoScript | kNotQueued, cmd_watch},
     CommandSpec{"zadd", -4, kWrite, cmd_zadd},
     CommandSpec{"zcard", 2, 0, cmd_zcard},

@@ -223,6 +223,8 @@ LOCKSIM_REDIS_HANDLER(cmd_sort_ro);
 // commands_dump.cpp
 LOCKSIM_REDIS_HANDLER(cmd_dump);
 LOCKSIM_REDIS_HANDLER(cmd_restore);
+// commands_wait.cpp
+LOCKSIM_REDIS_HANDLER(cmd_wait);
 #undef LOCKSIM_REDIS_HANDLER
 
 }  // namespace locksim::redis

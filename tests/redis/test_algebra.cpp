@@ -158,3 +158,12 @@ TEST_CASE("the console waits out a blocking command and prints pushed replies") 
         "(nil)\nPONG\n1) \"subscribe\"\n2) \"a\"\n3) (integer) 1\n1) \"subscribe\"\n2) \"b\"\n3) (integer) 2\n");
   CHECK(err.str().find("line 2: the command would block forever") != std::string::npos);
 }
+
+TEST_CASE("WAIT: no replica acknowledges anything; its argument errors are Redis's") {
+  Model m;
+  CHECK(m.text({"wait", "0", "0"}) == "(integer) 0");
+  CHECK(m.text({"wait", "1", "100"}) == "(integer) 0");
+  CHECK(m.text({"wait", "0", "1.5"}) == "(error) ERR timeout is not an integer or out of range");
+  CHECK(m.text({"wait", "0", "-1"}) == "(error) ERR timeout is negative");
+  CHECK(m.text({"wait", "x", "0"}) == "(error) ERR value is not an integer or out of range");
+}

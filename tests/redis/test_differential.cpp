@@ -403,7 +403,9 @@ Command gen_algebra_command() {
       if (chance(40)) c.insert(c.end(), {"LIMIT", pick(kRanks)});
       return c;
     }
-    case 8: return {"ZADD", "z2", pick(kScores), pick(kMembers)};
+    case 8:
+      if (chance(20)) return {"WAIT", "0", pick(std::vector<std::string>{"0", "-1", "x", "1.5"})};
+      return {"ZADD", "z2", pick(kScores), pick(kMembers)};
     case 9: {
       Command c{"LCS", k, pick(kKeys)};
       for (int n = uniform(0, 3); n > 0; --n) {
