@@ -41,7 +41,10 @@ class Env {
   // A second task in the same process (the watchdog's renewal); it dies with the process.
   virtual TaskId spawn(Task<void> task) = 0;
   virtual void cancel(TaskId task) = 0;
-  virtual void record(Step step, int64_t a = 0, int64_t b = 0) = 0;
+  // A client step with its details, in this order (set_step_details names them): AcquireStart,
+  // AcquireFailed, ReleaseStart (depth); Acquired (fence token or -1, depth); Released (1 if
+  // its own lock, depth); RenewFailed (status).
+  virtual void record(Step step, int64_t first = 0, int64_t second = 0) = 0;
   // A step with text (a variant's log line, its error); by default the step alone.
   virtual void record_text(Step step, std::string_view text) {
     (void)text;

@@ -217,9 +217,10 @@ std::vector<StoryLine> story(const Timeline& t) {
       out.push_back({e.at, 3, fmt::format("{} gave up waiting for {}", n, t.key)});
     else if (e.step == lock::Step::WriteRejected)
       out.push_back(
-          {e.at, 3, fmt::format("the resource rejected {}'s write: token {} < {} already seen", n, e.a, e.b)});
-    else if (e.step == lock::Step::WriteAccepted && e.a >= 0)
-      out.push_back({e.at, 3, fmt::format("the resource accepted {}'s write with token {}", n, e.a)});
+          {e.at, 3,
+           fmt::format("the resource rejected {}'s write: token {} < {} already seen", n, e.token, e.highest_seen)});
+    else if (e.step == lock::Step::WriteAccepted && e.token >= 0)
+      out.push_back({e.at, 3, fmt::format("the resource accepted {}'s write with token {}", n, e.token)});
     else if (e.step == lock::Step::Log)
       out.push_back({e.at, 3, fmt::format("{} logs: {}", n, e.text)});
     else if (e.step == lock::Step::VariantError)
