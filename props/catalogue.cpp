@@ -45,7 +45,7 @@ Duration metric_value(const Metrics& m, MetricKind kind) {
 
 namespace {
 
-using FK = FaultKind;
+using FK = FaultFamily;
 using namespace sim::literals;
 
 // A base scenario from its words (the same text a user would write).
@@ -56,7 +56,7 @@ Scenario base(std::string_view words) {
   return *s;
 }
 
-FaultModel model(std::string_view words, std::vector<FaultKind> kinds, uint32_t min_clients, uint32_t max_clients,
+FaultModel model(std::string_view words, std::vector<FaultFamily> kinds, uint32_t min_clients, uint32_t max_clients,
                  bool swarm = true, uint32_t max_iterations = 3) {
   FaultModel m;
   m.base = base(words);

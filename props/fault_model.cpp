@@ -6,36 +6,36 @@
 
 namespace locksim::props {
 
-std::string_view to_string(FaultKind k) {
+std::string_view to_string(FaultFamily k) {
   switch (k) {
-    case FaultKind::ClientCrash: return "crash";
-    case FaultKind::ClientRestart: return "restart";
-    case FaultKind::Pause: return "pause";
-    case FaultKind::SlowWork: return "slow-work";
-    case FaultKind::DelaySpikes: return "delay";
-    case FaultKind::Cut: return "cut";
-    case FaultKind::Reset: return "reset";
-    case FaultKind::ClockSkew: return "skew";
-    case FaultKind::ClockDrift: return "drift";
-    case FaultKind::ClockJump: return "jump";
-    case FaultKind::RedisRestart: return "redis-restart";
-    case FaultKind::CrashAtCall: return "crash-at-call";
-    case FaultKind::PauseAtCall: return "pause-at-call";
-    case FaultKind::MasterCrash: return "master-crash";
+    case FaultFamily::ClientCrash: return "crash";
+    case FaultFamily::ClientRestart: return "restart";
+    case FaultFamily::Pause: return "pause";
+    case FaultFamily::SlowWork: return "slow-work";
+    case FaultFamily::DelaySpikes: return "delay";
+    case FaultFamily::Cut: return "cut";
+    case FaultFamily::Reset: return "reset";
+    case FaultFamily::ClockSkew: return "skew";
+    case FaultFamily::ClockDrift: return "drift";
+    case FaultFamily::ClockJump: return "jump";
+    case FaultFamily::RedisRestart: return "redis-restart";
+    case FaultFamily::CrashAtCall: return "crash-at-call";
+    case FaultFamily::PauseAtCall: return "pause-at-call";
+    case FaultFamily::MasterCrash: return "master-crash";
   }
   return "?";
 }
 
-std::optional<FaultKind> parse_fault_kind(std::string_view text) {
-  for (FaultKind k : kAllFaultKinds)
+std::optional<FaultFamily> parse_fault_kind(std::string_view text) {
+  for (FaultFamily k : kAllFaultFamilies)
     if (to_string(k) == text) return k;
   return std::nullopt;
 }
 
-std::optional<std::vector<FaultKind>> parse_fault_kinds(std::string_view text, std::string* error) {
-  std::vector<FaultKind> kinds;
+std::optional<std::vector<FaultFamily>> parse_fault_kinds(std::string_view text, std::string* error) {
+  std::vector<FaultFamily> kinds;
   if (text == "none" || text.empty()) return kinds;
-  if (text == "all") return std::vector<FaultKind>(std::begin(kAllFaultKinds), std::end(kAllFaultKinds));
+  if (text == "all") return std::vector<FaultFamily>(std::begin(kAllFaultFamilies), std::end(kAllFaultFamilies));
   size_t start = 0;
   while (start <= text.size()) {
     size_t comma = text.find(',', start);
@@ -45,7 +45,7 @@ std::optional<std::vector<FaultKind>> parse_fault_kinds(std::string_view text, s
     if (!k) {
       if (error) {
         std::string known;
-        for (FaultKind each : kAllFaultKinds) known += (known.empty() ? "" : ", ") + std::string(to_string(each));
+        for (FaultFamily each : kAllFaultFamilies) known += (known.empty() ? "" : ", ") + std::string(to_string(each));
         *error = fmt::format("unknown fault kind '{}' (known: {}, all, none)", word, known);
       }
       return std::nullopt;
@@ -103,11 +103,11 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
     // A Redis master, by name ("redis", or "redis1".."redisN").
     auto master = [&] { return lock::redis_node_name(s, *rc::gen::inRange<uint32_t>(0, s.masters)); };
     auto name = [&](uint32_t c) { return lock::client_name(c); };
-    auto add_faults = [&](FaultKind kind) {
+    auto add_faults = [&](FaultFamily kind) {
       switch (kind) {
-        case FaultKind::ClientCrash: {
+        case FaultFamily::ClientCrash: {
           const bool restart =
-              std::find(model.kinds.begin(), model.kinds.end(), FaultKind::ClientRestart) != model.kinds.end();
+              std::find(model.kinds.begin(), model.kinds.end(), FaultFamily::ClientRestart) != model.kinds.end();
           for (uint32_t i = count(model.max_faults); i > 0; --i) {
             uint32_t c = client();
             sim::Instant at = at_in(model.window);
@@ -117,38 +117,38 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
           }
           break;
         }
-        case FaultKind::ClientRestart: break;  // drawn with the crashes
-        case FaultKind::Pause:
+        case FaultFamily::ClientRestart: break;  // drawn with the crashes
+        case FaultFamily::Pause:
           for (uint32_t i = count(model.max_faults); i > 0; --i)
             s.faults.faults.push_back(
                 {sim::FaultKind::Pause, name(client()), "", at_in(model.window), ms_in(short_pause_ms, pause_ms)});
           break;
-        case FaultKind::SlowWork:
+        case FaultFamily::SlowWork:
           for (uint32_t i = count(model.max_faults); i > 0; --i)
             w.slow_work.push_back(
                 {client(), *rc::gen::inRange<uint32_t>(0, w.iterations), ms_in(lease_ms / 2, 3 * lease_ms)});
           break;
-        case FaultKind::DelaySpikes:
+        case FaultFamily::DelaySpikes:
           s.latency.spike_probability = *rc::gen::inRange<int>(1, 31) / 100.0;
           s.latency.spike_scale = ms_in(1, 50);
           s.latency.spike_alpha = 1.5;
           s.latency.spike_cap = ms_in(50, 2 * lease_ms);
           break;
-        case FaultKind::Cut:
+        case FaultFamily::Cut:
           for (uint32_t i = count(model.max_faults); i > 0; --i)
             s.faults.faults.push_back(
                 {sim::FaultKind::Cut, name(client()), master(), at_in(model.window), ms_in(10, 3 * lease_ms)});
           break;
-        case FaultKind::Reset:
+        case FaultFamily::Reset:
           for (uint32_t i = count(model.max_faults); i > 0; --i)
             s.faults.faults.push_back({sim::FaultKind::Reset, name(client()), master(), at_in(model.window), {}});
           break;
-        case FaultKind::ClockSkew:
+        case FaultFamily::ClockSkew:
           w.clock_offsets.resize(w.clients);
           w.drifts_ppm.resize(w.clients);
           for (uint32_t c = 0; c < w.clients; ++c) w.clock_offsets[c] = signed_ms(2 * lease_ms);
           break;
-        case FaultKind::ClockDrift:
+        case FaultFamily::ClockDrift:
           w.clock_offsets.resize(w.clients);
           w.drifts_ppm.resize(w.clients);
           for (uint32_t c = 0; c < w.clients; ++c) {
@@ -156,14 +156,14 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
             w.drifts_ppm[c] = *rc::gen::arbitrary<bool>() ? -ppm : ppm;
           }
           break;
-        case FaultKind::ClockJump:
+        case FaultFamily::ClockJump:
           for (uint32_t i = count(model.max_faults); i > 0; --i) {
             std::string node = model.redis_clock_jumps && *rc::gen::arbitrary<bool>() ? master() : name(client());
             s.faults.faults.push_back(
                 {sim::FaultKind::ClockJump, node, "", at_in(model.window), signed_ms(3 * lease_ms)});
           }
           break;
-        case FaultKind::RedisRestart:
+        case FaultFamily::RedisRestart:
           for (uint32_t i = count(model.max_faults); i > 0; --i) {
             sim::Instant at = at_in(model.window);
             std::string node = master();
@@ -172,7 +172,7 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
             s.faults.faults.push_back({sim::FaultKind::Restart, node, "", at + ms_in(1, down_ms), {}});
           }
           break;
-        case FaultKind::MasterCrash:
+        case FaultFamily::MasterCrash:
           if (model.failover_on_master_crash && s.masters == 1 && !s.replica) {
             // One master dying for good is an outage, not a safety question, unless a replica takes over.
             s.replica = true;
@@ -181,12 +181,12 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
           }
           s.faults.faults.push_back({sim::FaultKind::Crash, master(), "", at_in(model.window), {}});
           break;
-        case FaultKind::CrashAtCall:
+        case FaultFamily::CrashAtCall:
           for (uint32_t i = count(model.max_faults); i > 0; --i)
             w.call_faults.push_back(
                 {client(), *rc::gen::inRange<uint32_t>(1, model.max_call + 1), lock::CallFault::Kind::Crash, {}});
           break;
-        case FaultKind::PauseAtCall:
+        case FaultFamily::PauseAtCall:
           for (uint32_t i = count(model.max_faults); i > 0; --i)
             w.call_faults.push_back({client(), *rc::gen::inRange<uint32_t>(1, model.max_call + 1),
                                      lock::CallFault::Kind::Pause, ms_in(short_pause_ms, pause_ms)});
@@ -198,14 +198,14 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
     // always meets some fault (a one-kind model would otherwise run half its
     // scenarios fault-free). Drawn last, so the other scenarios stay as they were.
     bool any_on = false;
-    for (FaultKind kind : model.kinds) {
+    for (FaultFamily kind : model.kinds) {
       if (model.swarm && !*rc::gen::arbitrary<bool>()) continue;
-      any_on = any_on || kind != FaultKind::ClientRestart;
+      any_on = any_on || kind != FaultFamily::ClientRestart;
       add_faults(kind);
     }
-    std::vector<FaultKind> drawable;
-    for (FaultKind kind : model.kinds)
-      if (kind != FaultKind::ClientRestart) drawable.push_back(kind);
+    std::vector<FaultFamily> drawable;
+    for (FaultFamily kind : model.kinds)
+      if (kind != FaultFamily::ClientRestart) drawable.push_back(kind);
     if (!any_on && !drawable.empty()) add_faults(drawable[*rc::gen::inRange<size_t>(0, drawable.size())]);
     // Faults apply in time order; a stable order also keeps the printed plan readable.
     std::stable_sort(s.faults.faults.begin(), s.faults.faults.end(),
@@ -215,9 +215,9 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
   });
 }
 
-std::vector<FaultKind> kinds_in(const Scenario& s) {
-  std::vector<FaultKind> found;
-  auto add = [&](FaultKind k) {
+std::vector<FaultFamily> kinds_in(const Scenario& s) {
+  std::vector<FaultFamily> found;
+  auto add = [&](FaultFamily k) {
     if (std::find(found.begin(), found.end(), k) == found.end()) found.push_back(k);
   };
   const auto& plan = s.faults.faults;
@@ -227,36 +227,36 @@ std::vector<FaultKind> kinds_in(const Scenario& s) {
     switch (f.kind) {
       case sim::FaultKind::Crash: {
         if (client) {
-          add(FaultKind::ClientCrash);
+          add(FaultFamily::ClientCrash);
           break;
         }
         const bool restarted =
             std::any_of(plan.begin() + static_cast<std::ptrdiff_t>(i), plan.end(),
                         [&](const sim::Fault& r) { return r.kind == sim::FaultKind::Restart && r.node == f.node; });
-        add(restarted ? FaultKind::RedisRestart : FaultKind::MasterCrash);
+        add(restarted ? FaultFamily::RedisRestart : FaultFamily::MasterCrash);
         break;
       }
       case sim::FaultKind::Restart:
-        if (client) add(FaultKind::ClientRestart);
+        if (client) add(FaultFamily::ClientRestart);
         break;
-      case sim::FaultKind::Pause: add(FaultKind::Pause); break;
-      case sim::FaultKind::ClockJump: add(FaultKind::ClockJump); break;
+      case sim::FaultKind::Pause: add(FaultFamily::Pause); break;
+      case sim::FaultKind::ClockJump: add(FaultFamily::ClockJump); break;
       case sim::FaultKind::Cut:
-      case sim::FaultKind::Heal: add(FaultKind::Cut); break;
-      case sim::FaultKind::Reset: add(FaultKind::Reset); break;
+      case sim::FaultKind::Heal: add(FaultFamily::Cut); break;
+      case sim::FaultKind::Reset: add(FaultFamily::Reset); break;
     }
   }
   const lock::WorkloadParams& w = s.workload;
-  if (!w.slow_work.empty()) add(FaultKind::SlowWork);
-  if (s.latency.spike_probability > 0) add(FaultKind::DelaySpikes);
+  if (!w.slow_work.empty()) add(FaultFamily::SlowWork);
+  if (s.latency.spike_probability > 0) add(FaultFamily::DelaySpikes);
   if (std::any_of(w.clock_offsets.begin(), w.clock_offsets.end(), [](Duration d) { return d.ns != 0; }))
-    add(FaultKind::ClockSkew);
+    add(FaultFamily::ClockSkew);
   if (std::any_of(w.drifts_ppm.begin(), w.drifts_ppm.end(), [](int64_t d) { return d != 0; }))
-    add(FaultKind::ClockDrift);
+    add(FaultFamily::ClockDrift);
   for (const auto& c : w.call_faults)
-    add(c.kind == lock::CallFault::Kind::Crash ? FaultKind::CrashAtCall : FaultKind::PauseAtCall);
-  std::vector<FaultKind> ordered;
-  for (FaultKind k : kAllFaultKinds)
+    add(c.kind == lock::CallFault::Kind::Crash ? FaultFamily::CrashAtCall : FaultFamily::PauseAtCall);
+  std::vector<FaultFamily> ordered;
+  for (FaultFamily k : kAllFaultFamilies)
     if (std::find(found.begin(), found.end(), k) != found.end()) ordered.push_back(k);
   return ordered;
 }
