@@ -256,20 +256,6 @@ int cmd_check(const CheckFlags& o) {
 
 namespace locksim::cli {
 
-namespace {
-
-void add_check_lock_params(CLI::App& app, std::vector<std::string>& values) {
-  const auto& table = lock::lock_param_table();
-  values.assign(table.size(), std::string());
-  static const lock::LockParams defaults;
-  for (size_t i = 0; i < table.size(); ++i)
-    app.add_option("--" + std::string(table[i].name), values[i],
-                   fmt::format("lock: {} (default {})", table[i].help, table[i].get(defaults)))
-        ->group("Lock parameters");
-}
-
-}  // namespace
-
 Subcommand add_check_command(CLI::App& parent) {
   struct State {
     CheckFlags check;
@@ -335,7 +321,7 @@ Subcommand add_check_command(CLI::App& parent) {
                   "then caps it (the runs made depend on the machine)");
   app->add_flag("--timing", check.timing, "print the wall time to standard error");
   app->add_flag("--list-runs", check.list_runs, "print the run indices this shard would run, and stop")->group("");
-  add_check_lock_params(*app, state->params);
+  add_lock_param_options(*app, state->params);
   add_output_options(*app, check.output);
   return {app, [state, app, runs] {
             if (!state->check.time.empty() && runs->count() == 0) state->check.runs = 100'000'000;

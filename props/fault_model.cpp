@@ -86,6 +86,131 @@ void draw_workload_extras(const FaultModel& model, Scenario& s) {
   }
 }
 
+// Draws a run's faults of one kind at a time into its scenario, scaled to its lease.
+class FaultDrawer {
+ public:
+  FaultDrawer(const FaultModel& model, Scenario& s)
+      : model_(model),
+        s_(s),
+        w_(s.workload),
+        lease_ms_(std::max<int64_t>(s.lock.lease.ms(), 1)),
+        pause_ms_(model.max_pause.ns > 0 ? std::max<int64_t>(model.max_pause.ms(), 1) : 3 * lease_ms_),
+        short_pause_ms_(std::min<int64_t>(10, pause_ms_)) {}
+
+  void add(FaultFamily kind) {
+    switch (kind) {
+      case FaultFamily::ClientCrash: client_crashes(); break;
+      case FaultFamily::ClientRestart: break;  // drawn with the crashes
+      case FaultFamily::Pause: pauses(); break;
+      case FaultFamily::SlowWork: slow_work(); break;
+      case FaultFamily::DelaySpikes: delay_spikes(); break;
+      case FaultFamily::Cut: cuts(); break;
+      case FaultFamily::Reset: resets(); break;
+      case FaultFamily::ClockSkew: clock_skew(); break;
+      case FaultFamily::ClockDrift: clock_drift(); break;
+      case FaultFamily::ClockJump: clock_jumps(); break;
+      case FaultFamily::RedisRestart: redis_restarts(); break;
+      case FaultFamily::MasterCrash: master_crash(); break;
+      case FaultFamily::CrashAtCall: call_faults(lock::CallFault::Kind::Crash); break;
+      case FaultFamily::PauseAtCall: call_faults(lock::CallFault::Kind::Pause); break;
+    }
+  }
+
+ private:
+  uint32_t client() { return *rc::gen::inRange<uint32_t>(0, w_.clients); }
+  // A Redis master, by name ("redis", or "redis1".."redisN").
+  std::string master() { return lock::redis_node_name(s_, *rc::gen::inRange<uint32_t>(0, s_.masters)); }
+  static std::string name(uint32_t c) { return lock::client_name(c); }
+  void push(sim::Fault f) { s_.faults.faults.push_back(std::move(f)); }
+
+  void client_crashes() {
+    const bool restart =
+        std::find(model_.kinds.begin(), model_.kinds.end(), FaultFamily::ClientRestart) != model_.kinds.end();
+    for (uint32_t i = count(model_.max_faults); i > 0; --i) {
+      uint32_t c = client();
+      sim::Instant at = at_in(model_.window);
+      push({sim::FaultKind::Crash, name(c), "", at, {}});
+      if (restart && *rc::gen::arbitrary<bool>())
+        push({sim::FaultKind::Restart, name(c), "", at + ms_in(1, 2 * lease_ms_), {}});
+    }
+  }
+  void pauses() {
+    for (uint32_t i = count(model_.max_faults); i > 0; --i)
+      push({sim::FaultKind::Pause, name(client()), "", at_in(model_.window), ms_in(short_pause_ms_, pause_ms_)});
+  }
+  void slow_work() {
+    for (uint32_t i = count(model_.max_faults); i > 0; --i)
+      w_.slow_work.push_back(
+          {client(), *rc::gen::inRange<uint32_t>(0, w_.iterations), ms_in(lease_ms_ / 2, 3 * lease_ms_)});
+  }
+  void delay_spikes() {
+    s_.latency.spike_probability = *rc::gen::inRange<int>(1, 31) / 100.0;
+    s_.latency.spike_scale = ms_in(1, 50);
+    s_.latency.spike_alpha = 1.5;
+    s_.latency.spike_cap = ms_in(50, 2 * lease_ms_);
+  }
+  void cuts() {
+    for (uint32_t i = count(model_.max_faults); i > 0; --i)
+      push({sim::FaultKind::Cut, name(client()), master(), at_in(model_.window), ms_in(10, 3 * lease_ms_)});
+  }
+  void resets() {
+    for (uint32_t i = count(model_.max_faults); i > 0; --i)
+      push({sim::FaultKind::Reset, name(client()), master(), at_in(model_.window), {}});
+  }
+  void clock_skew() {
+    w_.clock_offsets.resize(w_.clients);
+    w_.drifts_ppm.resize(w_.clients);
+    for (uint32_t c = 0; c < w_.clients; ++c) w_.clock_offsets[c] = signed_ms(2 * lease_ms_);
+  }
+  void clock_drift() {
+    w_.clock_offsets.resize(w_.clients);
+    w_.drifts_ppm.resize(w_.clients);
+    for (uint32_t c = 0; c < w_.clients; ++c) {
+      int64_t ppm = *rc::gen::inRange<int64_t>(0, 200'001);
+      w_.drifts_ppm[c] = *rc::gen::arbitrary<bool>() ? -ppm : ppm;
+    }
+  }
+  void clock_jumps() {
+    for (uint32_t i = count(model_.max_faults); i > 0; --i) {
+      std::string node = model_.redis_clock_jumps && *rc::gen::arbitrary<bool>() ? master() : name(client());
+      push({sim::FaultKind::ClockJump, node, "", at_in(model_.window), signed_ms(3 * lease_ms_)});
+    }
+  }
+  void redis_restarts() {
+    for (uint32_t i = count(model_.max_faults); i > 0; --i) {
+      sim::Instant at = at_in(model_.window);
+      std::string node = master();
+      push({sim::FaultKind::Crash, node, "", at, {}});
+      const int64_t down_ms = model_.max_downtime.ns > 0 ? model_.max_downtime.ms() : 2 * lease_ms_;
+      push({sim::FaultKind::Restart, node, "", at + ms_in(1, down_ms), {}});
+    }
+  }
+  void master_crash() {
+    if (model_.failover_on_master_crash && s_.masters == 1 && !s_.replica) {
+      // One master dying for good is an outage, not a safety question, unless a replica takes over.
+      s_.replica = true;
+      s_.replication_lag = ms_in(1, 100);
+      s_.failover_after = ms_in(50, lease_ms_);
+    }
+    push({sim::FaultKind::Crash, master(), "", at_in(model_.window), {}});
+  }
+  void call_faults(lock::CallFault::Kind kind) {
+    for (uint32_t i = count(model_.max_faults); i > 0; --i) {
+      if (kind == lock::CallFault::Kind::Crash)
+        w_.call_faults.push_back(
+            {client(), *rc::gen::inRange<uint32_t>(1, model_.max_call + 1), lock::CallFault::Kind::Crash, {}});
+      else
+        w_.call_faults.push_back({client(), *rc::gen::inRange<uint32_t>(1, model_.max_call + 1),
+                                  lock::CallFault::Kind::Pause, ms_in(short_pause_ms_, pause_ms_)});
+    }
+  }
+
+  const FaultModel& model_;
+  Scenario& s_;
+  lock::WorkloadParams& w_;
+  const int64_t lease_ms_, pause_ms_, short_pause_ms_;
+};
+
 }  // namespace
 
 rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
@@ -96,103 +221,7 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
     w.clients = *rc::gen::inRange<uint32_t>(model.min_clients, model.max_clients + 1);
     w.iterations = *rc::gen::inRange<uint32_t>(1, model.max_iterations + 1);
     draw_workload_extras(model, s);
-    const int64_t lease_ms = std::max<int64_t>(s.lock.lease.ms(), 1);
-    const int64_t pause_ms = model.max_pause.ns > 0 ? std::max<int64_t>(model.max_pause.ms(), 1) : 3 * lease_ms;
-    const int64_t short_pause_ms = std::min<int64_t>(10, pause_ms);
-    auto client = [&] { return *rc::gen::inRange<uint32_t>(0, w.clients); };
-    // A Redis master, by name ("redis", or "redis1".."redisN").
-    auto master = [&] { return lock::redis_node_name(s, *rc::gen::inRange<uint32_t>(0, s.masters)); };
-    auto name = [&](uint32_t c) { return lock::client_name(c); };
-    auto add_faults = [&](FaultFamily kind) {
-      switch (kind) {
-        case FaultFamily::ClientCrash: {
-          const bool restart =
-              std::find(model.kinds.begin(), model.kinds.end(), FaultFamily::ClientRestart) != model.kinds.end();
-          for (uint32_t i = count(model.max_faults); i > 0; --i) {
-            uint32_t c = client();
-            sim::Instant at = at_in(model.window);
-            s.faults.faults.push_back({sim::FaultKind::Crash, name(c), "", at, {}});
-            if (restart && *rc::gen::arbitrary<bool>())
-              s.faults.faults.push_back({sim::FaultKind::Restart, name(c), "", at + ms_in(1, 2 * lease_ms), {}});
-          }
-          break;
-        }
-        case FaultFamily::ClientRestart: break;  // drawn with the crashes
-        case FaultFamily::Pause:
-          for (uint32_t i = count(model.max_faults); i > 0; --i)
-            s.faults.faults.push_back(
-                {sim::FaultKind::Pause, name(client()), "", at_in(model.window), ms_in(short_pause_ms, pause_ms)});
-          break;
-        case FaultFamily::SlowWork:
-          for (uint32_t i = count(model.max_faults); i > 0; --i)
-            w.slow_work.push_back(
-                {client(), *rc::gen::inRange<uint32_t>(0, w.iterations), ms_in(lease_ms / 2, 3 * lease_ms)});
-          break;
-        case FaultFamily::DelaySpikes:
-          s.latency.spike_probability = *rc::gen::inRange<int>(1, 31) / 100.0;
-          s.latency.spike_scale = ms_in(1, 50);
-          s.latency.spike_alpha = 1.5;
-          s.latency.spike_cap = ms_in(50, 2 * lease_ms);
-          break;
-        case FaultFamily::Cut:
-          for (uint32_t i = count(model.max_faults); i > 0; --i)
-            s.faults.faults.push_back(
-                {sim::FaultKind::Cut, name(client()), master(), at_in(model.window), ms_in(10, 3 * lease_ms)});
-          break;
-        case FaultFamily::Reset:
-          for (uint32_t i = count(model.max_faults); i > 0; --i)
-            s.faults.faults.push_back({sim::FaultKind::Reset, name(client()), master(), at_in(model.window), {}});
-          break;
-        case FaultFamily::ClockSkew:
-          w.clock_offsets.resize(w.clients);
-          w.drifts_ppm.resize(w.clients);
-          for (uint32_t c = 0; c < w.clients; ++c) w.clock_offsets[c] = signed_ms(2 * lease_ms);
-          break;
-        case FaultFamily::ClockDrift:
-          w.clock_offsets.resize(w.clients);
-          w.drifts_ppm.resize(w.clients);
-          for (uint32_t c = 0; c < w.clients; ++c) {
-            int64_t ppm = *rc::gen::inRange<int64_t>(0, 200'001);
-            w.drifts_ppm[c] = *rc::gen::arbitrary<bool>() ? -ppm : ppm;
-          }
-          break;
-        case FaultFamily::ClockJump:
-          for (uint32_t i = count(model.max_faults); i > 0; --i) {
-            std::string node = model.redis_clock_jumps && *rc::gen::arbitrary<bool>() ? master() : name(client());
-            s.faults.faults.push_back(
-                {sim::FaultKind::ClockJump, node, "", at_in(model.window), signed_ms(3 * lease_ms)});
-          }
-          break;
-        case FaultFamily::RedisRestart:
-          for (uint32_t i = count(model.max_faults); i > 0; --i) {
-            sim::Instant at = at_in(model.window);
-            std::string node = master();
-            s.faults.faults.push_back({sim::FaultKind::Crash, node, "", at, {}});
-            const int64_t down_ms = model.max_downtime.ns > 0 ? model.max_downtime.ms() : 2 * lease_ms;
-            s.faults.faults.push_back({sim::FaultKind::Restart, node, "", at + ms_in(1, down_ms), {}});
-          }
-          break;
-        case FaultFamily::MasterCrash:
-          if (model.failover_on_master_crash && s.masters == 1 && !s.replica) {
-            // One master dying for good is an outage, not a safety question, unless a replica takes over.
-            s.replica = true;
-            s.replication_lag = ms_in(1, 100);
-            s.failover_after = ms_in(50, lease_ms);
-          }
-          s.faults.faults.push_back({sim::FaultKind::Crash, master(), "", at_in(model.window), {}});
-          break;
-        case FaultFamily::CrashAtCall:
-          for (uint32_t i = count(model.max_faults); i > 0; --i)
-            w.call_faults.push_back(
-                {client(), *rc::gen::inRange<uint32_t>(1, model.max_call + 1), lock::CallFault::Kind::Crash, {}});
-          break;
-        case FaultFamily::PauseAtCall:
-          for (uint32_t i = count(model.max_faults); i > 0; --i)
-            w.call_faults.push_back({client(), *rc::gen::inRange<uint32_t>(1, model.max_call + 1),
-                                     lock::CallFault::Kind::Pause, ms_in(short_pause_ms, pause_ms)});
-          break;
-      }
-    };
+    FaultDrawer faults(model, s);
     // Swarm: a kind is on or off for the whole run; shrinking turns kinds off.
     // When every kind came out off, one is turned on: a fault model's run
     // always meets some fault (a one-kind model would otherwise run half its
@@ -201,12 +230,12 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
     for (FaultFamily kind : model.kinds) {
       if (model.swarm && !*rc::gen::arbitrary<bool>()) continue;
       any_on = any_on || kind != FaultFamily::ClientRestart;
-      add_faults(kind);
+      faults.add(kind);
     }
     std::vector<FaultFamily> drawable;
     for (FaultFamily kind : model.kinds)
       if (kind != FaultFamily::ClientRestart) drawable.push_back(kind);
-    if (!any_on && !drawable.empty()) add_faults(drawable[*rc::gen::inRange<size_t>(0, drawable.size())]);
+    if (!any_on && !drawable.empty()) faults.add(drawable[*rc::gen::inRange<size_t>(0, drawable.size())]);
     // Faults apply in time order; a stable order also keeps the printed plan readable.
     std::stable_sort(s.faults.faults.begin(), s.faults.faults.end(),
                      [](const sim::Fault& a, const sim::Fault& b) { return a.at < b.at; });
