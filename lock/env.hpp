@@ -77,5 +77,16 @@ inline bool replied_int(const RedisResult& r, int64_t v) {
   return r.ok() && r.value.type == Reply::Type::Integer && r.value.integer == v;
 }
 inline bool replied_nil(const RedisResult& r) { return r.ok() && r.value.is_nil(); }
+// A GET of a timestamp lock (del-setnx, getset): the holder's expiry, as Unix ms, has passed by now_unix_ms.
+inline bool replied_timestamp_passed(const RedisResult& r, int64_t now_unix_ms) {
+  if (!r.ok() || r.value.type != Reply::Type::Bulk) return false;
+  int64_t held_until = 0;
+  try {
+    held_until = std::stoll(r.value.str);
+  } catch (...) {
+    return false;
+  }
+  return held_until < now_unix_ms;
+}
 
 }  // namespace locksim::lock
