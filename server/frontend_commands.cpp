@@ -210,14 +210,6 @@ Reply cmd_command(const Command& argv, redis::Aggregate& shape) {
   return Reply::array({});  // no command metadata: clients then fall back to their defaults
 }
 
-// The model has no Redis 7 functions: FLUSH (sent by Redis's test suite) has nothing to do.
-Reply cmd_function(const Command& argv) {
-  if (argv.size() < 2) return wrong_args("function");
-  if (redis::equals_lower(argv[1], "flush")) return Reply::ok();
-  if (redis::equals_lower(argv[1], "list")) return Reply::array({});
-  return Reply::error("ERR unknown subcommand '" + argv[1].substr(0, 128) + "'. Try FUNCTION HELP.");
-}
-
 Reply cmd_info(Server::Core& core) {
   std::string text =
       "# Server\r\nredis_version:" + std::string(kRedisVersion) +
@@ -281,7 +273,7 @@ std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, 
     return Reply::ok();
   }
   const bool ours = name == "client" || name == "config" || name == "command" || name == "info" || name == "select" ||
-                    name == "function" || name == "memory" || name.starts_with("locksim.");
+                    name == "memory" || name.starts_with("locksim.");
   if (!ours) return std::nullopt;
   if (!conn.authenticated) return Reply::error("NOAUTH Authentication required.");
   if (name.starts_with("locksim.")) return run_admin_command(core, conn, argv);
@@ -293,7 +285,6 @@ std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, 
   }
   if (name == "command") return cmd_command(argv, shape);
   if (name == "info") return cmd_info(core);
-  if (name == "function") return cmd_function(argv);
   if (name == "memory") return cmd_memory(core, conn, argv);
   if (argv.size() != 2) return wrong_args("select");
   return cmd_select(core, conn, argv);
