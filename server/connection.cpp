@@ -120,9 +120,8 @@ void Connection::run_commands() {
 }
 
 void Connection::execute(const redis::Command& argv) {
-  redis::Aggregate shape = redis::Aggregate::Array;
-  if (auto reply = run_frontend_command(core_, *this, argv, shape)) {
-    redis::append_reply(out_, *reply, protocol, shape);
+  if (auto reply = run_frontend_command(core_, *this, argv)) {
+    append_reply_for(out_, *reply, protocol, resp3_form(argv));
     return;
   }
   if (!authenticated) {
@@ -132,11 +131,38 @@ void Connection::execute(const redis::Command& argv) {
   const redis::Reply reply = execute_on_model(argv);
   if (waits(reply)) {
     waiting_ = true;
+    blocked_form_ = resp3_form(argv);
+  } else if (!queued_.empty() && redis::equals_lower(argv[0], "exec")) {
+    write_exec_reply(reply);
   } else {
-    if (protocol == redis::Protocol::Resp3) shape = reply_shape(argv[0]);
-    redis::append_reply(out_, reply, protocol, shape);
+    append_reply_for(out_, reply, protocol, resp3_form(argv));
   }
+  track_transaction(argv, reply);
   if (!core_.pushed.empty()) core_.deliver_pushes();
+}
+
+// EXEC's replies, each in the RESP3 form of the command it answers.
+void Connection::write_exec_reply(const redis::Reply& reply) {
+  if (protocol == redis::Protocol::Resp2 || reply.type != redis::Reply::Type::Array ||
+      reply.elements.size() != queued_.size()) {
+    redis::append_reply(out_, reply, protocol);
+    return;
+  }
+  out_ += '*';
+  out_ += std::to_string(reply.elements.size());
+  out_ += "\r\n";
+  for (size_t i = 0; i < reply.elements.size(); ++i)
+    append_reply_for(out_, reply.elements[i], protocol, resp3_form(queued_[i]));
+}
+
+// The commands queued in MULTI, to type EXEC's replies; EXEC and DISCARD end the queue.
+void Connection::track_transaction(const redis::Command& argv, const redis::Reply& reply) {
+  if (reply.type == redis::Reply::Type::Status && reply.str == "QUEUED") {
+    queued_.push_back(argv);
+    return;
+  }
+  if (!queued_.empty() && (redis::equals_lower(argv[0], "exec") || redis::equals_lower(argv[0], "discard")))
+    queued_.clear();
 }
 
 // A fault in the model answers that client with an error; it never stops the server.
@@ -152,7 +178,7 @@ void Connection::receive(std::vector<redis::Reply>& replies) {
   for (const redis::Reply& reply : replies) {
     if (waiting_) {
       waiting_ = false;
-      redis::append_reply(out_, reply, protocol);
+      append_reply_for(out_, reply, protocol, blocked_form_);
     } else {
       redis::append_reply(out_, reply, protocol, redis::Aggregate::Push);
     }
@@ -237,6 +263,12 @@ void Connection::close() {
   delay_timer_.cancel();
   core_.model.disconnect(id_);
   core_.clients.erase(id_);
+}
+
+void Connection::reset_connection_state() {
+  protocol = redis::Protocol::Resp2;
+  name.clear();
+  queued_.clear();
 }
 
 std::string Connection::info_line() const {

@@ -1,5 +1,6 @@
 // Connection commands answered by the front-end, as Redis 7.0 answers them:
-// HELLO AUTH CLIENT QUIT SELECT CONFIG COMMAND INFO, and the LOCKSIM.* admin commands.
+// HELLO AUTH CLIENT QUIT RESET SELECT CONFIG COMMAND INFO MEMORY, and the LOCKSIM.* admin
+// commands.
 #include <unistd.h>
 
 #include <array>
@@ -55,7 +56,7 @@ Reply hello_reply(const Connection& conn) {
                        Reply::bulk("role"), Reply::bulk("master"), Reply::bulk("modules"), Reply::array({})});
 }
 
-Reply cmd_hello(Server::Core& core, Connection& conn, const Command& argv, redis::Aggregate& shape) {
+Reply cmd_hello(Server::Core& core, Connection& conn, const Command& argv) {
   int64_t version = 0;
   if (argv.size() >= 2) {
     if (!redis::parse_int64(argv[1], version))
@@ -91,7 +92,6 @@ Reply cmd_hello(Server::Core& core, Connection& conn, const Command& argv, redis
     conn.name = *setname;
   }
   if (version) conn.protocol = static_cast<redis::Protocol>(version);
-  shape = redis::Aggregate::Map;
   return hello_reply(conn);
 }
 
@@ -165,7 +165,7 @@ bool without_effect(const std::string& parameter) {
 
 // CONFIG GET: the model's parameters (it may have none), then the server's own that
 // match and the model did not give.
-Reply cmd_config(Server::Core& core, const Command& argv, redis::Aggregate& shape, std::optional<Reply> from_model) {
+Reply cmd_config(Server::Core& core, const Command& argv, std::optional<Reply> from_model) {
   if (argv.size() < 2) return wrong_args("config");
   const bool get = redis::equals_lower(argv[1], "get");
   if (from_model && get && from_model->type != Reply::Type::Array) return std::move(*from_model);
@@ -188,7 +188,6 @@ Reply cmd_config(Server::Core& core, const Command& argv, redis::Aggregate& shap
       pairs.push_back(Reply::bulk(name));
       pairs.push_back(Reply::bulk(value));
     }
-    shape = redis::Aggregate::Map;
     return Reply::array(std::move(pairs));
   }
   if (redis::equals_lower(argv[1], "set") && argv.size() >= 3) {
@@ -204,9 +203,8 @@ Reply cmd_config(Server::Core& core, const Command& argv, redis::Aggregate& shap
   return Reply::error("ERR unknown subcommand '" + argv[1].substr(0, 128) + "'. Try CONFIG HELP.");
 }
 
-Reply cmd_command(const Command& argv, redis::Aggregate& shape) {
+Reply cmd_command(const Command& argv) {
   if (argv.size() >= 2 && redis::equals_lower(argv[1], "count")) return Reply::integer_(0);
-  if (argv.size() >= 2 && redis::equals_lower(argv[1], "docs")) shape = redis::Aggregate::Map;
   return Reply::array({});  // no command metadata: clients then fall back to their defaults
 }
 
@@ -249,6 +247,21 @@ Reply cmd_memory(Server::Core& core, Connection& conn, const Command& argv) {
   return Reply::integer_(size);
 }
 
+// RESET (networking.c clearClientConnectionState): out of MULTI and every subscription,
+// no WATCH, database 0, RESP2, no name, and authenticated only if no password is needed.
+// The model's part is undone by its own commands, whose replies and notices are dropped.
+Reply cmd_reset(Server::Core& core, Connection& conn, const Command& argv) {
+  if (argv.size() != 1) return wrong_args("reset");
+  const int64_t now = core.clock.now_ms();
+  for (const Command& undo : {Command{"UNSUBSCRIBE"}, Command{"PUNSUBSCRIBE"}, Command{"DISCARD"}, Command{"UNWATCH"},
+                              Command{"SELECT", "0"}})
+    core.model.execute(conn.id(), undo, now);
+  core.model.take_pushed(conn.id());
+  conn.reset_connection_state();
+  conn.authenticated = core.options.requirepass.empty();
+  return Reply::status("RESET");
+}
+
 Reply cmd_select(Server::Core& core, Connection& conn, const Command& argv) {
   if (auto reply = model_answer(core, conn, argv)) return std::move(*reply);
   int64_t index = 0;
@@ -257,8 +270,7 @@ Reply cmd_select(Server::Core& core, Connection& conn, const Command& argv) {
 }
 }  // namespace
 
-std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, const Command& argv,
-                                          redis::Aggregate& shape) {
+std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, const Command& argv) {
   char buffer[24];
   std::string_view name;
   if (!redis::to_lower(argv[0], buffer, sizeof buffer, name)) return std::nullopt;
@@ -267,7 +279,8 @@ std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, 
   }
   // Before AUTH only AUTH, HELLO and QUIT run (Redis authRequired).
   if (name == "auth") return cmd_auth(core, conn, argv);
-  if (name == "hello") return cmd_hello(core, conn, argv, shape);
+  if (name == "hello") return cmd_hello(core, conn, argv);
+  if (name == "reset") return cmd_reset(core, conn, argv);
   if (name == "quit") {
     conn.close_after_reply = true;
     return Reply::ok();
@@ -279,25 +292,15 @@ std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, 
   if (name.starts_with("locksim.")) return run_admin_command(core, conn, argv);
   if (name == "client") return cmd_client(core, conn, argv);
   // CONFIG and INFO: the model's when it has them (its parameters change its semantics).
-  if (name == "config") return cmd_config(core, argv, shape, model_answer(core, conn, argv));
+  if (name == "config") return cmd_config(core, argv, model_answer(core, conn, argv));
   if (name == "info") {
     if (auto reply = model_answer(core, conn, argv)) return reply;
   }
-  if (name == "command") return cmd_command(argv, shape);
+  if (name == "command") return cmd_command(argv);
   if (name == "info") return cmd_info(core);
   if (name == "memory") return cmd_memory(core, conn, argv);
   if (argv.size() != 2) return wrong_args("select");
   return cmd_select(core, conn, argv);
-}
-
-redis::Aggregate reply_shape(const std::string& command_name) {
-  char buffer[16];
-  std::string_view name;
-  if (!redis::to_lower(command_name, buffer, sizeof buffer, name)) return redis::Aggregate::Array;
-  if (name == "hgetall" || name == "config") return redis::Aggregate::Map;
-  if (name == "smembers" || name == "sinter" || name == "sunion" || name == "sdiff") return redis::Aggregate::Set;
-  if (name.ends_with("subscribe")) return redis::Aggregate::Push;
-  return redis::Aggregate::Array;
 }
 
 }  // namespace locksim::server
