@@ -39,6 +39,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool authenticated = false;
   bool close_after_reply = false;
   std::string name;
+  // CLIENT REPLY: OFF silences every reply, SKIP the next command's; the CLIENT REPLY
+  // OFF/SKIP command itself answers nothing (reply_suppressed).
+  bool reply_off = false, skip_next = false, reply_suppressed = false;
 
  private:
   void start_read();
@@ -48,6 +51,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void on_written(const std::error_code& ec);
   void run_commands();
   void execute(const redis::Command& argv);
+  void answer(const redis::Command& argv);
   void write_exec_reply(const redis::Reply& reply);
   void track_transaction(const redis::Command& argv, const redis::Reply& reply);
   redis::Reply execute_on_model(const redis::Command& argv);
@@ -69,6 +73,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool reading_ = false, writing_ = false, closed_ = false;
   bool waiting_ = false;                       // a blocking command (BLPOP) waits for its reply from the outbox
   Resp3Form blocked_form_ = Resp3Form::Plain;  // ... and is typed as this in RESP3
+  bool skipping_ = false;                      // this command's reply is skipped (CLIENT REPLY SKIP came before)
+  bool in_multi_ = false;                      // MULTI answered OK; EXEC, DISCARD or RESET not yet
   std::vector<redis::Command> queued_;         // the commands MULTI queued, in order
   asio::steady_timer delay_timer_;
 };
@@ -76,5 +82,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
 // Connection commands the front-end answers itself (HELLO, AUTH, CLIENT, QUIT, CONFIG,
 // COMMAND, INFO, SELECT); nullopt for the model's commands. (frontend_commands.cpp)
 std::optional<redis::Reply> run_frontend_command(Server::Core& core, Connection& conn, const redis::Command& argv);
+// The front-end's commands that MULTI queues (in the model's queue, run by its EXEC).
+bool queued_for_frontend(std::string_view name);
+// Has the model queue them and hand them back at EXEC (redis::HostCommands).
+void wire_frontend_commands(Server::Core& core);
 
 }  // namespace locksim::server

@@ -95,6 +95,23 @@ Reply cmd_hello(Server::Core& core, Connection& conn, const Command& argv) {
   return hello_reply(conn);
 }
 
+// CLIENT REPLY ON|OFF|SKIP (networking.c): only ON answers.
+Reply client_reply(Connection& conn, const std::string& mode) {
+  if (redis::equals_lower(mode, "on")) {
+    conn.reply_off = conn.skip_next = false;
+    return Reply::ok();
+  }
+  if (redis::equals_lower(mode, "off")) {
+    conn.reply_off = true;
+  } else if (redis::equals_lower(mode, "skip")) {
+    conn.skip_next = !conn.reply_off;
+  } else {
+    return Reply::error("ERR syntax error");
+  }
+  conn.reply_suppressed = true;
+  return Reply::ok();
+}
+
 Reply cmd_client(Server::Core& core, Connection& conn, const Command& argv) {
   if (argv.size() < 2) return wrong_args("client");
   const std::string& sub = argv[1];
@@ -127,6 +144,7 @@ Reply cmd_client(Server::Core& core, Connection& conn, const Command& argv) {
       return Reply::integer_(core.drop(static_cast<redis::ConnectionId>(id)) ? 1 : 0);
     return Reply::error("ERR syntax error");
   }
+  if (redis::equals_lower(sub, "reply") && argv.size() == 3) return client_reply(conn, argv[2]);
   // Sent by newer clients on connect; accepted and ignored.
   if (redis::equals_lower(sub, "setinfo") || redis::equals_lower(sub, "no-evict") ||
       redis::equals_lower(sub, "no-touch"))
@@ -269,6 +287,56 @@ Reply cmd_select(Server::Core& core, Connection& conn, const Command& argv) {
   return index == 0 ? Reply::ok() : Reply::error("ERR DB index is out of range");
 }
 }  // namespace
+
+// Redis queues these inside MULTI (only QUIT and RESET run at once), so the model queues
+// them for the front-end (redis::HostCommands). CONFIG, INFO and SELECT are the model's own.
+bool queued_for_frontend(std::string_view name) {
+  for (std::string_view ours : {"client", "hello", "auth", "command", "memory"})
+    if (redis::equals_lower(name, ours)) return true;
+  return name.size() > 8 && redis::equals_lower(name.substr(0, 8), "locksim.");
+}
+
+namespace {
+// What Redis checks when it queues: the arity, and a container command's subcommand.
+std::optional<Reply> check_queued(const Command& argv) {
+  char buffer[24];
+  std::string_view name;
+  if (!redis::to_lower(argv[0], buffer, sizeof buffer, name)) return std::nullopt;
+  const size_t least = name == "client" || name == "auth" || name == "memory" ? 2 : 1;
+  if (argv.size() < least) return wrong_args(name);
+  if (name != "client") return std::nullopt;
+  static constexpr std::array<std::pair<const char*, int>, 10> kClientSubcommands = {{{"id", 2},
+                                                                                      {"getname", 2},
+                                                                                      {"setname", 3},
+                                                                                      {"info", 2},
+                                                                                      {"list", -2},
+                                                                                      {"kill", -3},
+                                                                                      {"setinfo", 4},
+                                                                                      {"no-evict", 3},
+                                                                                      {"no-touch", 3},
+                                                                                      {"reply", 3}}};
+  for (const auto& [sub, arity] : kClientSubcommands) {
+    if (!redis::equals_lower(argv[1], sub)) continue;
+    const bool fits =
+        arity >= 0 ? argv.size() == static_cast<size_t>(arity) : argv.size() >= static_cast<size_t>(-arity);
+    return fits ? std::nullopt : std::optional<Reply>(wrong_args("client|" + std::string(sub)));
+  }
+  return Reply::error("ERR unknown subcommand '" + argv[1].substr(0, 128) + "'. Try CLIENT HELP.");
+}
+}  // namespace
+
+void wire_frontend_commands(Server::Core& core) {
+  redis::HostCommands host;
+  host.owns = queued_for_frontend;
+  host.check = check_queued;
+  host.run = [&core](redis::ConnectionId id, const Command& argv) {
+    auto client = core.clients.find(id);
+    std::optional<Reply> reply;
+    if (client != core.clients.end()) reply = run_frontend_command(core, *client->second, argv);
+    return reply ? std::move(*reply) : Reply::error("ERR the connection is gone");
+  };
+  core.model.set_host_commands(std::move(host));
+}
 
 std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, const Command& argv) {
   char buffer[24];

@@ -1,7 +1,6 @@
 // RESP3 types by command, byte for byte as a redis-server 7.0.15 writes them (each
 // expectation below was read from one): scores as doubles, WITHSCORES as pairs, sets, maps,
-// verbatim INFO, EXEC's replies each typed by its command, a blocked BZPOPMIN's late reply;
-// and RESET.
+// verbatim INFO, EXEC's replies each typed by its command, a blocked BZPOPMIN's late reply.
 #include <catch2/catch.hpp>
 
 #include "raw_client.hpp"
@@ -95,36 +94,4 @@ TEST_CASE("RESP3: a blocked BZPOPMIN's late reply has a double score", "[server]
   check(pusher, {"ZADD", "z", "2", "m"}, ":1\r\n");
   const std::string late = "*3\r\n$1\r\nz\r\n$1\r\nm\r\n,2\r\n";
   CHECK(waiter.read(late.size()) == late);
-}
-
-TEST_CASE("RESET leaves MULTI, subscriptions, RESP3, the name and the database", "[server]") {
-  RunningServer s;
-  RawClient c(s.port());
-  hello3(c);
-  check(c, {"CLIENT", "SETNAME", "worker"}, "+OK\r\n");
-  check(c, {"SELECT", "3"}, "+OK\r\n");
-  check(c, {"SET", "k", "in-db-3"}, "+OK\r\n");
-  check(c, {"MULTI"}, "+OK\r\n");
-  check(c, {"SET", "k", "never"}, "+QUEUED\r\n");
-  check(c, {"RESET"}, "+RESET\r\n");
-  check(c, {"EXEC"}, "-ERR EXEC without MULTI\r\n");
-  check(c, {"GET", "k"}, "$-1\r\n");  // database 0, and RESP2's null
-  check(c, {"CLIENT", "GETNAME"}, "$-1\r\n");
-  check(c, {"SELECT", "3"}, "+OK\r\n");
-  check(c, {"GET", "k"}, "$7\r\nin-db-3\r\n");
-  check(c, {"SUBSCRIBE", "ch"}, "*3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n");
-  check(c, {"RESET"}, "+RESET\r\n");
-  check(c, {"PING"}, "+PONG\r\n");  // no longer in the subscribed context
-  check(c, {"RESET", "x"}, "-ERR wrong number of arguments for 'reset' command\r\n");
-}
-
-TEST_CASE("RESET with --requirepass: the connection must authenticate again", "[server]") {
-  Options options = test_options();
-  options.requirepass = "secret";
-  RunningServer s(options);
-  RawClient c(s.port());
-  check(c, {"AUTH", "secret"}, "+OK\r\n");
-  check(c, {"PING"}, "+PONG\r\n");
-  check(c, {"RESET"}, "+RESET\r\n");
-  check(c, {"PING"}, "-NOAUTH Authentication required.\r\n");
 }
