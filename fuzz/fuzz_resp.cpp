@@ -1,7 +1,7 @@
 // The RESP command decoder as a server reads a socket: any bytes give a command,
-// "need more", or a RespError, consuming only bytes it was given. (A decoded
-// array need not re-encode to the same bytes: the decoder accepts "$03", which
-// Redis refuses; see the report of issue 19.)
+// "need more", or a RespError, consuming only bytes it was given. Numbers are read
+// as Redis's string2ll reads them (no "$03", "$+3"), so a decoded command re-encodes
+// to exactly the bytes it was decoded from.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -22,9 +22,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     if (!decoded) return 0;
     if (decoded->consumed == 0 || decoded->consumed > input.size()) std::abort();
-    // What was decoded encodes and decodes back to itself.
+    // What was decoded encodes to the bytes it came from, and decodes back to itself.
     if (!decoded->command.empty()) {
       const std::string again = encode_resp(decoded->command);
+      if (again != input.substr(0, decoded->consumed)) std::abort();
       auto back = decode_command(again);
       if (!back || back->command != decoded->command || back->consumed != again.size()) std::abort();
     }

@@ -30,6 +30,11 @@ bool waits(const R& reply) {
     return false;
 }
 
+// (P|S)SUBSCRIBE and (P|S)UNSUBSCRIBE, whose notices are pushes.
+bool is_subscription_command(const std::string& name) {
+  return name.size() >= 9 && redis::equals_lower(std::string_view(name).substr(name.size() - 9), "subscribe");
+}
+
 std::string address_text(const sockaddr_storage& addr, socklen_t len) {
   char host[INET6_ADDRSTRLEN] = "?";
   if (addr.ss_family == AF_INET) {
@@ -120,9 +125,22 @@ void Connection::run_commands() {
 }
 
 void Connection::execute(const redis::Command& argv) {
-  redis::Aggregate shape = redis::Aggregate::Array;
-  if (auto reply = run_frontend_command(core_, *this, argv, shape)) {
-    redis::append_reply(out_, *reply, protocol, shape);
+  const size_t reply_start = out_.size();
+  reply_suppressed = false;
+  answer(argv);
+  // CLIENT REPLY OFF/SKIP silence the reply; pub/sub notices go out anyway (CLIENT_PUSHING).
+  const bool silenced = reply_suppressed || ((reply_off || skipping_) && !is_subscription_command(argv[0]));
+  if (silenced) out_.resize(reply_start);
+  skipping_ = skip_next;  // Redis: SKIP silences the command after CLIENT REPLY SKIP only
+  skip_next = false;
+  if (!core_.pushed.empty()) core_.deliver_pushes();
+}
+
+// Runs one command, on the front-end or the model, and writes its reply.
+void Connection::answer(const redis::Command& argv) {
+  const bool queued_by_model = in_multi_ && queued_for_frontend(argv[0]);
+  if (auto reply = queued_by_model ? std::nullopt : run_frontend_command(core_, *this, argv)) {
+    append_reply_for(out_, *reply, protocol, resp3_form(argv));
     return;
   }
   if (!authenticated) {
@@ -132,11 +150,44 @@ void Connection::execute(const redis::Command& argv) {
   const redis::Reply reply = execute_on_model(argv);
   if (waits(reply)) {
     waiting_ = true;
+    blocked_form_ = resp3_form(argv);
+  } else if (!queued_.empty() && redis::equals_lower(argv[0], "exec")) {
+    write_exec_reply(reply);
   } else {
-    if (protocol == redis::Protocol::Resp3) shape = reply_shape(argv[0]);
-    redis::append_reply(out_, reply, protocol, shape);
+    append_reply_for(out_, reply, protocol, resp3_form(argv));
   }
-  if (!core_.pushed.empty()) core_.deliver_pushes();
+  track_transaction(argv, reply);
+}
+
+// EXEC's replies, each in the RESP3 form of the command it answers.
+void Connection::write_exec_reply(const redis::Reply& reply) {
+  if (protocol == redis::Protocol::Resp2 || reply.type != redis::Reply::Type::Array ||
+      reply.elements.size() != queued_.size()) {
+    redis::append_reply(out_, reply, protocol);
+    return;
+  }
+  out_ += '*';
+  out_ += std::to_string(reply.elements.size());
+  out_ += "\r\n";
+  for (size_t i = 0; i < reply.elements.size(); ++i)
+    append_reply_for(out_, reply.elements[i], protocol, resp3_form(queued_[i]));
+}
+
+// Whether MULTI is open, and the commands it queued (to type EXEC's replies): MULTI opens
+// it; EXEC ends it whatever its reply (EXECABORT, a WATCH abort); DISCARD if it succeeds.
+void Connection::track_transaction(const redis::Command& argv, const redis::Reply& reply) {
+  const bool is_status = reply.type == redis::Reply::Type::Status;
+  if (is_status && reply.str == "QUEUED") {
+    queued_.push_back(argv);
+    return;
+  }
+  if (argv[0].size() != 4 && argv[0].size() != 5 && argv[0].size() != 7) return;  // not MULTI, EXEC, DISCARD
+  if (redis::equals_lower(argv[0], "multi")) {
+    in_multi_ = in_multi_ || (is_status && reply.str == "OK");
+  } else if (redis::equals_lower(argv[0], "exec") || (redis::equals_lower(argv[0], "discard") && is_status)) {
+    in_multi_ = false;
+    queued_.clear();
+  }
 }
 
 // A fault in the model answers that client with an error; it never stops the server.
@@ -152,7 +203,7 @@ void Connection::receive(std::vector<redis::Reply>& replies) {
   for (const redis::Reply& reply : replies) {
     if (waiting_) {
       waiting_ = false;
-      redis::append_reply(out_, reply, protocol);
+      if (!reply_off) append_reply_for(out_, reply, protocol, blocked_form_);
     } else {
       redis::append_reply(out_, reply, protocol, redis::Aggregate::Push);
     }
@@ -237,6 +288,14 @@ void Connection::close() {
   delay_timer_.cancel();
   core_.model.disconnect(id_);
   core_.clients.erase(id_);
+}
+
+void Connection::reset_connection_state() {
+  protocol = redis::Protocol::Resp2;
+  name.clear();
+  queued_.clear();
+  in_multi_ = false;
+  reply_off = skip_next = false;
 }
 
 std::string Connection::info_line() const {

@@ -9,6 +9,7 @@
 
 #include "locksim/server/core.hpp"
 #include "locksim/server/request_parser.hpp"
+#include "locksim/server/resp3_forms.hpp"
 #include "locksim/sim/redis/resp3.hpp"
 
 namespace locksim::server {
@@ -28,6 +29,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   redis::ConnectionId id() const { return id_; }
   // Replies from the model's outbox: the late reply of a blocked command, else pushes.
   void receive(std::vector<redis::Reply>& replies);
+  // RESET's part in the front-end: RESP2, no name, no MULTI queue.
+  void reset_connection_state();
   // The CLIENT INFO / CLIENT LIST line (without the newline).
   std::string info_line() const;
 
@@ -35,8 +38,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   redis::Protocol protocol = redis::Protocol::Resp2;
   bool authenticated = false;
   bool close_after_reply = false;
-  bool in_multi = false;  // tracked from MULTI/EXEC/DISCARD replies
   std::string name;
+  // CLIENT REPLY: OFF silences every reply, SKIP the next command's; the CLIENT REPLY
+  // OFF/SKIP command itself answers nothing (reply_suppressed).
+  bool reply_off = false, skip_next = false, reply_suppressed = false;
 
  private:
   void start_read();
@@ -46,6 +51,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void on_written(const std::error_code& ec);
   void run_commands();
   void execute(const redis::Command& argv);
+  void answer(const redis::Command& argv);
+  void write_exec_reply(const redis::Reply& reply);
+  void track_transaction(const redis::Command& argv, const redis::Reply& reply);
   redis::Reply execute_on_model(const redis::Command& argv);
   void prepare_input_space();
 
@@ -63,15 +71,20 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string out_;      // replies produced, not yet handed to the socket
   std::string sending_;  // replies the socket is writing
   bool reading_ = false, writing_ = false, closed_ = false;
-  bool waiting_ = false;  // a blocking command (BLPOP) waits for its reply from the outbox
+  bool waiting_ = false;                       // a blocking command (BLPOP) waits for its reply from the outbox
+  Resp3Form blocked_form_ = Resp3Form::Plain;  // ... and is typed as this in RESP3
+  bool skipping_ = false;                      // this command's reply is skipped (CLIENT REPLY SKIP came before)
+  bool in_multi_ = false;                      // MULTI answered OK; EXEC, DISCARD or RESET not yet
+  std::vector<redis::Command> queued_;         // the commands MULTI queued, in order
   asio::steady_timer delay_timer_;
 };
 
 // Connection commands the front-end answers itself (HELLO, AUTH, CLIENT, QUIT, CONFIG,
 // COMMAND, INFO, SELECT); nullopt for the model's commands. (frontend_commands.cpp)
-std::optional<redis::Reply> run_frontend_command(Server::Core& core, Connection& conn, const redis::Command& argv,
-                                                 redis::Aggregate& shape);
-// RESP3 type of a model command's top-level reply (HGETALL answers a map, SUBSCRIBE a push).
-redis::Aggregate reply_shape(const std::string& command_name);
+std::optional<redis::Reply> run_frontend_command(Server::Core& core, Connection& conn, const redis::Command& argv);
+// The front-end's commands that MULTI queues (in the model's queue, run by its EXEC).
+bool queued_for_frontend(std::string_view name);
+// Has the model queue them and hand them back at EXEC (redis::HostCommands).
+void wire_frontend_commands(Server::Core& core);
 
 }  // namespace locksim::server

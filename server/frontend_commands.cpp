@@ -1,5 +1,6 @@
 // Connection commands answered by the front-end, as Redis 7.0 answers them:
-// HELLO AUTH CLIENT QUIT SELECT CONFIG COMMAND INFO, and the LOCKSIM.* admin commands.
+// HELLO AUTH CLIENT QUIT RESET SELECT CONFIG COMMAND INFO MEMORY, and the LOCKSIM.* admin
+// commands.
 #include <unistd.h>
 
 #include <array>
@@ -55,7 +56,7 @@ Reply hello_reply(const Connection& conn) {
                        Reply::bulk("role"), Reply::bulk("master"), Reply::bulk("modules"), Reply::array({})});
 }
 
-Reply cmd_hello(Server::Core& core, Connection& conn, const Command& argv, redis::Aggregate& shape) {
+Reply cmd_hello(Server::Core& core, Connection& conn, const Command& argv) {
   int64_t version = 0;
   if (argv.size() >= 2) {
     if (!redis::parse_int64(argv[1], version))
@@ -91,8 +92,24 @@ Reply cmd_hello(Server::Core& core, Connection& conn, const Command& argv, redis
     conn.name = *setname;
   }
   if (version) conn.protocol = static_cast<redis::Protocol>(version);
-  shape = redis::Aggregate::Map;
   return hello_reply(conn);
+}
+
+// CLIENT REPLY ON|OFF|SKIP (networking.c): only ON answers.
+Reply client_reply(Connection& conn, const std::string& mode) {
+  if (redis::equals_lower(mode, "on")) {
+    conn.reply_off = conn.skip_next = false;
+    return Reply::ok();
+  }
+  if (redis::equals_lower(mode, "off")) {
+    conn.reply_off = true;
+  } else if (redis::equals_lower(mode, "skip")) {
+    conn.skip_next = !conn.reply_off;
+  } else {
+    return Reply::error("ERR syntax error");
+  }
+  conn.reply_suppressed = true;
+  return Reply::ok();
 }
 
 Reply cmd_client(Server::Core& core, Connection& conn, const Command& argv) {
@@ -127,6 +144,7 @@ Reply cmd_client(Server::Core& core, Connection& conn, const Command& argv) {
       return Reply::integer_(core.drop(static_cast<redis::ConnectionId>(id)) ? 1 : 0);
     return Reply::error("ERR syntax error");
   }
+  if (redis::equals_lower(sub, "reply") && argv.size() == 3) return client_reply(conn, argv[2]);
   // Sent by newer clients on connect; accepted and ignored.
   if (redis::equals_lower(sub, "setinfo") || redis::equals_lower(sub, "no-evict") ||
       redis::equals_lower(sub, "no-touch"))
@@ -165,7 +183,7 @@ bool without_effect(const std::string& parameter) {
 
 // CONFIG GET: the model's parameters (it may have none), then the server's own that
 // match and the model did not give.
-Reply cmd_config(Server::Core& core, const Command& argv, redis::Aggregate& shape, std::optional<Reply> from_model) {
+Reply cmd_config(Server::Core& core, const Command& argv, std::optional<Reply> from_model) {
   if (argv.size() < 2) return wrong_args("config");
   const bool get = redis::equals_lower(argv[1], "get");
   if (from_model && get && from_model->type != Reply::Type::Array) return std::move(*from_model);
@@ -188,7 +206,6 @@ Reply cmd_config(Server::Core& core, const Command& argv, redis::Aggregate& shap
       pairs.push_back(Reply::bulk(name));
       pairs.push_back(Reply::bulk(value));
     }
-    shape = redis::Aggregate::Map;
     return Reply::array(std::move(pairs));
   }
   if (redis::equals_lower(argv[1], "set") && argv.size() >= 3) {
@@ -204,18 +221,9 @@ Reply cmd_config(Server::Core& core, const Command& argv, redis::Aggregate& shap
   return Reply::error("ERR unknown subcommand '" + argv[1].substr(0, 128) + "'. Try CONFIG HELP.");
 }
 
-Reply cmd_command(const Command& argv, redis::Aggregate& shape) {
+Reply cmd_command(const Command& argv) {
   if (argv.size() >= 2 && redis::equals_lower(argv[1], "count")) return Reply::integer_(0);
-  if (argv.size() >= 2 && redis::equals_lower(argv[1], "docs")) shape = redis::Aggregate::Map;
   return Reply::array({});  // no command metadata: clients then fall back to their defaults
-}
-
-// The model has no Redis 7 functions: FLUSH (sent by Redis's test suite) has nothing to do.
-Reply cmd_function(const Command& argv) {
-  if (argv.size() < 2) return wrong_args("function");
-  if (redis::equals_lower(argv[1], "flush")) return Reply::ok();
-  if (redis::equals_lower(argv[1], "list")) return Reply::array({});
-  return Reply::error("ERR unknown subcommand '" + argv[1].substr(0, 128) + "'. Try FUNCTION HELP.");
 }
 
 Reply cmd_info(Server::Core& core) {
@@ -257,6 +265,21 @@ Reply cmd_memory(Server::Core& core, Connection& conn, const Command& argv) {
   return Reply::integer_(size);
 }
 
+// RESET (networking.c clearClientConnectionState): out of MULTI and every subscription,
+// no WATCH, database 0, RESP2, no name, and authenticated only if no password is needed.
+// The model's part is undone by its own commands, whose replies and notices are dropped.
+Reply cmd_reset(Server::Core& core, Connection& conn, const Command& argv) {
+  if (argv.size() != 1) return wrong_args("reset");
+  const int64_t now = core.clock.now_ms();
+  for (const Command& undo : {Command{"UNSUBSCRIBE"}, Command{"PUNSUBSCRIBE"}, Command{"DISCARD"}, Command{"UNWATCH"},
+                              Command{"SELECT", "0"}})
+    core.model.execute(conn.id(), undo, now);
+  core.model.take_pushed(conn.id());
+  conn.reset_connection_state();
+  conn.authenticated = core.options.requirepass.empty();
+  return Reply::status("RESET");
+}
+
 Reply cmd_select(Server::Core& core, Connection& conn, const Command& argv) {
   if (auto reply = model_answer(core, conn, argv)) return std::move(*reply);
   int64_t index = 0;
@@ -265,8 +288,57 @@ Reply cmd_select(Server::Core& core, Connection& conn, const Command& argv) {
 }
 }  // namespace
 
-std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, const Command& argv,
-                                          redis::Aggregate& shape) {
+// Redis queues these inside MULTI (only QUIT and RESET run at once), so the model queues
+// them for the front-end (redis::HostCommands). CONFIG, INFO and SELECT are the model's own.
+bool queued_for_frontend(std::string_view name) {
+  for (std::string_view ours : {"client", "hello", "auth", "command", "memory"})
+    if (redis::equals_lower(name, ours)) return true;
+  return name.size() > 8 && redis::equals_lower(name.substr(0, 8), "locksim.");
+}
+
+namespace {
+// What Redis checks when it queues: the arity, and a container command's subcommand.
+std::optional<Reply> check_queued(const Command& argv) {
+  char buffer[24];
+  std::string_view name;
+  if (!redis::to_lower(argv[0], buffer, sizeof buffer, name)) return std::nullopt;
+  const size_t least = name == "client" || name == "auth" || name == "memory" ? 2 : 1;
+  if (argv.size() < least) return wrong_args(name);
+  if (name != "client") return std::nullopt;
+  static constexpr std::array<std::pair<const char*, int>, 10> kClientSubcommands = {{{"id", 2},
+                                                                                      {"getname", 2},
+                                                                                      {"setname", 3},
+                                                                                      {"info", 2},
+                                                                                      {"list", -2},
+                                                                                      {"kill", -3},
+                                                                                      {"setinfo", 4},
+                                                                                      {"no-evict", 3},
+                                                                                      {"no-touch", 3},
+                                                                                      {"reply", 3}}};
+  for (const auto& [sub, arity] : kClientSubcommands) {
+    if (!redis::equals_lower(argv[1], sub)) continue;
+    const bool fits =
+        arity >= 0 ? argv.size() == static_cast<size_t>(arity) : argv.size() >= static_cast<size_t>(-arity);
+    return fits ? std::nullopt : std::optional<Reply>(wrong_args("client|" + std::string(sub)));
+  }
+  return Reply::error("ERR unknown subcommand '" + argv[1].substr(0, 128) + "'. Try CLIENT HELP.");
+}
+}  // namespace
+
+void wire_frontend_commands(Server::Core& core) {
+  redis::HostCommands host;
+  host.owns = queued_for_frontend;
+  host.check = check_queued;
+  host.run = [&core](redis::ConnectionId id, const Command& argv) {
+    auto client = core.clients.find(id);
+    std::optional<Reply> reply;
+    if (client != core.clients.end()) reply = run_frontend_command(core, *client->second, argv);
+    return reply ? std::move(*reply) : Reply::error("ERR the connection is gone");
+  };
+  core.model.set_host_commands(std::move(host));
+}
+
+std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, const Command& argv) {
   char buffer[24];
   std::string_view name;
   if (!redis::to_lower(argv[0], buffer, sizeof buffer, name)) return std::nullopt;
@@ -275,38 +347,28 @@ std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, 
   }
   // Before AUTH only AUTH, HELLO and QUIT run (Redis authRequired).
   if (name == "auth") return cmd_auth(core, conn, argv);
-  if (name == "hello") return cmd_hello(core, conn, argv, shape);
+  if (name == "hello") return cmd_hello(core, conn, argv);
+  if (name == "reset") return cmd_reset(core, conn, argv);
   if (name == "quit") {
     conn.close_after_reply = true;
     return Reply::ok();
   }
   const bool ours = name == "client" || name == "config" || name == "command" || name == "info" || name == "select" ||
-                    name == "function" || name == "memory" || name.starts_with("locksim.");
+                    name == "memory" || name.starts_with("locksim.");
   if (!ours) return std::nullopt;
   if (!conn.authenticated) return Reply::error("NOAUTH Authentication required.");
   if (name.starts_with("locksim.")) return run_admin_command(core, conn, argv);
   if (name == "client") return cmd_client(core, conn, argv);
   // CONFIG and INFO: the model's when it has them (its parameters change its semantics).
-  if (name == "config") return cmd_config(core, argv, shape, model_answer(core, conn, argv));
+  if (name == "config") return cmd_config(core, argv, model_answer(core, conn, argv));
   if (name == "info") {
     if (auto reply = model_answer(core, conn, argv)) return reply;
   }
-  if (name == "command") return cmd_command(argv, shape);
+  if (name == "command") return cmd_command(argv);
   if (name == "info") return cmd_info(core);
-  if (name == "function") return cmd_function(argv);
   if (name == "memory") return cmd_memory(core, conn, argv);
   if (argv.size() != 2) return wrong_args("select");
   return cmd_select(core, conn, argv);
-}
-
-redis::Aggregate reply_shape(const std::string& command_name) {
-  char buffer[16];
-  std::string_view name;
-  if (!redis::to_lower(command_name, buffer, sizeof buffer, name)) return redis::Aggregate::Array;
-  if (name == "hgetall" || name == "config") return redis::Aggregate::Map;
-  if (name == "smembers" || name == "sinter" || name == "sunion" || name == "sdiff") return redis::Aggregate::Set;
-  if (name.ends_with("subscribe")) return redis::Aggregate::Push;
-  return redis::Aggregate::Array;
 }
 
 }  // namespace locksim::server

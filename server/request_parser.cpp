@@ -8,8 +8,21 @@
 namespace locksim::server {
 
 namespace {
-// Redis string2ll over the bytes between pos and the CR.
+// Redis string2ll over the bytes between pos and the CR: no sign but '-', no leading
+// zero, no space, at most 20 characters ("$03" and "$+3" are invalid bulk lengths).
 bool parse_ll(std::string_view text, int64_t& out) { return redis::parse_int64(text, out); }
+
+// Redis looks for a line's end with strchr on its NUL-terminated query buffer, so a NUL
+// byte before the terminator hides it: the line is not complete yet (and, past 64 KB,
+// too big). The offset of `terminator`, or npos.
+size_t find_line_end(std::string_view input, size_t pos, char terminator) {
+  const char* start = input.data() + pos;
+  const size_t left = input.size() - pos;
+  const auto* end = static_cast<const char*>(std::memchr(start, terminator, left));
+  if (!end) return std::string_view::npos;
+  if (std::memchr(start, '\0', static_cast<size_t>(end - start))) return std::string_view::npos;
+  return pos + static_cast<size_t>(end - start);
+}
 
 // Grows argv to hold index i and sets it, reusing the capacity of strings already there.
 void set_arg(redis::Command& argv, size_t i, std::string_view value) {
@@ -45,12 +58,12 @@ RequestParser::Result RequestParser::parse(std::string_view input, size_t& pos, 
 RequestParser::Result RequestParser::parse_inline(std::string_view input, size_t& pos, redis::Command& argv) {
   const char* start = input.data() + pos;
   const size_t left = input.size() - pos;
-  const auto* newline = static_cast<const char*>(std::memchr(start, '\n', left));
-  if (!newline) {
+  const size_t newline = find_line_end(input, pos, '\n');
+  if (newline == std::string_view::npos) {
     if (left > limits_.max_inline) return fail("ERR Protocol error: too big inline request");
     return Result::NeedMore;
   }
-  size_t line_len = static_cast<size_t>(newline - start);
+  size_t line_len = newline - pos;
   const size_t consumed = line_len + 1;
   if (line_len > 0 && start[line_len - 1] == '\r') --line_len;
   auto args = redis::split_cli_line(std::string_view(start, line_len));
@@ -64,7 +77,7 @@ RequestParser::Result RequestParser::parse_inline(std::string_view input, size_t
 
 RequestParser::Result RequestParser::parse_multibulk(std::string_view input, size_t& pos, redis::Command& argv) {
   if (multibulk_left_ == 0) {
-    const size_t cr = input.find('\r', pos);
+    const size_t cr = find_line_end(input, pos, '\r');
     if (cr == std::string_view::npos) {
       if (input.size() - pos > limits_.max_inline) return fail("ERR Protocol error: too big mbulk count string");
       return Result::NeedMore;
@@ -85,7 +98,7 @@ RequestParser::Result RequestParser::parse_multibulk(std::string_view input, siz
   }
   while (multibulk_left_ > 0) {
     if (bulk_len_ == -1) {
-      const size_t cr = input.find('\r', pos);
+      const size_t cr = find_line_end(input, pos, '\r');
       if (cr == std::string_view::npos) {
         if (input.size() - pos > limits_.max_inline) return fail("ERR Protocol error: too big bulk count string");
         return Result::NeedMore;

@@ -24,6 +24,7 @@ Server::Core::Core(Options opts) : options(std::move(opts)), model(options.model
   }
   if (!tcp && !local) throw std::invalid_argument("locksim serve: neither a TCP port nor a Unix socket to listen on");
   wire_outbox();
+  wire_frontend_commands(*this);
 }
 
 void Server::Core::accept_tcp() {

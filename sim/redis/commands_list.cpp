@@ -130,7 +130,7 @@ bool parse_block_timeout(ExecContext& ctx, std::string_view text, int64_t& deadl
     error = error_reply("ERR timeout is not a float or out of range");
     return false;
   }
-  const long double ms = seconds * 1000.0L;
+  const long double ms = std::ceil(seconds * 1000.0L);  // Redis ceill: 0.001 s is 1 ms, never 0 (forever)
   // Redis casts to long long: out of range (inf included) wraps to LLONG_MIN on x86-64.
   const int64_t timeout = (ms >= 9223372036854775807.0L || ms < -9223372036854775807.0L)
                               ? std::numeric_limits<int64_t>::min()

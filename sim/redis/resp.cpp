@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include <charconv>
+#include "locksim/sim/redis/arguments.hpp"
 
 namespace locksim::redis {
 
@@ -51,11 +51,11 @@ std::optional<std::string_view> line_at(std::string_view in, size_t pos) {
   return in.substr(pos, cr - pos);
 }
 
+// Numbers as Redis reads them (string2ll): "$03", "$+3" or ":-0" are refused, so what
+// decodes re-encodes to the same bytes.
 int64_t parse_length(std::string_view text) {
   int64_t v = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || p != text.data() + text.size() || text.empty())
-    throw RespError("RESP: bad number '" + std::string(text) + "'");
+  if (!parse_int64(text, v)) throw RespError("RESP: bad number '" + std::string(text.substr(0, 32)) + "'");
   return v;
 }
 

@@ -66,6 +66,14 @@ bool allowed_when_subscribed(std::string_view name) {
 Reply Server::State::run(ConnectionState& conn, const Command& command, int64_t now_ms) {
   if (start_ms < 0) start_ms = now_ms;
   if (command.empty()) return Reply::error("ERR empty command");
+  if (conn.in_multi && host_owns(command)) {
+    if (auto refused = host.check(command)) {
+      conn.dirty_exec = true;
+      return std::move(*refused);
+    }
+    conn.queued.push_back(command);
+    return Reply::status("QUEUED");
+  }
   const CommandSpec* spec = find_command(command[0]);
   // Redis processCommand: a command that cannot be queued aborts the transaction.
   if (!spec) {
@@ -148,6 +156,8 @@ bool Server::has_pushed(ConnectionId id) const {
 void Server::set_push_listener(std::function<void(ConnectionId)> listener) {
   state_->push_listener = std::move(listener);
 }
+
+void Server::set_host_commands(HostCommands host) { state_->host = std::move(host); }
 
 bool Server::is_blocked(ConnectionId id) const {
   const ConnectionState* conn = state_->find_connection(id);

@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "locksim/sim/redis/reply.hpp"
@@ -59,6 +60,16 @@ struct ServerOptions {
   size_t maxmemory_bytes = 256u * 1024 * 1024;
 };
 
+// Commands a host answers itself because they act on its own connections (a TCP
+// front-end's CLIENT, HELLO, AUTH, LOCKSIM.*). Inside MULTI the model queues them like
+// its own, once `check` accepts them (its error aborts the transaction, as an arity error
+// does), and EXEC has `run` answer each in its turn.
+struct HostCommands {
+  std::function<bool(std::string_view name)> owns;  // any case
+  std::function<std::optional<Reply>(const Command&)> check;
+  std::function<Reply(ConnectionId, const Command&)> run;
+};
+
 class Server {
  public:
   explicit Server(ServerOptions options = {});
@@ -87,6 +98,7 @@ class Server {
   // becomes non-empty. It may call take_pushed but must not execute commands.
   void set_push_listener(std::function<void(ConnectionId)> listener);
   bool is_blocked(ConnectionId conn) const;
+  void set_host_commands(HostCommands host);
 
   // Moves the server clock on without a command: times out blocked commands whose
   // deadline is before now_ms, and runs the active expire cycle (at most every

@@ -53,6 +53,8 @@ struct Server::State {
   PubSub pubsub;
   Notifications notifications;  // keyspace notifications (notify-keyspace-events)
   std::function<void(ConnectionId)> push_listener;
+  HostCommands host;
+  bool host_owns(const Command& command) const { return host.owns && host.owns(command[0]); }
   uint64_t block_order = 0;
   bool any_ready = false;  // a database has ready keys: serve_ready_keys has work
   uint64_t rng = 0;        // splitmix64 state for what Redis draws at random

@@ -40,6 +40,10 @@ Reply cmd_exec(ExecContext& ctx, const Command&) {
   replies.reserve(queued.size());
   ctx.may_block = false;  // blocking commands inside a transaction answer at once
   for (const Command& command : queued) {
+    if (ctx.server.host_owns(command)) {
+      replies.push_back(ctx.server.host.run(ctx.conn.id, command));
+      continue;
+    }
     // Already validated when queued; runtime errors do not roll anything back.
     const CommandSpec* spec = find_command(command[0]);
     auto refused = refuse_if_over_maxmemory(ctx.server, *spec, command);

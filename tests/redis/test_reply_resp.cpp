@@ -49,6 +49,10 @@ TEST_CASE("RESP2 decoding: complete, incomplete and malformed input") {
   CHECK(c->command == Command{"GET", "k"});
   CHECK_THROWS_AS(decode_command(":1\r\n"), RespError);
   CHECK_THROWS_AS(decode_command("*1\r\n:1\r\n"), RespError);
+  // Lengths are read as Redis's string2ll reads them (networking.c refuses the rest).
+  for (const char* bad : {"*1\r\n$0000003\r\nfoo\r\n", "*1\r\n$+3\r\nfoo\r\n", "*01\r\n$3\r\nfoo\r\n",
+                          "*1\r\n$ 3\r\nfoo\r\n", "*1\r\n$-0\r\n"})
+    CHECK_THROWS_AS(decode_command(bad), RespError);
 }
 
 namespace {

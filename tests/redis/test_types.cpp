@@ -118,6 +118,12 @@ TEST_CASE("blocking pops wait for a push or time out on the server clock") {
   m.server.advance(m.now + 1001);
   CHECK(to_string(m.server.take_pushed(waiter).at(0)) == "(nil array)");
   CHECK(m.text({"blpop", "q", "-1"}) == "(error) ERR timeout is negative");
+  // Seconds become milliseconds rounded up, as Redis's ceill: 0.001 s waits 1 ms, not forever.
+  CHECK(m.run_on(waiter, {"blpop", "q", "0.001"}).is_blocked());
+  CHECK(m.server.next_timeout() == m.now + 1);
+  CHECK(m.server.take_pushed(waiter).empty());
+  m.server.advance(m.now + 2);
+  CHECK(to_string(m.server.take_pushed(waiter).at(0)) == "(nil array)");
   CHECK(m.text({"multi"}) == "OK");
   CHECK(m.text({"blpop", "q", "0"}) == "QUEUED");
   CHECK(m.text({"exec"}) == "[(nil array)]");  // never blocks inside a transaction

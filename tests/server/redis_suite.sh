@@ -52,9 +52,13 @@ sleep 0.5
 
 skip_tags="-needs:debug -needs:repl -needs:config-maxmemory -needs:config-resetstat -needs:reset -needs:save"
 skip_tags+=" -needs:pfdebug -needs:latency -needs:local-process"
+# The harness listens for its test clients near --baseport: a port range of this run's
+# own, so that two runs at once do not collide.
+baseport=$((20000 + ($$ % 200) * 100))
 run_unit() {  # run_unit <port> <unit> <log>: prints the number of passed tests
   (cd "$suite/.." && timeout 900 ./runtest --host 127.0.0.1 --port "$1" --singledb --ignore-encoding \
-    --ignore-digest --durable --clients 1 --tags "$skip_tags" --single "unit/$2" >"$3" 2>&1) || true
+    --ignore-digest --durable --clients 1 --baseport "$baseport" --tags "$skip_tags" --single "unit/$2" \
+    >"$3" 2>&1) || true
   sed 's/\x1b\[[0-9;]*m//g' "$3" | grep -c '^\[ok\]: ' || true
 }
 

@@ -64,7 +64,9 @@ TEST_CASE("malformed RESP gets Redis's protocol error and the connection is clos
   check_protocol_error(s.port(), "*1\r\n+PING\r\n", "expected '$', got '+'");
   check_protocol_error(s.port(), "*1\r\n$-1\r\n", "invalid bulk length");
   check_protocol_error(s.port(), "*1\r\n$abc\r\n", "invalid bulk length");
-  check_protocol_error(s.port(), "*1\r\n$536870913\r\n", "invalid bulk length");  // proto-max-bulk-len
+  check_protocol_error(s.port(), "*1\r\n$536870913\r\n", "invalid bulk length");       // proto-max-bulk-len
+  check_protocol_error(s.port(), "*1\r\n$0000003\r\nfoo\r\n", "invalid bulk length");  // string2ll: no leading 0
+  check_protocol_error(s.port(), "*+1\r\n$4\r\nPING\r\n", "invalid multibulk length");
   check_protocol_error(s.port(), "SET k \"unbalanced\r\n", "unbalanced quotes in request");
   check_protocol_error(s.port(), std::string(70 * 1024, 'a'), "too big inline request");
   check_protocol_error(s.port(), "*" + std::string(70 * 1024, '1'), "too big mbulk count string");
