@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@ double cpu_seconds(const rusage& r) {
 
 // Runs the command with its output thrown away; its CPU seconds, or a negative number if it did not exit 0 or 1.
 double child_cpu_seconds(const std::vector<std::string>& args) {
+  std::fflush(stdout);  // else the child's copy of the buffer is printed again
   const pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid == 0) {
