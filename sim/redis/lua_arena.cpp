@@ -15,10 +15,11 @@ void LuaArena::release() {
   bump_ = bump_end_ = nullptr;
 }
 
-// A new chunk, each twice the last up to kMaxChunk: a small state stays small.
+// A new chunk of kChunk bytes: at most one chunk's tail is unused, so a state costs
+// little more than its live blocks (the figure bench_lock's memory goal counts).
 // The old chunk's tail is handed to the free lists so nothing is lost.
 bool LuaArena::grow() {
-  const size_t size = std::min(kMaxChunk, kFirstChunk << std::min<size_t>(chunks_.size(), 8));
+  const size_t size = kChunk;
   void* chunk = std::malloc(size);
   if (!chunk) return false;
   while (bump_end_ - bump_ >= static_cast<std::ptrdiff_t>(kGranule)) {

@@ -29,7 +29,7 @@ class LuaArena {
   static constexpr size_t kGranule = 16;                    // blocks are multiples of this
   static constexpr size_t kSmallMax = 256;                  // larger blocks go to malloc
   static constexpr size_t kClasses = kSmallMax / kGranule;  // 16, 32, ..., 256
-  static constexpr size_t kFirstChunk = 4096, kMaxChunk = 64 * 1024;
+  static constexpr size_t kChunk = 4096 - 16;               // with malloc's header, a page
 
   static size_t class_of(size_t size) { return (size - 1) / kGranule; }
   void* allocate_small(size_t cls);
