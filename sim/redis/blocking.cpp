@@ -62,7 +62,9 @@ void Server::State::serve_ready_keys(int64_t now_ms) {
                           .in_script = false,
                           .db_index = conn->blocked->db,
                           .may_block = false};
-          Reply reply = find_command(command[0])->handler(ctx, command);
+          const CommandSpec* spec = find_command(command[0]);
+          Notifications::Scope scope(notifications, spec->name);
+          Reply reply = spec->handler(ctx, command);
           if (reply.is_nil()) break;  // the key has nothing left for the others either
           unblock(*conn);
           push(*conn, std::move(reply));

@@ -204,6 +204,29 @@ LOCKSIM_REDIS_HANDLER(cmd_evalsha_ro);
 LOCKSIM_REDIS_HANDLER(cmd_function);
 LOCKSIM_REDIS_HANDLER(cmd_fcall);
 LOCKSIM_REDIS_HANDLER(cmd_fcall_ro);
+// commands_mpop.cpp
+LOCKSIM_REDIS_HANDLER(cmd_lmpop);
+LOCKSIM_REDIS_HANDLER(cmd_blmpop);
+LOCKSIM_REDIS_HANDLER(cmd_zmpop);
+LOCKSIM_REDIS_HANDLER(cmd_bzmpop);
+// commands_zset_ops.cpp
+LOCKSIM_REDIS_HANDLER(cmd_zunion);
+LOCKSIM_REDIS_HANDLER(cmd_zinter);
+LOCKSIM_REDIS_HANDLER(cmd_zdiff);
+LOCKSIM_REDIS_HANDLER(cmd_zunionstore);
+LOCKSIM_REDIS_HANDLER(cmd_zinterstore);
+LOCKSIM_REDIS_HANDLER(cmd_zdiffstore);
+LOCKSIM_REDIS_HANDLER(cmd_zintercard);
+// commands_lcs.cpp
+LOCKSIM_REDIS_HANDLER(cmd_lcs);
+// commands_sort.cpp
+LOCKSIM_REDIS_HANDLER(cmd_sort);
+LOCKSIM_REDIS_HANDLER(cmd_sort_ro);
+// commands_dump.cpp
+LOCKSIM_REDIS_HANDLER(cmd_dump);
+LOCKSIM_REDIS_HANDLER(cmd_restore);
+// commands_wait.cpp
+LOCKSIM_REDIS_HANDLER(cmd_wait);
 #undef LOCKSIM_REDIS_HANDLER
 
 }  // namespace locksim::redis

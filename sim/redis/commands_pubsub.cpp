@@ -83,25 +83,28 @@ Reply cmd_unsubscribe(ExecContext& ctx, const Command& argv) { return unsubscrib
 Reply cmd_punsubscribe(ExecContext& ctx, const Command& argv) { return unsubscribe_generic(ctx, argv, true); }
 
 // Channel subscribers first, in subscription order, then pattern subscribers by pattern.
-Reply cmd_publish(ExecContext& ctx, const Command& argv) {
-  Server::State& server = ctx.server;
+int64_t publish_message(Server::State& server, const std::string& channel, const std::string& message) {
   int64_t receivers = 0;
-  if (auto it = server.pubsub.channels.find(argv[1]); it != server.pubsub.channels.end()) {
+  if (auto it = server.pubsub.channels.find(channel); it != server.pubsub.channels.end()) {
     for (ConnectionId id : it->second) {
       server.push(server.connection(id),
-                  Reply::array({Reply::bulk("message"), Reply::bulk(argv[1]), Reply::bulk(argv[2])}));
+                  Reply::array({Reply::bulk("message"), Reply::bulk(channel), Reply::bulk(message)}));
       ++receivers;
     }
   }
   for (const auto& [pattern, ids] : server.pubsub.patterns) {
-    if (!glob_match(pattern, argv[1])) continue;
+    if (!glob_match(pattern, channel)) continue;
     for (ConnectionId id : ids) {
       server.push(server.connection(id), Reply::array({Reply::bulk("pmessage"), Reply::bulk(pattern),
-                                                       Reply::bulk(argv[1]), Reply::bulk(argv[2])}));
+                                                       Reply::bulk(channel), Reply::bulk(message)}));
       ++receivers;
     }
   }
-  return Reply::integer_(receivers);
+  return receivers;
+}
+
+Reply cmd_publish(ExecContext& ctx, const Command& argv) {
+  return Reply::integer_(publish_message(ctx.server, argv[1], argv[2]));
 }
 
 Reply cmd_pubsub(ExecContext& ctx, const Command& argv) {

@@ -82,7 +82,7 @@ Reply config_get(ExecContext& ctx, const Command& argv) {
       if (glob_match(pattern, p.name)) add(p.name, value);
     }
     if (glob_match(pattern, "notify-keyspace-events"))
-      add("notify-keyspace-events", ctx.server.config.notify_keyspace_events);
+      add("notify-keyspace-events", Notifications::flags_to_string(ctx.server.config.notify_keyspace_events));
     if (glob_match(pattern, "databases")) add("databases", std::to_string(kDatabases));
   }
   return Reply::array(std::move(out));
@@ -103,7 +103,9 @@ Reply config_set(ExecContext& ctx, const Command& argv) {
     seen.push_back(name);
     if (equals_lower(name, "databases")) return error_reply(failed + "can't set immutable config");
     if (equals_lower(name, "notify-keyspace-events")) {
-      updated.notify_keyspace_events = value;
+      const auto flags = Notifications::parse_flags(value);
+      if (!flags) return error_reply(failed + "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+      updated.notify_keyspace_events = *flags;
       continue;
     }
     const IntParameter* p = find_parameter(name);
@@ -117,6 +119,7 @@ Reply config_set(ExecContext& ctx, const Command& argv) {
   }
   updated.hz = std::clamp<int64_t>(updated.hz, 1, 500);
   ctx.server.config = updated;
+  ctx.server.notifications.flags = updated.notify_keyspace_events;
   return Reply::ok();
 }
 

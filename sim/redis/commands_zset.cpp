@@ -100,6 +100,42 @@ size_t first_above(const ZSet& zset, const ScoreRange& r) {
   return zset.items().order_of_key(ZSet::Item{to, std::string()});
 }
 
+// Redis sdscmplex on bounds: "-" is below and "+" above every value.
+int compare_lex_bounds(const LexBound& a, const LexBound& b) {
+  if (a.kind != LexBound::Value || b.kind != LexBound::Value)
+    return a.kind == b.kind ? 0 : a.kind == LexBound::Min || b.kind == LexBound::Max ? -1 : 1;
+  return a.value < b.value ? -1 : a.value == b.value ? 0 : 1;
+}
+
+// A lex range as Redis walks a listpack (zzlFirstInLexRange / zzlLastInLexRange): it
+// assumes every score is equal, so on mixed scores it checks the ends of the set, starts
+// at the first member past the near bound and stops at the first one past the far
+// bound; the offset is skipped without looking.
+void select_lex(const ZSet& zset, const LexBound& lmin, const LexBound& lmax, const RangeRequest& req,
+                std::vector<const ZSet::Item*>& out) {
+  const auto& items = zset.items();
+  const int cmp = compare_lex_bounds(lmin, lmax);
+  if (items.empty() || cmp > 0 || (cmp == 0 && (lmin.exclusive || lmax.exclusive))) return;
+  if (!lex_above_min(lmin, std::prev(items.end())->second) || !lex_below_max(lmax, items.begin()->second)) return;
+  if (req.limited && req.offset < 0) return;
+  int64_t skip = req.offset;
+  uint64_t left = req.count < 0 ? std::numeric_limits<uint64_t>::max() : static_cast<uint64_t>(req.count);
+  if (!req.rev) {
+    auto it = items.begin();
+    while (it != items.end() && !lex_above_min(lmin, it->second)) ++it;
+    if (it == items.end() || !lex_below_max(lmax, it->second)) return;
+    for (; it != items.end() && skip > 0; --skip) ++it;
+    for (; it != items.end() && left > 0 && lex_below_max(lmax, it->second); ++it, --left) out.push_back(&*it);
+    return;
+  }
+  auto it = items.end();  // one past the current item, walking down
+  while (it != items.begin() && !lex_below_max(lmax, std::prev(it)->second)) --it;
+  if (it == items.begin() || !lex_above_min(lmin, std::prev(it)->second)) return;
+  for (; it != items.begin() && skip > 0; --skip) --it;
+  for (; it != items.begin() && left > 0 && lex_above_min(lmin, std::prev(it)->second); --it, --left)
+    out.push_back(&*std::prev(it));
+}
+
 // The items a range selects, in reply order.
 bool select_range(const ZSet& zset, const RangeRequest& req, std::vector<const ZSet::Item*>& out, Reply& error) {
   const auto& items = zset.items();
@@ -128,15 +164,12 @@ bool select_range(const ZSet& zset, const RangeRequest& req, std::vector<const Z
     error = error_reply("ERR min or max not valid string range item");
     return false;
   }
-  auto in_range = [&](const ZSet::Item& it) {
-    return req.by == RangeBy::Score ? score.above_min(it.first) && score.below_max(it.first)
-                                    : lex_above_min(lmin, it.second) && lex_below_max(lmax, it.second);
-  };
+  auto in_range = [&](const ZSet::Item& it) { return score.above_min(it.first) && score.below_max(it.first); };
   if (req.limited && req.offset < 0) return true;
   int64_t skip = req.offset;
   const uint64_t wanted = req.count < 0 ? std::numeric_limits<uint64_t>::max() : static_cast<uint64_t>(req.count);
   auto take = [&](const ZSet::Item& it) {
-    if (!in_range(it)) return true;  // keep scanning (lex ranges on mixed scores)
+    if (!in_range(it)) return true;
     if (skip > 0) {
       --skip;
       return true;
@@ -157,14 +190,8 @@ bool select_range(const ZSet& zset, const RangeRequest& req, std::vector<const Z
       if (!score.above_min(it->first)) break;
       if (!take(*it)) break;
     }
-  } else if (!req.rev) {
-    for (auto it = items.begin(); it != items.end(); ++it)
-      if (!take(*it)) break;
   } else {
-    for (auto it = items.end(); it != items.begin();) {
-      --it;
-      if (!take(*it)) break;
-    }
+    select_lex(zset, lmin, lmax, req, out);
   }
   return true;
 }

@@ -1,5 +1,6 @@
 #include "locksim/sim/redis/console.hpp"
 
+#include <algorithm>
 #include <istream>
 #include <ostream>
 #include <string>
@@ -32,11 +33,32 @@ bool run_directive(const std::vector<std::string>& args, int64_t& now_ms, std::o
   now_ms += delta;
   return true;
 }
+// What the connection was sent besides replies (pub/sub messages, SUBSCRIBE's later
+// notices, expired blocking commands), printed as redis-cli prints them.
+void print_pushed(Server& server, ConnectionId conn, std::ostream& out) {
+  for (const Reply& pushed : server.take_pushed(conn)) out << format_cli_reply(pushed);
+}
+
+// The console is the only client: nothing can serve a blocked command, so time runs
+// on to its deadline (as redis-cli would wait) and the timeout is the reply. False if
+// it would wait forever.
+bool wait_out_block(Server& server, ConnectionId conn, int64_t& now_ms, Reply& reply, std::vector<Reply>& reply_tail) {
+  const auto deadline = server.next_timeout();
+  if (!deadline || *deadline >= kConsoleMaxMs) return false;
+  now_ms = std::max(now_ms, *deadline + 1);
+  server.advance(now_ms);
+  auto pushed = server.take_pushed(conn);
+  if (pushed.empty()) return false;
+  reply = std::move(pushed.front());
+  pushed.erase(pushed.begin());
+  for (const Reply& more : pushed) reply_tail.push_back(more);
+  return true;
+}
 }  // namespace
 
 int run_console(std::istream& in, std::ostream& out, std::ostream& err, bool fail_on_error) {
   Server server;
-  const ConnectionId conn = server.connect();
+  ConnectionId conn = server.connect();
   int64_t now_ms = kConsoleStartMs;
   std::string line;
   size_t line_no = 0;
@@ -54,12 +76,24 @@ int run_console(std::istream& in, std::ostream& out, std::ostream& err, bool fai
     if (args->empty()) continue;
     if ((*args)[0].starts_with('.')) {
       if (!run_directive(*args, now_ms, err, line_no)) failed = true;
+      server.advance(now_ms);
+      print_pushed(server, conn, out);
       continue;
     }
     if (equals_lower((*args)[0], "quit") || equals_lower((*args)[0], "exit")) break;
-    const Reply reply = server.execute(conn, *args, now_ms);
+    Reply reply = server.execute(conn, *args, now_ms);
+    std::vector<Reply> reply_tail;
+    if (reply.is_blocked() && !wait_out_block(server, conn, now_ms, reply, reply_tail)) {
+      err << "line " << line_no << ": the command would block forever (no other client can serve it): skipped\n";
+      server.disconnect(conn);
+      conn = server.connect();
+      failed = true;
+      continue;
+    }
     if (reply.is_error()) failed = true;
     out << format_cli_reply(reply);
+    for (const Reply& more : reply_tail) out << format_cli_reply(more);
+    print_pushed(server, conn, out);
     out.flush();
   }
   return fail_on_error && failed ? 1 : 0;

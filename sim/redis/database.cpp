@@ -84,6 +84,7 @@ Entry* Database::lookup(std::string_view key, int64_t now_ms) {
   std::string name = it->first;
   if (observing()) emit(KeyEffect::Kind::Expired, 0, name, it->second.render(), std::nullopt, -1, now_ms);
   keys.erase(it);
+  if (notify->flags) notify->expired(id, name);
   signal_modified(name);
   return nullptr;
 }
@@ -105,6 +106,7 @@ void Database::set_string(std::string_view key, std::string_view value, int64_t 
   std::optional<std::string> old_value;
   if (it == keys.end()) {
     it = keys.emplace(std::string(key), Entry{}).first;
+    if (notify->flags) notify->added(id, key);
   } else {
     if (observing()) old_value = it->second.render();
     if (it->second.type != ValueType::String) it->second.reset(ValueType::String);
@@ -119,6 +121,7 @@ void Database::set_string(std::string_view key, std::string_view value, int64_t 
 Entry& Database::create(std::string_view key, ValueType type) {
   Entry& entry = keys.emplace(std::string(key), Entry{}).first->second;
   entry.type = type;
+  if (notify->flags) notify->added(id, key);
   return entry;
 }
 
@@ -127,6 +130,7 @@ void Database::put(std::string_view key, Entry entry, ConnectionId conn, int64_t
   std::optional<std::string> old_value;
   if (it == keys.end()) {
     it = keys.emplace(std::string(key), std::move(entry)).first;
+    if (notify->flags) notify->added(id, key);
   } else {
     if (observing()) old_value = it->second.render();
     it->second = std::move(entry);
@@ -142,6 +146,7 @@ bool Database::remove(std::string_view key, ConnectionId conn, int64_t now_ms) {
   std::string name = it->first;
   if (observing()) emit(KeyEffect::Kind::Deleted, conn, name, it->second.render(), std::nullopt, -1, now_ms);
   keys.erase(it);
+  if (notify->flags) notify->removed(id, name);
   signal_modified(name);
   return true;
 }
@@ -191,6 +196,7 @@ size_t Database::expire_some(int64_t now_ms, size_t limit) {
     std::string name = it->first;
     if (observing()) emit(KeyEffect::Kind::Expired, 0, name, it->second.render(), std::nullopt, -1, now_ms);
     it = keys.erase(it);
+    if (notify->flags) notify->expired(id, name);
     signal_modified(name);
     ++removed;
   }

@@ -14,6 +14,7 @@
 
 #include "locksim/sim/redis/connection.hpp"
 #include "locksim/sim/redis/keyspace.hpp"
+#include "locksim/sim/redis/notifications.hpp"
 #include "locksim/sim/redis/server.hpp"
 
 namespace locksim::redis {
@@ -54,6 +55,7 @@ class Database {
   std::set<std::string, std::less<>> blocking;  // keys some client is blocked on
   std::vector<std::string> ready;               // blocking keys pushed to since they were last served
   bool* any_ready = nullptr;                    // the server's "some database has ready keys"
+  Notifications* notify = nullptr;              // keyspace notifications (flags 0: off)
 
   bool observing() const { return observer != nullptr; }
 
@@ -99,6 +101,7 @@ class Database {
   // Redis signalModifiedKey: invalidates WATCHers of the key.
   void signal_modified(std::string_view key) {
     if (!watches->empty()) watches->touch(id, key, keys.find(key) != keys.end());
+    if (notify->flags) notify->modified(id, key);
   }
   // Redis signalKeyAsReady: a list or sorted set got elements; blocked clients may go on.
   void signal_ready(std::string_view key) {

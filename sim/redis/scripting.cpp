@@ -319,6 +319,7 @@ Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error,
   ctx.in_script = true;
   ctx.may_block = false;
   if (auto refused = refuse_if_over_maxmemory(ctx.server, *spec, argv)) return std::move(*refused);
+  Notifications::Scope scope(ctx.server.notifications, spec->name);
   return spec->handler(ctx, argv);
 }
 

@@ -17,7 +17,12 @@ Server::State::State(ServerOptions opts) : options(opts), rng(opts.random_seed) 
     dbs[static_cast<size_t>(i)].id = i;
     dbs[static_cast<size_t>(i)].watches = &watches;
     dbs[static_cast<size_t>(i)].any_ready = &any_ready;
+    dbs[static_cast<size_t>(i)].notify = &notifications;
   }
+  notifications.server = this;
+  notifications.publish = [](void* server, const std::string& channel, const std::string& message) {
+    publish_message(*static_cast<State*>(server), channel, message);
+  };
 }
 Server::State::~State() = default;
 
@@ -95,6 +100,7 @@ Reply Server::State::run(ConnectionState& conn, const Command& command, int64_t 
   if (auto refused = refuse_if_over_maxmemory(*this, *spec, command)) return std::move(*refused);
   ExecContext ctx{
       .server = *this, .conn = conn, .now_ms = now_ms, .in_script = false, .db_index = conn.db, .may_block = true};
+  Notifications::Scope scope(notifications, spec->name);
   Reply reply = spec->handler(ctx, command);
   if (any_ready) serve_ready_keys(now_ms);
   return reply;

@@ -28,9 +28,9 @@ inline constexpr int kDatabases = 16;
 struct ServerConfig {
   EncodingLimits limits;
   int64_t hz = 10;
-  bool active_expire = true;           // DEBUG SET-ACTIVE-EXPIRE
-  int64_t lua_time_limit_ms = 5000;    // busy-reply-threshold: accepted, scripts are budgeted by instructions
-  std::string notify_keyspace_events;  // accepted, not modelled
+  bool active_expire = true;            // DEBUG SET-ACTIVE-EXPIRE
+  int64_t lua_time_limit_ms = 5000;     // busy-reply-threshold: accepted, scripts are budgeted by instructions
+  uint32_t notify_keyspace_events = 0;  // Notifications flags; a copy lives in State::notifications
 };
 
 struct PubSub {
@@ -51,6 +51,7 @@ struct Server::State {
   std::unique_ptr<ScriptEngine> scripts;                      // created on first use
   std::unique_ptr<FunctionEngine> functions;                  // created on first use
   PubSub pubsub;
+  Notifications notifications;  // keyspace notifications (notify-keyspace-events)
   std::function<void(ConnectionId)> push_listener;
   uint64_t block_order = 0;
   bool any_ready = false;  // a database has ready keys: serve_ready_keys has work
@@ -73,6 +74,9 @@ struct Server::State {
   void active_expire_cycle(int64_t now_ms);
   void unsubscribe_all(ConnectionState& conn);
 };
+
+// PUBLISH's delivery (commands_pubsub.cpp): the number of receivers.
+int64_t publish_message(Server::State& server, const std::string& channel, const std::string& message);
 
 // Everything a command handler may touch while it runs.
 struct ExecContext {

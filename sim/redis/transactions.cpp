@@ -43,6 +43,7 @@ Reply cmd_exec(ExecContext& ctx, const Command&) {
     // Already validated when queued; runtime errors do not roll anything back.
     const CommandSpec* spec = find_command(command[0]);
     auto refused = refuse_if_over_maxmemory(ctx.server, *spec, command);
+    Notifications::Scope scope(ctx.server.notifications, spec->name);
     replies.push_back(refused ? std::move(*refused) : spec->handler(ctx, command));
   }
   discard_transaction(ctx);

@@ -346,8 +346,117 @@ Command gen_typed_command() {
   }
 }
 
+// Multi-key pops, sorted-set algebra, LCS and SORT. SORT stays away from the inputs
+// whose order Redis leaves to its hash tables: a hash-table set is sorted only by value
+// (no constant BY), and ALPHA with a BY pattern (ties keep the input order) only on lists.
+Command gen_algebra_command() {
+  const std::string k = pick(kKeys);
+  const std::string l = chance(85) ? "l" : k, z = chance(85) ? "z" : k;
+  const std::vector<std::string> sources = {"z", "z2", "s", "nokey", k};
+  const auto keys = [&](Command& c, int n, const std::string& first) {
+    c.push_back(std::to_string(n));
+    for (int i = 0; i < n; ++i) c.push_back(i == 0 ? first : pick(sources));
+  };
+  switch (uniform(0, 12)) {
+    case 0:
+    case 1: {
+      const bool block = chance(30);
+      Command c{block ? "BLMPOP" : "LMPOP"};
+      if (block) c.push_back(pick(std::vector<std::string>{"0.01", "-1", "x"}));
+      keys(c, uniform(1, 3), l);
+      for (auto& key : c)
+        if (key == "z" || key == "z2") key = "l2";
+      c.push_back(pick(std::vector<std::string>{"LEFT", "right", "middle"}));
+      if (chance(50)) c.insert(c.end(), {"COUNT", pick(kRanks)});
+      return c;
+    }
+    case 2:
+    case 3: {
+      const bool block = chance(30);
+      Command c{block ? "BZMPOP" : "ZMPOP"};
+      if (block) c.push_back(pick(std::vector<std::string>{"0.01", "-1", "x"}));
+      keys(c, uniform(1, 3), z);
+      c.push_back(pick(std::vector<std::string>{"MIN", "max", "mid"}));
+      if (chance(50)) c.insert(c.end(), {"COUNT", pick(kRanks)});
+      return c;
+    }
+    case 4:
+    case 5:
+    case 6: {
+      const std::string op = pick(std::vector<std::string>{"ZUNION", "ZINTER", "ZDIFF"});
+      const bool store = chance(40);
+      Command c{store ? op + "STORE" : op};
+      if (store) c.push_back(pick(std::vector<std::string>{"z3", "z", k}));
+      const int n = uniform(1, 4);
+      keys(c, chance(90) ? n : pick(std::vector<int>{0, 5}), z);
+      if (chance(40)) {
+        c.push_back("WEIGHTS");
+        for (int i = 0; i < n; ++i) c.push_back(pick(kScores));
+      }
+      if (chance(40)) c.insert(c.end(), {"AGGREGATE", pick(std::vector<std::string>{"SUM", "min", "MAX", "avg"})});
+      if (chance(40)) c.push_back("WITHSCORES");
+      return c;
+    }
+    case 7: {
+      Command c{"ZINTERCARD"};
+      keys(c, uniform(1, 3), z);
+      if (chance(40)) c.insert(c.end(), {"LIMIT", pick(kRanks)});
+      return c;
+    }
+    case 8:
+      if (chance(20)) return {"WAIT", "0", pick(std::vector<std::string>{"0", "-1", "x", "1.5"})};
+      return {"ZADD", "z2", pick(kScores), pick(kMembers)};
+    case 9: {
+      Command c{"LCS", k, pick(kKeys)};
+      for (int n = uniform(0, 3); n > 0; --n) {
+        switch (uniform(0, 5)) {
+          case 0: c.push_back("LEN"); break;
+          case 1: c.push_back("IDX"); break;
+          case 2: c.push_back("WITHMATCHLEN"); break;
+          case 3: c.insert(c.end(), {"MINMATCHLEN", pick(kRanks)}); break;
+          default: c.push_back("bogus"); break;
+        }
+      }
+      return c;
+    }
+    default: {
+      const std::string key = pick(std::vector<std::string>{"l", "z", "s", k});
+      const bool ro = chance(20);
+      Command c{ro ? "SORT_RO" : "SORT", key};
+      const bool is_list = key == "l", is_set = key == "s";
+      bool alpha = false, by_pattern = false;
+      for (int n = uniform(0, 4); n > 0; --n) {
+        switch (uniform(0, 7)) {
+          case 0: c.push_back(pick(std::vector<std::string>{"ASC", "desc"})); break;
+          case 1: alpha = true; break;
+          case 2: c.insert(c.end(), {"LIMIT", pick(kRanks), pick(kRanks)}); break;
+          case 3:
+            if (!is_set) c.insert(c.end(), {"BY", "nosort"});
+            break;
+          case 4:
+            by_pattern = true;
+            c.insert(c.end(), {"BY", pick(std::vector<std::string>{"w_*", "h_*->f"})});
+            break;
+          case 5: c.insert(c.end(), {"GET", pick(std::vector<std::string>{"#", "w_*", "h_*->f", "nostar"})}); break;
+          default: c.insert(c.end(), {"STORE", pick(std::vector<std::string>{"dst", k})}); break;
+        }
+      }
+      if (alpha && by_pattern && is_list) {  // LIMIT with BY sorts partially: ties may land in any order
+        for (size_t i = 2; i + 2 < c.size();)
+          if (c[i] == "LIMIT")
+            c.erase(c.begin() + static_cast<long>(i), c.begin() + static_cast<long>(i) + 3);
+          else
+            ++i;
+      }
+      if (alpha && (!by_pattern || is_list)) c.push_back("ALPHA");
+      return c;
+    }
+  }
+}
+
 Command gen_command() {
   if (chance(35)) return gen_typed_command();
+  if (chance(15)) return gen_algebra_command();
   const std::string k = pick(kKeys);
   switch (uniform(0, 48)) {
     case 0:
@@ -436,7 +545,10 @@ Command gen_command() {
     }
     case 44: return {"PING"};
     case 45: return {"ECHO", pick(kValues)};
-    case 46: return {"PUBLISH", "channel", pick(kValues)};
+    case 46:
+      if (chance(30)) return {"SET", "w_" + pick(kMembers), pick(kIntegers)};  // weights for SORT BY / GET
+      if (chance(30)) return {"HSET", "h_" + pick(kMembers), "f", pick(kIntegers)};
+      return {"PUBLISH", "channel", pick(kValues)};
     default: return {pick(std::vector<std::string>{"FLUSHALL", "NOSUCHCMD", "FLUSHDB"})};
   }
 }
@@ -473,6 +585,9 @@ rc::Gen<Step> gen_step() {
       std::string& name = step.command[0];
       for (char& c : name) c = static_cast<char>(chance(50) ? std::tolower(c) : std::toupper(c));
     }
+    // SPOP without a count (a dropped argument) pops a member at random: Redis's pick is
+    // not the model's. A count larger than the set pops all, which both agree on.
+    if (lower(step.command[0]) == "spop" && step.command.size() == 2) step.command.push_back("1000");
     return step;
   });
 }
