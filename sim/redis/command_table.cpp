@@ -234,15 +234,47 @@ constexpr SubcommandTable kSubcommandTables[] = {
 };
 }  // namespace
 
+namespace {
+// Command names hashed into an open-addressed table, built once: a lookup is one
+// hash of the lowercased name and, almost always, one comparison.
+class CommandIndex {
+ public:
+  CommandIndex() {
+    for (uint16_t i = 0; i < kCommands.size(); ++i) {
+      size_t slot = hash(kCommands[i].name) & kMask;
+      while (slots_[slot] != 0) slot = (slot + 1) & kMask;
+      slots_[slot] = static_cast<uint16_t>(i + 1);
+    }
+  }
+  const CommandSpec* find(std::string_view lower) const {
+    for (size_t slot = hash(lower) & kMask; slots_[slot] != 0; slot = (slot + 1) & kMask) {
+      const CommandSpec& spec = kCommands[slots_[slot] - 1u];
+      if (spec.name == lower) return &spec;
+    }
+    return nullptr;
+  }
+
+ private:
+  static constexpr size_t kSlots = 1024, kMask = kSlots - 1;  // at most half full
+  static_assert(kCommands.size() * 2 <= kSlots);
+  static size_t hash(std::string_view text) {  // FNV-1a
+    uint64_t h = 14695981039346656037ULL;
+    for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+  uint16_t slots_[kSlots] = {};  // index into kCommands + 1; 0 = empty
+};
+}  // namespace
+
 const CommandSpec* find_command(std::string_view name) {
+  static const CommandIndex index;
   char buffer[16];
   std::string_view lower;
   if (!to_lower(name, buffer, sizeof buffer, lower)) return nullptr;
-  auto it = std::lower_bound(kCommands.begin(), kCommands.end(), lower,
-                             [](const CommandSpec& spec, std::string_view n) { return spec.name < n; });
-  if (it == kCommands.end() || it->name != lower) return nullptr;
-  return &*it;
+  return index.find(lower);
 }
+
+std::span<const CommandSpec> all_commands() { return kCommands; }
 
 Reply unknown_command_error(const Command& command) {
   // networking.c: each argument quoted, at most ~128 bytes of them, CR/LF made spaces.

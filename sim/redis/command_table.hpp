@@ -2,6 +2,7 @@
 // The command table: names, arities and flags as Redis 7.0 declares them (internal).
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "locksim/sim/redis/server_state.hpp"
@@ -25,6 +26,7 @@ struct CommandSpec {
 };
 
 const CommandSpec* find_command(std::string_view name);  // case-insensitive
+std::span<const CommandSpec> all_commands();             // the whole table, sorted by name
 inline bool arity_matches(int arity, size_t argc) {
   return arity >= 0 ? argc == static_cast<size_t>(arity) : argc >= static_cast<size_t>(-arity);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <string_view>
+#include <vector>
 
 #include "locksim/sim/redis/arguments.hpp"
 
@@ -49,7 +50,13 @@ size_t dataset_bytes(const Server::State& server) {
 
 std::optional<Reply> refuse_if_over_maxmemory(Server::State& server, const CommandSpec& spec, const Command& command) {
   const size_t cap = server.options.maxmemory_bytes;
-  if (cap == 0 || !may_grow(spec.name)) return std::nullopt;
+  // may_grow per command of the table, worked out once (it runs before every command).
+  static const std::vector<bool> growing = [] {
+    std::vector<bool> out;
+    for (const CommandSpec& entry : all_commands()) out.push_back(may_grow(entry.name));
+    return out;
+  }();
+  if (cap == 0 || !growing[static_cast<size_t>(&spec - all_commands().data())]) return std::nullopt;
   MemoryMeter& meter = server.memory;
   if (meter.measured + meter.grown > cap) {  // the bound says maybe: measure
     meter.measured = dataset_bytes(server);

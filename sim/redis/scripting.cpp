@@ -21,6 +21,7 @@
 
 #include "locksim/sim/redis/arguments.hpp"
 #include "locksim/sim/redis/command_table.hpp"
+#include "locksim/sim/redis/lua_arena.hpp"
 #include "locksim/sim/redis/lua_budget.hpp"
 #include "locksim/sim/redis/memory.hpp"
 #include "locksim/sim/redis/script_shebang.hpp"
@@ -32,6 +33,7 @@ namespace locksim::redis {
 struct LuaRuntime {
   ServerOptions options;
   lua_State* L = nullptr;
+  LuaArena arena;  // the state's memory
   size_t used_bytes = 0;
   bool enforce_memory = false;
   bool memory_exceeded = false;
@@ -132,7 +134,7 @@ class HostScope {
 void* capped_alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
   auto* rt = static_cast<LuaRuntime*>(ud);
   if (nsize == 0) {
-    std::free(ptr);
+    rt->arena.reallocate(ptr, osize, 0);
     rt->used_bytes -= osize;
     return nullptr;
   }
@@ -140,7 +142,7 @@ void* capped_alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
     rt->memory_exceeded = true;
     return nullptr;  // Lua raises "not enough memory"
   }
-  void* grown = std::realloc(ptr, nsize);
+  void* grown = rt->arena.reallocate(ptr, osize, nsize);
   if (!grown) return nullptr;
   rt->used_bytes = rt->used_bytes - osize + nsize;
   return grown;
@@ -951,6 +953,8 @@ void build_state(LuaRuntime& rt) {
   lua_State* L = lua_newstate(capped_alloc, &rt);
   if (!L) throw std::bad_alloc();
   rt.L = L;
+  // Building makes no garbage worth collecting: the collector waits until it is done.
+  lua_gc(L, LUA_GCSTOP, 0);
   open_libraries(L);
   lua_pushvalue(L, LUA_GLOBALSINDEX);
   const int globals = lua_gettop(L);
@@ -972,12 +976,13 @@ void build_state(LuaRuntime& rt) {
   lua_newtable(L);
   rt.functions_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_settop(L, 0);
-  lua_gc(L, LUA_GCCOLLECT, 0);
+  lua_gc(L, LUA_GCRESTART, 0);
 }
 
 void close_state(LuaRuntime& rt) {
   if (rt.L) lua_close(rt.L);
   rt.L = nullptr;
+  rt.arena.release();
   rt.used_bytes = 0;
   rt.shas.clear();
   rt.flags_of.clear();

@@ -1,0 +1,75 @@
+// `locksim check ALGO --runs 5000` (the whole failure inventory, shrinking
+// included) for every built-in algorithm, on one core (--jobs 1): the CPU time
+// the program used (user + system, from getrusage of the child); the median of
+// `repeats` runs each. Goal: at most 2 s for every algorithm.
+//   bench_check [runs [repeats]]      (default 5000 1)
+#include <fmt/format.h>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "locksim/lock/registry.hpp"
+
+namespace {
+
+double cpu_seconds(const rusage& r) {
+  return static_cast<double>(r.ru_utime.tv_sec + r.ru_stime.tv_sec) +
+         static_cast<double>(r.ru_utime.tv_usec + r.ru_stime.tv_usec) * 1e-6;
+}
+
+// Runs the command with its output thrown away; its CPU seconds, or a negative number if it did not exit 0 or 1.
+double child_cpu_seconds(const std::vector<std::string>& args) {
+  std::fflush(stdout);  // else the child's copy of the buffer is printed again
+  const pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    if (!std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr)) _exit(127);
+    std::vector<char*> argv;
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  rusage usage{};
+  if (wait4(pid, &status, 0, &usage) != pid) return -1;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) > 1) return -1;  // 1: violations found, as expected
+  return cpu_seconds(usage);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string runs = argc > 1 ? std::to_string(std::max(1, std::atoi(argv[1]))) : "5000";
+  const int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 1;
+  constexpr double kGoal = 2.0;
+  fmt::print("# locksim check ALGO --runs {} --seed 1 --jobs 1: CPU seconds (user + system), median of {}\n", runs,
+             repeats);
+  double worst = 0;
+  std::string worst_id;
+  bool failed = false;
+  for (const auto& algorithm : locksim::lock::algorithms()) {
+    const std::string id(algorithm.id);
+    std::vector<double> times;
+    for (int rep = 0; rep < repeats; ++rep)
+      times.push_back(child_cpu_seconds({LOCKSIM_PROGRAM, "check", id, "--runs", runs, "--seed", "1", "--jobs", "1"}));
+    std::sort(times.begin(), times.end());
+    if (times.front() < 0) {
+      fmt::print("check.{}: failed to run\n", id);
+      failed = true;
+      continue;
+    }
+    fmt::print("check.{}: {:.2f} s\n", id, times[times.size() / 2]);
+    if (times[times.size() / 2] > worst) worst = times[times.size() / 2], worst_id = id;
+  }
+  fmt::print("goal.check_runs_{}_every_algorithm: {:.2f} s worst ({}) (goal <= {:.0f} s): {}\n", runs, worst, worst_id,
+             kGoal, !failed && worst <= kGoal ? "met" : "NOT met");
+  return 0;
+}
