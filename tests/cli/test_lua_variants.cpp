@@ -150,10 +150,10 @@ TEST_CASE("lua variants: errors are loud and name the file and line") {
   CHECK(run.out.find("variant-error") != std::string::npos);
   Outcome missing = locksim("check x --variant /nonexistent.lua");
   CHECK(missing.status == 2);
-  CHECK(missing.err.find("/nonexistent.lua: No such file or directory") != std::string::npos);
+  CHECK(missing.err.find("cannot read '/nonexistent.lua': No such file or directory") != std::string::npos);
   Outcome directory = locksim("check x --variant /tmp");
   CHECK(directory.status == 2);
-  CHECK(directory.err.find("/tmp: not a regular file") != std::string::npos);
+  CHECK(directory.err.find("cannot read '/tmp': not a regular file") != std::string::npos);
   Outcome twice = locksim("list --variant examples/watchdog.lua --variant examples/watchdog.lua");
   CHECK(twice.status == 2);
   CHECK(twice.err.find("a second variant named 'lua-watchdog'") != std::string::npos);

@@ -9,7 +9,7 @@
 
 #include "helpers.hpp"
 #include "locksim/lock/lua_variant.hpp"
-#include "locksim/lock/text_file.hpp"
+#include "locksim/sim/files.hpp"
 
 using namespace locktest;
 
@@ -131,10 +131,12 @@ TEST_CASE("lua variant: a name may not shadow a built-in or another file's varia
 TEST_CASE("lua variant: files are read with limits, a byte-order mark dropped") {
   const auto dir = std::filesystem::temp_directory_path();
   std::string error;
-  CHECK_FALSE(read_text_file(dir.string(), 100, &error));
-  CHECK(error == dir.string() + ": not a regular file");
+  CHECK_FALSE(load_lua_variant(dir.string(), &error));
+  CHECK(error == "cannot read '" + dir.string() + "': not a regular file");
   CHECK_FALSE(load_lua_variant("/nonexistent/x.lua", &error));
-  CHECK(error == "/nonexistent/x.lua: No such file or directory");
+  CHECK(error == "cannot read '/nonexistent/x.lua': No such file or directory");
+  CHECK_FALSE(load_lua_variant("/dev/zero", &error));
+  CHECK(error == "cannot read '/dev/zero': not a regular file");
   const std::string path = (dir / "locksim-bom.lua").string();
   {
     std::ofstream out(path, std::ios::binary);
@@ -146,8 +148,8 @@ TEST_CASE("lua variant: files are read with limits, a byte-order mark dropped") 
   INFO(error);
   REQUIRE(v);
   CHECK(v->name == "bom");
-  CHECK_FALSE(read_text_file(path, 10, &error));
-  CHECK(error == path + ": larger than 10 bytes");
+  CHECK_FALSE(sim::read_input_file(path, 10, &error));
+  CHECK(error == "cannot read '" + path + "': larger than 10 bytes");
   std::remove(path.c_str());
 }
 
