@@ -29,7 +29,12 @@
 
 namespace locksim::redis {
 
-struct LuaRuntime {
+// The allocator's user data is the runtime as a LuaMeter (lua_budget.hpp).
+struct LuaRuntime final : LuaMeter {
+  void charge(lua_State* state, uint64_t cost) override;
+  size_t memory_cap() const override { return options.lua_memory_limit_bytes; }
+  int raise_out_of_memory(lua_State* state) override;
+
   ServerOptions options;
   lua_State* L = nullptr;
   size_t used_bytes = 0;
@@ -69,11 +74,7 @@ int32_t lrand48_next(LuaRuntime& rt) {
   return static_cast<int32_t>(rt.rand48 >> 17);
 }
 
-LuaRuntime& runtime_of(lua_State* L) {
-  void* ud = nullptr;
-  lua_getallocf(L, &ud);  // the allocator's state is the runtime
-  return *static_cast<LuaRuntime*>(ud);
-}
+LuaRuntime& runtime_of(lua_State* L) { return static_cast<LuaRuntime&>(lua_meter(L)); }
 
 // Redis's redis_math_random: Lua 5.1's math.random over rand48.
 int redis_math_random(lua_State* L) {
@@ -110,11 +111,7 @@ namespace {
 
 constexpr const char* kReadonlyError = "Attempt to modify a readonly table";
 
-LuaRuntime& runtime(lua_State* L) {
-  void* ud = nullptr;
-  lua_getallocf(L, &ud);
-  return *static_cast<LuaRuntime*>(ud);
-}
+LuaRuntime& runtime(lua_State* L) { return static_cast<LuaRuntime&>(lua_meter(L)); }
 
 // Lifts the memory cap while host code runs inside a Lua call.
 class HostScope {
@@ -130,7 +127,7 @@ class HostScope {
 };
 
 void* capped_alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
-  auto* rt = static_cast<LuaRuntime*>(ud);
+  auto* rt = static_cast<LuaRuntime*>(static_cast<LuaMeter*>(ud));
   if (nsize == 0) {
     std::free(ptr);
     rt->used_bytes -= osize;
@@ -790,7 +787,7 @@ void set_number(lua_State* L, const char* name, lua_Number value) {
 }
 
 void build_state(LuaRuntime& rt) {
-  lua_State* L = lua_newstate(capped_alloc, &rt);
+  lua_State* L = lua_newstate(capped_alloc, static_cast<LuaMeter*>(&rt));
   if (!L) throw std::bad_alloc();
   rt.L = L;
   open_library(L, luaopen_base, "");
@@ -1170,16 +1167,14 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   return reply;
 }
 
-void lua_charge(lua_State* L, uint64_t cost) {
-  if (runtime(L).ctx) charge_work(L, cost);  // outside a script (building the state): free
+void LuaRuntime::charge(lua_State* state, uint64_t cost) {
+  if (ctx) charge_work(state, cost);  // outside a script (building the state): free
 }
 
-size_t lua_memory_cap(lua_State* L) { return runtime(L).options.lua_memory_limit_bytes; }
-
-int lua_raise_out_of_memory(lua_State* L) {
-  runtime(L).memory_exceeded = true;
-  lua_pushliteral(L, "not enough memory");
-  return lua_error(L);
+int LuaRuntime::raise_out_of_memory(lua_State* state) {
+  memory_exceeded = true;
+  lua_pushliteral(state, "not enough memory");
+  return lua_error(state);
 }
 
 // ---- command handlers -------------------------------------------------------------
