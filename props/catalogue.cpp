@@ -45,7 +45,7 @@ Duration metric_value(const Metrics& m, MetricKind kind) {
 
 namespace {
 
-using FK = FaultKind;
+using FK = FaultFamily;
 using namespace sim::literals;
 
 // A base scenario from its words (the same text a user would write).
@@ -56,7 +56,7 @@ Scenario base(std::string_view words) {
   return *s;
 }
 
-FaultModel model(std::string_view words, std::vector<FaultKind> kinds, uint32_t min_clients, uint32_t max_clients,
+FaultModel model(std::string_view words, std::vector<FaultFamily> kinds, uint32_t min_clients, uint32_t max_clients,
                  bool swarm = true, uint32_t max_iterations = 3) {
   FaultModel m;
   m.base = base(words);
@@ -107,10 +107,11 @@ FaultModel unmodelled(std::string_view system) {
   return m;
 }
 
-std::vector<CatalogueEntry> build() {
-  using P = Property;
-  using E = Expectation;
-  std::vector<CatalogueEntry> c;
+using P = Property;
+using E = Expectation;
+
+// F01-F06: the locks before leases with a token: no expiry, SETNX + EXPIRE, timestamps in the value.
+void add_before_leases(std::vector<CatalogueEntry>& c) {
   c.push_back({.id = "F01",
                .title = "a crash before DEL leaves the key forever",
                .sources = "approaches",
@@ -156,6 +157,10 @@ std::vector<CatalogueEntry> build() {
                .metric_at_least = sim::milliseconds(1),
                .model = model("getset", {FK::ClientCrash, FK::DelaySpikes}, 3, 4, true, 4),
                .survive_runs = 1000});
+}
+
+// F07-F12: leases, tokens and the watchdog.
+void add_leases(std::vector<CatalogueEntry>& c) {
   c.push_back({.id = "F07",
                .title = "work longer than the lease: the key expires and B acquires",
                .sources = "mysql-redis approaches layers evolution",
@@ -200,6 +205,10 @@ std::vector<CatalogueEntry> build() {
                .also_holds = {P::NoDeadlock},
                .model = model("watchdog", {FK::ClientCrash, FK::SlowWork}, 2, 3),
                .baseline = "set-nx-px"});
+}
+
+// F13-F18: what the watchdog cannot help with: pauses, cuts, explicit leases, nesting, failover, Redlock restarts.
+void add_beyond_the_watchdog(std::vector<CatalogueEntry>& c) {
   c.push_back({.id = "F13",
                .title = "a stop-the-world pause longer than the lease freezes the renewal too",
                .sources = "-",
@@ -250,6 +259,10 @@ std::vector<CatalogueEntry> build() {
                .max_clients = 2,
                .fix = "redlock",
                .fix_params = "persistent=1"});
+}
+
+// F19-F23: fencing, fairness, WATCH/MULTI, database locks and a forgetful single Redis.
+void add_fencing_and_beyond(std::vector<CatalogueEntry>& c) {
   c.push_back({.id = "F19",
                .title = "fencing: the resource rejects the paused client's late write",
                .sources = "-",
@@ -291,6 +304,14 @@ std::vector<CatalogueEntry> build() {
                .max_clients = 2,
                .fix = "watchdog",
                .fix_params = "persistent=1"});
+}
+
+std::vector<CatalogueEntry> build() {
+  std::vector<CatalogueEntry> c;
+  add_before_leases(c);
+  add_leases(c);
+  add_beyond_the_watchdog(c);
+  add_fencing_and_beyond(c);
   return c;
 }
 
