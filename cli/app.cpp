@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "locksim/cli/options.hpp"
+#include "locksim/cli/program_name.hpp"
 #include "locksim/cli/subcommand.hpp"
 #include "locksim/lock/lua_variant.hpp"
 
@@ -88,6 +89,7 @@ int run_parsed(const std::vector<Subcommand>& commands, const std::vector<std::s
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 0 && argv[0]) default_program_name(argv[0]);
   CLI::App app{
       "locksim: Redis distributed-lock algorithms in a deterministic simulator, each documented failure "
       "found, shrunk and shown as a replayable timeline.",

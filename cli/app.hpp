@@ -11,6 +11,7 @@
 // Exit status: 0 fine, 1 a violation was found, 2 usage error, 4 internal error.
 namespace locksim::cli {
 
+// The printed replay and run lines name argv[0]'s base name (program_name.hpp).
 int main(int argc, char** argv);
 
 }  // namespace locksim::cli

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "locksim/cli/commands.hpp"
+#include "locksim/cli/program_name.hpp"
 #include "locksim/cli/verdicts.hpp"
 #include "locksim/render/chrome_trace.hpp"
 #include "locksim/render/duration.hpp"
@@ -27,7 +28,7 @@ std::string replay_line(const props::Scenario& s, const props::Assumptions& a) {
   std::string line = replay_command(s);
   const std::vector<std::string> words = props::assumption_words(a);
   if (!words.empty())
-    line.insert(std::string("locksim replay ").size(), "--assume " + shell_quote(join(words, ",")) + " ");
+    line.insert((program_name() + " replay ").size(), "--assume " + shell_quote(join(words, ",")) + " ");
   return line;
 }
 

@@ -5,6 +5,7 @@
 
 #include <charconv>
 
+#include "locksim/cli/program_name.hpp"
 #include "locksim/props/limits.hpp"
 #include "locksim/render/text.hpp"
 
@@ -287,7 +288,7 @@ std::string run_command(const lock::SimulationConfig& c) {
   // A Lua variant runs again only with its file loaded, from its own defaults.
   const lock::Algorithm* algorithm = lock::find_algorithm(c.algorithm);
   const bool variant = algorithm && algorithm->failures == "user variant";
-  std::string s = fmt::format("locksim run {}{} --seed {}",
+  std::string s = fmt::format("{} run {}{} --seed {}", program_name(),
                               variant ? "--variant " + shell_word(std::string(algorithm->documents)) + " " : "",
                               c.algorithm, c.seed);
   const auto& w = c.workload;

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "locksim/cli/commands.hpp"
+#include "locksim/cli/program_name.hpp"
 #include "locksim/cli/replay_real.hpp"
 #include "locksim/cli/subcommand.hpp"
 #include "locksim/cli/verdicts.hpp"
@@ -39,7 +40,12 @@ std::string trim(std::string_view s) {
 // The text as a scenario, a regression line, or a pasted replay command.
 Loaded parse_text(std::string text, const std::string& where) {
   const std::string prefix = where.empty() ? "malformed scenario" : where;
-  if (text.rfind("locksim replay ", 0) == 0) text = trim(text.substr(15));
+  // A pasted replay line: ours, or locksim's (the same scenario either way).
+  for (const std::string& program : {program_name(), std::string("locksim")})
+    if (text.rfind(program + " replay ", 0) == 0) {
+      text = trim(text.substr(program.size() + 8));
+      break;
+    }
   if (text.size() >= 2 && text.front() == '\'' && text.back() == '\'') text = text.substr(1, text.size() - 2);
   Loaded l;
   l.origin = where;

@@ -1,5 +1,6 @@
 #include "locksim/cli/verdicts.hpp"
 
+#include "locksim/cli/program_name.hpp"
 #include "locksim/lock/registry.hpp"
 
 #include <algorithm>
@@ -68,7 +69,7 @@ std::string replay_command(const props::Scenario& scenario) {
   std::string variant;
   if (algorithm && algorithm->failures == "user variant")
     variant = "--variant " + shell_quote(std::string(algorithm->documents)) + " ";
-  return "locksim replay " + variant + shell_quote(props::to_string(scenario));
+  return program_name() + " replay " + variant + shell_quote(props::to_string(scenario));
 }
 
 }  // namespace locksim::cli

@@ -52,6 +52,9 @@ class Env {
   }
   virtual uint32_t client() const = 0;
   virtual std::string_view client_name() const = 0;
+  // The Lua instructions every Lua-variant client of this run has spent
+  // together, for the per-run budget (nullptr: no run to count for).
+  virtual uint64_t* run_lua_instructions() { return nullptr; }
 };
 
 // cmd("SET", key, token, "NX"): a command from its words. (Also sidesteps a GCC 12

@@ -13,10 +13,20 @@
 #include <tuple>
 
 #include "locksim/lock/redis_node.hpp"
+#include "locksim/sim/redis/lua_budget.hpp"
 
 namespace locksim::lock {
 
-struct LuaRuntime::Context {
+// The allocator's user data, as the LuaMeter the metered builtins charge.
+struct LuaRuntime::Context final : redis::LuaMeter {
+  void charge(lua_State* L, uint64_t cost) override;
+  size_t memory_cap() const override { return budget.memory_bytes; }
+  int raise_out_of_memory(lua_State* L) override {
+    memory_exceeded = true;
+    lua_pushliteral(L, "not enough memory");
+    return lua_error(L);
+  }
+
   LuaRuntime* self = nullptr;
   LuaBudget budget;
   LockParams params;
@@ -25,6 +35,7 @@ struct LuaRuntime::Context {
   bool memory_exceeded = false;
   uint64_t state_instructions = 0;
   uint64_t* call_instructions = nullptr;  // the running call's counter
+  uint64_t* run_instructions = nullptr;   // the simulated run's, shared by its clients (Env)
   const char* running = "the top level";  // what the running call is, for messages
   bool budget_exceeded = false;
   std::string budget_error;
@@ -40,17 +51,17 @@ struct LuaRuntime::Context {
 namespace {
 
 constexpr int kHookStep = 1000;
+// What a request to the simulator (a call, a sleep) costs in instructions: an
+// event or two of the simulation, far more than one Lua instruction. So a task
+// that loops on sleep(0) ends on its budget after thousands of events, not millions.
+constexpr uint64_t kRequestCost = 100;
 char sim_sentinel;    // yielded by call() and sleep(): "a request for the simulator"
 char error_sentinel;  // resumed with: "the reply was an error"
 
-LuaRuntime::Context& ctx(lua_State* L) {
-  void* ud = nullptr;
-  lua_getallocf(L, &ud);
-  return *static_cast<LuaRuntime::Context*>(ud);
-}
+LuaRuntime::Context& ctx(lua_State* L) { return static_cast<LuaRuntime::Context&>(redis::lua_meter(L)); }
 
 void* capped_alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
-  auto* c = static_cast<LuaRuntime::Context*>(ud);
+  auto* c = static_cast<LuaRuntime::Context*>(static_cast<redis::LuaMeter*>(ud));
   if (nsize == 0) {
     std::free(ptr);
     c->used_bytes -= osize;
@@ -81,31 +92,45 @@ std::string where_in_file(lua_State* L, int from_level = 1) {
   return {};
 }
 
-// Counts instructions, never wall time. Once over a budget it raises at every
+// Counts instructions, never wall time.
+void count_hook(lua_State* L, lua_Debug*) { ctx(L).charge(L, kHookStep); }
+
+}  // namespace
+
+// Instructions from the hook, and the work of the C functions in instruction
+// equivalents (lua_budget.hpp). Once over a budget it raises at every
 // instruction, so a pcall cannot swallow it.
-void count_hook(lua_State* L, lua_Debug*) {
-  LuaRuntime::Context& c = ctx(L);
-  if (!c.budget_exceeded) {
-    c.state_instructions += kHookStep;
-    uint64_t call = c.call_instructions ? (*c.call_instructions += kHookStep) : 0;
+void LuaRuntime::Context::charge(lua_State* L, uint64_t cost) {
+  if (!budget_exceeded) {
+    state_instructions += cost;
+    const uint64_t call = call_instructions ? (*call_instructions += cost) : 0;
+    const uint64_t run = run_instructions ? (*run_instructions += cost) : 0;
     const char* over = nullptr;
     uint64_t limit = 0;
-    if (call > c.budget.instructions_per_call) {
+    if (call > budget.instructions_per_call) {
       over = "in one call of";
-      limit = c.budget.instructions_per_call;
-    } else if (c.state_instructions > c.budget.instructions_per_state) {
+      limit = budget.instructions_per_call;
+    } else if (state_instructions > budget.instructions_per_state) {
       over = "in this client's life, the last in";
-      limit = c.budget.instructions_per_state;
+      limit = budget.instructions_per_state;
+    } else if (run > budget.instructions_per_run) {
+      over = "in this run (all clients together), the last in";
+      limit = budget.instructions_per_run;
     }
     if (!over) return;
-    c.budget_exceeded = true;
-    c.budget_error = fmt::format("{}the variant ran more than {} Lua instructions {} {} (a loop that never ends?)",
-                                 where_of(L, 0), limit, over, c.running);
+    budget_exceeded = true;
+    // Where in the variant's file: a C function (string.rep, ...) has no line of its own.
+    std::string where = where_of(L, 0);
+    if (where.empty()) where = where_in_file(L, 0);
+    budget_error = fmt::format("{}the variant ran more than {} Lua instructions {} {} (a loop that never ends?)",
+                               where.empty() ? self->path() + ": " : where, limit, over, running);
     lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
   }
-  lua_pushstring(L, c.budget_error.c_str());
+  lua_pushstring(L, budget_error.c_str());
   lua_error(L);
 }
+
+namespace {
 
 // Raises "NAME() ..." when there is no simulation to ask (the file is loading,
 // or fence()/still_held() must answer at once).
@@ -122,6 +147,7 @@ Env& need_env(lua_State* L, const char* name, bool waits) {
 // raw_call(server, cmd, ...): server 0 is "the" Redis, i >= 1 is call_on's i.
 int l_raw_call(lua_State* L) {
   Env& env = need_env(L, "call", true);
+  ctx(L).charge(L, kRequestCost);
   const int top = lua_gettop(L);
   const lua_Integer server = luaL_checkinteger(L, 1);
   const lua_Integer servers = env.redis_servers();
@@ -158,6 +184,7 @@ int l_raw_call(lua_State* L) {
 
 int l_sleep(lua_State* L) {
   need_env(L, "sleep", true);
+  ctx(L).charge(L, kRequestCost);
   const lua_Number ms = luaL_checknumber(L, 1);
   if (!(ms >= 0) || ms > 86'400'000) luaL_error(L, "sleep: milliseconds must be between 0 and 86400000 (a day)");
   LuaRuntime::Context& c = ctx(L);
@@ -457,7 +484,7 @@ LuaRuntime::LuaRuntime(std::string path, const LuaBudget& budget, LockParams par
   context_->self = this;
   context_->budget = budget;
   context_->params = std::move(params);
-  L_ = lua_newstate(capped_alloc, context_.get());
+  L_ = lua_newstate(capped_alloc, static_cast<redis::LuaMeter*>(context_.get()));
   if (L_) open_sandbox();
 }
 
@@ -485,6 +512,11 @@ void LuaRuntime::open_sandbox() {
   lua_getglobal(L, "string");
   lua_pushnil(L);
   lua_setfield(L, -2, "dump");
+  lua_pop(L, 1);
+  // The work of C functions counts (string.rep, patterns with a nesting cap, table.concat, ...),
+  // as in the Redis model's scripts; the prelude's pcall/xpcall come after and stay.
+  lua_pushvalue(L, LUA_GLOBALSINDEX);
+  redis::install_metered_builtins(L, lua_gettop(L));
   lua_pop(L, 1);
   lua_getglobal(L, "math");
   lua_pushcfunction(L, l_random);
@@ -589,6 +621,7 @@ int LuaRuntime::resume(lua_State* thread, int nargs, Env& env, uint64_t& counter
   Context& c = *context_;
   c.env = &env;
   c.call_instructions = &counter;
+  c.run_instructions = env.run_lua_instructions();
   c.running = what;
   c.pending.kind = LuaRequest::Kind::None;
   c.enforce_memory = true;
@@ -604,6 +637,7 @@ bool LuaRuntime::call_now(const char* function, Env* env, std::string* error) {
   c.env = env;
   c.synchronous = true;
   c.call_instructions = &counter;
+  c.run_instructions = env ? env->run_lua_instructions() : nullptr;
   c.running = function;
   lua_pushstring(L_, function);
   lua_rawget(L_, LUA_GLOBALSINDEX);

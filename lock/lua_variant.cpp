@@ -8,7 +8,7 @@
 #include <deque>
 
 #include "locksim/lock/lua_runtime.hpp"
-#include "locksim/lock/text_file.hpp"
+#include "locksim/sim/files.hpp"
 
 namespace locksim::lock {
 
@@ -135,7 +135,7 @@ std::shared_ptr<const LuaVariant> load_lua_variant_text(const std::string& text,
 }
 
 std::shared_ptr<const LuaVariant> load_lua_variant(const std::string& path, std::string* error) {
-  auto text = read_text_file(path, kMaxVariantBytes, error);
+  auto text = sim::read_input_file(path, kMaxVariantBytes, error);
   if (!text) return nullptr;
   return load_lua_variant_text(*text, path, error);
 }

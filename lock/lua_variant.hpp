@@ -18,10 +18,13 @@
 namespace locksim::lock {
 
 // Limits that keep a runaway variant a clear error rather than a hang.
+// Work inside Lua's C functions (string.rep, pattern matching, table.concat,
+// ...) counts as instructions too (sim/redis/lua_budget.hpp).
 struct LuaBudget {
   uint64_t instructions_per_call = 2'000'000;    // one entry point or spawned task, start to end
-  uint64_t instructions_per_state = 50'000'000;  // one client incarnation
-  size_t memory_bytes = 32u << 20;               // one client incarnation's Lua heap
+  uint64_t instructions_per_state = 20'000'000;  // one client incarnation
+  uint64_t instructions_per_run = 20'000'000;    // every client and incarnation of one simulated run together
+  size_t memory_bytes = 8u << 20;                // one client incarnation's Lua heap
   uint32_t tasks = 64;                           // spawned tasks alive at once
 };
 

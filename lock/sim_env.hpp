@@ -42,6 +42,8 @@ class SimEnv final : public Env {
   void record_text(Step step, std::string_view text) override;
   uint32_t client() const override { return client_; }
   std::string_view client_name() const override { return proc_.name(); }
+  uint64_t* run_lua_instructions() override { return run_lua_instructions_; }
+  void count_lua_instructions_in(uint64_t* run_counter) { run_lua_instructions_ = run_counter; }
 
  private:
   void record_event(Step step, int64_t first, int64_t second, std::string_view text);
@@ -54,6 +56,7 @@ class SimEnv final : public Env {
   History& history_;
   Duration call_timeout_;
   const std::vector<CallFault>& call_faults_;
+  uint64_t* run_lua_instructions_ = nullptr;
 };
 
 }  // namespace locksim::lock

@@ -175,6 +175,7 @@ sim::Task<void> Simulation::client_main(sim::Proc proc, uint32_t client) {
     return *channels_[serving_[server]][client];
   };
   SimEnv env(proc, route, config_.masters, client, life, history_, config_.lock.call_timeout, wl.call_faults);
+  env.count_lua_instructions_in(&lua_instructions_);
   std::unique_ptr<Lock> lock = algorithm_->make(config_.lock);
   if (life.iteration == 0 && life.calls == 0 && wl.start_spread.ns > 0)
     co_await proc.sleep(proc.rng().uniform(sim::Duration{}, wl.start_spread));

@@ -89,6 +89,7 @@ class Simulation {
   SimulationConfig config_;
   const Algorithm* algorithm_;
   History history_;
+  uint64_t lua_instructions_ = 0;  // by every Lua-variant client of the run (its budget: lua_variant.hpp)
   std::unique_ptr<sim::World> world_;
   std::vector<RedisNode*> redis_nodes_;
   std::vector<uint32_t> serving_;                           // server -> index of the node that serves it

@@ -1,6 +1,7 @@
 #include "locksim/props/inventory.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -46,9 +47,26 @@ struct Part {
   Tally tally;
   Metrics worst;
   uint32_t runs = 0;
+  std::optional<std::pair<uint32_t, Seen>> variant_error;  // the part's first (local index, what)
 };
 
-Part run_part(const FaultModel& model, const InventoryOptions& o, unsigned job, unsigned jobs,
+// A Lua variant's own error ends the drawing: its file needs fixing, and every
+// later run would spend its Lua budget again. Runs past the lowest index with
+// such an error are skipped; every run before it is made on any number of
+// jobs, so the answer stays the same.
+class StopAt {
+ public:
+  bool past(uint32_t i) const { return i > index_.load(std::memory_order_relaxed); }
+  void lower_to(uint32_t i) {
+    uint32_t now = index_.load();
+    while (i < now && !index_.compare_exchange_weak(now, i)) {}
+  }
+
+ private:
+  std::atomic<uint32_t> index_{UINT32_MAX};
+};
+
+Part run_part(const FaultModel& model, const InventoryOptions& o, unsigned job, unsigned jobs, StopAt& stop,
               const std::function<void()>& tick) {
   Part part;
   // --time: a wall-clock budget for how many runs to draw, outside any one
@@ -58,11 +76,16 @@ Part run_part(const FaultModel& model, const InventoryOptions& o, unsigned job, 
     if (o.time_limit_s > 0 &&
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() > o.time_limit_s)
       break;
+    if (stop.past(i)) break;
     const uint32_t run = o.first_run + i * o.stride;
     RunResult r = run_scenario(draw(model, o.seed, run), o.check);
     ++part.runs;
     merge_metrics(part.worst, r.verdict.metrics);
     for (const Violation& v : r.verdict.violations) {
+      if (v.property == Property::VariantError && !part.variant_error) {
+        part.variant_error = {i, Seen{1, run, v}};
+        stop.lower_to(i);
+      }
       if (o.target && v.property != *o.target) continue;
       auto [it, fresh] = part.tally.try_emplace(Key{v.property, v.cause});
       if (fresh) it->second = Seen{0, run, v};
@@ -147,13 +170,25 @@ Inventory take_inventory(const FaultModel& model, const InventoryOptions& o, uns
     if (o.progress) o.progress(done);
   };
   std::vector<Part> parts(jobs);
-  on_threads(jobs, jobs, [&](size_t j) { parts[j] = run_part(model, o, static_cast<unsigned>(j), jobs, tick); });
+  StopAt stop;
+  on_threads(jobs, jobs, [&](size_t j) { parts[j] = run_part(model, o, static_cast<unsigned>(j), jobs, stop, tick); });
   Inventory inv;
   Tally tally;
+  std::optional<std::pair<uint32_t, Seen>> variant_error;
   for (const Part& p : parts) {
     inv.runs += p.runs;
     merge_metrics(inv.worst, p.worst);
     merge_tally(tally, p.tally);
+    if (p.variant_error && (!variant_error || p.variant_error->first < variant_error->first))
+      variant_error = p.variant_error;
+  }
+  if (variant_error) {
+    // Only the variant's error, after the runs up to it (what the other parts
+    // made past it depends on the number of jobs).
+    inv.runs = variant_error->first + 1;
+    inv.worst = Metrics{};
+    tally.clear();
+    tally.emplace(Key{Property::VariantError, variant_error->second.first.cause}, variant_error->second);
   }
   std::vector<std::pair<Key, Seen>> found(tally.begin(), tally.end());
   inv.failures.resize(found.size());

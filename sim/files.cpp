@@ -74,6 +74,8 @@ std::optional<std::string> read_input_file(const std::string& path, size_t cap, 
     fail(error, fmt::format("cannot read '{}': {}", path, why));
     return std::nullopt;
   }
+  // An editor's UTF-8 byte-order mark is not part of the text (it would read as an unknown word).
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
   return text;
 }
 

@@ -14,8 +14,9 @@ namespace locksim::sim {
 // The default cap of an input file (scenarios, regression files, variants).
 inline constexpr size_t kMaxInputBytes = 16u * 1024 * 1024;
 
-// The whole content of a regular file of at most `cap` bytes; nothing, with a
-// reason naming the path, otherwise.
+// The whole content of a regular file of at most `cap` bytes, a leading UTF-8
+// byte-order mark dropped; nothing, with a reason naming the path, otherwise.
+// Every file a user names (scenarios, regression files, variants) is read here.
 std::optional<std::string> read_input_file(const std::string& path, size_t cap = kMaxInputBytes,
                                            std::string* error = nullptr);
 

@@ -30,7 +30,12 @@
 
 namespace locksim::redis {
 
-struct LuaRuntime {
+// The allocator's user data is the runtime as a LuaMeter (lua_budget.hpp).
+struct LuaRuntime final : LuaMeter {
+  void charge(lua_State* state, uint64_t cost) override;
+  size_t memory_cap() const override { return options.lua_memory_limit_bytes; }
+  int raise_out_of_memory(lua_State* state) override;
+
   ServerOptions options;
   lua_State* L = nullptr;
   LuaArena arena;  // the state's memory
@@ -71,11 +76,7 @@ int32_t lrand48_next(LuaRuntime& rt) {
   return static_cast<int32_t>(rt.rand48 >> 17);
 }
 
-LuaRuntime& runtime_of(lua_State* L) {
-  void* ud = nullptr;
-  lua_getallocf(L, &ud);  // the allocator's state is the runtime
-  return *static_cast<LuaRuntime*>(ud);
-}
+LuaRuntime& runtime_of(lua_State* L) { return static_cast<LuaRuntime&>(lua_meter(L)); }
 
 // Redis's redis_math_random: Lua 5.1's math.random over rand48.
 int redis_math_random(lua_State* L) {
@@ -112,11 +113,7 @@ namespace {
 
 constexpr const char* kReadonlyError = "Attempt to modify a readonly table";
 
-LuaRuntime& runtime(lua_State* L) {
-  void* ud = nullptr;
-  lua_getallocf(L, &ud);
-  return *static_cast<LuaRuntime*>(ud);
-}
+LuaRuntime& runtime(lua_State* L) { return static_cast<LuaRuntime&>(lua_meter(L)); }
 
 // Lifts the memory cap while host code runs inside a Lua call.
 class HostScope {
@@ -132,7 +129,7 @@ class HostScope {
 };
 
 void* capped_alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
-  auto* rt = static_cast<LuaRuntime*>(ud);
+  auto* rt = static_cast<LuaRuntime*>(static_cast<LuaMeter*>(ud));
   if (nsize == 0) {
     rt->arena.reallocate(ptr, osize, 0);
     rt->used_bytes -= osize;
@@ -360,12 +357,14 @@ bool host_call(lua_State* L, bool raise) {
   return raise && reply.is_error();
 }
 
-// A command's cost, charged before it runs: its arguments, and the keys it may walk.
+// A command's cost, charged before it runs: its arguments at two bytes per
+// instruction, since each is copied into the command and again into the data
+// set (a loop APPENDing 10 MB strings spends its budget in under 2 s).
 void charge_command(lua_State* L) {
   uint64_t bytes = 0;
   for (int i = 1; i <= lua_gettop(L); ++i)
     if (lua_type(L, i) == LUA_TSTRING) bytes += lua_objlen(L, i);
-  lua_charge(L, 16 + bytes / 8);
+  lua_charge(L, 16 + bytes / 2);
 }
 
 // A reply's cost: its bytes, or its elements (lua_objlen would turn a number into a string).
@@ -950,7 +949,7 @@ void protect_globals(lua_State* L, int globals, int proxies, int marker) {
 }
 
 void build_state(LuaRuntime& rt) {
-  lua_State* L = lua_newstate(capped_alloc, &rt);
+  lua_State* L = lua_newstate(capped_alloc, static_cast<LuaMeter*>(&rt));
   if (!L) throw std::bad_alloc();
   rt.L = L;
   // Building makes no garbage worth collecting: the collector waits until it is done.
@@ -1217,16 +1216,14 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   return reply_of_run(rt, status, sha, function);
 }
 
-void lua_charge(lua_State* L, uint64_t cost) {
-  if (runtime(L).ctx) charge_work(L, cost);  // outside a script (building the state): free
+void LuaRuntime::charge(lua_State* state, uint64_t cost) {
+  if (ctx) charge_work(state, cost);  // outside a script (building the state): free
 }
 
-size_t lua_memory_cap(lua_State* L) { return runtime(L).options.lua_memory_limit_bytes; }
-
-int lua_raise_out_of_memory(lua_State* L) {
-  runtime(L).memory_exceeded = true;
-  lua_pushliteral(L, "not enough memory");
-  return lua_error(L);
+int LuaRuntime::raise_out_of_memory(lua_State* state) {
+  memory_exceeded = true;
+  lua_pushliteral(state, "not enough memory");
+  return lua_error(state);
 }
 
 // ---- command handlers -------------------------------------------------------------

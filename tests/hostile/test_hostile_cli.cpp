@@ -66,6 +66,32 @@ TEST_CASE("Reproducers of issue 19 that crashed or hung now end with an error", 
   std::remove(script.c_str());
 }
 
+TEST_CASE("A hostile Lua variant ends check and run with a variant-error, at its first run", "[hostile]") {
+  const std::pair<const char*, const char*> bodies[] = {
+      {"loop", "while true do end"},
+      {"pcall-loop", "while true do pcall(function() while true do end end) end"},
+      {"pattern-bomb", "return string.find('aaaa', string.rep('a*', 100000)) ~= nil"},
+      {"pattern-slow", "while true do string.find(string.rep('a', 3000), '.-.-.-.-b') end"},
+      {"rep-bomb", "local t = {} for i = 1, 100 do t[i] = string.rep('x', 2^24) end return true"},
+      {"spin", "spawn(function() while true do sleep(0) end end) return true"},
+  };
+  for (const auto& [name, body] : bodies) {
+    const std::string path = temp_path(std::string(name) + ".lua");
+    std::ofstream(path) << "name = 'hostile-" << name << "'\nfunction acquire() " << body
+                        << " end\nfunction release() return true end\n";
+    const Result check = run_locksim("check hostile-" + std::string(name) + " --variant " + path + " --colour never");
+    INFO(name << "\n" << check.out << check.err);
+    CHECK(check.status == 2);
+    CHECK(check.out.find("found: variant-error violated in run 0") != std::string::npos);
+    // The drawing stops at the variant's error: the other runs would each spend the budget again.
+    CHECK(check.out.find("\n1 run: ") != std::string::npos);
+    const Result run = run_locksim("run hostile-" + std::string(name) + " --variant " + path + " --colour never");
+    CHECK(run.status == 2);
+    CHECK(run.out.find("variant-error") != std::string::npos);
+    std::remove(path.c_str());
+  }
+}
+
 TEST_CASE("Scenario words and flags share the limits; time overflow is refused naming the word", "[hostile]") {
   for (const std::string& word :
        {"iterations=4294967295", "nested=4294967295", "horizon=2305843009s", "clients=64", "iterations=0"}) {

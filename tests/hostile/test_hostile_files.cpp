@@ -47,6 +47,13 @@ TEST_CASE("Input files: regular files of bounded size only") {
   CHECK(!sim::read_input_file("/nonexistent/x", sim::kMaxInputBytes, &error));
 }
 
+TEST_CASE("Input files: a leading UTF-8 byte-order mark is dropped, one elsewhere is kept") {
+  const std::string path = temp_path("bom");
+  std::ofstream(path, std::ios::binary) << "\xEF\xBB\xBFwatchdog seed=1\n\xEF\xBB\xBF";
+  CHECK(sim::read_input_file(path) == std::string("watchdog seed=1\n\xEF\xBB\xBF"));
+  std::remove(path.c_str());
+}
+
 TEST_CASE("Output paths that cannot be written are named before any work") {
   CHECK(sim::output_path_problem("/dev/full").value_or("").find("not a regular file") != std::string::npos);
   CHECK(sim::output_path_problem("/proc/x").has_value());

@@ -9,7 +9,7 @@
 
 #include "helpers.hpp"
 #include "locksim/lock/lua_variant.hpp"
-#include "locksim/lock/text_file.hpp"
+#include "locksim/sim/files.hpp"
 
 using namespace locktest;
 
@@ -131,10 +131,12 @@ TEST_CASE("lua variant: a name may not shadow a built-in or another file's varia
 TEST_CASE("lua variant: files are read with limits, a byte-order mark dropped") {
   const auto dir = std::filesystem::temp_directory_path();
   std::string error;
-  CHECK_FALSE(read_text_file(dir.string(), 100, &error));
-  CHECK(error == dir.string() + ": not a regular file");
+  CHECK_FALSE(load_lua_variant(dir.string(), &error));
+  CHECK(error == "cannot read '" + dir.string() + "': not a regular file");
   CHECK_FALSE(load_lua_variant("/nonexistent/x.lua", &error));
-  CHECK(error == "/nonexistent/x.lua: No such file or directory");
+  CHECK(error == "cannot read '/nonexistent/x.lua': No such file or directory");
+  CHECK_FALSE(load_lua_variant("/dev/zero", &error));
+  CHECK(error == "cannot read '/dev/zero': not a regular file");
   const std::string path = (dir / "locksim-bom.lua").string();
   {
     std::ofstream out(path, std::ios::binary);
@@ -146,8 +148,8 @@ TEST_CASE("lua variant: files are read with limits, a byte-order mark dropped") 
   INFO(error);
   REQUIRE(v);
   CHECK(v->name == "bom");
-  CHECK_FALSE(read_text_file(path, 10, &error));
-  CHECK(error == path + ": larger than 10 bytes");
+  CHECK_FALSE(sim::read_input_file(path, 10, &error));
+  CHECK(error == "cannot read '" + path + "': larger than 10 bytes");
   std::remove(path.c_str());
 }
 
@@ -293,6 +295,52 @@ TEST_CASE("lua variant: a runaway loop hits the instruction budget, never hangs"
   // Nor can waiting that takes no time.
   variant("t-spin", "function acquire()\n  while true do sleep(0) end\nend\n" + kSimpleRelease);
   CHECK(variant_error(run(one_client("t-spin"))->history()).find("more than 2000000") != std::string::npos);
+}
+
+TEST_CASE("lua variant: work inside Lua's C functions counts; pattern and string bombs end as variant errors") {
+  // Stock Lua overflows the C stack on this pattern (a crash); the metered matcher refuses it.
+  variant("t-pattern-bomb",
+          "function acquire()\n  return string.find('aaaa', string.rep('a*', 100000)) ~= nil\nend\n" + kSimpleRelease);
+  CHECK(variant_error(run(one_client("t-pattern-bomb"))->history()).find("pattern too complex") != std::string::npos);
+  // Backtracking that stock Lua would spend minutes on, in a handful of instructions.
+  variant("t-pattern-slow",
+          "function acquire()\n  local s = string.rep('a', 3000)\n  string.find(s, '.-.-.-.-b')\n"
+          "  return true\nend\n" +
+              kSimpleRelease);
+  CHECK(variant_error(run(one_client("t-pattern-slow"))->history())
+            .rfind("t/t-pattern-slow.lua:4: the variant ran more than 2000000 Lua instructions in one call of acquire",
+                   0) == 0);
+  // A string larger than the Lua heap cap is refused before it is built.
+  variant("t-rep-bomb", "function acquire()\n  local s = string.rep('x', 2^30)\n  return true\nend\n" + kSimpleRelease);
+  CHECK(variant_error(run(one_client("t-rep-bomb"))->history()) ==
+        "t/t-rep-bomb.lua: the variant used more than 8388608 bytes of Lua memory (in acquire)");
+  // Many small strings: each charged by its bytes, so the loop ends on a budget.
+  variant("t-rep-loop",
+          "function acquire()\n  while true do local s = string.rep('x', 1000000) end\nend\n" + kSimpleRelease);
+  CHECK(variant_error(run(one_client("t-rep-loop"))->history()).find("more than 2000000 Lua instructions") !=
+        std::string::npos);
+}
+
+TEST_CASE("lua variant: all the clients of one run share a budget of Lua instructions") {
+  // Each call stays under the per-call budget and each client under its own;
+  // together, 3 clients x 5 acquires x ~1.6M instructions are over the run's 20M.
+  variant("t-busy", R"lua(
+function acquire()
+  local n = 0
+  for i = 1, 800000 do n = n + i end
+  return true
+end
+function release() return true end
+)lua");
+  SimulationConfig c = one_client("t-busy");
+  c.workload.clients = 3;
+  c.workload.iterations = 5;
+  const std::string e = variant_error(run(c)->history());
+  CHECK(e.find("the variant ran more than 20000000 Lua instructions in this run (all clients together), the last in "
+               "acquire") != std::string::npos);
+  c.workload.clients = 1;
+  c.workload.iterations = 3;
+  CHECK(variant_error(run(c)->history()).empty());  // under it: no error
 }
 
 TEST_CASE("lua variant: fence() and still_held() answer at once and reach the history") {
