@@ -34,7 +34,8 @@ enum class TraceKind : uint8_t {
   Cut,
   Heal,
   Reset,
-  Note,  // free text from a layer above (a lock step, a workload event)
+  Note,          // free text from a layer above (a lock step, a workload event)
+  CallDeferred,  // the server will answer this call later (a lock wait, a blocking pop)
 };
 std::string_view to_string(TraceKind);
 
