@@ -206,6 +206,16 @@ std::string rule(const Style& style, const std::string& head, int width) {
 
 }  // namespace
 
+constexpr std::string_view kDatabaseChapter =
+    "The first post locks in a relational database: a row in a lock table whose unique key admits one "
+    "inserter, or an exclusive row lock taken with SELECT ... FOR UPDATE inside a transaction. The 'db:lock' "
+    "lane shows whose row (or row lock) the database holds; letters are SQL statements (P INSERT, Z DELETE, "
+    "Q SELECT, F SELECT ... FOR UPDATE, U UPDATE, B BEGIN, C COMMIT, K ROLLBACK). A statement that waits for "
+    "a row lock is answered when the database grants it.";
+constexpr std::string_view kRedisChapter =
+    "Then the lock moves to Redis, for speed: a key set if absent, its expiry, its owner's token, and what "
+    "production locks add.";
+
 int cmd_tour(const TourOptions& options) {
   if (!options.only.empty()) check_algorithm(options.only);
   Style style{options.output.use_colour()};
@@ -250,13 +260,24 @@ int cmd_tour(const TourOptions& options) {
   }
   Matrix matrix;
   bool all_expected = true;
-  const auto& algos = lock::algorithms();
+  // The posts place the database locks first, before Redis: so does the tour.
+  std::vector<const lock::Algorithm*> algos;
+  for (const auto& a : lock::algorithms())
+    if (a.uses_database) algos.push_back(&a);
+  for (const auto& a : lock::algorithms())
+    if (!a.uses_database) algos.push_back(&a);
   std::vector<std::string> shown_algorithms;
   size_t number = 0;
-  for (const auto& a : algos) {
+  for (const lock::Algorithm* algorithm : algos) {
+    const lock::Algorithm& a = *algorithm;
     ++number;
     const std::string id(a.id);
     if (!options.only.empty() && id != options.only) continue;
+    if (options.only.empty() && (number == 1 || (!a.uses_database && algos[number - 2]->uses_database)))
+      out +=
+          "\n" +
+          style.bold(a.uses_database ? "Before Redis: the lock kept in a database" : "Redis: the lock kept in a key") +
+          "\n" + wrap_field("", a.uses_database ? kDatabaseChapter : kRedisChapter, width);
     shown_algorithms.push_back(id);
     matrix[id];
     out += "\n" + rule(style, fmt::format("{}/{}  {}", number, algos.size(), id), width);
