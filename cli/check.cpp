@@ -57,14 +57,14 @@ std::string property_list() {
   return s;
 }
 
-props::Assumptions assumptions_of(const CheckOptions& o) {
+props::Assumptions assumptions_of(const CheckFlags& o) {
   std::string error;
   auto a = props::parse_assumptions(o.assume, &error);
   if (!a) throw UsageError("--assume: " + error);
   return *a;
 }
 
-props::FaultModel make_model(const CheckOptions& o) {
+props::FaultModel make_model(const CheckFlags& o) {
   check_algorithm(o.algorithm);
   props::FaultModel m = props::default_model(o.algorithm);
   if (o.replica && o.masters > 1) throw UsageError("--replica goes with a single master");
@@ -131,7 +131,7 @@ void save_regression(const std::string& path, props::Property p, const props::Sc
 }
 
 // --first: today's stop-at-first exploration, the counterexample drawn.
-int check_first(const CheckOptions& o, const props::FaultModel& model, props::ExploreOptions x,
+int check_first(const CheckFlags& o, const props::FaultModel& model, props::ExploreOptions x,
                 const std::string& header) {
   std::cout << header << std::flush;
   const std::string looked_for = x.target ? std::string(props::to_string(*x.target)) : "any property";
@@ -168,7 +168,7 @@ int check_first(const CheckOptions& o, const props::FaultModel& model, props::Ex
   return found.violation.property == props::Property::VariantError ? 2 : 1;
 }
 
-int check_inventory(const CheckOptions& o, const props::FaultModel& model, const props::ExploreOptions& x,
+int check_inventory(const CheckFlags& o, const props::FaultModel& model, const props::ExploreOptions& x,
                     const props::Assumptions& assumptions, const std::string& header) {
   props::InventoryOptions io;
   io.seed = x.seed;
@@ -206,7 +206,7 @@ int check_inventory(const CheckOptions& o, const props::FaultModel& model, const
 
 }  // namespace
 
-int cmd_check(const CheckOptions& o) {
+int cmd_check(const CheckFlags& o) {
   const props::FaultModel model = make_model(o);
   const props::Assumptions assumptions = assumptions_of(o);
   std::optional<props::Property> target;
@@ -256,27 +256,13 @@ int cmd_check(const CheckOptions& o) {
 
 namespace locksim::cli {
 
-namespace {
-
-void add_check_lock_params(CLI::App& app, std::vector<std::string>& values) {
-  const auto& table = lock::lock_param_table();
-  values.assign(table.size(), std::string());
-  static const lock::LockParams defaults;
-  for (size_t i = 0; i < table.size(); ++i)
-    app.add_option("--" + std::string(table[i].name), values[i],
-                   fmt::format("lock: {} (default {})", table[i].help, table[i].get(defaults)))
-        ->group("Lock parameters");
-}
-
-}  // namespace
-
 Subcommand add_check_command(CLI::App& parent) {
   struct State {
-    CheckOptions check;
+    CheckFlags check;
     std::vector<std::string> params;
   };
   auto state = std::make_shared<State>();
-  CheckOptions& check = state->check;
+  CheckFlags& check = state->check;
   auto* app = parent.add_subcommand(
       "check",
       "explore one algorithm over many drawn scenarios and list every distinct failure (property + cause), "
@@ -335,7 +321,7 @@ Subcommand add_check_command(CLI::App& parent) {
                   "then caps it (the runs made depend on the machine)");
   app->add_flag("--timing", check.timing, "print the wall time to standard error");
   app->add_flag("--list-runs", check.list_runs, "print the run indices this shard would run, and stop")->group("");
-  add_check_lock_params(*app, state->params);
+  add_lock_param_options(*app, state->params);
   add_output_options(*app, check.output);
   return {app, [state, app, runs] {
             if (!state->check.time.empty() && runs->count() == 0) state->check.runs = 100'000'000;

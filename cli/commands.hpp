@@ -15,7 +15,7 @@ namespace locksim::cli {
 
 // `check`: its --faults are fault KINDS the explorer may draw (run's
 // --faults is a fault PLAN, a schedule of concrete faults).
-struct CheckOptions {
+struct CheckFlags {
   std::string algorithm;
   uint64_t seed = 1;
   uint32_t runs = 1000;
@@ -82,7 +82,7 @@ uint32_t shard_runs(uint32_t runs, const Shard& shard);
 int cmd_list(const OutputOptions& output);
 int cmd_run(const ScenarioOptions& scenario, const OutputOptions& output);
 int cmd_tour(const TourOptions& options);
-int cmd_check(const CheckOptions& options);
+int cmd_check(const CheckFlags& options);
 int cmd_catalogue(const CatalogueOptions& options);
 int cmd_replay(const ReplayOptions& options);
 int cmd_redis(bool fail_on_error = false);

@@ -17,9 +17,9 @@ std::string join(const std::vector<std::string>& words, std::string_view sep) {
   return out;
 }
 
-std::string needs_text(const std::vector<props::FaultKind>& kinds) {
+std::string needs_text(const std::vector<props::FaultFamily>& kinds) {
   std::vector<std::string> words;
-  for (props::FaultKind k : kinds) words.emplace_back(props::to_string(k));
+  for (props::FaultFamily k : kinds) words.emplace_back(props::to_string(k));
   return words.empty() ? "no fault" : join(words, ", ");
 }
 
@@ -134,7 +134,7 @@ std::string inventory_json(const InventoryContext& ctx, const props::Inventory& 
   for (size_t i = 0; i < inv.failures.size(); ++i) {
     const props::Failure& f = inv.failures[i];
     std::vector<std::string> needs;
-    for (props::FaultKind k : f.needs) needs.push_back(json_string(props::to_string(k)));
+    for (props::FaultFamily k : f.needs) needs.push_back(json_string(props::to_string(k)));
     out += fmt::format(
         "{}\n  {{\"property\": {}, \"cause\": {}, \"catalogue\": {}, \"inherent\": {}, \"runs\": {}, "
         "\"first_run\": {}, \"needs\": [{}], \"clients\": {}, \"fault\": {}, \"why\": {}, \"replay\": {}}}",

@@ -139,6 +139,10 @@ void add_scenario_options(CLI::App& app, ScenarioOptions& o, std::vector<std::st
   app.add_flag("--no-resource-writes", o.no_resource_writes,
                "no write to the fenced resource at the end of each section");
   app.add_flag("--persistent-redis", o.persistent_redis, "Redis keeps its keys across a restart");
+  add_lock_param_options(app, values);
+}
+
+void add_lock_param_options(CLI::App& app, std::vector<std::string>& values) {
   const auto& table = lock::lock_param_table();
   values.assign(table.size(), std::string());
   static const lock::LockParams defaults;
@@ -171,6 +175,80 @@ void collect_lock_params(const CLI::App& app, ScenarioOptions& o, const std::vec
   }
 }
 
+namespace {
+
+lock::SlowWork parse_slow_work(const std::string& s, uint32_t clients) {
+  auto parts = split(s, ':');
+  if (parts.size() != 3)
+    throw UsageError(fmt::format("--slow-work '{}': expected CLIENT:ITERATION:DURATION, e.g. A:0:1500ms", s));
+  lock::SlowWork w;
+  w.client = parse_client(parts[0], clients, "--slow-work");
+  w.iteration = parse_count(parts[1], "--slow-work iteration");
+  w.work = nonneg(parts[2], "--slow-work");
+  return w;
+}
+
+lock::CallFault parse_call_fault(const std::string& s, uint32_t clients) {
+  auto parts = split(s, ':');
+  if (parts.size() < 3)
+    throw UsageError(fmt::format("--call-fault '{}': expected CLIENT:N:crash or CLIENT:N:pause:DURATION", s));
+  lock::CallFault f;
+  f.client = parse_client(parts[0], clients, "--call-fault");
+  f.call = parse_count(parts[1], "--call-fault command number");
+  if (f.call == 0) throw UsageError("--call-fault: commands are numbered from 1");
+  if (parts[2] == "crash" && parts.size() == 3) {
+    f.kind = lock::CallFault::Kind::Crash;
+  } else if (parts[2] == "pause" && parts.size() == 4) {
+    f.kind = lock::CallFault::Kind::Pause;
+    f.pause = nonneg(parts[3], "--call-fault pause");
+  } else {
+    throw UsageError(fmt::format("--call-fault '{}': expected CLIENT:N:crash or CLIENT:N:pause:DURATION", s));
+  }
+  return f;
+}
+
+// --clock-offset CLIENT:DURATION and --drift CLIENT:PPM.
+void set_client_clocks(const ScenarioOptions& o, lock::WorkloadParams& w) {
+  for (const auto& s : o.clock_offsets) {
+    auto parts = split(s, ':');
+    if (parts.size() != 2)
+      throw UsageError(fmt::format("--clock-offset '{}': expected CLIENT:DURATION, e.g. B:+2s", s));
+    uint32_t client = parse_client(parts[0], o.clients, "--clock-offset");
+    w.clock_offsets.resize(std::max<size_t>(w.clock_offsets.size(), client + 1));
+    w.clock_offsets[client] = parse_duration_arg(parts[1], "--clock-offset");
+  }
+  for (const auto& s : o.drifts) {
+    auto parts = split(s, ':');
+    if (parts.size() != 2) throw UsageError(fmt::format("--drift '{}': expected CLIENT:PPM, e.g. B:500", s));
+    uint32_t client = parse_client(parts[0], o.clients, "--drift");
+    int64_t ppm = 0;
+    const std::string& v = parts[1];
+    const char* begin = v.data() + (!v.empty() && v[0] == '+' ? 1 : 0);
+    auto r = std::from_chars(begin, v.data() + v.size(), ppm);
+    if (v.empty() || r.ec != std::errc() || r.ptr != v.data() + v.size())
+      throw UsageError(fmt::format("--drift '{}': the rate error must be a whole number of ppm", s));
+    w.drifts_ppm.resize(std::max<size_t>(w.drifts_ppm.size(), client + 1));
+    w.drifts_ppm[client] = ppm;
+  }
+}
+
+// --work-min/max, --think-min/max, --start-spread, --horizon.
+void set_timings(const ScenarioOptions& o, lock::SimulationConfig& c) {
+  if (!o.work_min.empty()) c.workload.work_min = nonneg(o.work_min, "--work-min");
+  if (!o.work_max.empty()) c.workload.work_max = nonneg(o.work_max, "--work-max");
+  if (!o.think_min.empty()) c.workload.think_min = nonneg(o.think_min, "--think-min");
+  if (!o.think_max.empty()) c.workload.think_max = nonneg(o.think_max, "--think-max");
+  if (!o.start_spread.empty()) c.workload.start_spread = nonneg(o.start_spread, "--start-spread");
+  if (c.workload.work_min > c.workload.work_max) throw UsageError("--work-min: must not exceed --work-max");
+  if (c.workload.think_min > c.workload.think_max) throw UsageError("--think-min: must not exceed --think-max");
+  if (!o.horizon.empty()) {
+    c.horizon = nonneg(o.horizon, "--horizon");
+    if (c.horizon.ns == 0) throw UsageError("--horizon: must be positive");
+  }
+}
+
+}  // namespace
+
 lock::SimulationConfig make_config(const ScenarioOptions& o) {
   check_algorithm(o.algorithm);
   lock::SimulationConfig c;
@@ -192,66 +270,10 @@ lock::SimulationConfig make_config(const ScenarioOptions& o) {
     if (!plan) throw UsageError("--faults: " + error);
     c.faults = *plan;
   }
-  for (const auto& s : o.slow_work) {
-    auto parts = split(s, ':');
-    if (parts.size() != 3)
-      throw UsageError(fmt::format("--slow-work '{}': expected CLIENT:ITERATION:DURATION, e.g. A:0:1500ms", s));
-    lock::SlowWork w;
-    w.client = parse_client(parts[0], o.clients, "--slow-work");
-    w.iteration = parse_count(parts[1], "--slow-work iteration");
-    w.work = nonneg(parts[2], "--slow-work");
-    c.workload.slow_work.push_back(w);
-  }
-  for (const auto& s : o.call_faults) {
-    auto parts = split(s, ':');
-    if (parts.size() < 3)
-      throw UsageError(fmt::format("--call-fault '{}': expected CLIENT:N:crash or CLIENT:N:pause:DURATION", s));
-    lock::CallFault f;
-    f.client = parse_client(parts[0], o.clients, "--call-fault");
-    f.call = parse_count(parts[1], "--call-fault command number");
-    if (f.call == 0) throw UsageError("--call-fault: commands are numbered from 1");
-    if (parts[2] == "crash" && parts.size() == 3) {
-      f.kind = lock::CallFault::Kind::Crash;
-    } else if (parts[2] == "pause" && parts.size() == 4) {
-      f.kind = lock::CallFault::Kind::Pause;
-      f.pause = nonneg(parts[3], "--call-fault pause");
-    } else {
-      throw UsageError(fmt::format("--call-fault '{}': expected CLIENT:N:crash or CLIENT:N:pause:DURATION", s));
-    }
-    c.workload.call_faults.push_back(f);
-  }
-  for (const auto& s : o.clock_offsets) {
-    auto parts = split(s, ':');
-    if (parts.size() != 2)
-      throw UsageError(fmt::format("--clock-offset '{}': expected CLIENT:DURATION, e.g. B:+2s", s));
-    uint32_t client = parse_client(parts[0], o.clients, "--clock-offset");
-    c.workload.clock_offsets.resize(std::max<size_t>(c.workload.clock_offsets.size(), client + 1));
-    c.workload.clock_offsets[client] = parse_duration_arg(parts[1], "--clock-offset");
-  }
-  for (const auto& s : o.drifts) {
-    auto parts = split(s, ':');
-    if (parts.size() != 2) throw UsageError(fmt::format("--drift '{}': expected CLIENT:PPM, e.g. B:500", s));
-    uint32_t client = parse_client(parts[0], o.clients, "--drift");
-    int64_t ppm = 0;
-    const std::string& v = parts[1];
-    const char* begin = v.data() + (!v.empty() && v[0] == '+' ? 1 : 0);
-    auto r = std::from_chars(begin, v.data() + v.size(), ppm);
-    if (v.empty() || r.ec != std::errc() || r.ptr != v.data() + v.size())
-      throw UsageError(fmt::format("--drift '{}': the rate error must be a whole number of ppm", s));
-    c.workload.drifts_ppm.resize(std::max<size_t>(c.workload.drifts_ppm.size(), client + 1));
-    c.workload.drifts_ppm[client] = ppm;
-  }
-  if (!o.work_min.empty()) c.workload.work_min = nonneg(o.work_min, "--work-min");
-  if (!o.work_max.empty()) c.workload.work_max = nonneg(o.work_max, "--work-max");
-  if (!o.think_min.empty()) c.workload.think_min = nonneg(o.think_min, "--think-min");
-  if (!o.think_max.empty()) c.workload.think_max = nonneg(o.think_max, "--think-max");
-  if (!o.start_spread.empty()) c.workload.start_spread = nonneg(o.start_spread, "--start-spread");
-  if (c.workload.work_min > c.workload.work_max) throw UsageError("--work-min: must not exceed --work-max");
-  if (c.workload.think_min > c.workload.think_max) throw UsageError("--think-min: must not exceed --think-max");
-  if (!o.horizon.empty()) {
-    c.horizon = nonneg(o.horizon, "--horizon");
-    if (c.horizon.ns == 0) throw UsageError("--horizon: must be positive");
-  }
+  for (const auto& s : o.slow_work) c.workload.slow_work.push_back(parse_slow_work(s, o.clients));
+  for (const auto& s : o.call_faults) c.workload.call_faults.push_back(parse_call_fault(s, o.clients));
+  set_client_clocks(o, c.workload);
+  set_timings(o, c);
   c.workload.nested = o.nested;
   c.workload.stop_when_lost = o.stop_when_lost;
   c.workload.write_resource = !o.no_resource_writes;

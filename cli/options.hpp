@@ -52,6 +52,8 @@ struct ScenarioOptions {
 // Adds the scenario options (all but the algorithm) to a subcommand.
 void add_scenario_options(CLI::App& app, ScenarioOptions& options, std::vector<std::string>& lock_param_values);
 // Adds --width, --colour, --trace-json, --svg, --trace.
+// --lease, --retry, ...: one option per lock parameter (lock::lock_param_table), read back with collect_lock_params.
+void add_lock_param_options(CLI::App& app, std::vector<std::string>& lock_param_values);
 void add_output_options(CLI::App& app, OutputOptions& options, bool files = true);
 // After parsing: copies the lock parameters that were given into options.lock_params.
 void collect_lock_params(const CLI::App& app, ScenarioOptions& options,

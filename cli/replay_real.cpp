@@ -37,10 +37,10 @@ SceneTime in_scene_time(const real::RealRun& run, double k) {
     if (e.node != sim::kNoNode) last = std::max(last, e.node);
   for (sim::NodeId id = 0; id <= last + 1; ++id) s.trace.set_node_name(id, run.trace().node_name(id));
   for (const sim::TraceEvent& e : run.trace().events()) {
-    int64_t a = e.a, b = e.b;
-    if (e.kind == sim::TraceKind::Pause || e.kind == sim::TraceKind::ClockJump) a = shrink(a, k);
-    if (e.kind == sim::TraceKind::Cut) b = shrink(b, k);
-    s.trace.add(shrink(e.at, k), e.node, e.kind, a, b, e.text);
+    int64_t first = e.first, second = e.second;
+    if (e.kind == sim::TraceKind::Pause || e.kind == sim::TraceKind::ClockJump) first = shrink(first, k);
+    if (e.kind == sim::TraceKind::Cut) second = shrink(second, k);
+    s.trace.add(shrink(e.at, k), e.node, e.kind, first, second, e.text);
   }
   return s;
 }

@@ -204,7 +204,28 @@ std::string rule(const Style& style, const std::string& head, int width) {
   return style.bold(line) + "\n";
 }
 
-}  // namespace
+using ByEntry = std::map<const props::CatalogueEntry*, const TimedOutcome*>;
+
+// The modelled entries the tour shows (all, or those of --only's algorithm).
+std::vector<const props::CatalogueEntry*> tour_entries(const TourOptions& options) {
+  std::vector<const props::CatalogueEntry*> entries;
+  for (const auto& e : props::catalogue()) {
+    if (e.expected == props::Expectation::NotModelled) continue;
+    if (!options.only.empty() && e.model.base.algorithm != options.only && e.fix != options.only) continue;
+    entries.push_back(&e);
+  }
+  return entries;
+}
+
+// The posts place the database locks first, before Redis: so does the tour.
+std::vector<const lock::Algorithm*> tour_order() {
+  std::vector<const lock::Algorithm*> algos;
+  for (const auto& a : lock::algorithms())
+    if (a.uses_database) algos.push_back(&a);
+  for (const auto& a : lock::algorithms())
+    if (!a.uses_database) algos.push_back(&a);
+  return algos;
+}
 
 constexpr std::string_view kDatabaseChapter =
     "The first post locks in a relational database: a row in a lock table whose unique key admits one "
@@ -216,106 +237,75 @@ constexpr std::string_view kRedisChapter =
     "Then the lock moves to Redis, for speed: a key set if absent, its expiry, its owner's token, and what "
     "production locks add.";
 
-int cmd_tour(const TourOptions& options) {
-  if (!options.only.empty()) check_algorithm(options.only);
-  Style style{options.output.use_colour()};
+std::string chapter(bool database, const Style& style, int width) {
+  return "\n" + style.bold(database ? "Before Redis: the lock kept in a database" : "Redis: the lock kept in a key") +
+         "\n" + wrap_field("", database ? kDatabaseChapter : kRedisChapter, width);
+}
+
+std::string introduction(const Style& style, int width) {
+  std::string out = style.bold("The Redis lock evolution, one failure at a time") + "\n\n";
+  out += wrap_field("",
+                    "Each version of the lock fixes a failure of the one before and has failures of its own. "
+                    "For each, the explorer draws random runs with faults (crashes, pauses, slow work, clock "
+                    "skew...) in the deterministic simulator until a property breaks, then shrinks that run to "
+                    "a minimal one, drawn below over true time.",
+                    width);
+  out += "\n";
+  out += wrap_field("",
+                    "Lanes: # holding the lock, - waiting, ~ paused, x crashed. Letters under a lane are that "
+                    "client's Redis commands (S SET, N SETNX, T GETSET, G GET, D DEL, E EXPIRE, L Lua script, "
+                    "R resource write; capital: it changed the key). The 'lock' lane shows whose key is in "
+                    "Redis (small letter: no expiry); ^^^ marks the violation.",
+                    width);
+  return out;
+}
+
+// One algorithm's chapter: what it does, what it fixes, its failures and costs (or, with none of its own,
+// the failures it fixes).
+std::string show_algorithm(const lock::Algorithm& a, const std::string& head,
+                           const std::vector<const props::CatalogueEntry*>& entries, const ByEntry& by_entry,
+                           const TourOptions& options, const Style& style, Matrix& matrix, bool& all_expected) {
   const int width = options.output.width;
-
-  // Every modelled entry, run live: in parallel, but printed in order.
-  std::vector<const props::CatalogueEntry*> entries;
-  for (const auto& e : props::catalogue()) {
-    if (e.expected == props::Expectation::NotModelled) continue;
-    if (!options.only.empty() && e.model.base.algorithm != options.only && e.fix != options.only) continue;
-    entries.push_back(&e);
+  const std::string id(a.id);
+  std::string out = "\n" + rule(style, head, width);
+  out += wrap_field("What it does: ", a.summary, width);
+  out += wrap_field("Described in:  ", lock::source_titles(a.documents), width);
+  std::string fixes;
+  for (const props::CatalogueEntry* e : entries)
+    if (e->fix == id) fixes += fmt::format("{}{} ({})", fixes.empty() ? "" : ", ", e->id, e->model.base.algorithm);
+  if (!fixes.empty()) out += wrap_field("Fixes:         ", fixes, width);
+  bool any = false;
+  for (const props::CatalogueEntry* e : entries) {
+    if (e->model.base.algorithm != id) continue;
+    any = true;
+    const TimedOutcome& t = *by_entry.at(e);
+    if (e->expected == props::Expectation::Violated || e->expected == props::Expectation::ViolatedYetHolds)
+      out += show_failure(*e, t, options, style, matrix, all_expected);
   }
-  props::EntryOptions eo;
-  eo.seed = kTourSeed;
-  eo.budget = kTourBudget;
-  eo.check_fix = true;
-  std::vector<TimedOutcome> results;
-  {
-    Progress progress("tour: exploring", entries.size());
-    results = run_entries(entries, eo, std::max(1u, std::min(2u, std::thread::hardware_concurrency())));
-    progress.finish();
+  for (const props::CatalogueEntry* e : entries) {
+    if (e->model.base.algorithm != id) continue;
+    if (e->expected == props::Expectation::Metric || e->expected == props::Expectation::Survives)
+      out += show_line(*e, *by_entry.at(e), style, width, matrix, all_expected);
   }
-  std::map<const props::CatalogueEntry*, const TimedOutcome*> by_entry;
-  for (size_t i = 0; i < entries.size(); ++i) by_entry[entries[i]] = &results[i];
-
-  std::string out;
-  if (options.only.empty()) {
-    out += style.bold("The Redis lock evolution, one failure at a time") + "\n\n";
-    out += wrap_field("",
-                      "Each version of the lock fixes a failure of the one before and has failures of its own. "
-                      "For each, the explorer draws random runs with faults (crashes, pauses, slow work, clock "
-                      "skew...) in the deterministic simulator until a property breaks, then shrinks that run to "
-                      "a minimal one, drawn below over true time.",
-                      width);
-    out += "\n";
-    out += wrap_field("",
-                      "Lanes: # holding the lock, - waiting, ~ paused, x crashed. Letters under a lane are that "
-                      "client's Redis commands (S SET, N SETNX, T GETSET, G GET, D DEL, E EXPIRE, L Lua script, "
-                      "R resource write; capital: it changed the key). The 'lock' lane shows whose key is in "
-                      "Redis (small letter: no expiry); ^^^ marks the violation.",
-                      width);
-  }
-  Matrix matrix;
-  bool all_expected = true;
-  // The posts place the database locks first, before Redis: so does the tour.
-  std::vector<const lock::Algorithm*> algos;
-  for (const auto& a : lock::algorithms())
-    if (a.uses_database) algos.push_back(&a);
-  for (const auto& a : lock::algorithms())
-    if (!a.uses_database) algos.push_back(&a);
-  std::vector<std::string> shown_algorithms;
-  size_t number = 0;
-  for (const lock::Algorithm* algorithm : algos) {
-    const lock::Algorithm& a = *algorithm;
-    ++number;
-    const std::string id(a.id);
-    if (!options.only.empty() && id != options.only) continue;
-    if (options.only.empty() && (number == 1 || (!a.uses_database && algos[number - 2]->uses_database)))
-      out +=
-          "\n" +
-          style.bold(a.uses_database ? "Before Redis: the lock kept in a database" : "Redis: the lock kept in a key") +
-          "\n" + wrap_field("", a.uses_database ? kDatabaseChapter : kRedisChapter, width);
-    shown_algorithms.push_back(id);
-    matrix[id];
-    out += "\n" + rule(style, fmt::format("{}/{}  {}", number, algos.size(), id), width);
-    out += wrap_field("What it does: ", a.summary, width);
-    out += wrap_field("Described in:  ", lock::source_titles(a.documents), width);
-    std::string fixes;
-    for (const props::CatalogueEntry* e : entries)
-      if (e->fix == id) fixes += fmt::format("{}{} ({})", fixes.empty() ? "" : ", ", e->id, e->model.base.algorithm);
-    if (!fixes.empty()) out += wrap_field("Fixes:         ", fixes, width);
-    bool any = false;
+  if (!any) {
+    // No failure of its own in the catalogue: what it fixes, checked.
     for (const props::CatalogueEntry* e : entries) {
-      if (e->model.base.algorithm != id) continue;
-      any = true;
-      const TimedOutcome& t = *by_entry[e];
-      if (e->expected == props::Expectation::Violated || e->expected == props::Expectation::ViolatedYetHolds)
-        out += show_failure(*e, t, options, style, matrix, all_expected);
+      if (e->fix != id) continue;
+      const props::EntryOutcome& r = by_entry.at(e)->outcome;
+      out += "\n" + wrap_field(style.bold(e->id) + "  ",
+                               fmt::format("in {}: {}. Here: {}", e->model.base.algorithm, e->title,
+                                           r.fix_outcome.empty() ? "not checked" : r.fix_outcome),
+                               width);
     }
-    for (const props::CatalogueEntry* e : entries) {
-      if (e->model.base.algorithm != id) continue;
-      if (e->expected == props::Expectation::Metric || e->expected == props::Expectation::Survives)
-        out += show_line(*e, *by_entry[e], style, width, matrix, all_expected);
-    }
-    if (!any) {
-      // No failure of its own in the catalogue: what it fixes, checked.
-      for (const props::CatalogueEntry* e : entries) {
-        if (e->fix != id) continue;
-        const props::EntryOutcome& r = by_entry[e]->outcome;
-        out += "\n" + wrap_field(style.bold(e->id) + "  ",
-                                 fmt::format("in {}: {}. Here: {}", e->model.base.algorithm, e->title,
-                                             r.fix_outcome.empty() ? "not checked" : r.fix_outcome),
-                                 width);
-      }
-      out += "\nNo catalogue failure of its own yet.\n";
-    }
+    out += "\nNo catalogue failure of its own yet.\n";
   }
+  return out;
+}
 
-  // The matrix.
-  out += "\n" + rule(style, "what the tour found", width);
+// The matrix: per algorithm and property, the catalogue failures found, ok, or not checked; then its legend.
+std::string show_matrix(Matrix& matrix, const std::vector<std::string>& shown_algorithms, const Style& style,
+                        int width) {
+  std::string out = "\n" + rule(style, "what the tour found", width);
   std::array<size_t, std::size(props::kAllProperties)> col{};
   for (size_t p = 0; p < col.size(); ++p) {
     col[p] = kShort[p].size();
@@ -358,14 +348,62 @@ int cmd_tour(const TourOptions& options) {
     legend += fmt::format("{}{} = {}", p ? ", " : "", kShort[p], props::to_string(props::kAllProperties[p]));
   legend += ".";
   out += wrap_field("", legend, width);
-  if (options.only.empty()) {
-    std::string missing;
-    for (const auto& e : props::catalogue())
-      if (e.expected == props::Expectation::NotModelled)
-        missing +=
-            wrap_field(fmt::format("  {}  ", e.id), fmt::format("{} ({})", e.title, e.model.base.algorithm), width);
-    if (!missing.empty()) out += "\nNot yet modelled (so never counted as passed):\n" + missing;
+  return out;
+}
+
+// The catalogue entries whose system the simulator does not have yet.
+std::string not_modelled(int width) {
+  std::string missing;
+  for (const auto& e : props::catalogue())
+    if (e.expected == props::Expectation::NotModelled)
+      missing +=
+          wrap_field(fmt::format("  {}  ", e.id), fmt::format("{} ({})", e.title, e.model.base.algorithm), width);
+  return missing.empty() ? std::string() : "\nNot yet modelled (so never counted as passed):\n" + missing;
+}
+
+}  // namespace
+
+int cmd_tour(const TourOptions& options) {
+  if (!options.only.empty()) check_algorithm(options.only);
+  Style style{options.output.use_colour()};
+  const int width = options.output.width;
+
+  // Every modelled entry, run live: in parallel, but printed in order.
+  const std::vector<const props::CatalogueEntry*> entries = tour_entries(options);
+  props::EntryOptions eo;
+  eo.seed = kTourSeed;
+  eo.budget = kTourBudget;
+  eo.check_fix = true;
+  std::vector<TimedOutcome> results;
+  {
+    Progress progress("tour: exploring", entries.size());
+    results = run_entries(entries, eo, std::max(1u, std::min(2u, std::thread::hardware_concurrency())));
+    progress.finish();
   }
+  ByEntry by_entry;
+  for (size_t i = 0; i < entries.size(); ++i) by_entry[entries[i]] = &results[i];
+
+  std::string out;
+  if (options.only.empty()) out += introduction(style, width);
+  Matrix matrix;
+  bool all_expected = true;
+  const std::vector<const lock::Algorithm*> algos = tour_order();
+  std::vector<std::string> shown_algorithms;
+  size_t number = 0;
+  for (const lock::Algorithm* algorithm : algos) {
+    const lock::Algorithm& a = *algorithm;
+    ++number;
+    const std::string id(a.id);
+    if (!options.only.empty() && id != options.only) continue;
+    if (options.only.empty() && (number == 1 || a.uses_database != algos[number - 2]->uses_database))
+      out += chapter(a.uses_database, style, width);
+    shown_algorithms.push_back(id);
+    matrix[id];
+    const std::string head = fmt::format("{}/{}  {}", number, algos.size(), id);
+    out += show_algorithm(a, head, entries, by_entry, options, style, matrix, all_expected);
+  }
+  out += show_matrix(matrix, shown_algorithms, style, width);
+  if (options.only.empty()) out += not_modelled(width);
   if (!all_expected)
     out +=
         "\n" + style.red("Some entries did not come out as documented (marked above): run 'locksim catalogue'.") + "\n";

@@ -24,14 +24,8 @@ class DelSetnx final : public DelReleaseLock {
     auto r = co_await env.redis(cmd("SETNX", key(), expiry(env)), Purpose::Acquire);
     if (replied_int(r, 1)) co_return true;
     auto current = co_await env.redis(cmd("GET", key()), Purpose::Acquire);
-    if (!current.ok() || current.value.type != Reply::Type::Bulk) co_return false;
-    int64_t held_until = 0;
-    try {
-      held_until = std::stoll(current.value.str);
-    } catch (...) {
-      co_return false;
-    }
-    if (held_until >= unix_ms(env.local_now())) co_return false;  // not expired yet
+    const bool expired = replied_timestamp_passed(current, unix_ms(env.local_now()));
+    if (!expired) co_return false;
     // Expired: remove it and try again. Nothing stops another waiter doing the same.
     co_await env.redis(cmd("DEL", key()), Purpose::Acquire);
     auto again = co_await env.redis(cmd("SETNX", key(), expiry(env)), Purpose::Acquire);

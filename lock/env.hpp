@@ -50,7 +50,10 @@ class Env {
   // A second task in the same process (the watchdog's renewal); it dies with the process.
   virtual TaskId spawn(Task<void> task) = 0;
   virtual void cancel(TaskId task) = 0;
-  virtual void record(Step step, int64_t a = 0, int64_t b = 0) = 0;
+  // A client step with its details, in this order (set_step_details names them): AcquireStart,
+  // AcquireFailed, ReleaseStart (depth); Acquired (fence token or -1, depth); Released (1 if
+  // its own lock, depth); RenewFailed (status).
+  virtual void record(Step step, int64_t first = 0, int64_t second = 0) = 0;
   // A step with text (a variant's log line, its error); by default the step alone.
   virtual void record_text(Step step, std::string_view text) {
     (void)text;
@@ -89,5 +92,16 @@ inline bool replied_int(const RedisResult& r, int64_t v) {
   return r.ok() && r.value.type == Reply::Type::Integer && r.value.integer == v;
 }
 inline bool replied_nil(const RedisResult& r) { return r.ok() && r.value.is_nil(); }
+// A GET of a timestamp lock (del-setnx, getset): the holder's expiry, as Unix ms, has passed by now_unix_ms.
+inline bool replied_timestamp_passed(const RedisResult& r, int64_t now_unix_ms) {
+  if (!r.ok() || r.value.type != Reply::Type::Bulk) return false;
+  int64_t held_until = 0;
+  try {
+    held_until = std::stoll(r.value.str);
+  } catch (...) {
+    return false;
+  }
+  return held_until < now_unix_ms;
+}
 
 }  // namespace locksim::lock

@@ -35,14 +35,8 @@ class Getset final : public SpinLock {
       co_return true;
     }
     auto current = co_await env.redis(cmd("GET", key()), Purpose::Acquire);
-    if (!current.ok() || current.value.type != Reply::Type::Bulk) co_return false;
-    int64_t held_until = 0;
-    try {
-      held_until = std::stoll(current.value.str);
-    } catch (...) {
-      co_return false;
-    }
-    if (held_until >= unix_ms(env.local_now())) co_return false;
+    const bool expired = replied_timestamp_passed(current, unix_ms(env.local_now()));
+    if (!expired) co_return false;
     // Both posts swap in the expiry computed before the SETNX (not a fresh one).
     auto old = co_await env.redis(cmd("GETSET", key(), std::to_string(expiry)), Purpose::Acquire);
     // Won only if nobody swapped between our GET and our GETSET.

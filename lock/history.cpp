@@ -50,18 +50,36 @@ std::string History::client_name(uint32_t client) const {
   return client < clients_.size() ? clients_[client] : fmt::format("client{}", client);
 }
 
+void set_step_details(HistoryEvent& e, int64_t first, int64_t second) {
+  switch (e.step) {
+    case Step::AcquireStart:
+    case Step::AcquireFailed:
+    case Step::ReleaseStart: e.depth = first; break;
+    case Step::Acquired:
+      e.token = first;
+      e.depth = second;
+      break;
+    case Step::Released:
+      e.own_lock = first != 0;
+      e.depth = second;
+      break;
+    case Step::RenewFailed: e.status = first; break;
+    default: break;
+  }
+}
+
 std::string History::describe(const HistoryEvent& e, std::string_view client_name) {
   std::string s = fmt::format("{} {}", client_name, to_string(e.step));
   switch (e.step) {
     case Step::Acquired:
-      if (e.a >= 0) s += fmt::format(" (fence {})", e.a);
+      if (e.token >= 0) s += fmt::format(" (fence {})", e.token);
       break;
     case Step::AcquireStart:
-      if (e.a > 0) s += fmt::format(" (nested {})", e.a);
+      if (e.depth > 0) s += fmt::format(" (nested {})", e.depth);
       break;
-    case Step::Released: s += e.a ? " (own lock)" : " (not released)"; break;
+    case Step::Released: s += e.own_lock ? " (own lock)" : " (not released)"; break;
     case Step::WriteAccepted:
-    case Step::WriteRejected: s += fmt::format(" token {} (highest seen {})", e.a, e.b); break;
+    case Step::WriteRejected: s += fmt::format(" token {} (highest seen {})", e.token, e.highest_seen); break;
     case Step::KeySet:
     case Step::KeyDeleted:
     case Step::KeyExpireChanged:

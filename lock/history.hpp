@@ -21,17 +21,17 @@ enum class Purpose : uint8_t { Acquire, Release, Renew, Resource, Other };
 std::string_view to_string(Purpose);
 
 enum class Step : uint8_t {
-  AcquireStart,   // a = nesting depth (0 outermost)
-  Acquired,       // a = fence token or -1
-  AcquireFailed,  // gave up at its wait limit (or errored)
+  AcquireStart,   // depth
+  Acquired,       // token (the fence token or -1), depth
+  AcquireFailed,  // gave up at its wait limit (or errored); depth
   Enter,
-  Leave,  // the critical section, as the client believes it
-  ReleaseStart,
-  Released,  // a = 1 if the client believes it released its own lock
+  Leave,         // the critical section, as the client believes it
+  ReleaseStart,  // depth
+  Released,      // own_lock, depth
   Renewed,
-  RenewFailed,
+  RenewFailed,  // status
   WriteAccepted,
-  WriteRejected,  // at the fenced resource: a = token, b = highest seen before
+  WriteRejected,  // at the fenced resource: token, highest_seen
   Crashed,
   Restarted,
   Paused,
@@ -41,7 +41,7 @@ enum class Step : uint8_t {
   KeyExpireChanged,
   KeyExpired,  // effects on lock keys, at the server
   ServerCrashed,
-  ServerRestarted,  // a Redis node (client = kNoClient); a = 1 if its keys survive (persistence)
+  ServerRestarted,  // a Redis node (client = kNoClient); keys_survive
   ReplicaPromoted,  // the replica became the master (server = the replica's node)
   Log,              // a Lua variant's log(text): text
   VariantError,     // a Lua variant failed (a Lua error, a budget): text names file:line
@@ -56,13 +56,22 @@ struct HistoryEvent {
   uint32_t client = kNoClient;  // the client acting; for key effects the client whose command it was
   Step step = Step::AcquireStart;
   Purpose purpose = Purpose::Other;
-  int64_t a = 0, b = 0;
-  std::string key;  // key effects
+  // The step's details (see Step for which steps carry which; the others leave them at their defaults):
+  int64_t depth = 0;          // acquire/release steps: the nesting depth, 0 outermost
+  int64_t token = 0;          // Acquired: the fence token or -1; WriteAccepted/WriteRejected: the write's token
+  int64_t highest_seen = 0;   // WriteAccepted/WriteRejected: the highest token the resource had accepted before
+  bool own_lock = false;      // Released: the client believes it released its own lock
+  bool keys_survive = false;  // ServerCrashed/ServerRestarted: persistence keeps the node's keys
+  int64_t status = 0;         // RenewFailed: the failed call's status (0: the lock was no longer ours)
+  std::string key;            // key effects
   std::optional<std::string> old_value, new_value;
   int64_t expire_at_ms = -1;  // key effects: the deadline after it, on the server's clock (unix_time.hpp)
   uint32_t server = 0;        // key effects and server events: which Redis node (see Simulation::redis_node_name)
   std::string text;           // Log, VariantError
 };
+
+// Env::record's two integers as the step's named details (their order is Env::record's).
+void set_step_details(HistoryEvent& e, int64_t first, int64_t second);
 
 class History {
  public:

@@ -60,11 +60,11 @@ Task<DbResult> SimEnv::db(db::Statement statement, Purpose purpose) {
 
 Task<void> SimEnv::sleep(Duration span) { co_await proc_.sleep(span); }
 
-void SimEnv::record(Step step, int64_t a, int64_t b) { record_event(step, a, b, {}); }
+void SimEnv::record(Step step, int64_t first, int64_t second) { record_event(step, first, second, {}); }
 
 void SimEnv::record_text(Step step, std::string_view text) { record_event(step, 0, 0, text); }
 
-void SimEnv::record_event(Step step, int64_t a, int64_t b, std::string_view text) {
+void SimEnv::record_event(Step step, int64_t first, int64_t second, std::string_view text) {
   sim::World& w = proc_.world();
   HistoryEvent e;
   e.text = std::string(text);
@@ -72,10 +72,9 @@ void SimEnv::record_event(Step step, int64_t a, int64_t b, std::string_view text
   e.local = proc_.local_now();
   e.client = client_;
   e.step = step;
-  e.a = a;
-  e.b = b;
+  set_step_details(e, first, second);
   // Steps go into the trace too, so that its hash covers what the clients did.
-  w.trace().add(e.at, proc_.id(), sim::TraceKind::Note, static_cast<int64_t>(step), a,
+  w.trace().add(e.at, proc_.id(), sim::TraceKind::Note, static_cast<int64_t>(step), first,
                 w.trace().recording() ? History::describe(e, proc_.name()) : std::string());
   history_.add(std::move(e));
 }

@@ -46,14 +46,14 @@ class SimEnv final : public Env {
   sim::Rng& rng() override { return proc_.rng(); }
   TaskId spawn(Task<void> task) override { return proc_.spawn(std::move(task)); }
   void cancel(TaskId task) override { proc_.cancel(task); }
-  void record(Step step, int64_t a = 0, int64_t b = 0) override;
+  void record(Step step, int64_t first = 0, int64_t second = 0) override;
   void record_text(Step step, std::string_view text) override;
   uint32_t client() const override { return client_; }
   std::string_view client_name() const override { return proc_.name(); }
 
  private:
   Task<void> apply_call_faults();
-  void record_event(Step step, int64_t a, int64_t b, std::string_view text);
+  void record_event(Step step, int64_t first, int64_t second, std::string_view text);
 
   sim::Proc proc_;
   Route route_;

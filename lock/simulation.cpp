@@ -71,8 +71,8 @@ void Simulation::add_resource() {
         e.local = world.local_now(store_);
         e.client = write.client;
         e.purpose = Purpose::Resource;
-        e.a = write.token;
-        e.b = highest_token_;
+        e.token = write.token;
+        e.highest_seen = highest_token_;
         bool accepted = write.token < 0 || write.token >= highest_token_;
         e.step = accepted ? Step::WriteAccepted : Step::WriteRejected;
         if (accepted && write.token > highest_token_) highest_token_ = write.token;
@@ -109,7 +109,7 @@ void Simulation::record_node_fault(sim::NodeId node, sim::TraceKind kind) {
     e.at = world_->now();
     e.local = world_->local_now(node);
     e.step = kind == sim::TraceKind::Crash ? Step::ServerCrashed : Step::ServerRestarted;
-    e.a = config_.persistent_redis ? 1 : 0;
+    e.keys_survive = config_.persistent_redis;
     e.server = r->index();
     history_.add(std::move(e));
     if (config_.replica && r->index() == 0 && kind == sim::TraceKind::Crash) {

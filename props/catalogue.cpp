@@ -45,7 +45,7 @@ Duration metric_value(const Metrics& m, MetricKind kind) {
 
 namespace {
 
-using FK = FaultKind;
+using FK = FaultFamily;
 using namespace sim::literals;
 
 // A base scenario from its words (the same text a user would write).
@@ -56,7 +56,7 @@ Scenario base(std::string_view words) {
   return *s;
 }
 
-FaultModel model(std::string_view words, std::vector<FaultKind> kinds, uint32_t min_clients, uint32_t max_clients,
+FaultModel model(std::string_view words, std::vector<FaultFamily> kinds, uint32_t min_clients, uint32_t max_clients,
                  bool swarm = true, uint32_t max_iterations = 3) {
   FaultModel m;
   m.base = base(words);
@@ -100,10 +100,39 @@ FaultModel more_faults(FaultModel m, uint32_t n) {
   return m;
 }
 
-std::vector<CatalogueEntry> build() {
-  using P = Property;
-  using E = Expectation;
-  std::vector<CatalogueEntry> c;
+using P = Property;
+using E = Expectation;
+
+void add_database_locks(std::vector<CatalogueEntry>& c) {
+  // The database locks (the "db" node): the lock table's row outlives a
+  // crashed inserter; an expiry column and the cleanup job fix that but
+  // delete the row of a holder still at work; the row lock of SELECT ... FOR
+  // UPDATE goes with the holder's session.
+  c.push_back({.id = "F22",
+               .title = "a database lock row outlives its crashed owner",
+               .sources = "mysql-redis",
+               .property = P::NoDeadlock,
+               .model = model("db-insert-delete", {FK::ClientCrash, FK::CrashAtCall}, 1, 3),
+               .max_clients = 2,
+               .fix = "db-insert-expiry"});
+  c.push_back({.id = "F22a",
+               .title = "the cleanup job deletes the row of a holder still at work",
+               .sources = "mysql-redis",
+               .model = within(model("db-insert-expiry", {FK::SlowWork}, 2, 3), 1_s),
+               .max_clients = 2,
+               .fix = "db-for-update"});
+  c.push_back({.id = "F22b",
+               .title = "SELECT ... FOR UPDATE: the row lock goes with the crashed holder's session",
+               .sources = "mysql-redis",
+               .expected = E::Survives,
+               .property = P::NoDeadlock,
+               .also_holds = {P::MutualExclusion},
+               .model = model("db-for-update", {FK::ClientCrash, FK::CrashAtCall}, 1, 3),
+               .baseline = "db-insert-delete"});
+}
+
+// F01-F06: the locks before leases with a token: no expiry, SETNX + EXPIRE, timestamps in the value.
+void add_before_leases(std::vector<CatalogueEntry>& c) {
   c.push_back({.id = "F01",
                .title = "a crash before DEL leaves the key forever",
                .sources = "approaches",
@@ -149,6 +178,10 @@ std::vector<CatalogueEntry> build() {
                .metric_at_least = sim::milliseconds(1),
                .model = model("getset", {FK::ClientCrash, FK::DelaySpikes}, 3, 4, true, 4),
                .survive_runs = 1000});
+}
+
+// F07-F12: leases, tokens and the watchdog.
+void add_leases(std::vector<CatalogueEntry>& c) {
   c.push_back({.id = "F07",
                .title = "work longer than the lease: the key expires and B acquires",
                .sources = "mysql-redis approaches layers evolution",
@@ -193,6 +226,10 @@ std::vector<CatalogueEntry> build() {
                .also_holds = {P::NoDeadlock},
                .model = model("watchdog", {FK::ClientCrash, FK::SlowWork}, 2, 3),
                .baseline = "set-nx-px"});
+}
+
+// F13-F18: what the watchdog cannot help with: pauses, cuts, explicit leases, nesting, failover, Redlock restarts.
+void add_beyond_the_watchdog(std::vector<CatalogueEntry>& c) {
   c.push_back({.id = "F13",
                .title = "a stop-the-world pause longer than the lease freezes the renewal too",
                .sources = "-",
@@ -243,6 +280,10 @@ std::vector<CatalogueEntry> build() {
                .max_clients = 2,
                .fix = "redlock",
                .fix_params = "persistent=1"});
+}
+
+// F19-F23: fencing, fairness, WATCH/MULTI, database locks and a forgetful single Redis.
+void add_fencing_and_beyond(std::vector<CatalogueEntry>& c) {
   c.push_back({.id = "F19",
                .title = "fencing: the resource rejects the paused client's late write",
                .sources = "-",
@@ -264,31 +305,7 @@ std::vector<CatalogueEntry> build() {
                .expected = E::Survives,
                .model = racing_waiters("watch-multi"),
                .baseline = "del-setnx"});
-  // The database locks (the "db" node): the lock table's row outlives a
-  // crashed inserter; an expiry column and the cleanup job fix that but
-  // delete the row of a holder still at work; the row lock of SELECT ... FOR
-  // UPDATE goes with the holder's session.
-  c.push_back({.id = "F22",
-               .title = "a database lock row outlives its crashed owner",
-               .sources = "mysql-redis",
-               .property = P::NoDeadlock,
-               .model = model("db-insert-delete", {FK::ClientCrash, FK::CrashAtCall}, 1, 3),
-               .max_clients = 2,
-               .fix = "db-insert-expiry"});
-  c.push_back({.id = "F22a",
-               .title = "the cleanup job deletes the row of a holder still at work",
-               .sources = "mysql-redis",
-               .model = within(model("db-insert-expiry", {FK::SlowWork}, 2, 3), 1_s),
-               .max_clients = 2,
-               .fix = "db-for-update"});
-  c.push_back({.id = "F22b",
-               .title = "SELECT ... FOR UPDATE: the row lock goes with the crashed holder's session",
-               .sources = "mysql-redis",
-               .expected = E::Survives,
-               .property = P::NoDeadlock,
-               .also_holds = {P::MutualExclusion},
-               .model = model("db-for-update", {FK::ClientCrash, FK::CrashAtCall}, 1, 3),
-               .baseline = "db-insert-delete"});
+  add_database_locks(c);
   // The restart bites when it strikes during a hold and Redis is back before
   // the holder is done: work is long enough, downtime short.
   FaultModel restarts = within(model("watchdog work=100ms..400ms", {FK::RedisRestart}, 2, 3, true, 4), 1_s);
@@ -302,6 +319,14 @@ std::vector<CatalogueEntry> build() {
                .max_clients = 2,
                .fix = "watchdog",
                .fix_params = "persistent=1"});
+}
+
+std::vector<CatalogueEntry> build() {
+  std::vector<CatalogueEntry> c;
+  add_before_leases(c);
+  add_leases(c);
+  add_beyond_the_watchdog(c);
+  add_fencing_and_beyond(c);
   return c;
 }
 

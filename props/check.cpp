@@ -83,7 +83,7 @@ Verdict check(const lock::History& history, const lock::SimulationConfig& config
   add(detail::bounded_wait(c, v.metrics));
   detail::expiry_drift(c, v.metrics);
   for (const auto& e : history.events())
-    if (e.step == lock::Step::Acquired && e.b == 0) ++v.metrics.acquisitions;
+    if (e.step == lock::Step::Acquired && e.depth == 0) ++v.metrics.acquisitions;
   std::stable_sort(v.violations.begin(), v.violations.end(),
                    [](const Violation& a, const Violation& b) { return a.from < b.from; });
   for (Violation& each : v.violations) {

@@ -22,13 +22,13 @@ namespace {
 // order of holds.
 size_t granted_at(const Context& c, size_t acquired) {
   const lock::HistoryEvent& a = c.history.events()[acquired];
-  const std::string token = std::to_string(a.a);
+  const std::string token = std::to_string(a.token);
   for (size_t i = acquired; i-- > 0;) {
     const lock::HistoryEvent& e = c.history.events()[i];
     if (e.client != a.client) continue;
-    if (e.step == Step::AcquireStart && e.a == 0) break;
+    if (e.step == Step::AcquireStart && e.depth == 0) break;
     if (e.purpose != lock::Purpose::Acquire || e.step != Step::KeySet) continue;
-    if (a.a >= 0 ? e.new_value == token : c.is_lock_key(e)) return i;
+    if (a.token >= 0 ? e.new_value == token : c.is_lock_key(e)) return i;
   }
   return acquired;
 }
@@ -47,7 +47,7 @@ std::optional<Violation> fenced_writes(const Context& c) {
   for (size_t i = 0; i < events.size(); ++i) {
     const lock::HistoryEvent& e = events[i];
     if (e.client >= hold_of.size()) continue;
-    if (e.step == Step::Acquired && e.b == 0) {
+    if (e.step == Step::Acquired && e.depth == 0) {
       hold_of[e.client] = granted_at(c, i);
       hold_since[e.client] = e.at;
     }
@@ -85,10 +85,10 @@ std::optional<Violation> reentrancy(const Context& c) {
           fmt::format("{}'s inner release deleted the lock while its outer hold went on", c.name(e.client))};
     }
     if (e.client >= nested_start.size()) continue;
-    if (e.step == Step::AcquireStart && e.a > 0) nested_start[e.client] = e.at;
-    if (e.step == Step::ReleaseStart) inner_release[e.client] = e.a > 0;
+    if (e.step == Step::AcquireStart && e.depth > 0) nested_start[e.client] = e.at;
+    if (e.step == Step::ReleaseStart) inner_release[e.client] = e.depth > 0;
     if (e.step == Step::Released) inner_release[e.client] = false;
-    if (e.step == Step::AcquireFailed && e.a > 0) {
+    if (e.step == Step::AcquireFailed && e.depth > 0) {
       Instant from = nested_start[e.client].value_or(e.at);
       return Violation{Property::Reentrancy,
                        {e.client},

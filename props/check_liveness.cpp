@@ -65,7 +65,7 @@ std::vector<OrphanedLock> orphans(const Context& c) {
       deadline_ms = e.expire_at_ms;
       if (auto stamp = expiry_timestamp(e); stamp && deadline_ms < 0 && e.step == Step::KeySet) deadline_ms = *stamp;
     }
-    if (e.step == Step::ServerCrashed && e.a == 0) {
+    if (e.step == Step::ServerCrashed && !e.keys_survive) {
       // No persistence: every key is gone, an orphaned lock with it.
       if (open != kNone) {
         out[open].freed = e.at;
@@ -122,9 +122,9 @@ std::optional<Violation> no_deadlock(const Context& c, Metrics& m) {
     std::vector<std::optional<Instant>> waiting(c.history.clients().size());
     for (const auto& e : c.history.events()) {
       if (e.client >= waiting.size()) continue;
-      if (e.step == Step::AcquireStart && e.a == 0) waiting[e.client] = e.at;
+      if (e.step == Step::AcquireStart && e.depth == 0) waiting[e.client] = e.at;
       if (e.step == Step::Acquired) waiting[e.client].reset();
-      if (e.step == Step::AcquireFailed && e.a == 0 && waiting[e.client] && e.client != o.holder) {
+      if (e.step == Step::AcquireFailed && e.depth == 0 && waiting[e.client] && e.client != o.holder) {
         Instant since = std::max(*waiting[e.client], o.died);
         if (e.at > o.died && e.at <= o.freed && e.at - since > bound) {
           found = Violation{Property::NoDeadlock,
@@ -213,9 +213,9 @@ std::optional<Violation> bounded_wait(const Context& c, Metrics& m) {
   std::vector<Wait> waits;
   std::vector<std::optional<Instant>> open(c.history.clients().size());
   for (const auto& e : c.history.events()) {
-    if (e.client >= open.size() || (e.a != 0 && e.step == Step::AcquireStart)) continue;
+    if (e.client >= open.size() || (e.depth != 0 && e.step == Step::AcquireStart)) continue;
     if (e.step == Step::AcquireStart) open[e.client] = e.at;
-    bool ended = (e.step == Step::Acquired && e.b == 0) || (e.step == Step::AcquireFailed && e.a == 0) ||
+    bool ended = (e.step == Step::Acquired && e.depth == 0) || (e.step == Step::AcquireFailed && e.depth == 0) ||
                  e.step == Step::Crashed;
     if (ended && open[e.client]) {
       waits.push_back(Wait{e.client, *open[e.client], e.at, e.step == Step::Acquired});

@@ -22,7 +22,7 @@ std::optional<Violation> owner_only_release(const Context& c) {
     if (c.config.replica && (e.server == 1) != promoted) continue;
     if (instances.size() <= e.server) instances.resize(e.server + 1);
     Instance& current = instances[e.server];
-    if (e.step == Step::ServerCrashed && e.a == 0) current = {};  // no persistence: every key is gone
+    if (e.step == Step::ServerCrashed && !e.keys_survive) current = {};  // no persistence: every key is gone
     if (!c.is_lock_key(e)) continue;
     const bool by_release = e.purpose == Purpose::Release || e.purpose == Purpose::Renew;
     const bool foreign = current.owner != lock::kNoClient && e.client != current.owner && e.client != lock::kNoClient;

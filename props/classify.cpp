@@ -59,7 +59,7 @@ Instant Classifier::acquire_start(uint32_t client, Instant before) const {
   Instant since{};
   for (const auto& e : h_.events()) {
     if (e.at > before) break;
-    if (e.client == client && e.step == Step::AcquireStart && e.a == 0) since = e.at;
+    if (e.client == client && e.step == Step::AcquireStart && e.depth == 0) since = e.at;
   }
   return since;
 }
@@ -86,7 +86,7 @@ std::vector<Ending> Classifier::endings(uint32_t holder, Instant since, Instant 
     const uint32_t n = e.server;
     // A replica's copy only counts once it is promoted (it is followed before, to know what it lacks).
     const bool mine = owner[n].owner == holder && e.at >= since && (!cfg_.replica || (n == 1) == promoted);
-    if (e.step == Step::ServerCrashed && e.a == 0) {
+    if (e.step == Step::ServerCrashed && !e.keys_survive) {
       if (cfg_.replica && n == 0) {
         master_down = true;
         continue;
@@ -97,7 +97,7 @@ std::vector<Ending> Classifier::endings(uint32_t holder, Instant since, Instant 
     }
     if (e.step == Step::ServerRestarted && cfg_.replica && n == 0 && master_down) {
       master_down = false;
-      if (e.a == 0) {
+      if (!e.keys_survive) {
         if (owner[0].owner == holder && e.at >= since) out.push_back({Ending::Kind::ServerLost, 0, &e, refresh[0]});
         owner[0] = {};
       }
@@ -302,14 +302,14 @@ Explanation Classifier::explain(const Violation& v) {
     }
     case Property::FencedWrites: {
       for (const auto& e : h_.events()) {
-        if (e.at != v.to || e.client != first || e.step != Step::WriteAccepted || e.a < 0) continue;
+        if (e.at != v.to || e.client != first || e.step != Step::WriteAccepted || e.token < 0) continue;
         return make(Cause::FenceBackwards, faults_.any_server_crash(v.to),
                     fmt::format("{}'s token {} was accepted though the hold was older: the counter went backwards",
-                                name(first), e.a));
+                                name(first), e.token));
       }
       Instant newer = v.to;
       for (const auto& e : h_.events())
-        if (e.client == second && e.step == Step::Acquired && e.b == 0 && e.at > v.from && e.at <= v.to) {
+        if (e.client == second && e.step == Step::Acquired && e.depth == 0 && e.at > v.from && e.at <= v.to) {
           newer = e.at;
           break;
         }
@@ -331,13 +331,13 @@ Explanation Classifier::explain(const Violation& v) {
       // A nested acquire that met someone else's lock, or took a fresh one, came after the outer lease lapsed.
       Instant nested = v.from;
       for (const auto& e : h_.events())
-        if (e.at <= v.from && e.client == first && e.step == Step::AcquireStart && e.a > 0) nested = e.at;
+        if (e.at <= v.from && e.client == first && e.step == Step::AcquireStart && e.depth > 0) nested = e.at;
       Explanation outer = lapse(first, acquire_start(first, nested), nested, lock::kNoClient);
       if (outer.cause != Cause::Unknown) return outer;
       // A nested acquire that got in only once the outer lock was gone had waited on itself.
       Instant got = nested;
       for (const auto& e : h_.events())
-        if (e.at >= nested && e.client == first && e.step == Step::Acquired && e.b > 0) {
+        if (e.at >= nested && e.client == first && e.step == Step::Acquired && e.depth > 0) {
           got = e.at;
           break;
         }

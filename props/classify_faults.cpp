@@ -91,7 +91,7 @@ bool FaultFinder::reply_timed_out(uint32_t client, Instant from, Instant to) con
       if (n.client != client || n.key == cfg_.lock.key) continue;
       if (set && n.step == Step::AcquireFailed) return true;
       if (deleted && n.step == Step::Released) {
-        if (n.a == 0) return true;
+        if (!n.own_lock) return true;
         break;
       }
       if (n.step == Step::Acquired || n.step == Step::Crashed) break;
@@ -178,7 +178,8 @@ std::string FaultFinder::server_crash(const std::string& node, Instant at) const
 std::string FaultFinder::any_server_crash(Instant before) const {
   for (const auto& e : h_.events()) {
     if (e.at > before) break;
-    if (e.step == Step::ServerCrashed && e.a == 0) return server_crash(lock::redis_node_name(cfg_, e.server), e.at);
+    if (e.step == Step::ServerCrashed && !e.keys_survive)
+      return server_crash(lock::redis_node_name(cfg_, e.server), e.at);
   }
   return "";
 }

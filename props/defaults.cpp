@@ -74,7 +74,7 @@ std::optional<std::string> breaks_assumptions(const Scenario& s, const Assumptio
 FaultModel default_model(std::string_view algorithm) {
   FaultModel m;
   m.base.algorithm = std::string(algorithm);
-  m.kinds.assign(std::begin(kAllFaultKinds), std::end(kAllFaultKinds));
+  m.kinds.assign(std::begin(kAllFaultFamilies), std::end(kAllFaultFamilies));
   if (algorithm == "redlock") m.base.masters = 3;  // designed for several independent masters
   m.failover_on_master_crash = m.base.masters == 1;
   if (const lock::Algorithm* a = lock::find_algorithm(algorithm)) {
@@ -94,7 +94,7 @@ void assume(FaultModel& m, const Assumptions& a) {
   if (a.no_failover) {
     m.failover_on_master_crash = false;
     m.base.replica = false;
-    std::erase(m.kinds, FaultKind::MasterCrash);
+    std::erase(m.kinds, FaultFamily::MasterCrash);
   }
 }
 

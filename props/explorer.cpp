@@ -66,40 +66,40 @@ std::vector<sim::Fault> without_fault(const std::vector<sim::Fault>& faults, siz
 }
 
 // The scenario without any fault of one kind (a crash with its restart).
-Scenario without_kind(const Scenario& s, FaultKind kind) {
+Scenario without_kind(const Scenario& s, FaultFamily kind) {
   Scenario out = s;
   auto& plan = out.faults.faults;
   lock::WorkloadParams& w = out.workload;
   auto drop = [&](auto&& pred) { std::erase_if(plan, pred); };
   auto on_client = [](const sim::Fault& f) { return client_index(f.node).has_value(); };
   switch (kind) {
-    case FaultKind::ClientCrash:
+    case FaultFamily::ClientCrash:
       drop([&](const sim::Fault& f) {
         return on_client(f) && (f.kind == sim::FaultKind::Crash || f.kind == sim::FaultKind::Restart);
       });
       break;
-    case FaultKind::ClientRestart:
+    case FaultFamily::ClientRestart:
       drop([&](const sim::Fault& f) { return on_client(f) && f.kind == sim::FaultKind::Restart; });
       break;
-    case FaultKind::Pause: drop([](const sim::Fault& f) { return f.kind == sim::FaultKind::Pause; }); break;
-    case FaultKind::SlowWork: w.slow_work.clear(); break;
-    case FaultKind::DelaySpikes: out.latency = Scenario{}.latency; break;
-    case FaultKind::Cut:
+    case FaultFamily::Pause: drop([](const sim::Fault& f) { return f.kind == sim::FaultKind::Pause; }); break;
+    case FaultFamily::SlowWork: w.slow_work.clear(); break;
+    case FaultFamily::DelaySpikes: out.latency = Scenario{}.latency; break;
+    case FaultFamily::Cut:
       drop([](const sim::Fault& f) { return f.kind == sim::FaultKind::Cut || f.kind == sim::FaultKind::Heal; });
       break;
-    case FaultKind::Reset: drop([](const sim::Fault& f) { return f.kind == sim::FaultKind::Reset; }); break;
-    case FaultKind::ClockSkew: w.clock_offsets.clear(); break;
-    case FaultKind::ClockDrift: w.drifts_ppm.clear(); break;
-    case FaultKind::ClockJump: drop([](const sim::Fault& f) { return f.kind == sim::FaultKind::ClockJump; }); break;
-    case FaultKind::RedisRestart:
-    case FaultKind::MasterCrash:
+    case FaultFamily::Reset: drop([](const sim::Fault& f) { return f.kind == sim::FaultKind::Reset; }); break;
+    case FaultFamily::ClockSkew: w.clock_offsets.clear(); break;
+    case FaultFamily::ClockDrift: w.drifts_ppm.clear(); break;
+    case FaultFamily::ClockJump: drop([](const sim::Fault& f) { return f.kind == sim::FaultKind::ClockJump; }); break;
+    case FaultFamily::RedisRestart:
+    case FaultFamily::MasterCrash:
       drop([&](const sim::Fault& f) {
         return !on_client(f) && (f.kind == sim::FaultKind::Crash || f.kind == sim::FaultKind::Restart);
       });
       break;
-    case FaultKind::CrashAtCall:
-    case FaultKind::PauseAtCall: {
-      const auto k = kind == FaultKind::CrashAtCall ? lock::CallFault::Kind::Crash : lock::CallFault::Kind::Pause;
+    case FaultFamily::CrashAtCall:
+    case FaultFamily::PauseAtCall: {
+      const auto k = kind == FaultFamily::CrashAtCall ? lock::CallFault::Kind::Crash : lock::CallFault::Kind::Pause;
       std::erase_if(w.call_faults, [k](const lock::CallFault& c) { return c.kind == k; });
       break;
     }
@@ -119,8 +119,8 @@ struct Simpler {
 };
 std::vector<Simpler> simpler(const Scenario& s) {
   std::vector<Simpler> out;
-  const std::vector<FaultKind> kinds = kinds_in(s);
-  for (FaultKind k : kinds) out.push_back({without_kind(s, k), false});
+  const std::vector<FaultFamily> kinds = kinds_in(s);
+  for (FaultFamily k : kinds) out.push_back({without_kind(s, k), false});
   for (size_t i = s.faults.faults.size(); i-- > 0;) {
     Scenario t = s;
     t.faults.faults = without_fault(s.faults.faults, i);

@@ -6,36 +6,36 @@
 
 namespace locksim::props {
 
-std::string_view to_string(FaultKind k) {
+std::string_view to_string(FaultFamily k) {
   switch (k) {
-    case FaultKind::ClientCrash: return "crash";
-    case FaultKind::ClientRestart: return "restart";
-    case FaultKind::Pause: return "pause";
-    case FaultKind::SlowWork: return "slow-work";
-    case FaultKind::DelaySpikes: return "delay";
-    case FaultKind::Cut: return "cut";
-    case FaultKind::Reset: return "reset";
-    case FaultKind::ClockSkew: return "skew";
-    case FaultKind::ClockDrift: return "drift";
-    case FaultKind::ClockJump: return "jump";
-    case FaultKind::RedisRestart: return "redis-restart";
-    case FaultKind::CrashAtCall: return "crash-at-call";
-    case FaultKind::PauseAtCall: return "pause-at-call";
-    case FaultKind::MasterCrash: return "master-crash";
+    case FaultFamily::ClientCrash: return "crash";
+    case FaultFamily::ClientRestart: return "restart";
+    case FaultFamily::Pause: return "pause";
+    case FaultFamily::SlowWork: return "slow-work";
+    case FaultFamily::DelaySpikes: return "delay";
+    case FaultFamily::Cut: return "cut";
+    case FaultFamily::Reset: return "reset";
+    case FaultFamily::ClockSkew: return "skew";
+    case FaultFamily::ClockDrift: return "drift";
+    case FaultFamily::ClockJump: return "jump";
+    case FaultFamily::RedisRestart: return "redis-restart";
+    case FaultFamily::CrashAtCall: return "crash-at-call";
+    case FaultFamily::PauseAtCall: return "pause-at-call";
+    case FaultFamily::MasterCrash: return "master-crash";
   }
   return "?";
 }
 
-std::optional<FaultKind> parse_fault_kind(std::string_view text) {
-  for (FaultKind k : kAllFaultKinds)
+std::optional<FaultFamily> parse_fault_kind(std::string_view text) {
+  for (FaultFamily k : kAllFaultFamilies)
     if (to_string(k) == text) return k;
   return std::nullopt;
 }
 
-std::optional<std::vector<FaultKind>> parse_fault_kinds(std::string_view text, std::string* error) {
-  std::vector<FaultKind> kinds;
+std::optional<std::vector<FaultFamily>> parse_fault_kinds(std::string_view text, std::string* error) {
+  std::vector<FaultFamily> kinds;
   if (text == "none" || text.empty()) return kinds;
-  if (text == "all") return std::vector<FaultKind>(std::begin(kAllFaultKinds), std::end(kAllFaultKinds));
+  if (text == "all") return std::vector<FaultFamily>(std::begin(kAllFaultFamilies), std::end(kAllFaultFamilies));
   size_t start = 0;
   while (start <= text.size()) {
     size_t comma = text.find(',', start);
@@ -45,7 +45,7 @@ std::optional<std::vector<FaultKind>> parse_fault_kinds(std::string_view text, s
     if (!k) {
       if (error) {
         std::string known;
-        for (FaultKind each : kAllFaultKinds) known += (known.empty() ? "" : ", ") + std::string(to_string(each));
+        for (FaultFamily each : kAllFaultFamilies) known += (known.empty() ? "" : ", ") + std::string(to_string(each));
         *error = fmt::format("unknown fault kind '{}' (known: {}, all, none)", word, known);
       }
       return std::nullopt;
@@ -86,6 +86,131 @@ void draw_workload_extras(const FaultModel& model, Scenario& s) {
   }
 }
 
+// Draws a run's faults of one kind at a time into its scenario, scaled to its lease.
+class FaultDrawer {
+ public:
+  FaultDrawer(const FaultModel& model, Scenario& s)
+      : model_(model),
+        s_(s),
+        w_(s.workload),
+        lease_ms_(std::max<int64_t>(s.lock.lease.ms(), 1)),
+        pause_ms_(model.max_pause.ns > 0 ? std::max<int64_t>(model.max_pause.ms(), 1) : 3 * lease_ms_),
+        short_pause_ms_(std::min<int64_t>(10, pause_ms_)) {}
+
+  void add(FaultFamily kind) {
+    switch (kind) {
+      case FaultFamily::ClientCrash: client_crashes(); break;
+      case FaultFamily::ClientRestart: break;  // drawn with the crashes
+      case FaultFamily::Pause: pauses(); break;
+      case FaultFamily::SlowWork: slow_work(); break;
+      case FaultFamily::DelaySpikes: delay_spikes(); break;
+      case FaultFamily::Cut: cuts(); break;
+      case FaultFamily::Reset: resets(); break;
+      case FaultFamily::ClockSkew: clock_skew(); break;
+      case FaultFamily::ClockDrift: clock_drift(); break;
+      case FaultFamily::ClockJump: clock_jumps(); break;
+      case FaultFamily::RedisRestart: redis_restarts(); break;
+      case FaultFamily::MasterCrash: master_crash(); break;
+      case FaultFamily::CrashAtCall: call_faults(lock::CallFault::Kind::Crash); break;
+      case FaultFamily::PauseAtCall: call_faults(lock::CallFault::Kind::Pause); break;
+    }
+  }
+
+ private:
+  uint32_t client() { return *rc::gen::inRange<uint32_t>(0, w_.clients); }
+  // A Redis master, by name ("redis", or "redis1".."redisN").
+  std::string master() { return lock::redis_node_name(s_, *rc::gen::inRange<uint32_t>(0, s_.masters)); }
+  static std::string name(uint32_t c) { return lock::client_name(c); }
+  void push(sim::Fault f) { s_.faults.faults.push_back(std::move(f)); }
+
+  void client_crashes() {
+    const bool restart =
+        std::find(model_.kinds.begin(), model_.kinds.end(), FaultFamily::ClientRestart) != model_.kinds.end();
+    for (uint32_t i = count(model_.max_faults); i > 0; --i) {
+      uint32_t c = client();
+      sim::Instant at = at_in(model_.window);
+      push({sim::FaultKind::Crash, name(c), "", at, {}});
+      if (restart && *rc::gen::arbitrary<bool>())
+        push({sim::FaultKind::Restart, name(c), "", at + ms_in(1, 2 * lease_ms_), {}});
+    }
+  }
+  void pauses() {
+    for (uint32_t i = count(model_.max_faults); i > 0; --i)
+      push({sim::FaultKind::Pause, name(client()), "", at_in(model_.window), ms_in(short_pause_ms_, pause_ms_)});
+  }
+  void slow_work() {
+    for (uint32_t i = count(model_.max_faults); i > 0; --i)
+      w_.slow_work.push_back(
+          {client(), *rc::gen::inRange<uint32_t>(0, w_.iterations), ms_in(lease_ms_ / 2, 3 * lease_ms_)});
+  }
+  void delay_spikes() {
+    s_.latency.spike_probability = *rc::gen::inRange<int>(1, 31) / 100.0;
+    s_.latency.spike_scale = ms_in(1, 50);
+    s_.latency.spike_alpha = 1.5;
+    s_.latency.spike_cap = ms_in(50, 2 * lease_ms_);
+  }
+  void cuts() {
+    for (uint32_t i = count(model_.max_faults); i > 0; --i)
+      push({sim::FaultKind::Cut, name(client()), master(), at_in(model_.window), ms_in(10, 3 * lease_ms_)});
+  }
+  void resets() {
+    for (uint32_t i = count(model_.max_faults); i > 0; --i)
+      push({sim::FaultKind::Reset, name(client()), master(), at_in(model_.window), {}});
+  }
+  void clock_skew() {
+    w_.clock_offsets.resize(w_.clients);
+    w_.drifts_ppm.resize(w_.clients);
+    for (uint32_t c = 0; c < w_.clients; ++c) w_.clock_offsets[c] = signed_ms(2 * lease_ms_);
+  }
+  void clock_drift() {
+    w_.clock_offsets.resize(w_.clients);
+    w_.drifts_ppm.resize(w_.clients);
+    for (uint32_t c = 0; c < w_.clients; ++c) {
+      int64_t ppm = *rc::gen::inRange<int64_t>(0, 200'001);
+      w_.drifts_ppm[c] = *rc::gen::arbitrary<bool>() ? -ppm : ppm;
+    }
+  }
+  void clock_jumps() {
+    for (uint32_t i = count(model_.max_faults); i > 0; --i) {
+      std::string node = model_.redis_clock_jumps && *rc::gen::arbitrary<bool>() ? master() : name(client());
+      push({sim::FaultKind::ClockJump, node, "", at_in(model_.window), signed_ms(3 * lease_ms_)});
+    }
+  }
+  void redis_restarts() {
+    for (uint32_t i = count(model_.max_faults); i > 0; --i) {
+      sim::Instant at = at_in(model_.window);
+      std::string node = master();
+      push({sim::FaultKind::Crash, node, "", at, {}});
+      const int64_t down_ms = model_.max_downtime.ns > 0 ? model_.max_downtime.ms() : 2 * lease_ms_;
+      push({sim::FaultKind::Restart, node, "", at + ms_in(1, down_ms), {}});
+    }
+  }
+  void master_crash() {
+    if (model_.failover_on_master_crash && s_.masters == 1 && !s_.replica) {
+      // One master dying for good is an outage, not a safety question, unless a replica takes over.
+      s_.replica = true;
+      s_.replication_lag = ms_in(1, 100);
+      s_.failover_after = ms_in(50, lease_ms_);
+    }
+    push({sim::FaultKind::Crash, master(), "", at_in(model_.window), {}});
+  }
+  void call_faults(lock::CallFault::Kind kind) {
+    for (uint32_t i = count(model_.max_faults); i > 0; --i) {
+      if (kind == lock::CallFault::Kind::Crash)
+        w_.call_faults.push_back(
+            {client(), *rc::gen::inRange<uint32_t>(1, model_.max_call + 1), lock::CallFault::Kind::Crash, {}});
+      else
+        w_.call_faults.push_back({client(), *rc::gen::inRange<uint32_t>(1, model_.max_call + 1),
+                                  lock::CallFault::Kind::Pause, ms_in(short_pause_ms_, pause_ms_)});
+    }
+  }
+
+  const FaultModel& model_;
+  Scenario& s_;
+  lock::WorkloadParams& w_;
+  const int64_t lease_ms_, pause_ms_, short_pause_ms_;
+};
+
 }  // namespace
 
 rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
@@ -96,117 +221,21 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
     w.clients = *rc::gen::inRange<uint32_t>(model.min_clients, model.max_clients + 1);
     w.iterations = *rc::gen::inRange<uint32_t>(1, model.max_iterations + 1);
     draw_workload_extras(model, s);
-    const int64_t lease_ms = std::max<int64_t>(s.lock.lease.ms(), 1);
-    const int64_t pause_ms = model.max_pause.ns > 0 ? std::max<int64_t>(model.max_pause.ms(), 1) : 3 * lease_ms;
-    const int64_t short_pause_ms = std::min<int64_t>(10, pause_ms);
-    auto client = [&] { return *rc::gen::inRange<uint32_t>(0, w.clients); };
-    // A Redis master, by name ("redis", or "redis1".."redisN").
-    auto master = [&] { return lock::redis_node_name(s, *rc::gen::inRange<uint32_t>(0, s.masters)); };
-    auto name = [&](uint32_t c) { return lock::client_name(c); };
-    auto add_faults = [&](FaultKind kind) {
-      switch (kind) {
-        case FaultKind::ClientCrash: {
-          const bool restart =
-              std::find(model.kinds.begin(), model.kinds.end(), FaultKind::ClientRestart) != model.kinds.end();
-          for (uint32_t i = count(model.max_faults); i > 0; --i) {
-            uint32_t c = client();
-            sim::Instant at = at_in(model.window);
-            s.faults.faults.push_back({sim::FaultKind::Crash, name(c), "", at, {}});
-            if (restart && *rc::gen::arbitrary<bool>())
-              s.faults.faults.push_back({sim::FaultKind::Restart, name(c), "", at + ms_in(1, 2 * lease_ms), {}});
-          }
-          break;
-        }
-        case FaultKind::ClientRestart: break;  // drawn with the crashes
-        case FaultKind::Pause:
-          for (uint32_t i = count(model.max_faults); i > 0; --i)
-            s.faults.faults.push_back(
-                {sim::FaultKind::Pause, name(client()), "", at_in(model.window), ms_in(short_pause_ms, pause_ms)});
-          break;
-        case FaultKind::SlowWork:
-          for (uint32_t i = count(model.max_faults); i > 0; --i)
-            w.slow_work.push_back(
-                {client(), *rc::gen::inRange<uint32_t>(0, w.iterations), ms_in(lease_ms / 2, 3 * lease_ms)});
-          break;
-        case FaultKind::DelaySpikes:
-          s.latency.spike_probability = *rc::gen::inRange<int>(1, 31) / 100.0;
-          s.latency.spike_scale = ms_in(1, 50);
-          s.latency.spike_alpha = 1.5;
-          s.latency.spike_cap = ms_in(50, 2 * lease_ms);
-          break;
-        case FaultKind::Cut:
-          for (uint32_t i = count(model.max_faults); i > 0; --i)
-            s.faults.faults.push_back(
-                {sim::FaultKind::Cut, name(client()), master(), at_in(model.window), ms_in(10, 3 * lease_ms)});
-          break;
-        case FaultKind::Reset:
-          for (uint32_t i = count(model.max_faults); i > 0; --i)
-            s.faults.faults.push_back({sim::FaultKind::Reset, name(client()), master(), at_in(model.window), {}});
-          break;
-        case FaultKind::ClockSkew:
-          w.clock_offsets.resize(w.clients);
-          w.drifts_ppm.resize(w.clients);
-          for (uint32_t c = 0; c < w.clients; ++c) w.clock_offsets[c] = signed_ms(2 * lease_ms);
-          break;
-        case FaultKind::ClockDrift:
-          w.clock_offsets.resize(w.clients);
-          w.drifts_ppm.resize(w.clients);
-          for (uint32_t c = 0; c < w.clients; ++c) {
-            int64_t ppm = *rc::gen::inRange<int64_t>(0, 200'001);
-            w.drifts_ppm[c] = *rc::gen::arbitrary<bool>() ? -ppm : ppm;
-          }
-          break;
-        case FaultKind::ClockJump:
-          for (uint32_t i = count(model.max_faults); i > 0; --i) {
-            std::string node = model.redis_clock_jumps && *rc::gen::arbitrary<bool>() ? master() : name(client());
-            s.faults.faults.push_back(
-                {sim::FaultKind::ClockJump, node, "", at_in(model.window), signed_ms(3 * lease_ms)});
-          }
-          break;
-        case FaultKind::RedisRestart:
-          for (uint32_t i = count(model.max_faults); i > 0; --i) {
-            sim::Instant at = at_in(model.window);
-            std::string node = master();
-            s.faults.faults.push_back({sim::FaultKind::Crash, node, "", at, {}});
-            const int64_t down_ms = model.max_downtime.ns > 0 ? model.max_downtime.ms() : 2 * lease_ms;
-            s.faults.faults.push_back({sim::FaultKind::Restart, node, "", at + ms_in(1, down_ms), {}});
-          }
-          break;
-        case FaultKind::MasterCrash:
-          if (model.failover_on_master_crash && s.masters == 1 && !s.replica) {
-            // One master dying for good is an outage, not a safety question, unless a replica takes over.
-            s.replica = true;
-            s.replication_lag = ms_in(1, 100);
-            s.failover_after = ms_in(50, lease_ms);
-          }
-          s.faults.faults.push_back({sim::FaultKind::Crash, master(), "", at_in(model.window), {}});
-          break;
-        case FaultKind::CrashAtCall:
-          for (uint32_t i = count(model.max_faults); i > 0; --i)
-            w.call_faults.push_back(
-                {client(), *rc::gen::inRange<uint32_t>(1, model.max_call + 1), lock::CallFault::Kind::Crash, {}});
-          break;
-        case FaultKind::PauseAtCall:
-          for (uint32_t i = count(model.max_faults); i > 0; --i)
-            w.call_faults.push_back({client(), *rc::gen::inRange<uint32_t>(1, model.max_call + 1),
-                                     lock::CallFault::Kind::Pause, ms_in(short_pause_ms, pause_ms)});
-          break;
-      }
-    };
+    FaultDrawer faults(model, s);
     // Swarm: a kind is on or off for the whole run; shrinking turns kinds off.
     // When every kind came out off, one is turned on: a fault model's run
     // always meets some fault (a one-kind model would otherwise run half its
     // scenarios fault-free). Drawn last, so the other scenarios stay as they were.
     bool any_on = false;
-    for (FaultKind kind : model.kinds) {
+    for (FaultFamily kind : model.kinds) {
       if (model.swarm && !*rc::gen::arbitrary<bool>()) continue;
-      any_on = any_on || kind != FaultKind::ClientRestart;
-      add_faults(kind);
+      any_on = any_on || kind != FaultFamily::ClientRestart;
+      faults.add(kind);
     }
-    std::vector<FaultKind> drawable;
-    for (FaultKind kind : model.kinds)
-      if (kind != FaultKind::ClientRestart) drawable.push_back(kind);
-    if (!any_on && !drawable.empty()) add_faults(drawable[*rc::gen::inRange<size_t>(0, drawable.size())]);
+    std::vector<FaultFamily> drawable;
+    for (FaultFamily kind : model.kinds)
+      if (kind != FaultFamily::ClientRestart) drawable.push_back(kind);
+    if (!any_on && !drawable.empty()) faults.add(drawable[*rc::gen::inRange<size_t>(0, drawable.size())]);
     // Faults apply in time order; a stable order also keeps the printed plan readable.
     std::stable_sort(s.faults.faults.begin(), s.faults.faults.end(),
                      [](const sim::Fault& a, const sim::Fault& b) { return a.at < b.at; });
@@ -215,9 +244,9 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
   });
 }
 
-std::vector<FaultKind> kinds_in(const Scenario& s) {
-  std::vector<FaultKind> found;
-  auto add = [&](FaultKind k) {
+std::vector<FaultFamily> kinds_in(const Scenario& s) {
+  std::vector<FaultFamily> found;
+  auto add = [&](FaultFamily k) {
     if (std::find(found.begin(), found.end(), k) == found.end()) found.push_back(k);
   };
   const auto& plan = s.faults.faults;
@@ -227,36 +256,36 @@ std::vector<FaultKind> kinds_in(const Scenario& s) {
     switch (f.kind) {
       case sim::FaultKind::Crash: {
         if (client) {
-          add(FaultKind::ClientCrash);
+          add(FaultFamily::ClientCrash);
           break;
         }
         const bool restarted =
             std::any_of(plan.begin() + static_cast<std::ptrdiff_t>(i), plan.end(),
                         [&](const sim::Fault& r) { return r.kind == sim::FaultKind::Restart && r.node == f.node; });
-        add(restarted ? FaultKind::RedisRestart : FaultKind::MasterCrash);
+        add(restarted ? FaultFamily::RedisRestart : FaultFamily::MasterCrash);
         break;
       }
       case sim::FaultKind::Restart:
-        if (client) add(FaultKind::ClientRestart);
+        if (client) add(FaultFamily::ClientRestart);
         break;
-      case sim::FaultKind::Pause: add(FaultKind::Pause); break;
-      case sim::FaultKind::ClockJump: add(FaultKind::ClockJump); break;
+      case sim::FaultKind::Pause: add(FaultFamily::Pause); break;
+      case sim::FaultKind::ClockJump: add(FaultFamily::ClockJump); break;
       case sim::FaultKind::Cut:
-      case sim::FaultKind::Heal: add(FaultKind::Cut); break;
-      case sim::FaultKind::Reset: add(FaultKind::Reset); break;
+      case sim::FaultKind::Heal: add(FaultFamily::Cut); break;
+      case sim::FaultKind::Reset: add(FaultFamily::Reset); break;
     }
   }
   const lock::WorkloadParams& w = s.workload;
-  if (!w.slow_work.empty()) add(FaultKind::SlowWork);
-  if (s.latency.spike_probability > 0) add(FaultKind::DelaySpikes);
+  if (!w.slow_work.empty()) add(FaultFamily::SlowWork);
+  if (s.latency.spike_probability > 0) add(FaultFamily::DelaySpikes);
   if (std::any_of(w.clock_offsets.begin(), w.clock_offsets.end(), [](Duration d) { return d.ns != 0; }))
-    add(FaultKind::ClockSkew);
+    add(FaultFamily::ClockSkew);
   if (std::any_of(w.drifts_ppm.begin(), w.drifts_ppm.end(), [](int64_t d) { return d != 0; }))
-    add(FaultKind::ClockDrift);
+    add(FaultFamily::ClockDrift);
   for (const auto& c : w.call_faults)
-    add(c.kind == lock::CallFault::Kind::Crash ? FaultKind::CrashAtCall : FaultKind::PauseAtCall);
-  std::vector<FaultKind> ordered;
-  for (FaultKind k : kAllFaultKinds)
+    add(c.kind == lock::CallFault::Kind::Crash ? FaultFamily::CrashAtCall : FaultFamily::PauseAtCall);
+  std::vector<FaultFamily> ordered;
+  for (FaultFamily k : kAllFaultFamilies)
     if (std::find(found.begin(), found.end(), k) != found.end()) ordered.push_back(k);
   return ordered;
 }

@@ -17,7 +17,7 @@
 
 namespace locksim::props {
 
-enum class FaultKind : uint8_t {
+enum class FaultFamily : uint8_t {
   ClientCrash,    // crash a client at a drawn instant
   ClientRestart,  // ... and restart it later
   Pause,          // stop-the-world pause of a client (GC)
@@ -33,21 +33,21 @@ enum class FaultKind : uint8_t {
   PauseAtCall,    // a client pauses just before its Nth command
   MasterCrash,    // a Redis master crashes for good (with a replica, the replica takes over)
 };
-inline constexpr FaultKind kAllFaultKinds[] = {FaultKind::ClientCrash, FaultKind::ClientRestart, FaultKind::Pause,
-                                               FaultKind::SlowWork,    FaultKind::DelaySpikes,   FaultKind::Cut,
-                                               FaultKind::Reset,       FaultKind::ClockSkew,     FaultKind::ClockDrift,
-                                               FaultKind::ClockJump,   FaultKind::RedisRestart,  FaultKind::CrashAtCall,
-                                               FaultKind::PauseAtCall, FaultKind::MasterCrash};
-std::string_view to_string(FaultKind k);
-std::optional<FaultKind> parse_fault_kind(std::string_view text);
+inline constexpr FaultFamily kAllFaultFamilies[] = {
+    FaultFamily::ClientCrash, FaultFamily::ClientRestart, FaultFamily::Pause,        FaultFamily::SlowWork,
+    FaultFamily::DelaySpikes, FaultFamily::Cut,           FaultFamily::Reset,        FaultFamily::ClockSkew,
+    FaultFamily::ClockDrift,  FaultFamily::ClockJump,     FaultFamily::RedisRestart, FaultFamily::CrashAtCall,
+    FaultFamily::PauseAtCall, FaultFamily::MasterCrash};
+std::string_view to_string(FaultFamily k);
+std::optional<FaultFamily> parse_fault_kind(std::string_view text);
 // "crash,pause,slow-work" -> kinds; error names the unknown one.
-std::optional<std::vector<FaultKind>> parse_fault_kinds(std::string_view text, std::string* error = nullptr);
+std::optional<std::vector<FaultFamily>> parse_fault_kinds(std::string_view text, std::string* error = nullptr);
 
 struct FaultModel {
   Scenario base;  // algorithm, lock params, workload defaults
   uint32_t min_clients = 2, max_clients = 3;
   uint32_t max_iterations = 3;
-  std::vector<FaultKind> kinds;
+  std::vector<FaultFamily> kinds;
   bool swarm = true;
   Duration window = sim::seconds(3);  // faults strike within [0, window]
   uint32_t max_faults = 2;            // per kind
@@ -65,7 +65,7 @@ struct FaultModel {
 
 rc::Gen<Scenario> scenario_generator(const FaultModel& model);
 
-// The kinds of fault a scenario contains (what a failure in it needs, once shrunk), in kAllFaultKinds order.
-std::vector<FaultKind> kinds_in(const Scenario& s);
+// The kinds of fault a scenario contains (what a failure in it needs, once shrunk), in kAllFaultFamilies order.
+std::vector<FaultFamily> kinds_in(const Scenario& s);
 
 }  // namespace locksim::props

@@ -22,7 +22,7 @@ struct Failure {
   uint32_t runs = 0;       // runs that showed it
   uint32_t first_run = 0;  // global index of the first
   Counterexample example;  // from the first run, shrunk keeping property and cause
-  std::vector<FaultKind> needs;
+  std::vector<FaultFamily> needs;
   bool inherent = false;
   std::string catalogue;  // "F07", or "" when no entry documents it
 };

@@ -275,15 +275,14 @@ lock::TaskId RealClient::spawn(lock::Task<void> task) {
 
 void RealClient::cancel(lock::TaskId task) { doomed_.insert(task); }
 
-void RealClient::record(Step step, int64_t a, int64_t b) {
+void RealClient::record(Step step, int64_t first, int64_t second) {
   lock::HistoryEvent e;
   e.at = run_.loop().now();
   e.local = local_now();
   e.client = index_;
   e.step = step;
-  e.a = a;
-  e.b = b;
-  run_.trace().add(e.at, run_.client_node(index_), TraceKind::Note, static_cast<int64_t>(step), a,
+  lock::set_step_details(e, first, second);
+  run_.trace().add(e.at, run_.client_node(index_), TraceKind::Note, static_cast<int64_t>(step), first,
                    lock::History::describe(e, name_));
   run_.history().add(std::move(e));
 }

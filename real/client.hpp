@@ -39,7 +39,7 @@ class RealClient final : public lock::Env {
   sim::Rng& rng() override { return rng_; }
   lock::TaskId spawn(lock::Task<void> task) override;
   void cancel(lock::TaskId task) override;
-  void record(lock::Step step, int64_t a = 0, int64_t b = 0) override;
+  void record(lock::Step step, int64_t first = 0, int64_t second = 0) override;
   uint32_t client() const override { return index_; }
   std::string_view client_name() const override { return name_; }
 

@@ -118,8 +118,8 @@ void RealRun::resource_write(uint32_t client, int64_t token) {
   e.local = e.at;
   e.client = client;
   e.purpose = lock::Purpose::Resource;
-  e.a = token;
-  e.b = highest_token_;
+  e.token = token;
+  e.highest_seen = highest_token_;
   const bool accepted = token < 0 || token >= highest_token_;
   e.step = accepted ? Step::WriteAccepted : Step::WriteRejected;
   if (accepted && token > highest_token_) highest_token_ = token;
@@ -180,7 +180,7 @@ void RealRun::server_event(Step step, uint32_t node) {
   e.at = loop_.now();
   e.local = e.at;
   e.step = step;
-  e.a = deployment_->durable() ? 1 : 0;
+  e.keys_survive = deployment_->durable();
   e.server = node;
   history_.add(std::move(e));
 }

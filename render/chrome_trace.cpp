@@ -180,7 +180,7 @@ void write_events(Writer& w, const Tracks& tracks) {
                        : e.step == lock::Step::WriteRejected ? "write rejected"
                                                              : "write accepted";
     w.instant(static_cast<int>(e.client) + 1, name, "resource", e.at,
-              arg("token", std::to_string(e.a)) + "," + arg("highest_seen", std::to_string(e.b)));
+              arg("token", std::to_string(e.token)) + "," + arg("highest_seen", std::to_string(e.highest_seen)));
   }
   for (const auto& h : t.highlights) {
     std::string who;

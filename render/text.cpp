@@ -150,8 +150,8 @@ struct StoryLine {
   bool alarm = false;
 };
 
-std::vector<StoryLine> story(const Timeline& t) {
-  std::vector<StoryLine> out;
+// Each hold: when it starts, and when it ends unless the holder crashed.
+void tell_holds(const Timeline& t, std::vector<StoryLine>& out) {
   for (uint32_t c = 0; c < t.clients.size(); ++c) {
     const auto& spans = t.clients[c].spans;
     const std::string& n = t.clients[c].name;
@@ -180,6 +180,10 @@ std::vector<StoryLine> story(const Timeline& t) {
       }
     }
   }
+}
+
+// What happened to the lock key that the clients did not mean: expiries, deletes and overwrites of others' locks.
+void tell_key_moments(const Timeline& t, std::vector<StoryLine>& out) {
   for (const auto& m : t.key_moments) {
     std::string owner = lane_name(t, m.owner), by = lane_name(t, m.client);
     std::string cmd = m.text.empty() ? std::string() : fmt::format(" ({})", m.text);
@@ -203,6 +207,9 @@ std::vector<StoryLine> story(const Timeline& t) {
       case KeyMoment::Kind::Rearmed: break;
     }
   }
+}
+
+void tell_faults(const Timeline& t, std::vector<StoryLine>& out) {
   for (const auto& f : t.faults) {
     std::string what = f.what;
     if (f.length.ns > 0) what += " for " + human_duration(f.length);
@@ -211,20 +218,33 @@ std::vector<StoryLine> story(const Timeline& t) {
     if (f.what == "restart") what = "restarted";
     out.push_back({f.at, 0, fmt::format("{} {}", f.node, what), f.what == "crash" || f.what == "pause"});
   }
+}
+
+// Give-ups, the resource's verdicts, a variant's log lines and errors.
+void tell_notable(const Timeline& t, std::vector<StoryLine>& out) {
   for (const auto& e : t.notable) {
     std::string n = lane_name(t, e.client);
     if (e.step == lock::Step::AcquireFailed)
       out.push_back({e.at, 3, fmt::format("{} gave up waiting for {}", n, t.key)});
     else if (e.step == lock::Step::WriteRejected)
       out.push_back(
-          {e.at, 3, fmt::format("the resource rejected {}'s write: token {} < {} already seen", n, e.a, e.b)});
-    else if (e.step == lock::Step::WriteAccepted && e.a >= 0)
-      out.push_back({e.at, 3, fmt::format("the resource accepted {}'s write with token {}", n, e.a)});
+          {e.at, 3,
+           fmt::format("the resource rejected {}'s write: token {} < {} already seen", n, e.token, e.highest_seen)});
+    else if (e.step == lock::Step::WriteAccepted && e.token >= 0)
+      out.push_back({e.at, 3, fmt::format("the resource accepted {}'s write with token {}", n, e.token)});
     else if (e.step == lock::Step::Log)
       out.push_back({e.at, 3, fmt::format("{} logs: {}", n, e.text)});
     else if (e.step == lock::Step::VariantError)
       out.push_back({e.at, 3, fmt::format("{}'s variant failed: {}", n, e.text), true});
   }
+}
+
+std::vector<StoryLine> story(const Timeline& t) {
+  std::vector<StoryLine> out;
+  tell_holds(t, out);
+  tell_key_moments(t, out);
+  tell_faults(t, out);
+  tell_notable(t, out);
   std::stable_sort(out.begin(), out.end(), [](const StoryLine& a, const StoryLine& b) {
     return a.at != b.at ? a.at < b.at : a.order < b.order;
   });

@@ -110,10 +110,10 @@ class LaneBuilder {
   void apply(const HistoryEvent& e) {
     switch (e.step) {
       case Step::AcquireStart:
-        if (e.a == 0 && base_ != State::Holding) base_ = State::Waiting;
+        if (e.depth == 0 && base_ != State::Holding) base_ = State::Waiting;
         break;
       case Step::AcquireFailed:
-        if (e.a == 0) base_ = State::Idle;
+        if (e.depth == 0) base_ = State::Idle;
         break;
       case Step::Enter: base_ = State::Holding; break;
       case Step::Leave: base_ = State::Idle; break;
@@ -167,8 +167,8 @@ void add_client_states(Timeline& t, const std::vector<HistoryEvent>& events) {
     if (e.at > t.end) break;
     if (is_key_effect(e.step) || e.client >= builders.size()) continue;
     builders[e.client].apply(e);
-    if (e.step == Step::WriteAccepted || e.step == Step::WriteRejected || (e.step == Step::AcquireFailed && e.a == 0) ||
-        e.step == Step::Log || e.step == Step::VariantError)
+    if (e.step == Step::WriteAccepted || e.step == Step::WriteRejected ||
+        (e.step == Step::AcquireFailed && e.depth == 0) || e.step == Step::Log || e.step == Step::VariantError)
       t.notable.push_back(e);
   }
   for (auto& b : builders) b.finish(t.end);
@@ -201,13 +201,13 @@ bool add_trace_fault(Timeline& t, const sim::TraceEvent& e, const std::string& n
   switch (e.kind) {
     case sim::TraceKind::Crash: t.faults.push_back({e.at, {}, node, "crash"}); return true;
     case sim::TraceKind::Restart: t.faults.push_back({e.at, {}, node, "restart"}); return true;
-    case sim::TraceKind::Pause: t.faults.push_back({e.at, Duration{e.a}, node, "pause"}); return true;
+    case sim::TraceKind::Pause: t.faults.push_back({e.at, e.span(), node, "pause"}); return true;
     case sim::TraceKind::ClockJump:
-      t.faults.push_back({e.at, Duration{e.a}, node,
-                          fmt::format("clock jump {}{}", e.a >= 0 ? "+" : "", sim::format_duration(Duration{e.a}))});
+      t.faults.push_back({e.at, e.span(), node,
+                          fmt::format("clock jump {}{}", e.span().ns >= 0 ? "+" : "", sim::format_duration(e.span()))});
       return true;
     case sim::TraceKind::Cut:
-      t.faults.push_back({e.at, Duration{e.b}, node, e.text.empty() ? std::string("network cut") : "cut " + e.text});
+      t.faults.push_back({e.at, e.span(), node, e.text.empty() ? std::string("network cut") : "cut " + e.text});
       return true;
     case sim::TraceKind::Heal: t.faults.push_back({e.at, {}, node, "heal"}); return true;
     case sim::TraceKind::Reset: t.faults.push_back({e.at, {}, node, "connection reset"}); return true;
@@ -230,11 +230,11 @@ class CommandTracker {
     c.sent = e.at;
     c.text = e.text.empty() ? "resource write" : e.text;
     c.letter = e.text.empty() ? 'R' : command_letter(e.text);
-    calls_[{e.a, e.b}] = {client, cmds.size()};
+    calls_[{e.connection(), e.call()}] = {client, cmds.size()};
     cmds.push_back(std::move(c));
   }
   void executed(const sim::TraceEvent& e) {
-    auto it = calls_.find({e.a, e.b});
+    auto it = calls_.find({e.connection(), e.call()});
     if (it == calls_.end()) return;
     Command& c = t_.clients[it->second.first].commands[it->second.second];
     c.executed = e.at;
@@ -242,7 +242,7 @@ class CommandTracker {
     c.changed_key = key_changes_.count({it->second.first, e.at.ns}) > 0;
   }
   void failed(const sim::TraceEvent& e) {
-    auto it = calls_.find({e.a, e.b});
+    auto it = calls_.find({e.connection(), e.call()});
     if (it == calls_.end()) return;
     Command& c = t_.clients[it->second.first].commands[it->second.second];
     c.failed = true;

@@ -49,18 +49,18 @@ inline void mix(uint64_t& h, uint64_t v) {
 }
 }  // namespace
 
-void Trace::add(Instant at, NodeId node, TraceKind kind, int64_t a, int64_t b, std::string text) {
+void Trace::add(Instant at, NodeId node, TraceKind kind, int64_t first, int64_t second, std::string text) {
   mix(hash_, static_cast<uint64_t>(at.ns));
   mix(hash_, uint64_t{node} | uint64_t{static_cast<uint8_t>(kind)} << 32);
-  mix(hash_, static_cast<uint64_t>(a));
-  mix(hash_, static_cast<uint64_t>(b));
+  mix(hash_, static_cast<uint64_t>(first));
+  mix(hash_, static_cast<uint64_t>(second));
   mix(hash_, text.size());
   for (unsigned char c : text) {
     hash_ ^= c;
     hash_ *= 0x100000001b3ULL;
   }
   ++count_;
-  if (mode_ == Mode::Record) events_.push_back(TraceEvent{at, node, kind, a, b, std::move(text)});
+  if (mode_ == Mode::Record) events_.push_back(TraceEvent{at, node, kind, first, second, std::move(text)});
 }
 
 void Trace::set_node_name(NodeId id, std::string name) {
@@ -81,13 +81,11 @@ std::string Trace::render(const TraceEvent& e, std::string_view node_name) {
     case TraceKind::CallDeferred:
     case TraceKind::ReplyReceived:
     case TraceKind::CallTimedOut:
-    case TraceKind::ConnectionLost: line += fmt::format(" conn {} call #{}", e.a, e.b); break;
-    case TraceKind::MessageDropped:
-      line += fmt::format(" ({}) call #{}", to_string(static_cast<DropReason>(e.a)), e.b);
-      break;
+    case TraceKind::ConnectionLost: line += fmt::format(" conn {} call #{}", e.connection(), e.call()); break;
+    case TraceKind::MessageDropped: line += fmt::format(" ({}) call #{}", to_string(e.drop_reason()), e.call()); break;
     case TraceKind::FiberStart:
     case TraceKind::FiberEnd:
-    case TraceKind::FiberCancelled: line += fmt::format(" task {}", e.a); break;
+    case TraceKind::FiberCancelled: line += fmt::format(" task {}", e.task()); break;
     default: break;
   }
   if (!e.text.empty()) {

@@ -1,6 +1,6 @@
 #pragma once
-// The trace: structured events (true time, node, kind, two integer details and
-// an optional text) that renderers and checkers consume. Its 64-bit hash is
+// The trace: structured events (true time, node, kind, two integer details
+// whose meaning is the kind's, and an optional text) that renderers and checkers consume. Its 64-bit hash is
 // stable across runs and platforms: it hashes the fields as 64-bit integers,
 // never pointers or container order.
 #include <cstdint>
@@ -47,8 +47,24 @@ struct TraceEvent {
   Instant at;
   NodeId node = kNoNode;
   TraceKind kind = TraceKind::Note;
-  int64_t a = 0, b = 0;
+  // The kind's two integer details, as hashed; read them through the named accessors below.
+  int64_t first = 0, second = 0;
   std::string text;
+
+  // CallSent, CallExecuted, CallDeferred, ReplyReceived, CallTimedOut, ConnectionLost, ConnectionClosed: the
+  // connection's id.
+  int64_t connection() const { return first; }
+  // CallSent, CallExecuted, CallDeferred, ReplyReceived, CallTimedOut, ConnectionLost, MessageDropped: the call's
+  // number.
+  int64_t call() const { return second; }
+  DropReason drop_reason() const { return static_cast<DropReason>(first); }  // MessageDropped
+  int64_t task() const { return first; }                                     // FiberStart, FiberEnd, FiberCancelled
+  int64_t incarnation() const { return first; }                              // Restart
+  // Pause: how long; ClockJump: by how much (signed); Cut: how long the link stays cut.
+  Duration span() const { return Duration{kind == TraceKind::Cut ? second : first}; }
+  NodeId peer() const { return static_cast<NodeId>(first); }  // Cut, Heal, Reset: the link's other end
+  int64_t note_step() const { return first; }                 // Note from a lock client: its lock::Step
+  int64_t note_detail() const { return second; }              // Note from a lock client: the step's first detail
 };
 
 class Trace {
@@ -57,7 +73,7 @@ class Trace {
   explicit Trace(Mode mode = Mode::Record) : mode_(mode) {}
 
   // Text is built by the caller only when recording() or hashing needs it.
-  void add(Instant at, NodeId node, TraceKind kind, int64_t a = 0, int64_t b = 0, std::string text = {});
+  void add(Instant at, NodeId node, TraceKind kind, int64_t first = 0, int64_t second = 0, std::string text = {});
   bool recording() const { return mode_ == Mode::Record; }
 
   uint64_t hash() const { return hash_; }

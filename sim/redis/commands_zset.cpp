@@ -4,6 +4,7 @@
 // ZPOPMIN ZPOPMAX BZPOPMIN BZPOPMAX. Every operation is O(log n) plus its output.
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "locksim/sim/redis/command_table.hpp"
 #include "locksim/sim/redis/typed_lookup.hpp"
@@ -228,34 +229,51 @@ Reply legacy_range(ExecContext& ctx, const Command& argv, RangeBy by, bool rev) 
   return range_reply(ctx, argv[1], req);
 }
 
-}  // namespace
-
-Reply cmd_zadd(ExecContext& ctx, const Command& argv) {
+// ZADD's flags, and where its score-member pairs begin.
+struct ZaddFlags {
   bool nx = false, xx = false, gt = false, lt = false, ch = false, incr = false;
-  size_t j = 2;
+  size_t first_pair = 2;
+};
+
+ZaddFlags parse_zadd_flags(const Command& argv) {
+  ZaddFlags f;
+  size_t& j = f.first_pair;
   for (; j < argv.size(); ++j) {
     const std::string& o = argv[j];
     if (equals_lower(o, "nx"))
-      nx = true;
+      f.nx = true;
     else if (equals_lower(o, "xx"))
-      xx = true;
+      f.xx = true;
     else if (equals_lower(o, "gt"))
-      gt = true;
+      f.gt = true;
     else if (equals_lower(o, "lt"))
-      lt = true;
+      f.lt = true;
     else if (equals_lower(o, "ch"))
-      ch = true;
+      f.ch = true;
     else if (equals_lower(o, "incr"))
-      incr = true;
+      f.incr = true;
     else
       break;
   }
-  const size_t elements = argv.size() - j;
+  return f;
+}
+
+// Redis's errors for flags that contradict each other or the number of pairs.
+std::optional<Reply> zadd_flags_error(const ZaddFlags& f, size_t elements) {
   if (elements == 0 || elements % 2) return error_reply(kSyntaxError);
-  if (nx && xx) return error_reply("ERR XX and NX options at the same time are not compatible");
-  if ((gt && nx) || (lt && nx) || (gt && lt))
+  if (f.nx && f.xx) return error_reply("ERR XX and NX options at the same time are not compatible");
+  if ((f.gt && f.nx) || (f.lt && f.nx) || (f.gt && f.lt))
     return error_reply("ERR GT, LT, and/or NX options at the same time are not compatible");
-  if (incr && elements > 2) return error_reply("ERR INCR option supports a single increment-element pair");
+  if (f.incr && elements > 2) return error_reply("ERR INCR option supports a single increment-element pair");
+  return std::nullopt;
+}
+
+}  // namespace
+
+Reply cmd_zadd(ExecContext& ctx, const Command& argv) {
+  const ZaddFlags flags = parse_zadd_flags(argv);
+  const auto [nx, xx, gt, lt, ch, incr, j] = flags;
+  if (auto error = zadd_flags_error(flags, argv.size() - j)) return *error;
   std::vector<double> scores;
   for (size_t i = j; i < argv.size(); i += 2) {
     double s = 0;
@@ -355,15 +373,21 @@ Reply cmd_zcard(ExecContext& ctx, const Command& argv) {
 }
 
 namespace {
-Reply count_generic(ExecContext& ctx, const Command& argv, RangeBy by) {
-  RangeRequest req;
+// The min/max range of ZCOUNT, ZLEXCOUNT and ZREMRANGEBY*, checked (against an empty set) before the key is read.
+bool checked_range(const Command& argv, RangeBy by, RangeRequest& req, Reply& error) {
   req.by = by;
   req.min = argv[2];
   req.max = argv[3];
-  std::vector<const ZSet::Item*> items;
-  Reply error;
+  std::vector<const ZSet::Item*> none;
   ZSet empty;
-  if (!select_range(empty, req, items, error)) return error;
+  return select_range(empty, req, none, error);
+}
+
+Reply count_generic(ExecContext& ctx, const Command& argv, RangeBy by) {
+  RangeRequest req;
+  Reply error;
+  if (!checked_range(argv, by, req, error)) return error;
+  std::vector<const ZSet::Item*> items;
   const ZSet* zset = read_zset(ctx, argv[1], error);
   if (error.is_error()) return error;
   if (!zset) return Reply::integer_(0);
@@ -389,13 +413,9 @@ Reply rank_generic(ExecContext& ctx, const Command& argv, bool rev) {
 
 Reply remove_range(ExecContext& ctx, const Command& argv, RangeBy by) {
   RangeRequest req;
-  req.by = by;
-  req.min = argv[2];
-  req.max = argv[3];
-  std::vector<const ZSet::Item*> items;
   Reply error;
-  ZSet empty;
-  if (!select_range(empty, req, items, error)) return error;
+  if (!checked_range(argv, by, req, error)) return error;
+  std::vector<const ZSet::Item*> items;
   Entry* entry = lookup_typed(ctx, argv[1], ValueType::ZSet, error);
   if (!entry) return error.is_error() ? error : Reply::integer_(0);
   select_range(entry->zset(), req, items, error);

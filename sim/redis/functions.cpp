@@ -160,8 +160,7 @@ constexpr const char* kWrapperSource = "local cb = ... return function() return 
 
 }  // namespace
 
-std::optional<Reply> FunctionEngine::install(ScriptEngine& engine, Library& library, const std::string& body,
-                                             bool replace) {
+std::optional<Reply> FunctionEngine::run_body(ScriptEngine& engine, const std::string& body) {
   lua_State* L = engine.lua();
   lua_settop(L, 0);
   lua_newtable(L);  // 1: pending registrations
@@ -196,7 +195,10 @@ std::optional<Reply> FunctionEngine::install(ScriptEngine& engine, Library& libr
     if (oom) msg = "ERR the Lua memory limit was exceeded";
     return Reply::error("ERR Error registering functions: " + msg);
   }
-  // Collect the registrations, by name.
+  return std::nullopt;
+}
+
+std::map<std::string, FunctionEngine::Function> FunctionEngine::registrations(lua_State* L) {
   std::map<std::string, Function> found;
   lua_pushnil(L);
   while (lua_next(L, 1)) {
@@ -220,6 +222,14 @@ std::optional<Reply> FunctionEngine::install(ScriptEngine& engine, Library& libr
     lua_pop(L, 2);
     found.emplace(f.name, std::move(f));
   }
+  return found;
+}
+
+std::optional<Reply> FunctionEngine::install(ScriptEngine& engine, Library& library, const std::string& body,
+                                             bool replace) {
+  if (auto error = run_body(engine, body)) return error;
+  lua_State* L = engine.lua();
+  std::map<std::string, Function> found = registrations(L);
   if (found.empty()) {
     lua_settop(L, 0);
     return Reply::error("ERR No functions registered");

@@ -11,6 +11,8 @@
 
 #include "locksim/sim/redis/server_state.hpp"
 
+struct lua_State;
+
 namespace locksim::redis {
 
 class ScriptEngine;
@@ -35,6 +37,11 @@ class FunctionEngine {
   };
   // Runs the library's code and registers its functions; an error reply otherwise.
   std::optional<Reply> install(ScriptEngine& engine, Library& library, const std::string& body, bool replace);
+  // Compiles and runs a library's body, collecting its redis.register_function calls into a table at stack index 1
+  // (its environment at 3); an error reply otherwise.
+  static std::optional<Reply> run_body(ScriptEngine& engine, const std::string& body);
+  // The registrations run_body collected, by name.
+  static std::map<std::string, Function> registrations(lua_State* L);
   void sync(ScriptEngine& engine);
 
   std::map<std::string, Library> libraries_;

@@ -247,104 +247,121 @@ void decode_string(lua_State* L, In* c, size_t n) {
   c->left -= n;
 }
 
+uint64_t take_sized(In* c, int bytes) { return need(c, static_cast<size_t>(bytes)) ? take_be(c, bytes) : 0; }
+
+// The fixed-width numbers (uint8..64, int8..64, float, double); false for any other tag.
+bool decode_number(lua_State* L, In* c, unsigned char tag) {
+  uint64_t v = 0;
+  switch (tag) {
+    case 0xcc:
+      v = take_sized(c, 1);
+      if (!c->error) lua_pushnumber(L, static_cast<lua_Number>(v));
+      return true;
+    case 0xcd:
+      v = take_sized(c, 2);
+      if (!c->error) lua_pushnumber(L, static_cast<lua_Number>(v));
+      return true;
+    case 0xce:
+      v = take_sized(c, 4);
+      if (!c->error) lua_pushnumber(L, static_cast<lua_Number>(v));
+      return true;
+    case 0xcf:
+      v = take_sized(c, 8);
+      if (!c->error) lua_pushnumber(L, static_cast<lua_Number>(v));
+      return true;
+    case 0xd0:
+      v = take_sized(c, 1);
+      if (!c->error) lua_pushnumber(L, static_cast<int8_t>(v));
+      return true;
+    case 0xd1:
+      v = take_sized(c, 2);
+      if (!c->error) lua_pushnumber(L, static_cast<int16_t>(v));
+      return true;
+    case 0xd2:
+      v = take_sized(c, 4);
+      if (!c->error) lua_pushnumber(L, static_cast<int32_t>(v));
+      return true;
+    case 0xd3:
+      v = take_sized(c, 8);
+      if (!c->error) lua_pushnumber(L, static_cast<lua_Number>(static_cast<int64_t>(v)));
+      return true;
+    case 0xca: {
+      v = take_sized(c, 4);
+      if (c->error) return true;
+      const uint32_t bits = static_cast<uint32_t>(v);
+      float f;
+      std::memcpy(&f, &bits, sizeof f);
+      lua_pushnumber(L, f);
+      return true;
+    }
+    case 0xcb: {
+      v = take_sized(c, 8);
+      if (c->error) return true;
+      double d;
+      std::memcpy(&d, &v, sizeof d);
+      lua_pushnumber(L, d);
+      return true;
+    }
+    default: return false;
+  }
+}
+
+// Strings (str and bin), arrays and maps with a 1-, 2- or 4-byte length; false for any other tag.
+bool decode_with_length(lua_State* L, In* c, unsigned char tag) {
+  uint64_t v = 0;
+  switch (tag) {
+    case 0xc4:
+    case 0xd9:
+      v = take_sized(c, 1);
+      if (!c->error) decode_string(L, c, v);
+      return true;
+    case 0xc5:
+    case 0xda:
+      v = take_sized(c, 2);
+      if (!c->error) decode_string(L, c, v);
+      return true;
+    case 0xc6:
+    case 0xdb:
+      v = take_sized(c, 4);
+      if (!c->error) decode_string(L, c, v);
+      return true;
+    case 0xdc:
+      v = take_sized(c, 2);
+      if (!c->error) decode_array(L, c, v);
+      return true;
+    case 0xdd:
+      v = take_sized(c, 4);
+      if (!c->error) decode_array(L, c, v);
+      return true;
+    case 0xde:
+      v = take_sized(c, 2);
+      if (!c->error) decode_map(L, c, v);
+      return true;
+    case 0xdf:
+      v = take_sized(c, 4);
+      if (!c->error) decode_map(L, c, v);
+      return true;
+    default: return false;
+  }
+}
+
 void decode(lua_State* L, In* c) {
   if (!need(c, 1)) return;
   const unsigned char tag = *c->p;
   c->p++;
   c->left--;
-  auto sized = [&](int bytes) -> uint64_t { return need(c, static_cast<size_t>(bytes)) ? take_be(c, bytes) : 0; };
   if (tag <= 0x7f) return lua_pushnumber(L, tag);
   if (tag >= 0xe0) return lua_pushnumber(L, static_cast<int8_t>(tag));
   if ((tag & 0xe0) == 0xa0) return decode_string(L, c, tag & 0x1f);
   if ((tag & 0xf0) == 0x90) return decode_array(L, c, tag & 0x0f);
   if ((tag & 0xf0) == 0x80) return decode_map(L, c, tag & 0x0f);
-  uint64_t v = 0;
   switch (tag) {
     case 0xc0: lua_pushnil(L); return;
     case 0xc2: lua_pushboolean(L, 0); return;
     case 0xc3: lua_pushboolean(L, 1); return;
-    case 0xcc:
-      v = sized(1);
-      if (!c->error) lua_pushnumber(L, static_cast<lua_Number>(v));
-      return;
-    case 0xcd:
-      v = sized(2);
-      if (!c->error) lua_pushnumber(L, static_cast<lua_Number>(v));
-      return;
-    case 0xce:
-      v = sized(4);
-      if (!c->error) lua_pushnumber(L, static_cast<lua_Number>(v));
-      return;
-    case 0xcf:
-      v = sized(8);
-      if (!c->error) lua_pushnumber(L, static_cast<lua_Number>(v));
-      return;
-    case 0xd0:
-      v = sized(1);
-      if (!c->error) lua_pushnumber(L, static_cast<int8_t>(v));
-      return;
-    case 0xd1:
-      v = sized(2);
-      if (!c->error) lua_pushnumber(L, static_cast<int16_t>(v));
-      return;
-    case 0xd2:
-      v = sized(4);
-      if (!c->error) lua_pushnumber(L, static_cast<int32_t>(v));
-      return;
-    case 0xd3:
-      v = sized(8);
-      if (!c->error) lua_pushnumber(L, static_cast<lua_Number>(static_cast<int64_t>(v)));
-      return;
-    case 0xca: {
-      v = sized(4);
-      if (c->error) return;
-      const uint32_t bits = static_cast<uint32_t>(v);
-      float f;
-      std::memcpy(&f, &bits, sizeof f);
-      lua_pushnumber(L, f);
-      return;
-    }
-    case 0xcb: {
-      v = sized(8);
-      if (c->error) return;
-      double d;
-      std::memcpy(&d, &v, sizeof d);
-      lua_pushnumber(L, d);
-      return;
-    }
-    case 0xc4:
-    case 0xd9:
-      v = sized(1);
-      if (!c->error) decode_string(L, c, v);
-      return;
-    case 0xc5:
-    case 0xda:
-      v = sized(2);
-      if (!c->error) decode_string(L, c, v);
-      return;
-    case 0xc6:
-    case 0xdb:
-      v = sized(4);
-      if (!c->error) decode_string(L, c, v);
-      return;
-    case 0xdc:
-      v = sized(2);
-      if (!c->error) decode_array(L, c, v);
-      return;
-    case 0xdd:
-      v = sized(4);
-      if (!c->error) decode_array(L, c, v);
-      return;
-    case 0xde:
-      v = sized(2);
-      if (!c->error) decode_map(L, c, v);
-      return;
-    case 0xdf:
-      v = sized(4);
-      if (!c->error) decode_map(L, c, v);
-      return;
-    default: c->error = 2; return;
+    default: break;
   }
+  if (!decode_number(L, c, tag) && !decode_with_length(L, c, tag)) c->error = 2;
 }
 
 // lua-cmsgpack mp_unpack_full: `limit` objects from `offset`; with a limit the next

@@ -787,10 +787,8 @@ void set_number(lua_State* L, const char* name, lua_Number value) {
   lua_rawset(L, -3);
 }
 
-void build_state(LuaRuntime& rt) {
-  lua_State* L = lua_newstate(capped_alloc, &rt);
-  if (!L) throw std::bad_alloc();
-  rt.L = L;
+// The libraries Redis opens, with its own math.random.
+void open_libraries(lua_State* L) {
   open_library(L, luaopen_base, "");
   open_library(L, luaopen_table, LUA_TABLIBNAME);
   open_library(L, luaopen_string, LUA_STRLIBNAME);
@@ -803,12 +801,10 @@ void build_state(LuaRuntime& rt) {
   lua_pop(L, 1);
   open_library(L, luaopen_debug, LUA_DBLIBNAME);
   open_redis_libraries(L);
+}
 
-  lua_pushvalue(L, LUA_GLOBALSINDEX);
-  const int globals = lua_gettop(L);
-  install_metered_builtins(L, globals);
-
-  // The error handler keeps debug.getinfo; the debug library itself goes away.
+// The error handler keeps debug.getinfo; the debug library itself goes away.
+void install_error_handler(LuaRuntime& rt, lua_State* L, int globals) {
   luaL_loadbuffer(L, kErrorHandlerSource, std::strlen(kErrorHandlerSource), "=redis_error_handler");
   lua_getfield(L, globals, "debug");
   lua_getfield(L, -1, "getinfo");
@@ -817,22 +813,30 @@ void build_state(LuaRuntime& rt) {
   lua_pushvalue(L, -1);
   rt.handler_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_setfield(L, globals, "__redis__err__handler");
+}
 
+// What Redis takes away from scripts (files, printing, environments), once the error handler has debug.getinfo.
+void remove_unsafe_globals(lua_State* L, int globals) {
   for (const char* removed : {"debug", "dofile", "loadfile", "print", "getfenv", "setfenv", "newproxy"}) {
     lua_pushnil(L);
     lua_setfield(L, globals, removed);
   }
+}
 
-  lua_newtable(L);  // proxy -> backing, weak keys
+// The registry of read-only proxies (proxy -> backing, weak keys), left on the stack; returns its index.
+int push_proxy_registry(LuaRuntime& rt, lua_State* L) {
+  lua_newtable(L);
   lua_newtable(L);
   lua_pushstring(L, "k");
   lua_setfield(L, -2, "__mode");
   lua_setmetatable(L, -2);
   lua_pushvalue(L, -1);
   rt.proxies_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-  const int proxies = lua_gettop(L);
+  return lua_gettop(L);
+}
 
-  // Base functions that must see through (or refuse) the proxies.
+// Base functions that must see through (or refuse) the proxies.
+void install_guarded_builtins(lua_State* L, int globals) {
   lua_pushcfunction(L, lua_redis_style_pcall);
   lua_setfield(L, globals, "pcall");
   lua_pushcfunction(L, guarded_rawset);
@@ -862,8 +866,10 @@ void build_state(LuaRuntime& rt) {
   lua_setfield(L, globals, "loadstring");
   lua_pushcfunction(L, safe_load);
   lua_setfield(L, globals, "load");
+}
 
-  // The redis table.
+// The redis table.
+void install_redis_table(lua_State* L, int globals) {
   lua_newtable(L);
   set_function(L, "call", lua_redis_call);
   set_function(L, "pcall", lua_redis_pcall);
@@ -891,12 +897,10 @@ void build_state(LuaRuntime& rt) {
   lua_rawset(L, -3);
   set_number(L, "REDIS_VERSION_NUM", 0x07000f);
   lua_setfield(L, globals, "redis");
+}
 
-  // getmetatable() of a protected table answers with this read-only empty table.
-  lua_newtable(L);
-  make_proxy(L, proxies, 0);
-  const int marker = lua_gettop(L);
-
+// The libraries behind read-only proxies; marker is what getmetatable() of a protected table answers.
+void protect_libraries(lua_State* L, int globals, int proxies, int marker) {
   for (const char* name : {"string", "math", "table", "coroutine", "redis", kRedisLibraryNames[0],
                            kRedisLibraryNames[1], kRedisLibraryNames[2], kRedisLibraryNames[3]}) {
     lua_getfield(L, globals, name);
@@ -925,8 +929,10 @@ void build_state(LuaRuntime& rt) {
     lua_setfield(L, -2, writer);
   }
   lua_pop(L, 3);
+}
 
-  // Globals: reading a missing one is an error, writing any is an error.
+// Globals: reading a missing one is an error, writing any is an error.
+void protect_globals(lua_State* L, int globals, int proxies, int marker) {
   lua_newtable(L);
   lua_pushstring(L, "__index");
   lua_pushcfunction(L, missing_global);
@@ -938,6 +944,27 @@ void build_state(LuaRuntime& rt) {
   lua_pushvalue(L, -2);
   lua_rawset(L, globals);
   lua_replace(L, LUA_GLOBALSINDEX);  // chunks loaded from now on see the proxy
+}
+
+void build_state(LuaRuntime& rt) {
+  lua_State* L = lua_newstate(capped_alloc, &rt);
+  if (!L) throw std::bad_alloc();
+  rt.L = L;
+  open_libraries(L);
+  lua_pushvalue(L, LUA_GLOBALSINDEX);
+  const int globals = lua_gettop(L);
+  install_metered_builtins(L, globals);
+  install_error_handler(rt, L, globals);
+  remove_unsafe_globals(L, globals);
+  const int proxies = push_proxy_registry(rt, L);
+  install_guarded_builtins(L, globals);
+  install_redis_table(L, globals);
+  // getmetatable() of a protected table answers with this read-only empty table.
+  lua_newtable(L);
+  make_proxy(L, proxies, 0);
+  const int marker = lua_gettop(L);
+  protect_libraries(L, globals, proxies, marker);
+  protect_globals(L, globals, proxies, marker);
 
   lua_pushvalue(L, globals);
   rt.globals_ref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -1083,17 +1110,12 @@ Reply ScriptEngine::load(std::string_view body) {
   return Reply::bulk(sha);
 }
 
-Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, bool read_only,
-                         std::string_view function) {
-  LuaRuntime& rt = *runtime_;
-  lua_State* L = rt.L;
-  int64_t numkeys = 0;
-  if (!parse_int64(argv[2], numkeys)) return error_reply(kNotInteger);
-  if (numkeys > static_cast<int64_t>(argv.size()) - 3)
-    return error_reply("ERR Number of keys can't be greater than number of args");
-  if (numkeys < 0) return error_reply("ERR Number of keys can't be negative");
+namespace {
 
-  std::string sha;
+// The compiled script EVAL, EVALSHA or FCALL names, compiling (and caching) an EVAL body first; an error reply
+// when there is none.
+std::optional<Reply> find_script(LuaRuntime& rt, const Command& argv, bool by_sha, std::string_view function,
+                                 std::string& sha) {
   if (!function.empty()) {  // FCALL: a wrapper registered by functions.cpp under "fn:<name>"
     sha = "fn:" + std::string(function);
     if (!rt.shas.count(sha)) return error_reply("ERR Function not found");
@@ -1112,6 +1134,44 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
     }
     if (rt.sha_of_body.size() < 10'000 && argv[1].size() <= 4096) rt.sha_of_body.emplace(argv[1], sha);
   }
+  return std::nullopt;
+}
+
+// What a finished run answers: its stopped budget or memory, its error, or its value.
+Reply reply_of_run(LuaRuntime& rt, int status, const std::string& sha, std::string_view function) {
+  lua_State* L = rt.L;
+  Reply reply;
+  if (rt.budget_exceeded) {
+    reply = Reply::error("BUSY Script exceeded the instruction budget of " +
+                         std::to_string(rt.options.lua_instruction_budget) +
+                         " and was stopped; its earlier writes are kept");
+  } else if (rt.memory_exceeded) {
+    reply = Reply::error("OOM Script exceeded the Lua memory limit of " +
+                         std::to_string(rt.options.lua_memory_limit_bytes) + " bytes");
+  } else if (status != 0) {
+    reply = error_from_lua(L, function.empty() ? sha : std::string(function));
+  } else {
+    size_t budget = 1'000'000;
+    reply = lua_to_reply(L, -1, 0, budget);
+  }
+  lua_settop(L, 0);
+  if (rt.memory_exceeded || rt.budget_exceeded) lua_gc(L, LUA_GCCOLLECT, 0);
+  return reply;
+}
+
+}  // namespace
+
+Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, bool read_only,
+                         std::string_view function) {
+  LuaRuntime& rt = *runtime_;
+  lua_State* L = rt.L;
+  int64_t numkeys = 0;
+  if (!parse_int64(argv[2], numkeys)) return error_reply(kNotInteger);
+  if (numkeys > static_cast<int64_t>(argv.size()) - 3)
+    return error_reply("ERR Number of keys can't be greater than number of args");
+  if (numkeys < 0) return error_reply("ERR Number of keys can't be negative");
+  std::string sha;
+  if (auto error = find_script(rt, argv, by_sha, function, sha)) return *error;
 
   lua_settop(L, 0);
   lua_rawgeti(L, LUA_REGISTRYINDEX, rt.handler_ref);
@@ -1148,24 +1208,7 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   ctx.in_script = saved.in_script;  // a SELECT inside the script stays there
   ctx.db_index = saved.db_index;
   ctx.may_block = saved.may_block;
-
-  Reply reply;
-  if (rt.budget_exceeded) {
-    reply = Reply::error("BUSY Script exceeded the instruction budget of " +
-                         std::to_string(rt.options.lua_instruction_budget) +
-                         " and was stopped; its earlier writes are kept");
-  } else if (rt.memory_exceeded) {
-    reply = Reply::error("OOM Script exceeded the Lua memory limit of " +
-                         std::to_string(rt.options.lua_memory_limit_bytes) + " bytes");
-  } else if (status != 0) {
-    reply = error_from_lua(L, function.empty() ? sha : std::string(function));
-  } else {
-    size_t budget = 1'000'000;
-    reply = lua_to_reply(L, -1, 0, budget);
-  }
-  lua_settop(L, 0);
-  if (rt.memory_exceeded || rt.budget_exceeded) lua_gc(L, LUA_GCCOLLECT, 0);
-  return reply;
+  return reply_of_run(rt, status, sha, function);
 }
 
 void lua_charge(lua_State* L, uint64_t cost) {

@@ -25,7 +25,7 @@ std::vector<std::string> one_round(const std::string& algorithm, LockParams para
   const History& h = s->history();
   REQUIRE(steps(h, Step::Acquired).size() == 1);
   REQUIRE(steps(h, Step::Released).size() == 1);
-  CHECK(steps(h, Step::Released)[0].a == 1);
+  CHECK(steps(h, Step::Released)[0].own_lock);
   return commands_sent(*s, "A");
 }
 

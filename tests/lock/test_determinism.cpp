@@ -22,8 +22,12 @@ void check_same(const History& x, const History& y) {
     REQUIRE(a.client == b.client);
     REQUIRE(a.step == b.step);
     REQUIRE(a.purpose == b.purpose);
-    REQUIRE(a.a == b.a);
-    REQUIRE(a.b == b.b);
+    REQUIRE(a.depth == b.depth);
+    REQUIRE(a.token == b.token);
+    REQUIRE(a.highest_seen == b.highest_seen);
+    REQUIRE(a.own_lock == b.own_lock);
+    REQUIRE(a.keys_survive == b.keys_survive);
+    REQUIRE(a.status == b.status);
     REQUIRE(a.key == b.key);
     REQUIRE(a.old_value == b.old_value);
     REQUIRE(a.new_value == b.new_value);

@@ -50,7 +50,7 @@ TEST_CASE("F10 token-lua: the same schedule overlaps, but A's late release is ha
   REQUIRE_FALSE(ov.empty());
   CHECK(ov[0].first.client == 0);
   // A's compare-and-delete found B's token: refused, nothing deleted by A's release while B holds.
-  CHECK(steps(h, Step::Released, 0).at(0).a == 0);
+  CHECK(!steps(h, Step::Released, 0).at(0).own_lock);
   for (const HistoryEvent& e : steps(h, Step::KeyDeleted, 0)) CHECK_FALSE(ov[0].second.contains(e.at.ns));
 }
 

@@ -25,7 +25,7 @@ void check_stale_write_rejected(const History& h) {
   REQUIRE_FALSE(ov.empty());  // mutual exclusion did fail
   auto rejected = steps(h, Step::WriteRejected);
   REQUIRE(rejected.size() >= 1);
-  CHECK(rejected[0].a < rejected[0].b);  // its token is below the highest seen
+  CHECK(rejected[0].token < rejected[0].highest_seen);  // its token is below the highest seen
   // The rejected writer was inside a critical section that overlapped another's.
   bool in_overlap = false;
   for (const Overlap& o : ov)
@@ -35,14 +35,14 @@ void check_stale_write_rejected(const History& h) {
   // Accepted writes are in non-decreasing token order.
   int64_t last = -1;
   for (const HistoryEvent& e : steps(h, Step::WriteAccepted)) {
-    CHECK(e.a >= last);
-    last = e.a;
+    CHECK(e.token >= last);
+    last = e.token;
   }
   // Tokens are the INCR of the fence counter: 1, 2, ... in acquisition order.
   auto acquired = steps(h, Step::Acquired);
   REQUIRE(acquired.size() >= 2);
-  CHECK(acquired[0].a == 1);
-  CHECK(acquired[1].a == 2);
+  CHECK(acquired[0].token == 1);
+  CHECK(acquired[1].token == 2);
 }
 
 }  // namespace

@@ -179,7 +179,7 @@ function release() return call("DEL", param("key")) == 1 end
             "status table OK", "bulk v", "nil false", "integer 11", "array 3 1 two",
             "error false ERR value is not an integer or out of range",
             "error2 false ERR unknown command 'NOSUCH', with args beginning with: ", "number arg OK 1.5 3"});
-  CHECK(steps(sim->history(), Step::Released).at(0).a == 1);
+  CHECK(steps(sim->history(), Step::Released).at(0).own_lock);
 }
 
 TEST_CASE("lua variant: a timeout and a lost connection return nil and why") {
@@ -308,7 +308,7 @@ function still_held() return true end
   auto sim = run(c);
   auto acquired = steps(sim->history(), Step::Acquired);
   REQUIRE(acquired.size() == 3);
-  CHECK(acquired[2].a == 3);
+  CHECK(acquired[2].token == 3);
   variant("t-fence-waits",
           "function acquire() return true end\n" + kSimpleRelease + "function fence() return call('INCR', 'x') end\n");
   CHECK(variant_error(run(one_client("t-fence-waits"))->history())

@@ -37,14 +37,14 @@ TEST_CASE("reentrant: nested acquires increment, releases decrement, the key goe
   // Acquired at depth 0, 1, 2; released at depth 2, 1, 0 — each its own.
   auto acquired = steps(h, Step::Acquired);
   REQUIRE(acquired.size() == 3);
-  CHECK(acquired[1].b == 1);
-  CHECK(acquired[2].b == 2);
+  CHECK(acquired[1].depth == 1);
+  CHECK(acquired[2].depth == 2);
   auto released = steps(h, Step::Released);
   REQUIRE(released.size() == 3);
-  for (const HistoryEvent& e : released) CHECK(e.a == 1);
-  CHECK(released[0].b == 2);
-  CHECK(released[1].b == 1);
-  CHECK(released[2].b == 0);
+  for (const HistoryEvent& e : released) CHECK(e.own_lock);
+  CHECK(released[0].depth == 2);
+  CHECK(released[1].depth == 1);
+  CHECK(released[2].depth == 0);
 
   // What the server did to the hash: counts 1, 2, 3, 2, 1, 0, then the key goes.
   std::vector<int64_t> counts;
@@ -72,14 +72,14 @@ TEST_CASE("token-lua deadlocks on itself when acquiring again from nested code (
   const History& h = s->history();
   auto failed = steps(h, Step::AcquireFailed);
   REQUIRE(failed.size() == 1);
-  CHECK(failed[0].a == 1);  // at depth 1
+  CHECK(failed[0].depth == 1);  // at depth 1
   auto start = steps(h, Step::AcquireStart);
   REQUIRE(start.size() == 2);
   CHECK(failed[0].at - start[1].at >= 1_s);  // it waited out its whole wait limit
   // The outer hold is intact: its release still deletes its own key.
   auto released = steps(h, Step::Released);
   REQUIRE(released.size() == 1);
-  CHECK(released[0].a == 1);
+  CHECK(released[0].own_lock);
 }
 
 namespace {
@@ -158,7 +158,7 @@ TEST_CASE("reentrant: a release whose reply is lost still stops the renewal (Red
   const History& h = s->history();
   auto released = steps(h, Step::Released, 0);
   REQUIRE(released.size() == 1);
-  CHECK(released[0].a == 0);  // no answer: the client cannot know
+  CHECK(!released[0].own_lock);  // no answer: the client cannot know
   CHECK(steps(h, Step::Renewed).empty());
   // Nobody re-arms the key: it expires one lease after it was taken (expiry is
   // lazy and nobody touches the key again, so peek at that instant is the witness).

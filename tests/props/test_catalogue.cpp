@@ -122,7 +122,7 @@ TEST_CASE("catalogue: runs in which nobody acquired never count as held") {
   entry.id = "T01";
   entry.expected = Expectation::Survives;
   entry.model.base = *parse_scenario("token-lua");
-  entry.model.kinds = {FaultKind::ClientCrash};
+  entry.model.kinds = {FaultFamily::ClientCrash};
   entry.model.min_clients = entry.model.max_clients = 1;
   entry.model.window = sim::Duration{};
   entry.model.max_faults = 1;

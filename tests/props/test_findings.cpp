@@ -21,7 +21,7 @@ TEST_CASE("findings: a fencing counter kept in a Redis that forgets it starts ov
   // Found as documented: check fenced --faults redis-restart --property fenced-writes, seed 1, run 216.
   FaultModel model;
   model.base = scenario("fenced");
-  model.kinds = {FaultKind::RedisRestart};
+  model.kinds = {FaultFamily::RedisRestart};
   ExploreOptions x;
   x.seed = 1;
   x.runs = 300;

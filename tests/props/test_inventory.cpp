@@ -55,7 +55,7 @@ TEST_CASE("classify: the watchdog's key expired early because Redis's clock jump
     const Scenario small = simplified(s, fails_with(Property::MutualExclusion, {Cause::RedisClockJump}, {}), 300);
     REQUIRE(small.faults.faults.size() == 1);
     CHECK(small.faults.faults.front().kind == sim::FaultKind::ClockJump);
-    CHECK(kinds_in(small) == std::vector<FaultKind>{FaultKind::ClockJump});
+    CHECK(kinds_in(small) == std::vector<FaultFamily>{FaultFamily::ClockJump});
     CHECK(run_scenario(small).verdict.find(Property::MutualExclusion)->cause == Cause::RedisClockJump);
   }
 }
@@ -106,7 +106,7 @@ TEST_CASE("classify: causes read from the run, one per mechanism") {
 
 TEST_CASE("inventory: every distinct failure, counted, matched to the catalogue, the same for any number of jobs") {
   FaultModel m = default_model("set-nx-px");
-  m.kinds = {FaultKind::SlowWork, FaultKind::RedisRestart};
+  m.kinds = {FaultFamily::SlowWork, FaultFamily::RedisRestart};
   InventoryOptions o;
   o.seed = 1;
   o.runs = 120;
@@ -122,7 +122,7 @@ TEST_CASE("inventory: every distinct failure, counted, matched to the catalogue,
   REQUIRE(f07);
   CHECK(f07->catalogue == "F07");
   CHECK_FALSE(f07->inherent);  // the watchdog renews through slow work
-  CHECK(std::find(f07->needs.begin(), f07->needs.end(), FaultKind::SlowWork) != f07->needs.end());
+  CHECK(std::find(f07->needs.begin(), f07->needs.end(), FaultFamily::SlowWork) != f07->needs.end());
   CHECK(f07->runs >= 1);
   const Failure* lost = failure(one, Property::MutualExclusion, Cause::RedisRestartLost);
   REQUIRE(lost);
@@ -153,7 +153,7 @@ TEST_CASE("assumptions: durable-redis takes the restart failures away, and each 
   CHECK_FALSE(parse_assumptions("pause<=soon", &error));
 
   FaultModel m = default_model("watchdog");
-  m.kinds = {FaultKind::RedisRestart, FaultKind::Pause};
+  m.kinds = {FaultFamily::RedisRestart, FaultFamily::Pause};
   InventoryOptions o;
   o.runs = 80;
   const Inventory plain = take_inventory(m, o);

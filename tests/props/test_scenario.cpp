@@ -41,7 +41,7 @@ TEST_CASE("scenario: a hand-written line reads back and prints the same") {
 
 TEST_CASE("scenario: whatever the generators draw round-trips through text") {
   FaultModel model;
-  model.kinds.assign(std::begin(kAllFaultKinds), std::end(kAllFaultKinds));
+  model.kinds.assign(std::begin(kAllFaultFamilies), std::end(kAllFaultFamilies));
   model.max_clients = 5;
   rc::prop("to_string then parse_scenario gives an equal scenario", [&] {
     Scenario s = *scenario_generator(model);
@@ -78,8 +78,8 @@ TEST_CASE("scenario: fault kinds parse by name, 'all' and 'none'") {
   std::string error;
   auto kinds = parse_fault_kinds("crash,pause,crash", &error);
   REQUIRE(kinds);
-  CHECK(*kinds == std::vector<FaultKind>{FaultKind::ClientCrash, FaultKind::Pause});
-  CHECK(parse_fault_kinds("all")->size() == std::size(kAllFaultKinds));
+  CHECK(*kinds == std::vector<FaultFamily>{FaultFamily::ClientCrash, FaultFamily::Pause});
+  CHECK(parse_fault_kinds("all")->size() == std::size(kAllFaultFamilies));
   CHECK(parse_fault_kinds("none")->empty());
   CHECK_FALSE(parse_fault_kinds("crash,meteor", &error));
   CHECK(error.rfind("unknown fault kind 'meteor' (known: crash, restart, pause", 0) == 0);

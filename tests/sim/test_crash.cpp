@@ -95,8 +95,8 @@ TEST_CASE_METHOD(EchoPair, "a reply in flight to a crashed client is dropped and
   REQUIRE(drops.size() == 1);
   CHECK(drops[0].at == at(20_ms));
   CHECK(drops[0].node == client);
-  CHECK(static_cast<DropReason>(drops[0].a) == DropReason::ReceiverCrashed);
-  CHECK(drops[0].b == 1);  // call #1
+  CHECK(drops[0].drop_reason() == DropReason::ReceiverCrashed);
+  CHECK(drops[0].call() == 1);  // call #1
   CHECK(count_of(w, TraceKind::ReplyReceived) == 0);
   CHECK(count_of(w, TraceKind::CallTimedOut) == 0);  // the timeout died with the task
   CHECK(ch.in_flight() == 0);
@@ -119,7 +119,7 @@ TEST_CASE_METHOD(EchoPair, "a reply to a restarted client's old incarnation is d
   auto drops = events_of(w, TraceKind::MessageDropped);
   REQUIRE(drops.size() == 1);
   CHECK(drops[0].at == at(20_ms));
-  CHECK(static_cast<DropReason>(drops[0].a) == DropReason::ReceiverCrashed);
+  CHECK(drops[0].drop_reason() == DropReason::ReceiverCrashed);
   auto replies = events_of(w, TraceKind::ReplyReceived);
   REQUIRE(replies.size() == 1);
   CHECK(replies[0].at == at(33_ms));
@@ -162,7 +162,7 @@ TEST_CASE("restart runs the start routine as a new incarnation", "[crash]") {
   auto restarts = events_of(w, TraceKind::Restart);
   REQUIRE(restarts.size() == 1);
   CHECK(restarts[0].at == at(40_ms));
-  CHECK(restarts[0].a == 1);  // the incarnation number
+  CHECK(restarts[0].incarnation() == 1);  // the incarnation number
   CHECK(w.node(n).state == NodeState::Up);
   CHECK(w.node(n).fibers.size() == 1);
 

@@ -125,7 +125,7 @@ TEST_CASE_METHOD(DeferredPair, "a caller that timed out drops the late answer", 
   CHECK(delivered == std::vector<bool>{true});  // it left the server; the client no longer waits
   auto drops = events_of(w, TraceKind::MessageDropped);
   REQUIRE(drops.size() == 1);
-  CHECK(drops[0].a == static_cast<int64_t>(DropReason::CallerGone));
+  CHECK(drops[0].drop_reason() == DropReason::CallerGone);
   CHECK(drops[0].at == at(60_ms));
 }
 
@@ -181,7 +181,7 @@ TEST_CASE_METHOD(DeferredPair, "a client that dies while waiting: its close arri
   CHECK(holder.log == std::vector<std::string>{"10ms req -1", "close 1 client-gone"});
   CHECK(delivered == std::vector<bool>{true});
   std::vector<int64_t> reasons;
-  for (const auto& e : events_of(w, TraceKind::MessageDropped)) reasons.push_back(e.a);
+  for (const auto& e : events_of(w, TraceKind::MessageDropped)) reasons.push_back(e.first);
   CHECK(reasons == std::vector<int64_t>{static_cast<int64_t>(DropReason::CallerGone),
                                         static_cast<int64_t>(DropReason::ReceiverCrashed)});
 }
@@ -201,7 +201,7 @@ TEST_CASE_METHOD(DeferredPair, "an answer given while the link is cut is lost", 
   CHECK(got == std::vector<std::string>{"200ms timed out 0"});
   auto drops = events_of(w, TraceKind::MessageDropped);
   REQUIRE(drops.size() == 1);
-  CHECK(drops[0].a == static_cast<int64_t>(DropReason::Cut));
+  CHECK(drops[0].drop_reason() == DropReason::Cut);
 }
 
 TEST_CASE("answers given at one instant leave in the order given, and the run repeats exactly", "[deferred]") {

@@ -75,9 +75,9 @@ TEST_CASE("each direction of a connection is FIFO under long-tailed random delay
 
     std::map<int64_t, std::vector<int64_t>> sent, executed, received;  // per connection: call ids
     for (const auto& e : w.trace().events()) {
-      if (e.kind == TraceKind::CallSent) sent[e.a].push_back(e.b);
-      if (e.kind == TraceKind::CallExecuted) executed[e.a].push_back(e.b);
-      if (e.kind == TraceKind::ReplyReceived) received[e.a].push_back(e.b);
+      if (e.kind == TraceKind::CallSent) sent[e.connection()].push_back(e.call());
+      if (e.kind == TraceKind::CallExecuted) executed[e.connection()].push_back(e.call());
+      if (e.kind == TraceKind::ReplyReceived) received[e.connection()].push_back(e.call());
     }
     RC_ASSERT(static_cast<int>(sent.size()) == clients);
     for (const auto& [conn, ids_sent] : sent) {
@@ -112,15 +112,15 @@ TEST_CASE_METHOD(EchoPair, "a cut drops in-flight requests; the caller sees Time
   REQUIRE(drops.size() == 2);
   CHECK(drops[0].at == at(6_ms));  // request 2, dropped at the sender
   CHECK(drops[0].node == client);
-  CHECK(drops[0].b == 2);
+  CHECK(drops[0].call() == 2);
   CHECK(drops[1].at == at(10_ms));  // request 1, lost though the link healed before it arrived
   CHECK(drops[1].node == server);
-  CHECK(drops[1].b == 1);
-  for (const auto& d : drops) CHECK(static_cast<DropReason>(d.a) == DropReason::Cut);
+  CHECK(drops[1].call() == 1);
+  for (const auto& d : drops) CHECK(d.drop_reason() == DropReason::Cut);
   auto timeouts = events_of(w, TraceKind::CallTimedOut);
   REQUIRE(timeouts.size() == 2);
-  CHECK(timeouts[0].b == 1);
-  CHECK(timeouts[1].b == 2);
+  CHECK(timeouts[0].call() == 1);
+  CHECK(timeouts[1].call() == 2);
   CHECK(count_of(w, TraceKind::Cut) == 1);
   CHECK(count_of(w, TraceKind::Heal) == 1);
   CHECK(events_of(w, TraceKind::Heal)[0].at == at(7_ms));
@@ -171,7 +171,7 @@ TEST_CASE_METHOD(EchoPair, "a reset fails pending calls with ConnectionLost and 
   auto drops = events_of(w, TraceKind::MessageDropped);
   REQUIRE(drops.size() == 2);
   for (const auto& d : drops) {
-    CHECK(static_cast<DropReason>(d.a) == DropReason::ConnectionReset);
+    CHECK(d.drop_reason() == DropReason::ConnectionReset);
     CHECK(d.node == server);
   }
   CHECK(drops[0].at == at(10_ms));
@@ -199,7 +199,7 @@ TEST_CASE_METHOD(EchoPair, "calls to a crashed server give ConnectionLost", "[ne
   auto drops = events_of(w, TraceKind::MessageDropped);
   REQUIRE(drops.size() == 1);  // request 1 reached the crashed server at 10ms
   CHECK(drops[0].at == at(10_ms));
-  CHECK(static_cast<DropReason>(drops[0].a) == DropReason::ReceiverCrashed);
+  CHECK(drops[0].drop_reason() == DropReason::ReceiverCrashed);
 }
 
 TEST_CASE("the server learns of a crashed client's close after its in-flight requests", "[network]") {

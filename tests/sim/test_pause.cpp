@@ -37,7 +37,7 @@ TEST_CASE("a sleeping task's wake-up is deferred to the end of the pause", "[pau
   REQUIRE(pauses.size() == 1);
   REQUIRE(resumes.size() == 1);
   CHECK(pauses[0].at == at(5_ms));
-  CHECK(pauses[0].a == 20'000'000);
+  CHECK(pauses[0].span().ns == 20'000'000);
   CHECK(resumes[0].at == at(25_ms));
 }
 
