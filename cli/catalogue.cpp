@@ -25,7 +25,8 @@ std::vector<std::string> split_ids(const std::string& s) {
     size_t comma = s.find(',', pos);
     if (comma == std::string::npos) comma = s.size();
     std::string id = s.substr(pos, comma - pos);
-    for (auto& ch : id) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    // "f07" is F07; a suffix keeps its case (F22a).
+    if (!id.empty()) id[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(id[0])));
     if (!id.empty()) out.push_back(id);
     pos = comma + 1;
   }

@@ -217,6 +217,31 @@ std::vector<const props::CatalogueEntry*> tour_entries(const TourOptions& option
   return entries;
 }
 
+// The posts place the database locks first, before Redis: so does the tour.
+std::vector<const lock::Algorithm*> tour_order() {
+  std::vector<const lock::Algorithm*> algos;
+  for (const auto& a : lock::algorithms())
+    if (a.uses_database) algos.push_back(&a);
+  for (const auto& a : lock::algorithms())
+    if (!a.uses_database) algos.push_back(&a);
+  return algos;
+}
+
+constexpr std::string_view kDatabaseChapter =
+    "The first post locks in a relational database: a row in a lock table whose unique key admits one "
+    "inserter, or an exclusive row lock taken with SELECT ... FOR UPDATE inside a transaction. The 'db:lock' "
+    "lane shows whose row (or row lock) the database holds; letters are SQL statements (P INSERT, Z DELETE, "
+    "Q SELECT, F SELECT ... FOR UPDATE, U UPDATE, B BEGIN, C COMMIT, K ROLLBACK). A statement that waits for "
+    "a row lock is answered when the database grants it.";
+constexpr std::string_view kRedisChapter =
+    "Then the lock moves to Redis, for speed: a key set if absent, its expiry, its owner's token, and what "
+    "production locks add.";
+
+std::string chapter(bool database, const Style& style, int width) {
+  return "\n" + style.bold(database ? "Before Redis: the lock kept in a database" : "Redis: the lock kept in a key") +
+         "\n" + wrap_field("", database ? kDatabaseChapter : kRedisChapter, width);
+}
+
 std::string introduction(const Style& style, int width) {
   std::string out = style.bold("The Redis lock evolution, one failure at a time") + "\n\n";
   out += wrap_field("",
@@ -362,13 +387,16 @@ int cmd_tour(const TourOptions& options) {
   if (options.only.empty()) out += introduction(style, width);
   Matrix matrix;
   bool all_expected = true;
-  const auto& algos = lock::algorithms();
+  const std::vector<const lock::Algorithm*> algos = tour_order();
   std::vector<std::string> shown_algorithms;
   size_t number = 0;
-  for (const auto& a : algos) {
+  for (const lock::Algorithm* algorithm : algos) {
+    const lock::Algorithm& a = *algorithm;
     ++number;
     const std::string id(a.id);
     if (!options.only.empty() && id != options.only) continue;
+    if (options.only.empty() && (number == 1 || a.uses_database != algos[number - 2]->uses_database))
+      out += chapter(a.uses_database, style, width);
     shown_algorithms.push_back(id);
     matrix[id];
     const std::string head = fmt::format("{}/{}  {}", number, algos.size(), id);

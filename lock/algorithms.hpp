@@ -19,5 +19,9 @@ std::unique_ptr<Lock> make_watch_multi(const LockParams&);
 std::unique_ptr<Lock> make_fenced(const LockParams&);
 std::unique_ptr<Lock> make_fair(const LockParams&);
 std::unique_ptr<Lock> make_redlock(const LockParams&);
+std::unique_ptr<Lock> make_db_insert_delete(const LockParams&);
+std::unique_ptr<Lock> make_db_insert_expiry(const LockParams&);
+std::unique_ptr<Lock> make_db_for_update(const LockParams&);
+std::unique_ptr<Lock> make_db_reentrant(const LockParams&);
 
 }  // namespace locksim::lock

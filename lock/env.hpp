@@ -9,6 +9,7 @@
 
 #include "locksim/lock/history.hpp"
 #include "locksim/lock/scripts.hpp"
+#include "locksim/sim/db/statement.hpp"
 #include "locksim/sim/random.hpp"
 #include "locksim/sim/redis/reply.hpp"
 #include "locksim/sim/redis/resp.hpp"
@@ -23,6 +24,8 @@ using sim::Task;
 // Ok with the server's reply, or TimedOut / ConnectionLost: then nobody knows
 // whether the command ran.
 using RedisResult = sim::CallResult<Reply>;
+// Ok with the database's outcome (done, or failed with its error), or TimedOut / ConnectionLost.
+using DbResult = sim::CallResult<db::Outcome>;
 using TaskId = uint64_t;
 
 class Env {
@@ -33,6 +36,12 @@ class Env {
   // A command to one of several independent Redis masters (Redlock).
   virtual Task<RedisResult> redis_on(uint32_t server, Command command, Purpose purpose) = 0;
   virtual uint32_t redis_servers() const { return 1; }
+  // A statement to the database on this client's own connection (the
+  // database locks). A statement that waits for a row lock returns when it
+  // gets it, or with the lock-wait timeout or deadlock error — or TimedOut
+  // if the client gives up first. Environments without a database answer
+  // ConnectionLost.
+  virtual Task<DbResult> db(db::Statement statement, Purpose purpose);
   // Sleeps as measured by this client's clock rate.
   virtual Task<void> sleep(Duration span) = 0;
   // This client's wall clock (skewed, drifting, jumping as its node's does).
@@ -56,6 +65,12 @@ class Env {
   // together, for the per-run budget (nullptr: no run to count for).
   virtual uint64_t* run_lua_instructions() { return nullptr; }
 };
+
+inline Task<DbResult> Env::db(db::Statement statement, Purpose purpose) {
+  (void)statement;
+  (void)purpose;
+  co_return DbResult{sim::CallStatus::ConnectionLost, {}};
+}
 
 // cmd("SET", key, token, "NX"): a command from its words. (Also sidesteps a GCC 12
 // bug with braced initializer lists inside co_await expressions.)

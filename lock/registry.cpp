@@ -122,10 +122,51 @@ std::deque<Algorithm> production_locks() {
   };
 }
 
+// Before Redis: the lock kept in a relational database (the "db" node).
+std::deque<Algorithm> database_locks() {
+  const std::vector<std::string_view> table_params{"key", "retry", "retry-jitter", "wait-limit", "call-timeout"};
+  return {
+      {.id = "db-insert-delete",
+       .summary = "lock table: INSERT the row (unique key) to lock, DELETE it to unlock: no expiry",
+       .documents = "mysql-redis",
+       .failures = "shows F22",
+       .params = table_params,
+       .safe_without_faults = true,
+       .make = make_db_insert_delete,
+       .uses_database = true},
+      {.id = "db-insert-expiry",
+       .summary = "lock table with an expires_at column; the database's cleanup job deletes expired rows",
+       .documents = "mysql-redis",
+       .failures = "fixes F22; shows F22 (work outlasts the expiry)",
+       .params = spin_params(),
+       .safe_without_faults = false,
+       .make = make_db_insert_expiry,
+       .uses_database = true},
+      {.id = "db-for-update",
+       .summary = "BEGIN; SELECT ... FOR UPDATE held through the work; COMMIT",
+       .documents = "mysql-redis",
+       .failures = "fixes F22",
+       .params = {"key", "wait-limit", "call-timeout"},
+       .safe_without_faults = true,
+       .make = make_db_for_update,
+       .uses_database = true},
+      {.id = "db-reentrant",
+       .summary = "lock table with host/thread owner and a hold count: the owner re-enters",
+       .documents = "mysql-redis",
+       .failures = "shows F22",
+       .params = table_params,
+       .safe_without_faults = true,
+       .make = make_db_reentrant,
+       .reentrant = true,
+       .uses_database = true},
+  };
+}
+
 std::deque<Algorithm>& registry() {
   static std::deque<Algorithm> list = [] {
     std::deque<Algorithm> all = single_key_evolution();
     for (Algorithm& a : production_locks()) all.push_back(std::move(a));
+    for (Algorithm& a : database_locks()) all.push_back(std::move(a));
     return all;
   }();
   return list;

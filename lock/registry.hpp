@@ -26,6 +26,8 @@ struct Algorithm {
   // lock, and runs start from the variant's parameter defaults (flags override).
   bool reentrant = false;
   LockParams defaults{};
+  // Keeps its lock in the database (the "db" node), not in Redis.
+  bool uses_database = false;
 };
 
 // A deque: entries never move, so pointers from find_algorithm stay valid

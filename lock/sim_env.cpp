@@ -23,7 +23,8 @@ SimEnv::SimEnv(sim::Proc proc, Route route, uint32_t servers, uint32_t client, C
       call_timeout_(call_timeout),
       call_faults_(call_faults) {}
 
-Task<RedisResult> SimEnv::redis_on(uint32_t server, Command command, Purpose purpose) {
+// The faults aimed at this client's Nth command (Redis or database), just before it.
+Task<void> SimEnv::apply_call_faults() {
   const uint32_t n = ++life_.calls;
   for (const CallFault& f : call_faults_) {
     if (f.client != client_ || f.call != n) continue;
@@ -38,10 +39,22 @@ Task<RedisResult> SimEnv::redis_on(uint32_t server, Command command, Purpose pur
     proc.world().pause(proc.id(), f.pause);
     co_await proc.sleep(Duration::zero());  // resumes when the pause ends
   }
+}
+
+Task<RedisResult> SimEnv::redis_on(uint32_t server, Command command, Purpose purpose) {
+  co_await apply_call_faults();
   RedisRequest request{std::move(command), client_, purpose};
   LOCKSIM_ASSERT(server < servers_, fmt::format("Redis server {} of a deployment of {}", server, servers_));
   RedisNode::Channel& channel = route_(server);
   RedisResult result = co_await channel.call(std::move(request), call_timeout_);
+  co_return result;
+}
+
+Task<DbResult> SimEnv::db(db::Statement statement, Purpose purpose) {
+  co_await apply_call_faults();
+  if (!db_) co_return DbResult{sim::CallStatus::ConnectionLost, {}};
+  DbRequest request{std::move(statement), client_, purpose};
+  DbResult result = co_await db_->call(std::move(request), db_timeout_);
   co_return result;
 }
 

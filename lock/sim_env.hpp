@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "locksim/lock/db_node.hpp"
 #include "locksim/lock/env.hpp"
 #include "locksim/lock/history.hpp"
 #include "locksim/lock/redis_node.hpp"
@@ -33,6 +34,13 @@ class SimEnv final : public Env {
 
   Task<RedisResult> redis_on(uint32_t server, Command command, Purpose purpose) override;
   uint32_t redis_servers() const override { return servers_; }
+  Task<DbResult> db(db::Statement statement, Purpose purpose) override;
+  // The client's connection to the database, where the run has one.
+  // `timeout`: how long the client waits for a statement (a lock wait included).
+  void set_database(DbNode::Channel* channel, Duration timeout) {
+    db_ = channel;
+    db_timeout_ = timeout;
+  }
   Task<void> sleep(Duration span) override;
   Instant local_now() const override { return proc_.local_now(); }
   sim::Rng& rng() override { return proc_.rng(); }
@@ -46,6 +54,7 @@ class SimEnv final : public Env {
   void count_lua_instructions_in(uint64_t* run_counter) { run_lua_instructions_ = run_counter; }
 
  private:
+  Task<void> apply_call_faults();
   void record_event(Step step, int64_t first, int64_t second, std::string_view text);
 
   sim::Proc proc_;
@@ -57,6 +66,8 @@ class SimEnv final : public Env {
   Duration call_timeout_;
   const std::vector<CallFault>& call_faults_;
   uint64_t* run_lua_instructions_ = nullptr;
+  DbNode::Channel* db_ = nullptr;
+  Duration db_timeout_{};
 };
 
 }  // namespace locksim::lock

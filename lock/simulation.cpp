@@ -31,6 +31,11 @@ Simulation::Simulation(const SimulationConfig& config) : config_(config), algori
   world_->network().set_default_latency(config_.latency);
   add_redis_deployment();
   add_resource();
+  if (algorithm_->uses_database) {
+    DbNodeOptions options = config_.database;
+    options.lock_wait_timeout = config_.lock.wait_limit;
+    db_ = &world_->make<DbNode>(*world_, "db", &history_, options);
+  }
   add_clients();
   // Faults that strike a node go into the history, so timelines and checkers see them.
   world_->on_node_fault([this](sim::NodeId node, sim::TraceKind kind) { record_node_fault(node, kind); });
@@ -91,6 +96,7 @@ void Simulation::add_clients() {
     clients_.push_back(id);
     for (size_t n = 0; n < redis_nodes_.size(); ++n) channels_[n].push_back(&redis_nodes_[n]->connect(id));
     store_channels_.push_back(&resource_->connect(id));
+    if (db_) db_channels_.push_back(&db_->connect(id));
   }
   history_.set_clients(names);
 }
@@ -176,6 +182,8 @@ sim::Task<void> Simulation::client_main(sim::Proc proc, uint32_t client) {
   };
   SimEnv env(proc, route, config_.masters, client, life, history_, config_.lock.call_timeout, wl.call_faults);
   env.count_lua_instructions_in(&lua_instructions_);
+  // A statement may wait for a row lock up to the lock-wait timeout: the client's read timeout covers it.
+  if (db_) env.set_database(db_channels_[client], config_.lock.wait_limit + config_.lock.call_timeout);
   std::unique_ptr<Lock> lock = algorithm_->make(config_.lock);
   if (life.iteration == 0 && life.calls == 0 && wl.start_spread.ns > 0)
     co_await proc.sleep(proc.rng().uniform(sim::Duration{}, wl.start_spread));

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "locksim/lock/db_node.hpp"
 #include "locksim/lock/history.hpp"
 #include "locksim/lock/params.hpp"
 #include "locksim/lock/redis_node.hpp"
@@ -42,6 +43,9 @@ struct SimulationConfig {
   sim::Duration replication_lag = 20_ms;
   sim::Duration failover_after = 1_s;
   bool record_trace = true;
+  // The database node "db", present when the algorithm uses one (Algorithm::uses_database).
+  // Its lock-wait timeout is the lock's wait limit (SET SESSION innodb_lock_wait_timeout).
+  DbNodeOptions database;
   bool operator==(const SimulationConfig&) const = default;
 };
 
@@ -75,6 +79,7 @@ class Simulation {
   RedisNode& redis() { return *redis_nodes_[serving_[0]]; }
   RedisNode& redis_node(uint32_t index) { return *redis_nodes_[index]; }
   size_t redis_node_count() const { return redis_nodes_.size(); }
+  DbNode* database() { return db_; }  // null when the algorithm uses no database
   sim::NodeId client_node(uint32_t client) const { return clients_[client]; }
   uint64_t trace_hash() const { return world_->trace().hash(); }
 
@@ -111,6 +116,8 @@ class Simulation {
   std::vector<sim::NodeId> clients_;
   std::vector<sim::Channel<ResourceWrite, bool>*> store_channels_;
   std::vector<ClientLife> lives_;
+  DbNode* db_ = nullptr;
+  std::vector<DbNode::Channel*> db_channels_;
 };
 
 }  // namespace locksim::lock

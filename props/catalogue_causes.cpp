@@ -12,12 +12,13 @@ namespace locksim::props {
 const std::vector<Cause>& documented_causes(std::string_view id) {
   using C = Cause;
   static const std::map<std::string, std::vector<Cause>, std::less<>> table = {
-      {"F01", {C::CrashNoTtl}},      {"F02", {C::CrashNoTtl}},     {"F03", {C::TakeoverRace}},
-      {"F04", {C::ClientClockSkew}}, {"F05", {C::StaleRelease}},   {"F07", {C::LeaseOutworked}},
-      {"F08", {C::StaleRelease}},    {"F09", {C::StaleRelease}},   {"F10", {C::LeaseOutworked}},
-      {"F13", {C::LeasePaused}},     {"F14", {C::RenewalStopped}}, {"F15", {C::LeaseOutworked}},
-      {"F16", {C::SelfDeadlock}},    {"F17", {C::FailoverLost}},   {"F18", {C::RedlockForgotVote}},
-      {"F19", {C::LeasePaused}},     {"F20", {C::Overtaken}},      {"F23", {C::RedisRestartLost}},
+      {"F01", {C::CrashNoTtl}},      {"F02", {C::CrashNoTtl}},      {"F03", {C::TakeoverRace}},
+      {"F04", {C::ClientClockSkew}}, {"F05", {C::StaleRelease}},    {"F07", {C::LeaseOutworked}},
+      {"F08", {C::StaleRelease}},    {"F09", {C::StaleRelease}},    {"F10", {C::LeaseOutworked}},
+      {"F13", {C::LeasePaused}},     {"F14", {C::RenewalStopped}},  {"F15", {C::LeaseOutworked}},
+      {"F16", {C::SelfDeadlock}},    {"F17", {C::FailoverLost}},    {"F18", {C::RedlockForgotVote}},
+      {"F19", {C::LeasePaused}},     {"F20", {C::Overtaken}},       {"F23", {C::RedisRestartLost}},
+      {"F22", {C::CrashNoTtl}},      {"F22a", {C::LeaseOutworked}},
   };
   static const std::vector<Cause> none;
   auto it = table.find(id);

@@ -11,6 +11,16 @@ namespace locksim::props {
 RunEnd run_end(lock::Simulation& sim) {
   RunEnd end;
   end.at = sim.world().now();
+  if (const lock::DbNode* db = sim.database()) {
+    // The database locks: the lock is the table's row; its expires_at is the
+    // deadline the cleanup job enforces, read as a TTL.
+    for (const db::Row& row : db->database().rows()) {
+      if (row.name != sim.config().lock.key) continue;
+      end.key_exists = true;
+      end.key_pttl_ms = row.expires_at_ms < 0 ? -1 : std::max<int64_t>(0, row.expires_at_ms - db->local_ms());
+    }
+    return end;
+  }
   const int64_t now_ms = sim.redis().local_ms();
   end.key_pttl_ms = sim.redis().server().peek_pttl(sim.config().lock.key, now_ms);
   end.key_exists = end.key_pttl_ms != -2;

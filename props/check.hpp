@@ -10,7 +10,7 @@ namespace locksim::props {
 // What the checkers need to know beyond the history.
 struct RunEnd {
   Instant at;                // true time the run ended
-  bool key_exists = false;   // the lock key, on the Redis node at the end
+  bool key_exists = false;   // the lock key, on the Redis node at the end (the lock row, for the database locks)
   int64_t key_pttl_ms = -2;  // -1: no TTL
 };
 RunEnd run_end(lock::Simulation& sim);

@@ -111,7 +111,7 @@ void write_track_names(Writer& w, const Tracks& tracks) {
   w.add(R"({"ph":"M","pid":1,"name":"process_sort_index","args":{"sort_index":1}})");
   for (int c = 0; c < tracks.clients(); ++c)
     w.name_track(c + 1, "client " + t.clients[static_cast<size_t>(c)].name, c + 1);
-  w.name_track(tracks.key(), "key " + t.key, tracks.key());
+  w.name_track(tracks.key(), (t.store == "db" ? "db row " : "key ") + t.key, tracks.key());
   for (const auto& server : t.servers) w.name_track(tracks.server(server), server, tracks.server(server));
   w.name_track(tracks.violation(), "violation", tracks.violation());
 }

@@ -219,7 +219,7 @@ std::string svg_key_moment(const Timeline& t, const Layout& l, const KeyMoment& 
 
 std::string svg_key_lane(const Timeline& t, const Layout& l) {
   const double y = l.lanes_y + static_cast<double>(t.clients.size()) * l.lane_h;
-  std::string s = svg_lane_start(l, y, "key", "key " + t.key);
+  std::string s = svg_lane_start(l, y, "key", (t.store == "db" ? "db row " : "key ") + t.key);
   for (const auto& k : t.key_spans) {
     double x1 = l.x(k.from), x2 = std::max(l.x(k.to), x1 + 1);
     std::string who = lane_name(t, k.owner);

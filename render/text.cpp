@@ -402,7 +402,7 @@ Row command_row(const Canvas& canvas, const ClientLane& lane, std::set<char>& le
 // Who held the key in each column (a small letter: no expiry).
 void draw_key_lane(Canvas& canvas, const std::set<int>& hot_key) {
   const Timeline& t = canvas.t;
-  Row key(t.key, canvas.cols);
+  Row key(t.store == "db" ? "db:" + t.key : t.key, canvas.cols);
   for (int col = 0; col < canvas.scale.cols(); ++col) {
     Instant a = canvas.scale.at(col), b = canvas.scale.at(col + 1), mid = canvas.scale.at(col) + (b - a) / 2;
     const KeySpan* best = nullptr;

@@ -25,6 +25,18 @@ std::string_view to_string(State s) {
   return "?";
 }
 
+// The database locks' statements (sim/db/statement.cpp's SQL).
+static char sql_letter(const std::string& verb, std::string_view text) {
+  if (verb == "BEGIN") return 'B';
+  if (verb == "COMMIT") return 'C';
+  if (verb == "ROLLBACK") return 'K';
+  if (verb == "INSERT") return 'P';
+  if (verb == "DELETE") return 'Z';
+  if (verb == "UPDATE") return 'U';
+  if (verb == "SELECT") return text.ends_with("FOR UPDATE") ? 'F' : 'Q';
+  return '?';
+}
+
 char command_letter(std::string_view text) {
   std::string_view name = text.substr(0, text.find(' '));
   std::string up(name);
@@ -42,7 +54,7 @@ char command_letter(std::string_view text) {
   if (up == "INCR" || up == "INCRBY") return 'I';
   if (!up.empty() && up[0] == 'H') return 'H';
   if (up.empty()) return 'R';
-  return '?';
+  return sql_letter(up, text);
 }
 
 std::string_view command_letter_name(char letter) {
@@ -58,6 +70,14 @@ std::string_view command_letter_name(char letter) {
     case 'M': return "MULTI";
     case 'X': return "EXEC";
     case 'I': return "INCR";
+    case 'B': return "BEGIN";
+    case 'C': return "COMMIT";
+    case 'K': return "ROLLBACK";
+    case 'P': return "INSERT";
+    case 'Z': return "DELETE";
+    case 'U': return "UPDATE";
+    case 'Q': return "SELECT";
+    case 'F': return "SELECT ... FOR UPDATE";
     case 'H': return "hash command";
     case 'R': return "resource write";
     default: return "other command";
@@ -247,10 +267,14 @@ std::vector<Instant> add_trace(Timeline& t, const std::vector<HistoryEvent>& eve
       case sim::TraceKind::CallSent:
         if (client != client_of.end()) commands.sent(e, client->second);
         break;
-      case sim::TraceKind::CallExecuted: commands.executed(e); break;
+      case sim::TraceKind::CallExecuted:
+        if (trace.node_name(e.node) == "db") t.store = "db";
+        commands.executed(e);
+        break;
       case sim::TraceKind::CallTimedOut:
       case sim::TraceKind::ConnectionLost: commands.failed(e); break;
       default:
+        if (e.kind == sim::TraceKind::CallDeferred && trace.node_name(e.node) == "db") t.store = "db";
         if (add_trace_fault(t, e, trace.node_name(e.node)) && e.kind == sim::TraceKind::Crash &&
             trace.node_name(e.node) == "redis")
           redis_crashes.push_back(e.at);

@@ -86,6 +86,7 @@ struct FaultMark {
 struct Timeline {
   std::string title;
   std::string key;                   // the lock key drawn
+  std::string store = "redis";       // where the lock lives: "redis", or "db" (the database locks' row or row lock)
   std::vector<ClientLane> clients;   // indexed like the history's clients
   std::vector<std::string> servers;  // other nodes of the trace ("redis", "store")
   std::vector<KeySpan> key_spans;
@@ -109,7 +110,8 @@ struct TimelineOptions {
 Timeline build_timeline(const lock::History& history, const sim::Trace* trace, const TimelineOptions& options);
 
 // The command's mark: S SET, N SETNX, T GETSET, G GET, D DEL, E (P)EXPIRE,
-// L EVAL/EVALSHA (Lua), W WATCH, M MULTI, X EXEC, I INCR, H hash commands.
+// L EVAL/EVALSHA (Lua), W WATCH, M MULTI, X EXEC, I INCR, H hash commands; SQL:
+// B BEGIN, C COMMIT, K ROLLBACK, P INSERT, Z DELETE, U UPDATE, Q SELECT, F SELECT ... FOR UPDATE.
 char command_letter(std::string_view command_text);
 std::string_view command_letter_name(char letter);
 

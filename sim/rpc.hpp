@@ -14,12 +14,27 @@
 // then crashes still reach the server and run; the server learns of the close
 // after them. A reply reaching a crashed (or newer) incarnation is dropped and
 // recorded as such.
+//
+// Deferred replies: a handler may answer later (a blocked SELECT ... FOR
+// UPDATE, a blocking pop). It calls `service.defer()` for a DeferredId and
+// returns `Answer<Resp>::later()`; some later event calls `service.answer(id,
+// reply)`, and the reply leaves then, on the same FIFO link. A connection
+// serves one request at a time, as a server thread or Redis's blocked client
+// does: requests of that session arriving meanwhile wait, in order, and run
+// right after the answer. A deferred call whose connection is reset or whose
+// server crashes is never answered (answer() returns false); its client
+// times out or sees ConnectionLost, as for any call. A client that crashes
+// while waiting gets nothing: its close reaches the service at once (the
+// host decides when the session ends) and a later answer is dropped at the
+// dead client.
 #include <algorithm>
 #include <coroutine>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,6 +64,22 @@ struct CallResult {
 
 // The server's name for one connection (one incarnation of a channel).
 using SessionId = uint64_t;
+// How the server learned a connection closed: the client's process died (its
+// kernel closed the socket after what it had sent), or the connection was reset.
+enum class CloseReason : uint8_t { ClientGone, Reset };
+// A call whose handler chose to answer later (Service::defer).
+using DeferredId = uint64_t;
+
+// What a handler gives back: the reply now, or later() after Service::defer().
+template <class Resp>
+struct Answer {
+  Answer(Resp reply) : now(std::move(reply)) {}  // NOLINT: a plain reply is an answer now
+  static Answer later() { return Answer(); }
+  std::optional<Resp> now;  // empty: deferred
+
+ private:
+  Answer() = default;
+};
 
 template <class Req, class Resp>
 class Channel;
@@ -57,7 +88,8 @@ template <class Req, class Resp>
 class Service {
  public:
   // Runs atomically when a request arrives; `local_now` is the server's clock.
-  using Handler = std::function<Resp(SessionId, Req&, Instant local_now)>;
+  // It returns the reply, or Answer::later() after calling defer().
+  using Handler = std::function<Answer<Resp>(SessionId, Req&, Instant local_now)>;
 
   Service(World& w, NodeId server, Handler handler) : world_(w), server_(server), handler_(std::move(handler)) {}
   Service(const Service&) = delete;
@@ -71,7 +103,12 @@ class Service {
     return *channels_.back();
   }
   // Called when the server learns a connection closed (client gone, or reset).
-  void on_disconnect(std::function<void(SessionId)> f) { on_disconnect_ = std::move(f); }
+  void on_disconnect(std::function<void(SessionId)> f) {
+    on_close_ = [f = std::move(f)](SessionId s, CloseReason) { f(s); };
+  }
+  // The same, with how it closed: a host that notices a dead client late
+  // (a database's keepalive) tells the two apart.
+  void on_close(std::function<void(SessionId, CloseReason)> f) { on_close_ = std::move(f); }
   // Renders requests and replies into the trace (only when it records text).
   void describe(std::function<std::string(const Req&)> req, std::function<std::string(const Resp&)> resp) {
     describe_request_ = std::move(req);
@@ -81,21 +118,68 @@ class Service {
   World& world() const { return world_; }
   NodeId server() const { return server_; }
 
+  // Inside a handler only: the call being handled will be answered later by
+  // answer(id, ...); the handler then returns Answer<Resp>::later().
+  DeferredId defer() {
+    LOCKSIM_ASSERT(handling_ != nullptr && !handling_->deferred, "defer() outside a handler, or twice for one call");
+    handling_->deferred = ++last_deferred_;
+    deferred_.emplace(handling_->deferred, *handling_);
+    return handling_->deferred;
+  }
+  // Sends the deferred call's reply now. False if it can no longer be
+  // answered: its connection was reset or the server crashed since.
+  bool answer(DeferredId id, Resp reply) {
+    auto it = deferred_.find(id);
+    if (it == deferred_.end()) return false;
+    const Handling h = it->second;
+    deferred_.erase(it);
+    return h.channel->answer_deferred(h, std::move(reply));
+  }
+  // The host will never answer it (its session ended); false if unknown.
+  bool abandon(DeferredId id) { return deferred_.erase(id) > 0; }
+  // How many calls wait for an answer (for tests and invariants).
+  size_t deferred_count() const { return deferred_.size(); }
+
  private:
   friend class Channel<Req, Resp>;
+  // The call a handler is running (or a deferred one): enough to answer it later.
+  struct Handling {
+    Channel<Req, Resp>* channel;
+    uint64_t call_id;
+    SessionId session;
+    uint64_t epoch;
+    uint32_t client_incarnation;
+    DeferredId deferred = 0;
+  };
+  // Runs the handler on one request; the reply, or nothing if it was deferred.
+  std::optional<Resp> handle(const Handling& call, Req& request, Instant local_now) {
+    Handling h = call;
+    handling_ = &h;
+    Answer<Resp> answer = handler_(call.session, request, local_now);
+    handling_ = nullptr;
+    LOCKSIM_ASSERT((h.deferred != 0) == !answer.now.has_value(), "a handler deferred without later(), or the reverse");
+    return std::move(answer.now);
+  }
+  // A reset connection's deferred calls are never answered.
+  void forget_deferred(const Channel<Req, Resp>* channel) {
+    std::erase_if(deferred_, [&](const auto& kv) { return kv.second.channel == channel; });
+  }
   SessionId new_session() { return ++last_session_; }
-  void disconnected(SessionId s) {
-    if (on_disconnect_) on_disconnect_(s);
+  void disconnected(SessionId s, CloseReason why) {
+    if (on_close_) on_close_(s, why);
   }
 
   World& world_;
   NodeId server_;
   Handler handler_;
-  std::function<void(SessionId)> on_disconnect_;
+  std::function<void(SessionId, CloseReason)> on_close_;
   std::function<std::string(const Req&)> describe_request_;
   std::function<std::string(const Resp&)> describe_response_;
   SessionId last_session_ = 0;
   std::vector<std::unique_ptr<Channel<Req, Resp>>> channels_;
+  Handling* handling_ = nullptr;
+  DeferredId last_deferred_ = 0;
+  std::map<DeferredId, Handling> deferred_;  // by id: the order they were deferred in
 };
 
 template <class Req, class Resp>
@@ -142,12 +226,17 @@ class Channel final : public ConnectionEvents {
 
   void on_reset() override {
     ++epoch_;  // everything in flight, both ways, is lost
-    if (session_ != 0) svc_.disconnected(session_);
+    svc_.forget_deferred(this);
+    for (const ToServer& m : held_) dropped(server_, DropReason::ConnectionReset, m.call_id);
+    held_.clear();
+    busy_.clear();
+    if (session_ != 0) svc_.disconnected(session_, CloseReason::Reset);
     session_ = 0;
     for (const Pending& p : pending_) world_.schedule(world_.now(), &Channel::lost_event, this, p.call_id, 0, client_);
   }
 
  private:
+  friend class Service<Req, Resp>;
   struct Pending {
     uint64_t call_id;
     FiberId fiber;
@@ -233,22 +322,64 @@ class Channel final : public ConnectionEvents {
       return self->dropped(self->server_, DropReason::Cut, m.call_id);
     if (m.close) {
       w.trace().add(w.now(), self->server_, TraceKind::ConnectionClosed, static_cast<int64_t>(self->id_));
-      return self->svc_.disconnected(m.session);
+      self->drop_held(m.session);
+      return self->svc_.disconnected(m.session, CloseReason::ClientGone);
     }
     if (m.epoch != self->epoch_) return self->dropped(self->server_, DropReason::ConnectionReset, m.call_id);
-    Resp reply = self->svc_.handler_(m.session, m.request, w.local_now(self->server_));
-    Trace& trace = w.trace();
-    trace.add(w.now(), self->server_, TraceKind::CallExecuted, static_cast<int64_t>(self->id_),
-              static_cast<int64_t>(m.call_id),
-              trace.recording() && self->svc_.describe_response_ ? "-> " + self->svc_.describe_response_(reply)
-                                                                 : std::string());
-    if (w.network().is_cut(self->client_, self->server_))
-      return self->dropped(self->server_, DropReason::Cut, m.call_id);
-    Instant arrival = std::max(w.now() + self->latency().draw(self->down_), self->last_down_);
-    self->last_down_ = arrival;
-    self->to_client_.push_back(ToClient{m.call_id, m.epoch, w.network().cut_epoch(self->client_, self->server_),
-                                        m.client_incarnation, std::move(reply)});
-    w.schedule(arrival, &Channel::reply_event, self, m.call_id, m.client_incarnation, self->client_);
+    // One request at a time per connection: behind a deferred call, it waits.
+    if (self->busy_.count(m.session)) return self->held_.push_back(std::move(m));
+    self->serve(m);
+  }
+
+  // Runs the request now; replies, or leaves the session busy until answered.
+  void serve(ToServer& m) {
+    const typename Service<Req, Resp>::Handling h{this, m.call_id, m.session, m.epoch, m.client_incarnation};
+    std::optional<Resp> reply = svc_.handle(h, m.request, world_.local_now(server_));
+    if (reply) return send_reply(h, std::move(*reply));
+    busy_.insert(m.session);
+    world_.trace().add(world_.now(), server_, TraceKind::CallDeferred, static_cast<int64_t>(id_),
+                       static_cast<int64_t>(m.call_id));
+  }
+
+  void send_reply(const typename Service<Req, Resp>::Handling& h, Resp reply) {
+    Trace& trace = world_.trace();
+    trace.add(world_.now(), server_, TraceKind::CallExecuted, static_cast<int64_t>(id_),
+              static_cast<int64_t>(h.call_id),
+              trace.recording() && svc_.describe_response_ ? "-> " + svc_.describe_response_(reply) : std::string());
+    if (world_.network().is_cut(client_, server_)) return dropped(server_, DropReason::Cut, h.call_id);
+    Instant arrival = std::max(world_.now() + latency().draw(down_), last_down_);
+    last_down_ = arrival;
+    to_client_.push_back(ToClient{h.call_id, h.epoch, world_.network().cut_epoch(client_, server_),
+                                  h.client_incarnation, std::move(reply)});
+    world_.schedule(arrival, &Channel::reply_event, this, h.call_id, h.client_incarnation, client_);
+  }
+
+  bool answer_deferred(const typename Service<Req, Resp>::Handling& h, Resp reply) {
+    busy_.erase(h.session);
+    LOCKSIM_ASSERT(h.epoch == epoch_ && world_.is_up(server_), "a deferred call outlived its connection");
+    send_reply(h, std::move(reply));
+    // The requests that queued behind it run now, in order, until one defers again.
+    while (!busy_.count(h.session)) {
+      auto it = std::find_if(held_.begin(), held_.end(), [&](const ToServer& m) { return m.session == h.session; });
+      if (it == held_.end()) break;
+      ToServer m = std::move(*it);
+      held_.erase(it);
+      serve(m);
+    }
+    return true;
+  }
+
+  // The session ended: what waited behind its deferred call never runs.
+  void drop_held(SessionId session) {
+    busy_.erase(session);
+    for (auto it = held_.begin(); it != held_.end();) {
+      if (it->session != session) {
+        ++it;
+        continue;
+      }
+      dropped(server_, DropReason::CallerGone, it->call_id);
+      it = held_.erase(it);
+    }
   }
 
   static void reply_event(World& w, const Event& e) {
@@ -315,6 +446,8 @@ class Channel final : public ConnectionEvents {
   std::deque<ToServer> to_server_;
   std::deque<ToClient> to_client_;
   std::vector<Pending> pending_;
+  std::set<SessionId> busy_;   // sessions with a deferred call unanswered
+  std::deque<ToServer> held_;  // their later requests, in arrival order
 };
 
 }  // namespace locksim::sim

@@ -25,6 +25,7 @@ std::string_view to_string(TraceKind k) {
     case TraceKind::Heal: return "heal";
     case TraceKind::Reset: return "reset";
     case TraceKind::Note: return "note";
+    case TraceKind::CallDeferred: return "call-deferred";
   }
   return "?";
 }
@@ -77,6 +78,7 @@ std::string Trace::render(const TraceEvent& e, std::string_view node_name) {
   switch (e.kind) {
     case TraceKind::CallSent:
     case TraceKind::CallExecuted:
+    case TraceKind::CallDeferred:
     case TraceKind::ReplyReceived:
     case TraceKind::CallTimedOut:
     case TraceKind::ConnectionLost: line += fmt::format(" conn {} call #{}", e.connection(), e.call()); break;

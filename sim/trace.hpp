@@ -34,7 +34,8 @@ enum class TraceKind : uint8_t {
   Cut,
   Heal,
   Reset,
-  Note,  // free text from a layer above (a lock step, a workload event)
+  Note,          // free text from a layer above (a lock step, a workload event)
+  CallDeferred,  // the server will answer this call later (a lock wait, a blocking pop)
 };
 std::string_view to_string(TraceKind);
 
@@ -50,9 +51,11 @@ struct TraceEvent {
   int64_t first = 0, second = 0;
   std::string text;
 
-  // CallSent, CallExecuted, ReplyReceived, CallTimedOut, ConnectionLost, ConnectionClosed: the connection's id.
+  // CallSent, CallExecuted, CallDeferred, ReplyReceived, CallTimedOut, ConnectionLost, ConnectionClosed: the
+  // connection's id.
   int64_t connection() const { return first; }
-  // CallSent, CallExecuted, ReplyReceived, CallTimedOut, ConnectionLost, MessageDropped: the call's number.
+  // CallSent, CallExecuted, CallDeferred, ReplyReceived, CallTimedOut, ConnectionLost, MessageDropped: the call's
+  // number.
   int64_t call() const { return second; }
   DropReason drop_reason() const { return static_cast<DropReason>(first); }  // MessageDropped
   int64_t task() const { return first; }                                     // FiberStart, FiberEnd, FiberCancelled

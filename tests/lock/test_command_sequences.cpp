@@ -58,6 +58,17 @@ const std::map<std::string, Cmds>& expected() {
         "EVAL if redis.call('get', KEYS[1]) == ARGV... 1 lock <token>"}},
       // One master by default: Redlock's majority of one.
       {"redlock", {"SET lock <token> NX PX 1000", "EVAL if redis.call('get', KEYS[1]) == ARGV... 1 lock <token>"}},
+      // The database locks: SQL to the db node.
+      {"db-insert-delete",
+       {"INSERT INTO locks VALUES ('lock','<token>',NULL,1)",
+        "DELETE FROM locks WHERE name='lock' AND owner='<token>'"}},
+      {"db-insert-expiry",
+       {"INSERT INTO locks VALUES ('lock','<token>',1700000001000,1)",
+        "DELETE FROM locks WHERE name='lock' AND owner='<token>'"}},
+      {"db-for-update", {"BEGIN", "SELECT * FROM locks WHERE name='lock' FOR UPDATE", "COMMIT"}},
+      {"db-reentrant",
+       {"SELECT * FROM locks WHERE name='lock'", "INSERT INTO locks VALUES ('lock','A/main',NULL,1)",
+        "DELETE FROM locks WHERE name='lock' AND owner='A/main'"}},
   };
   return table;
 }

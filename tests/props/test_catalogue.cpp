@@ -71,11 +71,14 @@ void check_entry(const std::string& id) {
 }  // namespace
 
 TEST_CASE("catalogue: every entry of docs/failures.md is listed, in order") {
-  std::vector<std::string> ids;
+  std::vector<std::string> ids, documented;
   for (const auto& e : catalogue()) ids.push_back(e.id);
-  REQUIRE(ids.size() == 23);
-  for (int i = 0; i < 23; ++i) CHECK(ids[i] == fmt::format("F{:02}", i + 1));
-  CHECK(find_entry("F22")->expected == Expectation::NotModelled);
+  for (int i = 1; i <= 23; ++i) {
+    documented.push_back(fmt::format("F{:02}", i));
+    if (i == 22) documented.insert(documented.end(), {"F22a", "F22b"});  // the database locks' fix and its failure
+  }
+  CHECK(ids == documented);
+  for (const auto& e : catalogue()) CHECK(e.expected != Expectation::NotModelled);
 }
 
 TEST_CASE("catalogue: every entry names its source posts by keys that exist (docs/failures.md#sources)") {
@@ -156,4 +159,6 @@ CATALOGUE_ENTRY("F19")
 CATALOGUE_ENTRY("F20")
 CATALOGUE_ENTRY("F21")
 CATALOGUE_ENTRY("F22")
+CATALOGUE_ENTRY("F22a")
+CATALOGUE_ENTRY("F22b")
 CATALOGUE_ENTRY("F23")
