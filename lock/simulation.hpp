@@ -41,6 +41,9 @@ struct SimulationConfig {
   bool replica = false;
   sim::Duration replication_lag = 20_ms;
   sim::Duration failover_after = 1_s;
+  // Per Redis node (by index, as redis_node_names lists them; missing: 0), how
+  // fast its clock runs wrong, in ppm: a fast one expires keys early.
+  std::vector<int64_t> redis_drifts_ppm;
   bool record_trace = true;
   bool operator==(const SimulationConfig&) const = default;
 };

@@ -90,6 +90,7 @@ Scenario without_kind(const Scenario& s, FaultKind kind) {
     case FaultKind::Reset: drop([](const sim::Fault& f) { return f.kind == sim::FaultKind::Reset; }); break;
     case FaultKind::ClockSkew: w.clock_offsets.clear(); break;
     case FaultKind::ClockDrift: w.drifts_ppm.clear(); break;
+    case FaultKind::RedisDrift: out.redis_drifts_ppm.clear(); break;
     case FaultKind::ClockJump: drop([](const sim::Fault& f) { return f.kind == sim::FaultKind::ClockJump; }); break;
     case FaultKind::RedisRestart:
     case FaultKind::MasterCrash:

@@ -22,6 +22,7 @@ std::string_view to_string(FaultKind k) {
     case FaultKind::CrashAtCall: return "crash-at-call";
     case FaultKind::PauseAtCall: return "pause-at-call";
     case FaultKind::MasterCrash: return "master-crash";
+    case FaultKind::RedisDrift: return "redis-drift";
   }
   return "?";
 }
@@ -181,6 +182,14 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
           }
           s.faults.faults.push_back({sim::FaultKind::Crash, master(), "", at_in(model.window), {}});
           break;
+        case FaultKind::RedisDrift:
+          // Each master's own rate; the replica keeps true time. Drawn as client drifts are.
+          s.redis_drifts_ppm.resize(s.masters);
+          for (int64_t& drift : s.redis_drifts_ppm) {
+            const int64_t ppm = *rc::gen::inRange<int64_t>(0, 200'001);
+            drift = *rc::gen::arbitrary<bool>() ? -ppm : ppm;
+          }
+          break;
         case FaultKind::CrashAtCall:
           for (uint32_t i = count(model.max_faults); i > 0; --i)
             w.call_faults.push_back(
@@ -253,6 +262,8 @@ std::vector<FaultKind> kinds_in(const Scenario& s) {
     add(FaultKind::ClockSkew);
   if (std::any_of(w.drifts_ppm.begin(), w.drifts_ppm.end(), [](int64_t d) { return d != 0; }))
     add(FaultKind::ClockDrift);
+  if (std::any_of(s.redis_drifts_ppm.begin(), s.redis_drifts_ppm.end(), [](int64_t d) { return d != 0; }))
+    add(FaultKind::RedisDrift);
   for (const auto& c : w.call_faults)
     add(c.kind == lock::CallFault::Kind::Crash ? FaultKind::CrashAtCall : FaultKind::PauseAtCall);
   std::vector<FaultKind> ordered;

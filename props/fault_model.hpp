@@ -32,12 +32,13 @@ enum class FaultKind : uint8_t {
   CrashAtCall,    // a client crashes just before its Nth command (between two commands of one algorithm)
   PauseAtCall,    // a client pauses just before its Nth command
   MasterCrash,    // a Redis master crashes for good (with a replica, the replica takes over)
+  RedisDrift,     // a Redis node's clock runs fast or slow (a fast one expires keys early)
 };
 inline constexpr FaultKind kAllFaultKinds[] = {FaultKind::ClientCrash, FaultKind::ClientRestart, FaultKind::Pause,
                                                FaultKind::SlowWork,    FaultKind::DelaySpikes,   FaultKind::Cut,
                                                FaultKind::Reset,       FaultKind::ClockSkew,     FaultKind::ClockDrift,
                                                FaultKind::ClockJump,   FaultKind::RedisRestart,  FaultKind::CrashAtCall,
-                                               FaultKind::PauseAtCall, FaultKind::MasterCrash};
+                                               FaultKind::PauseAtCall, FaultKind::MasterCrash,   FaultKind::RedisDrift};
 std::string_view to_string(FaultKind k);
 std::optional<FaultKind> parse_fault_kind(std::string_view text);
 // "crash,pause,slow-work" -> kinds; error names the unknown one.
