@@ -451,6 +451,12 @@ void showValue(const Step& step, std::ostream& os) {
   for (const auto& arg : step.command) os << ' ' << to_string(Reply::bulk(arg));
 }
 
+bool is_blocking(const Command& command) {
+  static const std::vector<std::string> kBlocking{"BLPOP",    "BRPOP",    "BLMOVE", "BRPOPLPUSH",
+                                                  "BZPOPMIN", "BZPOPMAX", "BLMPOP", "BZMPOP"};
+  return std::find(kBlocking.begin(), kBlocking.end(), command[0]) != kBlocking.end();
+}
+
 // A step: which connection, and the command, sometimes with its arity or name mangled.
 rc::Gen<Step> gen_step() {
   return rc::gen::exec([] {
@@ -460,7 +466,8 @@ rc::Gen<Step> gen_step() {
     const int mangle = uniform(0, 100);
     if (mangle < 4 && step.command.size() > 1) {
       step.command.pop_back();
-    } else if (mangle < 8) {
+    } else if (mangle < 8 && !is_blocking(step.command)) {
+      // A value appended to a blocking command becomes its timeout: "0" blocks real Redis forever.
       step.command.push_back(pick(kValues));
     } else if (mangle < 16) {
       std::string& name = step.command[0];
