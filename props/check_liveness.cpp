@@ -191,11 +191,15 @@ std::vector<std::vector<std::pair<Instant, Instant>>> out_of_line(const Context&
 // A queue (the fair lock's ticket) is joined by an acquire's effect on
 // another key before any on the lock key: the waiter arrives when Redis gives
 // it its place, not when it set out (a delayed or paused request arrives
-// late). A queue's waiter whose requests had no effect at all never got back
-// in line (they were lost, and it waited for their timeout): it arrives at
-// the end. Spin locks keep no place in line: they arrive when they start.
+// late; a replica's copy of its earlier write is no arrival). A queue's waiter whose requests had no effect at all
+// never got back in line (they were lost, and it waited for their timeout): it arrives at the end. Spin locks keep no
+// place in line: they arrive when they start.
 Instant arrival(const Context& c, uint32_t client, Instant from, Instant to, bool queue) {
+  bool promoted = false;
   for (const auto& e : c.history.events()) {
+    if (e.step == Step::ReplicaPromoted) promoted = true;
+    // A replica's copy of an earlier write is no new arrival, until the replica serves.
+    if (c.config.replica && e.server == 1 && !promoted) continue;
     if (e.at < from || e.client != client || e.purpose != lock::Purpose::Acquire) continue;
     if (e.at > to) break;
     if (e.step != Step::KeySet && e.step != Step::KeyExpireChanged && e.step != Step::KeyDeleted) continue;
