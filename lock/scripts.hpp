@@ -58,10 +58,14 @@ inline constexpr std::string_view kReentrantRenew =
 // heartbeat key holds its waiter's token: after such a restart, a ticket
 // drawn before it may carry the number the new queue gave someone else, and
 // that ticket also gets -1 instead of taking the other waiter's place.
+// A retry whose earlier attempt won but whose reply was lost finds the lock
+// holding its own token: it holds the lock (re-armed for a whole lease), instead
+// of queueing again behind everyone while its orphaned key blocks them.
 // KEYS[1] lock, KEYS[2] now-serving counter, KEYS[3] waiter key prefix,
 // KEYS[4] ticket counter; ARGV[1] my ticket, ARGV[2] my token, ARGV[3] lease ms,
 // ARGV[4] heartbeat ms.
 inline constexpr std::string_view kFairAcquire =
+    "if redis.call('get', KEYS[1]) == ARGV[2] then redis.call('pexpire', KEYS[1], ARGV[3]) return 1 end "
     "local me = tonumber(ARGV[1]) "
     "local serving = tonumber(redis.call('get', KEYS[2]) or '1') "
     "if me > tonumber(redis.call('get', KEYS[4]) or '0') or me < serving then return -1 end "

@@ -92,3 +92,15 @@ TEST_CASE("fair: a ticket drawn before a Redis restart does not take the place t
   CHECK(v.holds(Property::MutualExclusion));
   CHECK(v.metrics.acquisitions >= 6);  // everyone still gets through
 }
+
+TEST_CASE("fair: a waiter whose winning acquire lost its reply holds the lock on its retry", "[false-alarm]") {
+  // A's acquire set the lock but its reply was lost in a delay spike; A used
+  // to queue again at the back while its orphaned key blocked the others, and
+  // three later arrivals got in first. Its retry now finds its own token.
+  const Verdict v = verdict_of(
+      "fair seed=584976 clients=3 spikes=0.23:49ms:1.5:504ms slow=C:0:1.04s faults=[cut B redis @197ms for 2.48s; "
+      "crash redis @617ms; restart redis @1.184s; cut B redis @1.442s for 2.826s; crash redis @2.082s; restart redis "
+      "@3.472s]");
+  CHECK(v.holds(Property::BoundedWait));
+  CHECK(v.holds(Property::MutualExclusion));
+}
