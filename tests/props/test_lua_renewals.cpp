@@ -14,7 +14,7 @@ TEST_CASE("lua variant: a cut that stops the watchdog's renewals is named renewa
   const lock::Algorithm* a = lock::register_lua_variant_file(LOCKSIM_EXAMPLES_DIR "/watchdog.lua", &error);
   INFO(error);
   REQUIRE(a);
-  for (const std::string algorithm : {std::string(a->id), std::string("watchdog")}) {
+  for (const std::string& algorithm : {std::string(a->id), std::string("watchdog")}) {
     INFO(algorithm);
     auto s = parse_scenario(algorithm + " seed=2 clients=2 iterations=1 slow=A:0:3s faults=[cut A redis @100ms for 2s]",
                             &error);
