@@ -270,7 +270,7 @@ Subcommand add_check_command(CLI::App& parent) {
   app->footer(
       "Note: check's --faults names fault KINDS the explorer may draw (e.g. --faults crash,pause,slow-work), while "
       "run's --faults takes a fault PLAN (concrete faults at given times). Kinds: crash, restart, pause, slow-work, "
-      "delay, cut, reset, skew, drift, jump, redis-restart, crash-at-call, pause-at-call, master-crash; or all, none.\n"
+      "delay, cut, reset, skew, drift, jump, redis-restart, crash-at-call, pause-at-call, master-crash, redis-drift; or all, none.\n"
       "The output does not depend on --jobs; --shard I/N runs the run indices i < --runs with i % N == I, so N "
       "machines with shards 0/N..N-1/N together cover every run once; their --json outputs merge by adding each "
       "failure's runs and keeping its lowest first_run.\n"
@@ -311,7 +311,7 @@ Subcommand add_check_command(CLI::App& parent) {
                 "and keeping the lowest first_run");
   app->add_option("--assume", check.assume,
                   "what you accept as outside the lock's responsibility, comma-separated: durable-redis (a restart "
-                  "keeps the data), sane-redis-clock (no jumps), pause<=DURATION, no-failover; narrows the faults");
+                  "keeps the data), sane-redis-clock (no jumps, drift within 1000 ppm), pause<=DURATION, no-failover; narrows the faults");
   app->add_option("--nested", check.nested,
                   "draw nested acquires up to this depth in half the runs (default: 1 for "
                   "algorithms whose story includes reentrancy, else 0)")

@@ -22,7 +22,7 @@ class FairLock final : public Lock {
     for (;;) {
       if (ticket < 0) {
         auto t = co_await env.redis(cmd("EVAL", std::string(scripts::kFairTicket), "2", key() + ":tickets",
-                                        key() + ":waiter:", ms(heartbeat())),
+                                        key() + ":waiter:", ms(heartbeat()), token_),
                                     Purpose::Acquire);
         if (t.ok() && t.value.type == Reply::Type::Integer) ticket = t.value.integer;
       }
@@ -35,7 +35,8 @@ class FairLock final : public Lock {
         if (replied_int(r, -1)) ticket = -1;  // the queue forgot or passed it: queue again
       }
       if (env.local_now() >= deadline) {
-        if (ticket >= 0) co_await env.redis(cmd("DEL", key() + ":waiter:" + std::to_string(ticket)), Purpose::Acquire);
+        if (ticket >= 0)  // only its own heartbeat: after a restart the number may be someone else's
+          co_await env.redis(compare_and_delete(key() + ":waiter:" + std::to_string(ticket), token_), Purpose::Acquire);
         co_return false;
       }
       Duration wait = params().retry;

@@ -21,6 +21,18 @@ struct Outcome {
   std::string error;
 };
 
+// A spawned task's command is a renewal (as the built-in watchdog's loop
+// records it, so that a lapse after renewals stopped reads as such): refused
+// when it failed or answered 0, nil or an error.
+void record_renewal(Env& env, const RedisResult& r) {
+  const bool refused = !r.ok() || r.value.is_nil() || r.value.type == Reply::Type::Error ||
+                       (r.value.type == Reply::Type::Integer && r.value.integer == 0);
+  if (refused)
+    env.record(Step::RenewFailed, r.ok() ? 0 : static_cast<int64_t>(r.status));
+  else
+    env.record(Step::Renewed);
+}
+
 // Runs the thread to its end, carrying out each request it yields.
 Task<Outcome> drive(LuaThread thread, Env& env, Purpose purpose, const char* what, bool wants_boolean) {
   LuaRuntime& rt = thread.runtime();
@@ -43,6 +55,7 @@ Task<Outcome> drive(LuaThread thread, Env& env, Purpose purpose, const char* wha
         nargs = 0;
       } else {
         RedisResult result = co_await env.redis_on(request.server, std::move(request.command), purpose);
+        if (purpose == Purpose::Renew) record_renewal(env, result);
         nargs = rt.push_result(co, result, request.where);
       }
       continue;

@@ -19,6 +19,8 @@ void validate(const SimulationConfig& config) {
     throw std::invalid_argument("renew-interval must be 0 (lease/3) or at least 1ms");
   if (config.masters == 0 || config.masters > 9) throw std::invalid_argument("masters must be 1 to 9");
   if (config.replica && config.masters != 1) throw std::invalid_argument("a replica goes with a single master");
+  if (config.redis_drifts_ppm.size() > config.masters + (config.replica ? 1u : 0u))
+    throw std::invalid_argument("a Redis clock drift names a node the deployment does not have");
 }
 
 }  // namespace
@@ -48,9 +50,11 @@ Simulation::Simulation(const SimulationConfig& config) : config_(config), algori
 void Simulation::add_redis_deployment() {
   sim::World& w = *world_;
   const std::vector<std::string> node_names = redis_node_names(config_);
-  for (uint32_t i = 0; i < node_names.size(); ++i)
-    redis_nodes_.push_back(
-        &w.make<RedisNode>(w, node_names[i], &history_, config_.persistent_redis, sim::LocalClock{}, i));
+  for (uint32_t i = 0; i < node_names.size(); ++i) {
+    const int64_t drift = i < config_.redis_drifts_ppm.size() ? config_.redis_drifts_ppm[i] : 0;
+    redis_nodes_.push_back(&w.make<RedisNode>(w, node_names[i], &history_, config_.persistent_redis,
+                                              sim::LocalClock{sim::Duration{}, drift}, i));
+  }
   for (uint32_t server = 0; server < config_.masters; ++server) serving_.push_back(server);
   if (!config_.replica) return;
   // The master's writes travel to the replica after the replication lag.

@@ -42,6 +42,9 @@ struct SimulationConfig {
   bool replica = false;
   sim::Duration replication_lag = 20_ms;
   sim::Duration failover_after = 1_s;
+  // Per Redis node (by index, as redis_node_names lists them; missing: 0), how
+  // fast its clock runs wrong, in ppm: a fast one expires keys early.
+  std::vector<int64_t> redis_drifts_ppm;
   bool record_trace = true;
   // The database node "db", present when the algorithm uses one (Algorithm::uses_database).
   // Its lock-wait timeout is the lock's wait limit (SET SESSION innodb_lock_wait_timeout).

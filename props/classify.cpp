@@ -181,9 +181,12 @@ Explanation Classifier::expired(uint32_t holder, const Ending& e) const {
         return make(Cause::RedisClockJump, jump,
                     fmt::format("{}'s clock jumped, so {} expired at {}, {} before its lease ended", node, key_text,
                                 sim::format_instant(x.at), early));
-      return make(Cause::RedisClockDrift, "",
-                  fmt::format("{}'s clock ran fast, so {} expired at {}, {} early", node, key_text,
-                              sim::format_instant(x.at), early));
+      // Drift makes a key expire a little early: it is the cause only when the
+      // holder would have left in time had the key lived its whole lease.
+      if (std::string drift = faults_.redis_drift(e.node); !drift.empty() && faults_.hold_end(holder, x.at) <= due)
+        return make(Cause::RedisClockDrift, drift,
+                    fmt::format("{}'s clock ran fast, so {} expired at {}, {} early", node, key_text,
+                                sim::format_instant(x.at), early));
     }
     // Expiry is lazy: the key may go only when touched; its lease ended at `due`.
     return on_time(holder, r.at, r.expire_at_ms >= 0 ? std::min(x.at, due) : x.at, "'s lease expired");

@@ -145,6 +145,11 @@ std::string FaultFinder::redis_jump(const std::string& node, Instant from, Insta
   return "";
 }
 
+std::string FaultFinder::redis_drift(uint32_t node) const {
+  if (node >= cfg_.redis_drifts_ppm.size() || cfg_.redis_drifts_ppm[node] <= 0) return "";
+  return fmt::format("redis-drift={}:{:+}", lock::redis_node_name(cfg_, node), cfg_.redis_drifts_ppm[node]);
+}
+
 std::string FaultFinder::reset_of(uint32_t client, Instant from, Instant to) const {
   for (const auto& f : cfg_.faults.faults)
     if (f.kind == sim::FaultKind::Reset && (f.node == name(client) || f.peer == name(client)) && f.at >= from &&

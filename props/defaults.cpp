@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "locksim/lock/registry.hpp"
 
@@ -57,6 +58,10 @@ std::vector<std::string> assumption_words(const Assumptions& a) {
 std::optional<std::string> breaks_assumptions(const Scenario& s, const Assumptions& a) {
   if (a.durable_redis && !s.persistent_redis) return "durable-redis: the scenario's Redis restarts without persistence";
   if (a.no_failover && s.replica) return "no-failover: the scenario has a replica that may be promoted";
+  for (size_t n = 0; n < s.redis_drifts_ppm.size(); ++n)
+    if (a.sane_redis_clock && std::abs(s.redis_drifts_ppm[n]) > kSaneRedisDriftPpm)
+      return fmt::format("sane-redis-clock: {}'s clock drifts {:+} ppm (more than {})", lock::redis_node_name(s, n),
+                         s.redis_drifts_ppm[n], kSaneRedisDriftPpm);
   for (const sim::Fault& f : s.faults.faults) {
     const bool on_client = client_index(f.node).has_value();
     if (a.sane_redis_clock && f.kind == sim::FaultKind::ClockJump && !on_client)
@@ -89,7 +94,10 @@ FaultModel default_model(std::string_view algorithm) {
 
 void assume(FaultModel& m, const Assumptions& a) {
   if (a.durable_redis) m.base.persistent_redis = true;
-  if (a.sane_redis_clock) m.redis_clock_jumps = false;
+  if (a.sane_redis_clock) {
+    m.redis_clock_jumps = false;
+    std::erase(m.kinds, FaultFamily::RedisDrift);
+  }
   if (a.max_pause) m.max_pause = *a.max_pause;
   if (a.no_failover) {
     m.failover_on_master_crash = false;

@@ -17,12 +17,14 @@ namespace locksim::props {
 
 struct Assumptions {
   bool durable_redis = false;         // a restart keeps the data (appendfsync always)
-  bool sane_redis_clock = false;      // Redis's clock neither jumps nor drifts
+  bool sane_redis_clock = false;      // Redis's clock never jumps and drifts at most kSaneRedisDriftPpm
   std::optional<Duration> max_pause;  // no client pauses longer than this
   bool no_failover = false;           // no replica is ever promoted
   bool operator==(const Assumptions&) const = default;
 };
 // "durable-redis,sane-redis-clock,pause<=500ms,no-failover" (any subset, or "none").
+// An NTP-disciplined clock stays well within this (0.1 %): a lease of 30 s expires 30 ms early at most.
+inline constexpr int64_t kSaneRedisDriftPpm = 1000;
 std::optional<Assumptions> parse_assumptions(std::string_view text, std::string* error = nullptr);
 // The words, in a fixed order: what the inventory's header and JSON print.
 std::vector<std::string> assumption_words(const Assumptions& a);

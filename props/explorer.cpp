@@ -90,6 +90,7 @@ Scenario without_kind(const Scenario& s, FaultFamily kind) {
     case FaultFamily::Reset: drop([](const sim::Fault& f) { return f.kind == sim::FaultKind::Reset; }); break;
     case FaultFamily::ClockSkew: w.clock_offsets.clear(); break;
     case FaultFamily::ClockDrift: w.drifts_ppm.clear(); break;
+    case FaultFamily::RedisDrift: out.redis_drifts_ppm.clear(); break;
     case FaultFamily::ClockJump: drop([](const sim::Fault& f) { return f.kind == sim::FaultKind::ClockJump; }); break;
     case FaultFamily::RedisRestart:
     case FaultFamily::MasterCrash:

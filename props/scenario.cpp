@@ -44,6 +44,7 @@ void normalize(Scenario& s) {
   while (n > 0 && w.clock_offsets[n - 1].ns == 0 && w.drifts_ppm[n - 1] == 0) --n;
   w.clock_offsets.resize(n);
   w.drifts_ppm.resize(n);
+  while (!s.redis_drifts_ppm.empty() && s.redis_drifts_ppm.back() == 0) s.redis_drifts_ppm.pop_back();
   bool identity = true;
   for (uint32_t c = 0; c < w.identities.size(); ++c) identity = identity && w.identities[c] == c;
   if (identity) w.identities.clear();
@@ -85,6 +86,9 @@ std::string to_string(const Scenario& s) {
     add(offset.ns != 0 || drift != 0,
         fmt::format("clock={}:{}:{}", lock::client_name(c), signed_duration(offset), drift));
   }
+  for (uint32_t n = 0; n < s.redis_drifts_ppm.size(); ++n)
+    add(s.redis_drifts_ppm[n] != 0,
+        fmt::format("redis-drift={}:{:+}", lock::redis_node_name(s, n), s.redis_drifts_ppm[n]));
   for (const auto& sw : w.slow_work)
     words.push_back(fmt::format("slow={}:{}:{}", lock::client_name(sw.client), sw.iteration, format_duration(sw.work)));
   for (const auto& cf : w.call_faults)
@@ -202,6 +206,7 @@ struct ParseState {
   Scenario s;
   std::vector<Duration> offsets;
   std::vector<int64_t> drifts;
+  std::vector<std::pair<std::string, int64_t>> redis_drifts;  // by node name: the deployment is known at the end
 };
 
 bool parse_spikes(Parser& p, std::string_view word, std::string_view value, sim::LatencyDist& latency) {
@@ -264,12 +269,21 @@ bool parse_ids(Parser& p, std::string_view word, std::string_view value, lock::W
   return true;
 }
 
-// The words that take a list element each time (clock=, slow=, call=) may repeat.
+// The words that take a list element each time (clock=, redis-drift=, slow=, call=) may repeat.
 bool parse_list_word(Parser& p, std::string_view word, std::string_view name, std::string_view value, ParseState& st,
                      bool& known) {
   known = true;
   lock::WorkloadParams& w = st.s.workload;
   if (name == "clock") return parse_clock(p, word, value, st);
+  if (name == "redis-drift") {
+    auto parts = split(value, ':');
+    int64_t ppm = 0;
+    if (parts.size() != 2) return p.fail(word, "expected NODE:PPM, as redis:+50000");
+    if (!p.number(word, parts[1].starts_with('+') ? parts[1].substr(1) : parts[1], ppm)) return false;
+    if (ppm <= -1'000'000 || ppm > 1'000'000) return p.fail(word, "PPM must be in (-1000000, 1000000]");
+    st.redis_drifts.emplace_back(std::string(parts[0]), ppm);
+    return true;
+  }
   if (name == "call") return parse_call(p, word, value, w);
   if (name == "slow") {
     auto parts = split(value, ':');
@@ -388,6 +402,15 @@ std::optional<Scenario> parse_scenario(std::string_view text, std::string* error
     if (!parse_word(p, words[i], st, seen)) return std::nullopt;
   st.s.workload.clock_offsets = st.offsets;
   st.s.workload.drifts_ppm = st.drifts;
+  const std::vector<std::string> servers = lock::redis_node_names(st.s);
+  for (const auto& [node, ppm] : st.redis_drifts) {
+    const auto at = std::find(servers.begin(), servers.end(), node);
+    if (at == servers.end())
+      return fail(fmt::format("redis-drift= names node '{}', which this scenario does not have", node));
+    const auto index = static_cast<size_t>(at - servers.begin());
+    if (st.s.redis_drifts_ppm.size() <= index) st.s.redis_drifts_ppm.resize(index + 1);
+    st.s.redis_drifts_ppm[index] = ppm;
+  }
   if (auto why = check_limits(st.s, false)) return fail(*why);
   if (auto why = check_names(st.s)) return fail(*why);
   normalize(st.s);

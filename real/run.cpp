@@ -39,6 +39,12 @@ std::vector<std::string> not_reproducible(const lock::SimulationConfig& config) 
     else if (!is_client(config, f.node) && !is_server(config, f.node))
       out.push_back(text + ": no node named '" + f.node + "' in this deployment");
   }
+  for (size_t n = 0; n < config.redis_drifts_ppm.size(); ++n)
+    if (config.redis_drifts_ppm[n] != 0)
+      out.push_back(
+          fmt::format("redis-drift={}:{:+}: a redis-server's clock rate cannot be changed (libfaketime is "
+                      "not wired in)",
+                      lock::redis_node_name(config, n), config.redis_drifts_ppm[n]));
   return out;
 }
 

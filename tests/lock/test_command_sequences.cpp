@@ -52,8 +52,8 @@ const std::map<std::string, Cmds>& expected() {
        {"SET lock <token> NX PX 1000", "INCR lock:fence",
         "EVAL if redis.call('get', KEYS[1]) == ARGV... 1 lock <token>"}},
       {"fair",
-       {"EVAL local t = redis.call('incr', KEYS[1])... 2 lock:tickets lock:waiter: 1200",
-        "EVAL local me = tonumber(ARGV[1]) local se... 4 lock lock:serving lock:waiter: lock:tickets 1 <token> 1000 "
+       {"EVAL local t = redis.call('incr', KEYS[1])... 2 lock:tickets lock:waiter: 1200 <token>",
+        "EVAL if redis.call('get', KEYS[1]) == ARGV... 4 lock lock:serving lock:waiter: lock:tickets 1 <token> 1000 "
         "1200",
         "EVAL if redis.call('get', KEYS[1]) == ARGV... 1 lock <token>"}},
       // One master by default: Redlock's majority of one.

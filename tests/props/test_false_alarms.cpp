@@ -44,6 +44,17 @@ TEST_CASE("false alarms: fair's bounded wait counts from the waiter's place in t
   // Redis restarts without persistence and forgets the queue: the waiters queue again.
   CHECK(verdict_of("fair seed=3 clients=3 faults=[crash redis @17ms; restart redis @1.112s]")
             .holds(Property::BoundedWait));
+  // B's request went out while it was cut off and was lost: after the heal it
+  // only waits for that call's timeout, in no queue, and then crashes.
+  CHECK(verdict_of("fair seed=716560 clients=3 iterations=2 call=C:4:crash call=B:11:crash call=B:9:pause:2.886s "
+                   "faults=[crash C @212ms; cut A redis @429ms for 2.894s; cut B redis @1.428s for 1.983s; "
+                   "pause B @2.573s for 118ms; crash C @2.636s; restart C @3.285s]")
+            .holds(Property::BoundedWait));
+  // Redis's clock jumps and drops B's heartbeat; the replica's copy of B's
+  // earlier heartbeat is not B arriving again: B queues when it takes ticket 5.
+  CHECK(verdict_of("fair seed=604511 clients=3 iterations=2 replica=1 lag=86ms failover=952ms "
+                   "spikes=0.2:35ms:1.5:802ms faults=[jump redis @397ms by +2.785s]")
+            .holds(Property::BoundedWait));
   // Plain retries on the same kind of workload are still caught overtaking (F20).
   Verdict spin = verdict_of("token-lua seed=4 clients=5 iterations=5 work=20ms..100ms think=0s..50ms");
   Verdict fair = verdict_of("fair seed=4 clients=5 iterations=5 work=20ms..100ms think=0s..50ms");
@@ -66,4 +77,30 @@ TEST_CASE("false alarms: a timestamp lock whose holder died is taken over, not k
   const Violation* v = plain.find(Property::NoDeadlock);
   REQUIRE(v);
   CHECK(v->sentence.find("stays forever") != std::string::npos);
+}
+
+TEST_CASE("fair: a ticket drawn before a Redis restart does not take the place the new queue gave another waiter",
+          "[false-alarm]") {
+  // A draws ticket 1, Redis restarts without persistence, B draws ticket 1 of
+  // the new queue (its next request is then delayed). A's old ticket 1 used to
+  // pass as B's: A took B's place, and B fell to the back (4 overtakes). The
+  // heartbeat key now holds its waiter's token, so A queues again instead.
+  const Verdict v = verdict_of(
+      "fair seed=342405 clients=3 iterations=2 spikes=0.09:47ms:1.5:528ms faults=[crash redis @8ms; "
+      "restart redis @237ms]");
+  CHECK(v.holds(Property::BoundedWait));
+  CHECK(v.holds(Property::MutualExclusion));
+  CHECK(v.metrics.acquisitions >= 6);  // everyone still gets through
+}
+
+TEST_CASE("fair: a waiter whose winning acquire lost its reply holds the lock on its retry", "[false-alarm]") {
+  // A's acquire set the lock but its reply was lost in a delay spike; A used
+  // to queue again at the back while its orphaned key blocked the others, and
+  // three later arrivals got in first. Its retry now finds its own token.
+  const Verdict v = verdict_of(
+      "fair seed=584976 clients=3 spikes=0.23:49ms:1.5:504ms slow=C:0:1.04s faults=[cut B redis @197ms for 2.48s; "
+      "crash redis @617ms; restart redis @1.184s; cut B redis @1.442s for 2.826s; crash redis @2.082s; restart redis "
+      "@3.472s]");
+  CHECK(v.holds(Property::BoundedWait));
+  CHECK(v.holds(Property::MutualExclusion));
 }
