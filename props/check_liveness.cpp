@@ -214,7 +214,7 @@ bool keeps_queue(const Context& c) {
   std::vector<bool> waiting(c.history.clients().size(), false);
   for (const auto& e : c.history.events()) {
     if (e.client >= waiting.size()) continue;
-    if (e.step == Step::AcquireStart && e.a == 0) waiting[e.client] = true;
+    if (e.step == Step::AcquireStart && e.depth == 0) waiting[e.client] = true;
     if (e.step == Step::Acquired || e.step == Step::AcquireFailed) waiting[e.client] = false;
     if (e.purpose != lock::Purpose::Acquire || e.step != Step::KeySet || !waiting[e.client]) continue;
     if (!c.is_lock_key(e)) return true;

@@ -112,6 +112,7 @@ class FaultDrawer {
       case FaultFamily::ClockJump: clock_jumps(); break;
       case FaultFamily::RedisRestart: redis_restarts(); break;
       case FaultFamily::MasterCrash: master_crash(); break;
+      case FaultFamily::RedisDrift: redis_drift(); break;
       case FaultFamily::CrashAtCall: call_faults(lock::CallFault::Kind::Crash); break;
       case FaultFamily::PauseAtCall: call_faults(lock::CallFault::Kind::Pause); break;
     }
@@ -195,6 +196,14 @@ class FaultDrawer {
     }
     push({sim::FaultKind::Crash, master(), "", at_in(model_.window), {}});
   }
+  // Each master's own rate; the replica keeps true time. Drawn as client drifts are.
+  void redis_drift() {
+    s_.redis_drifts_ppm.resize(s_.masters);
+    for (int64_t& drift : s_.redis_drifts_ppm) {
+      const int64_t ppm = *rc::gen::inRange<int64_t>(0, 200'001);
+      drift = *rc::gen::arbitrary<bool>() ? -ppm : ppm;
+    }
+  }
   void call_faults(lock::CallFault::Kind kind) {
     for (uint32_t i = count(model_.max_faults); i > 0; --i) {
       if (kind == lock::CallFault::Kind::Crash)
@@ -222,111 +231,7 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
     w.clients = *rc::gen::inRange<uint32_t>(model.min_clients, model.max_clients + 1);
     w.iterations = *rc::gen::inRange<uint32_t>(1, model.max_iterations + 1);
     draw_workload_extras(model, s);
-    const int64_t lease_ms = std::max<int64_t>(s.lock.lease.ms(), 1);
-    const int64_t pause_ms = model.max_pause.ns > 0 ? std::max<int64_t>(model.max_pause.ms(), 1) : 3 * lease_ms;
-    const int64_t short_pause_ms = std::min<int64_t>(10, pause_ms);
-    auto client = [&] { return *rc::gen::inRange<uint32_t>(0, w.clients); };
-    // A Redis master, by name ("redis", or "redis1".."redisN").
-    auto master = [&] { return lock::redis_node_name(s, *rc::gen::inRange<uint32_t>(0, s.masters)); };
-    auto name = [&](uint32_t c) { return lock::client_name(c); };
-    auto add_faults = [&](FaultFamily kind) {
-      switch (kind) {
-        case FaultFamily::ClientCrash: {
-          const bool restart =
-              std::find(model.kinds.begin(), model.kinds.end(), FaultFamily::ClientRestart) != model.kinds.end();
-          for (uint32_t i = count(model.max_faults); i > 0; --i) {
-            uint32_t c = client();
-            sim::Instant at = at_in(model.window);
-            s.faults.faults.push_back({sim::FaultKind::Crash, name(c), "", at, {}});
-            if (restart && *rc::gen::arbitrary<bool>())
-              s.faults.faults.push_back({sim::FaultKind::Restart, name(c), "", at + ms_in(1, 2 * lease_ms), {}});
-          }
-          break;
-        }
-        case FaultFamily::ClientRestart: break;  // drawn with the crashes
-        case FaultFamily::Pause:
-          for (uint32_t i = count(model.max_faults); i > 0; --i)
-            s.faults.faults.push_back(
-                {sim::FaultKind::Pause, name(client()), "", at_in(model.window), ms_in(short_pause_ms, pause_ms)});
-          break;
-        case FaultFamily::SlowWork:
-          for (uint32_t i = count(model.max_faults); i > 0; --i)
-            w.slow_work.push_back(
-                {client(), *rc::gen::inRange<uint32_t>(0, w.iterations), ms_in(lease_ms / 2, 3 * lease_ms)});
-          break;
-        case FaultFamily::DelaySpikes:
-          s.latency.spike_probability = *rc::gen::inRange<int>(1, 31) / 100.0;
-          s.latency.spike_scale = ms_in(1, 50);
-          s.latency.spike_alpha = 1.5;
-          s.latency.spike_cap = ms_in(50, 2 * lease_ms);
-          break;
-        case FaultFamily::Cut:
-          for (uint32_t i = count(model.max_faults); i > 0; --i)
-            s.faults.faults.push_back(
-                {sim::FaultKind::Cut, name(client()), master(), at_in(model.window), ms_in(10, 3 * lease_ms)});
-          break;
-        case FaultFamily::Reset:
-          for (uint32_t i = count(model.max_faults); i > 0; --i)
-            s.faults.faults.push_back({sim::FaultKind::Reset, name(client()), master(), at_in(model.window), {}});
-          break;
-        case FaultFamily::ClockSkew:
-          w.clock_offsets.resize(w.clients);
-          w.drifts_ppm.resize(w.clients);
-          for (uint32_t c = 0; c < w.clients; ++c) w.clock_offsets[c] = signed_ms(2 * lease_ms);
-          break;
-        case FaultFamily::ClockDrift:
-          w.clock_offsets.resize(w.clients);
-          w.drifts_ppm.resize(w.clients);
-          for (uint32_t c = 0; c < w.clients; ++c) {
-            int64_t ppm = *rc::gen::inRange<int64_t>(0, 200'001);
-            w.drifts_ppm[c] = *rc::gen::arbitrary<bool>() ? -ppm : ppm;
-          }
-          break;
-        case FaultFamily::ClockJump:
-          for (uint32_t i = count(model.max_faults); i > 0; --i) {
-            std::string node = model.redis_clock_jumps && *rc::gen::arbitrary<bool>() ? master() : name(client());
-            s.faults.faults.push_back(
-                {sim::FaultKind::ClockJump, node, "", at_in(model.window), signed_ms(3 * lease_ms)});
-          }
-          break;
-        case FaultFamily::RedisRestart:
-          for (uint32_t i = count(model.max_faults); i > 0; --i) {
-            sim::Instant at = at_in(model.window);
-            std::string node = master();
-            s.faults.faults.push_back({sim::FaultKind::Crash, node, "", at, {}});
-            const int64_t down_ms = model.max_downtime.ns > 0 ? model.max_downtime.ms() : 2 * lease_ms;
-            s.faults.faults.push_back({sim::FaultKind::Restart, node, "", at + ms_in(1, down_ms), {}});
-          }
-          break;
-        case FaultFamily::MasterCrash:
-          if (model.failover_on_master_crash && s.masters == 1 && !s.replica) {
-            // One master dying for good is an outage, not a safety question, unless a replica takes over.
-            s.replica = true;
-            s.replication_lag = ms_in(1, 100);
-            s.failover_after = ms_in(50, lease_ms);
-          }
-          s.faults.faults.push_back({sim::FaultKind::Crash, master(), "", at_in(model.window), {}});
-          break;
-        case FaultFamily::RedisDrift:
-          // Each master's own rate; the replica keeps true time. Drawn as client drifts are.
-          s.redis_drifts_ppm.resize(s.masters);
-          for (int64_t& drift : s.redis_drifts_ppm) {
-            const int64_t ppm = *rc::gen::inRange<int64_t>(0, 200'001);
-            drift = *rc::gen::arbitrary<bool>() ? -ppm : ppm;
-          }
-          break;
-        case FaultFamily::CrashAtCall:
-          for (uint32_t i = count(model.max_faults); i > 0; --i)
-            w.call_faults.push_back(
-                {client(), *rc::gen::inRange<uint32_t>(1, model.max_call + 1), lock::CallFault::Kind::Crash, {}});
-          break;
-        case FaultFamily::PauseAtCall:
-          for (uint32_t i = count(model.max_faults); i > 0; --i)
-            w.call_faults.push_back({client(), *rc::gen::inRange<uint32_t>(1, model.max_call + 1),
-                                     lock::CallFault::Kind::Pause, ms_in(short_pause_ms, pause_ms)});
-          break;
-      }
-    };
+    FaultDrawer faults(model, s);
     // Swarm: a kind is on or off for the whole run; shrinking turns kinds off.
     // When every kind came out off, one is turned on: a fault model's run
     // always meets some fault (a one-kind model would otherwise run half its

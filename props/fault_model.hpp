@@ -34,11 +34,11 @@ enum class FaultFamily : uint8_t {
   MasterCrash,    // a Redis master crashes for good (with a replica, the replica takes over)
   RedisDrift,     // a Redis node's clock runs fast or slow (a fast one expires keys early)
 };
-inline constexpr FaultFamily kAllFaultFamilies[] = {FaultFamily::ClientCrash, FaultFamily::ClientRestart, FaultFamily::Pause,
-                                               FaultFamily::SlowWork,    FaultFamily::DelaySpikes,   FaultFamily::Cut,
-                                               FaultFamily::Reset,       FaultFamily::ClockSkew,     FaultFamily::ClockDrift,
-                                               FaultFamily::ClockJump,   FaultFamily::RedisRestart,  FaultFamily::CrashAtCall,
-                                               FaultFamily::PauseAtCall, FaultFamily::MasterCrash,   FaultFamily::RedisDrift};
+inline constexpr FaultFamily kAllFaultFamilies[] = {
+    FaultFamily::ClientCrash, FaultFamily::ClientRestart, FaultFamily::Pause,        FaultFamily::SlowWork,
+    FaultFamily::DelaySpikes, FaultFamily::Cut,           FaultFamily::Reset,        FaultFamily::ClockSkew,
+    FaultFamily::ClockDrift,  FaultFamily::ClockJump,     FaultFamily::RedisRestart, FaultFamily::CrashAtCall,
+    FaultFamily::PauseAtCall, FaultFamily::MasterCrash,   FaultFamily::RedisDrift};
 std::string_view to_string(FaultFamily k);
 std::optional<FaultFamily> parse_fault_kind(std::string_view text);
 // "crash,pause,slow-work" -> kinds; error names the unknown one.
