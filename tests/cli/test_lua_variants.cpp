@@ -122,6 +122,10 @@ TEST_CASE("lua variants: the correct examples fail only as their built-in counte
   const std::set<std::string> defects = {
       "stale-release", "stale-renewal", "takeover-race", "crash-left-key-without-ttl", "inner-release-freed-lock",
       "watch-lost"};
+  // Faults of the Redis deployment itself: both versions are exposed to them, and
+  // whether a budget's search meets one first in one version or the other is chance.
+  const std::set<std::string> deployment = {"redis-clock-jump", "redis-clock-drift", "redis-restart-forgot-key",
+                                            "failover-lost-key"};
   const std::pair<const char*, const char*> examples[] = {
       {"check lua-watchdog --variant examples/watchdog.lua", "check watchdog"},
       {"check redisson --variant examples/redisson.lua", "check reentrant"},
@@ -144,7 +148,7 @@ TEST_CASE("lua variants: the correct examples fail only as their built-in counte
       INFO(variant << ": " << key.first << " by " << key.second << " (vs " << builtin << ")");
       if (f.at("inherent").get<bool>()) continue;
       CHECK(defects.count(key.second) == 0);
-      CHECK(reference.count(key) == 1);
+      if (deployment.count(key.second) == 0) CHECK(reference.count(key) == 1);
     }
   }
 }
