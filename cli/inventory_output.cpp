@@ -5,6 +5,7 @@
 #include "locksim/cli/commands.hpp"
 #include "locksim/cli/program_name.hpp"
 #include "locksim/cli/verdicts.hpp"
+#include "locksim/lock/registry.hpp"
 #include "locksim/render/chrome_trace.hpp"
 #include "locksim/render/duration.hpp"
 
@@ -50,6 +51,8 @@ std::string failure_entry(size_t number, const props::Failure& f, uint32_t runs,
 }  // namespace
 
 std::string deployment_text(const props::Scenario& s) {
+  if (const lock::Algorithm* a = lock::find_algorithm(s.algorithm); a && a->uses_database)
+    return "one database (the lock table)";
   if (s.masters > 1) return fmt::format("{} independent masters", s.masters);
   if (s.replica) return "a master with an asynchronous replica";
   return "one Redis";

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "locksim/lock/registry.hpp"
 #include "locksim/props/catalogue.hpp"
 
 namespace locksim::props {
@@ -137,6 +138,8 @@ void on_threads(size_t n, unsigned jobs, const std::function<void(size_t)>& work
 }  // namespace
 
 std::string reference_algorithm(const Scenario& s) {
+  // A lock kept in a database is held against the database's best: a row lock held through the work.
+  if (const lock::Algorithm* a = lock::find_algorithm(s.algorithm); a && a->uses_database) return "db-for-update";
   if (s.masters > 1) return "redlock";
   return s.workload.nested > 0 ? "reentrant" : "watchdog";
 }
