@@ -380,6 +380,53 @@ Reply cmd_zscore(ExecContext& ctx, const Command& argv) {
   return score ? Reply::bulk(format_double(*score)) : Reply::nil();
 }
 
+namespace {
+
+// ZRANDMEMBER with a count (Redis t_zset.c zrandmemberWithCountCommand): a negative count may repeat
+// members, a positive one returns distinct members, at most the whole set.
+Reply random_members(ExecContext& ctx, const ZSet& zset, int64_t count, bool withscores) {
+  const auto& items = zset.items();
+  const size_t size = items.size();
+  std::vector<Reply> out;
+  if (count < 0) {
+    const uint64_t n = 0 - static_cast<uint64_t>(count);
+    if (n > 100'000'000) return error_reply("ERR value is out of range");
+    for (uint64_t i = 0; i < n; ++i) add_item(out, *items.find_by_order(ctx.server.random() % size), withscores);
+  } else if (static_cast<uint64_t>(count) >= size) {
+    for (const auto& item : items) add_item(out, item, withscores);
+  } else {
+    std::vector<size_t> order(size);
+    for (size_t i = 0; i < size; ++i) order[i] = i;
+    for (size_t i = 0; i < static_cast<size_t>(count); ++i) {
+      std::swap(order[i], order[i + static_cast<size_t>(ctx.server.random() % (size - i))]);
+      add_item(out, *items.find_by_order(order[i]), withscores);
+    }
+  }
+  return Reply::array(std::move(out));
+}
+
+}  // namespace
+
+Reply cmd_zrandmember(ExecContext& ctx, const Command& argv) {
+  int64_t count = 0;
+  const bool with_count = argv.size() >= 3;
+  if (with_count) {
+    if (!parse_int64(argv[2], count)) return error_reply(kNotInteger);
+    if (count == INT64_MIN)
+      return error_reply("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807");
+    if (argv.size() > 4 || (argv.size() == 4 && !equals_lower(argv[3], "withscores"))) return error_reply(kSyntaxError);
+    if (argv.size() == 4 && (count < -(INT64_MAX / 2) || count > INT64_MAX / 2))
+      return error_reply("ERR value is out of range");
+  }
+  Reply error;
+  const ZSet* zset = read_zset(ctx, argv[1], error);
+  if (error.is_error()) return error;
+  if (!zset || zset->empty()) return with_count ? Reply::array({}) : Reply::nil();
+  if (!with_count) return Reply::bulk(zset->items().find_by_order(ctx.server.random() % zset->size())->second);
+  if (count == 0) return Reply::array({});
+  return random_members(ctx, *zset, count, argv.size() == 4);
+}
+
 Reply cmd_zmscore(ExecContext& ctx, const Command& argv) {
   Reply error;
   const ZSet* zset = read_zset(ctx, argv[1], error);

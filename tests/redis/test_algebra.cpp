@@ -167,3 +167,33 @@ TEST_CASE("WAIT: no replica acknowledges anything; its argument errors are Redis
   CHECK(m.text({"wait", "0", "-1"}) == "(error) ERR timeout is negative");
   CHECK(m.text({"wait", "x", "0"}) == "(error) ERR value is not an integer or out of range");
 }
+
+TEST_CASE("ZRANDMEMBER: distinct members for a positive count, repeats for a negative one; Redis's errors") {
+  Model m;
+  m.run({"zadd", "z", "1", "a", "2", "b", "3", "c"});
+  CHECK(m.run({"zrandmember", "z", "2"}).elements.size() == 2);
+  const Reply some = m.run({"zrandmember", "z", "-7", "withscores"});
+  CHECK(some.elements.size() == 14);  // member, score: a negative count repeats
+  const Reply all = m.run({"zrandmember", "z", "10"});
+  REQUIRE(all.elements.size() == 3);
+  CHECK(all.elements[0].str != all.elements[1].str);
+  CHECK(m.text({"zrandmember", "z", "0"}) == "(empty array)");
+  CHECK(m.text({"zrandmember", "nokey", "3"}) == "(empty array)");
+  CHECK(m.text({"zrandmember", "nokey"}) == "(nil)");
+  CHECK(m.text({"zrandmember", "z", "-9223372036854775808"}) ==
+        "(error) ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807");
+  CHECK(m.text({"zrandmember", "z", "-9223372036854770000", "withscores"}) == "(error) ERR value is out of range");
+  CHECK(m.text({"zrandmember", "z", "1", "bogus"}) == "(error) ERR syntax error");
+  CHECK(m.text({"zrandmember", "z", "x"}) == "(error) ERR value is not an integer or out of range");
+}
+
+TEST_CASE("Scripts may not call the blocking commands Redis 7.0 flags noscript") {
+  Model m;
+  for (const char* blocking : {"blpop", "brpop", "bzpopmin", "bzpopmax"})
+    CHECK(m.text({"eval", std::string("return redis.pcall('") + blocking + "','x',0)", "0"}) ==
+          "(error) ERR This Redis command is not allowed from script");
+  CHECK(m.text({"eval", "return redis.pcall('brpoplpush','x','y',0)", "0"}) ==
+        "(error) ERR This Redis command is not allowed from script");
+  CHECK(m.text({"eval", "return redis.pcall('blmove','x','y','left','left',0)", "0"}) ==
+        "(error) ERR This Redis command is not allowed from script");
+}
