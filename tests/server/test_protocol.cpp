@@ -106,7 +106,7 @@ TEST_CASE("a client that sends garbage or reads nothing does not stall the other
     }
   });
   RawClient garbage(s.port());
-  garbage.send(std::string("\x01\x02\xff garbage without newline", 30));
+  garbage.send(std::string("\x01\x02\xff garbage without newline"));
   Hiredis other(s.port());
   for (int i = 0; i < 50; ++i) REQUIRE(other.command("INCR n") == "(integer) " + std::to_string(i + 1));
   CHECK(s.server.drop_all() == 4);
