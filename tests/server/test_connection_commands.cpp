@@ -4,29 +4,11 @@
 #include <catch2/catch.hpp>
 
 #include "raw_client.hpp"
+#include "resp_checks.hpp"
 #include "server_fixture.hpp"
 
 using namespace locksim::server;
 using namespace locksim::server::testing;
-
-namespace {
-std::string resp(std::initializer_list<std::string> args) {
-  std::string out = "*" + std::to_string(args.size()) + "\r\n";
-  for (const std::string& a : args) out += "$" + std::to_string(a.size()) + "\r\n" + a + "\r\n";
-  return out;
-}
-
-// Sends a command and checks the exact reply.
-void check(RawClient& c, std::initializer_list<std::string> args, const std::string& expected) {
-  INFO("command: " << *args.begin() << " ...");
-  CHECK(c.roundtrip(resp(args), expected.size()) == expected);
-}
-
-void hello3(RawClient& c) {
-  c.send("HELLO 3\r\n");
-  CHECK(c.read(4096, 200).starts_with("%7\r\n"));
-}
-}  // namespace
 
 TEST_CASE("RESET leaves MULTI, subscriptions, RESP3, the name and the database", "[server]") {
   RunningServer s;
