@@ -12,6 +12,7 @@
 #include "locksim/cli/program_name.hpp"
 #include "locksim/cli/subcommand.hpp"
 #include "locksim/lock/lua_variant.hpp"
+#include "locksim/sim/world.hpp"
 
 namespace locksim::cli {
 
@@ -123,6 +124,10 @@ int main(int argc, char** argv) {
     return usage_error(e.what(), command);
   } catch (const std::invalid_argument& e) {
     return usage_error(e.what(), command);
+  } catch (const sim::RunawayRun& e) {
+    // A lock that loops without waiting (a variant's or a library user's): its code needs fixing.
+    std::cerr << "locksim: " << printable(e.what()) << "\n";
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << "locksim: internal error: " << printable(e.what()) << "\n";
     return 4;

@@ -2,7 +2,8 @@
 
 #include <atomic>
 #include <chrono>
-#include <thread>
+
+#include "locksim/base/parallel.hpp"
 
 namespace locksim::cli {
 
@@ -22,9 +23,7 @@ std::vector<TimedOutcome> run_entries(const std::vector<const props::CatalogueEn
     work();
     return out;
   }
-  std::vector<std::thread> threads;
-  for (unsigned t = 0; t < jobs; ++t) threads.emplace_back(work);
-  for (auto& t : threads) t.join();
+  base::run_on_threads(jobs, [&](unsigned) { work(); });
   return out;
 }
 

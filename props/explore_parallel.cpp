@@ -2,8 +2,8 @@
 // thread, and results are merged in run order, so --jobs never changes them.
 #include <algorithm>
 #include <mutex>
-#include <thread>
 
+#include "locksim/base/parallel.hpp"
 #include "locksim/props/explorer.hpp"
 
 namespace locksim::props {
@@ -16,23 +16,19 @@ ExploreResult explore_parallel(const FaultModel& model, const ExploreOptions& op
   std::vector<ExploreResult> parts(jobs);
   // Threads live outside any simulation: each one runs whole simulations,
   // one at a time, and the results are merged below in run order.
-  std::vector<std::thread> threads;
-  for (unsigned t = 0; t < jobs; ++t) {
-    threads.emplace_back([&, t] {
-      ExploreOptions mine = options;
-      mine.first_run = options.first_run + t * options.stride;
-      mine.stride = options.stride * jobs;
-      mine.runs = (options.runs - t + jobs - 1) / jobs;
-      mine.shrink = false;  // only the winner is shrunk, below
-      mine.progress = [&](uint32_t) {
-        std::lock_guard<std::mutex> guard(lock);
-        ++done;
-        if (options.progress) options.progress(done);
-      };
-      parts[t] = explore(model, mine);
-    });
-  }
-  for (auto& th : threads) th.join();
+  base::run_on_threads(jobs, [&](unsigned t) {
+    ExploreOptions mine = options;
+    mine.first_run = options.first_run + t * options.stride;
+    mine.stride = options.stride * jobs;
+    mine.runs = (options.runs - t + jobs - 1) / jobs;
+    mine.shrink = false;  // only the winner is shrunk, below
+    mine.progress = [&](uint32_t) {
+      std::lock_guard<std::mutex> guard(lock);
+      ++done;
+      if (options.progress) options.progress(done);
+    };
+    parts[t] = explore(model, mine);
+  });
 
   // The first finding in run order; every run before it was checked by some thread.
   const ExploreResult* first = nullptr;

@@ -5,8 +5,8 @@
 #include <chrono>
 #include <map>
 #include <mutex>
-#include <thread>
 
+#include "locksim/base/parallel.hpp"
 #include "locksim/lock/registry.hpp"
 #include "locksim/props/catalogue.hpp"
 
@@ -127,12 +127,9 @@ void on_threads(size_t n, unsigned jobs, const std::function<void(size_t)>& work
   }
   // Threads live outside any simulation: each runs whole simulations, one at a
   // time; the tallies are merged in run order, so --jobs never changes the answer.
-  std::vector<std::thread> threads;
-  for (unsigned t = 0; t < jobs; ++t)
-    threads.emplace_back([&, t] {
-      for (size_t i = t; i < n; i += jobs) work(i);
-    });
-  for (auto& th : threads) th.join();
+  base::run_on_threads(jobs, [&](unsigned t) {
+    for (size_t i = t; i < n; i += jobs) work(i);
+  });
 }
 
 }  // namespace

@@ -70,8 +70,12 @@ void World::run_until(Instant limit) {
   const base::ScopedAssertNote note("simulation seed", seed_);
   while (!stopped_ && !queue_.empty() && queue_.top().at <= limit) {
     Event e = queue_.pop();
+    at_this_instant_ = e.at == now_ ? at_this_instant_ + 1 : 1;
     now_ = e.at;
-    ++processed_;
+    if (++processed_ > limits_.events) runaway(e, fmt::format("made more than {} events", limits_.events));
+    if (at_this_instant_ > limits_.events_at_one_instant)
+      runaway(e, fmt::format("made {} events without virtual time passing (a loop that neither waits nor sends)",
+                             limits_.events_at_one_instant));
     dispatch(e);
   }
   // Time moves on to the limit only while something is still to happen.
@@ -79,6 +83,12 @@ void World::run_until(Instant limit) {
 }
 
 void World::run() { run_until(Instant::never()); }
+
+void World::runaway(const Event& e, std::string_view what) const {
+  const std::string where = e.node == kNoNode ? std::string("the world") : nodes_[e.node].name;
+  throw RunawayRun(
+      fmt::format("the simulated run {}: stopped at {} in {} (seed {})", what, format_instant(now_), where, seed_));
+}
 
 void World::dispatch(const Event& e) {
   if (e.node != kNoNode) {

@@ -7,6 +7,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,22 @@ class ConnectionEvents {
   virtual NodeId server_node() const = 0;
   virtual void on_client_crash() = 0;  // the client process is gone: close politely
   virtual void on_reset() = 0;         // connection reset (server crash, network reset)
+};
+
+// A run that would never end on its own: it made more events than its budget, or
+// kept making events while virtual time stood still (a loop that neither waits nor
+// sends). Thrown by run_until(); the message names the seed, the time and the node.
+class RunawayRun : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Bounds on one run's events (World::set_limits). The defaults sit far above what
+// the scenarios props/limits.hpp accepts make with the built-in locks, and stop a
+// runaway within a few seconds (one instant) to a few minutes (the total) of CPU.
+struct RunLimits {
+  uint64_t events = 500'000'000;
+  uint64_t events_at_one_instant = 10'000'000;
 };
 
 class World {
@@ -58,6 +75,7 @@ class World {
   void stop() { stopped_ = true; }
   bool stopped() const { return stopped_; }
   uint64_t events_processed() const { return processed_; }
+  void set_limits(RunLimits limits) { limits_ = limits; }
   size_t pending_events() const { return queue_.size(); }
 
   // Schedules fn at `at`, aimed at `node`'s current incarnation (kNoNode: at the world).
@@ -157,6 +175,9 @@ class World {
   Instant now_{};
   bool stopped_ = false;
   uint64_t processed_ = 0;
+  uint64_t at_this_instant_ = 0;  // events in a row at now_
+  RunLimits limits_;
+  [[noreturn]] void runaway(const Event& e, std::string_view what) const;
   EventQueue queue_;
   std::deque<Node> nodes_;  // a deque: a node (and its start routine) never moves once added
   std::vector<FiberSlot> fibers_;

@@ -393,7 +393,8 @@ Reply random_members(ExecContext& ctx, const ZSet& zset, int64_t count, bool wit
     if (n > 100'000'000) return error_reply("ERR value is out of range");
     for (uint64_t i = 0; i < n; ++i) add_item(out, *items.find_by_order(ctx.server.random() % size), withscores);
   } else if (static_cast<uint64_t>(count) >= size) {
-    for (const auto& item : items) add_item(out, item, withscores);
+    // Redis 7.0 answers the whole set highest rank first, in both encodings.
+    for (size_t i = size; i-- > 0;) add_item(out, *items.find_by_order(i), withscores);
   } else {
     std::vector<size_t> order(size);
     for (size_t i = 0; i < size; ++i) order[i] = i;

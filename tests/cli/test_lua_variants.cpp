@@ -188,7 +188,7 @@ TEST_CASE("lua variants: errors are loud and name the file and line") {
   std::remove(path.c_str());
 }
 
-TEST_CASE("lua variants: --variant takes one file per flag; list and run show it") {
+TEST_CASE("lua variants: --variant takes one file per flag, list and run show it") {
   Outcome listed = locksim("list --variant examples/watchdog.lua --variant examples/redisson.lua");
   CHECK(listed.status == 0);
   CHECK(listed.out.find("lua-watchdog") != std::string::npos);

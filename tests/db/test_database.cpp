@@ -12,7 +12,7 @@ Row lock_row(const std::string& owner, int64_t expires_at_ms = -1) { return Row{
 
 }  // namespace
 
-TEST_CASE("db: one inserter wins the unique key; the other gets MariaDB's duplicate-key error") {
+TEST_CASE("db: one inserter wins the unique key, the other gets MariaDB's duplicate-key error") {
   Database db;
   SessionId a = db.connect(), b = db.connect();
   REQUIRE(db.execute(a, Statement::insert(lock_row("A")), 0).affected == 1);
@@ -62,7 +62,7 @@ TEST_CASE("db: a FOR UPDATE lock is released when its session ends, a waiter the
   REQUIRE(db.take_completions().size() == 1);
 }
 
-TEST_CASE("db: a waiter fails with error 1205 at the lock-wait timeout; its transaction stays open") {
+TEST_CASE("db: a waiter fails with error 1205 at the lock-wait timeout, its transaction stays open") {
   Database db(Options{.lock_wait_timeout_ms = 1000});
   SessionId setup = db.connect(), a = db.connect(), b = db.connect();
   db.execute(setup, Statement::insert(lock_row("-")), 0);
@@ -141,7 +141,7 @@ TEST_CASE("db: two sessions locking two keys in opposite orders: deadlock, the r
   REQUIRE(done[0].session == a);
 }
 
-TEST_CASE("db: reentrant count by owner; another owner's update changes nothing") {
+TEST_CASE("db: reentrant count by owner, another owner's update changes nothing") {
   Database db;
   SessionId a = db.connect();
   db.execute(a, Statement::insert(lock_row("host1:7")), 0);

@@ -92,7 +92,7 @@ TEST_CASE("A hostile Lua variant ends check and run with a variant-error, at its
   }
 }
 
-TEST_CASE("Scenario words and flags share the limits; time overflow is refused naming the word", "[hostile]") {
+TEST_CASE("Scenario words and flags share the limits, time overflow is refused naming the word", "[hostile]") {
   for (const std::string& word :
        {"iterations=4294967295", "nested=4294967295", "horizon=2305843009s", "clients=64", "iterations=0"}) {
     Result r = run_locksim("replay 'set-nx-px " + word + "'");

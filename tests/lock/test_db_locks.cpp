@@ -65,7 +65,7 @@ TEST_CASE("db locks: only the algorithms that use a database get the db node", "
   CHECK(s->world().find_node("db") == sim::kNoNode);
 }
 
-TEST_CASE("db-insert-delete: the row is the lock; a holder that crashes leaves it forever (F22)", "[lock]") {
+TEST_CASE("db-insert-delete: the row is the lock, a holder that crashes leaves it forever (F22)", "[lock]") {
   SimulationConfig c = db_config("db-insert-delete");
   c.lock.wait_limit = 2_s;
   c.workload.work_min = c.workload.work_max = 300_ms;

@@ -7,7 +7,7 @@
 
 using namespace locktest;
 
-TEST_CASE("F07/F08 set-nx-px: work past the lease lets B in while A works; A's DEL removes B's lock", "[lock]") {
+TEST_CASE("F07/F08 set-nx-px: work past the lease lets B in while A works, A's DEL removes B's lock", "[lock]") {
   SimulationConfig c;
   c.algorithm = "set-nx-px";
   c.lock.lease = 1_s;

@@ -237,7 +237,7 @@ function release() return true end
                                                          "id true tokens true", "ticks 5 5"});
 }
 
-TEST_CASE("lua variant: the sandbox has no io, os, require or files; math.random is the simulation's") {
+TEST_CASE("lua variant: the sandbox has no io, os, require or files, math.random is the simulation's") {
   variant("t-sandbox", R"lua(
 function acquire()
   for _, name in ipairs({"io", "os", "require", "loadfile", "dofile", "debug", "load", "loadstring"}) do
@@ -297,7 +297,7 @@ TEST_CASE("lua variant: a runaway loop hits the instruction budget, never hangs"
   CHECK(variant_error(run(one_client("t-spin"))->history()).find("more than 2000000") != std::string::npos);
 }
 
-TEST_CASE("lua variant: work inside Lua's C functions counts; pattern and string bombs end as variant errors") {
+TEST_CASE("lua variant: work inside Lua's C functions counts, pattern and string bombs end as variant errors") {
   // Stock Lua overflows the C stack on this pattern (a crash); the metered matcher refuses it.
   variant("t-pattern-bomb",
           "function acquire()\n  return string.find('aaaa', string.rep('a*', 100000)) ~= nil\nend\n" + kSimpleRelease);
@@ -363,7 +363,7 @@ function still_held() return true end
             .find("call() cannot wait inside fence: it must answer at once") != std::string::npos);
 }
 
-TEST_CASE("lua variant: one Lua state per incarnation; a crash loses it") {
+TEST_CASE("lua variant: one Lua state per incarnation, a crash loses it") {
   variant("t-state", R"lua(
 local count = 0
 function acquire() count = count + 1 log("acquire " .. count) return true end

@@ -69,7 +69,7 @@ TEST_CASE("checks: a long lease costs its whole length when the holder dies (F11
   CHECK(v.metrics.unavailability <= sim::seconds(30));
 }
 
-TEST_CASE("checks: token-lua deadlocks on itself when nested; reentrant does not (F16)") {
+TEST_CASE("checks: token-lua deadlocks on itself when nested, reentrant does not (F16)") {
   Verdict broken = verdict_of("token-lua seed=0 clients=1 iterations=1 nested=1 lease=30s wait-limit=2s");
   const Violation* v = broken.find(Property::Reentrancy);
   REQUIRE(v);
@@ -78,7 +78,7 @@ TEST_CASE("checks: token-lua deadlocks on itself when nested; reentrant does not
   CHECK(verdict_of("reentrant seed=0 clients=1 iterations=1 nested=2 lease=30s wait-limit=2s").violations.empty());
 }
 
-TEST_CASE("checks: fixed-interval spinning lets newcomers overtake; the fair lock does not (F20)") {
+TEST_CASE("checks: fixed-interval spinning lets newcomers overtake, the fair lock does not (F20)") {
   const std::string contention = " seed=4 clients=3 iterations=2 work=20ms..100ms think=0s..50ms";
   Verdict spin = verdict_of("token-lua" + contention);
   REQUIRE(spin.find(Property::BoundedWait));

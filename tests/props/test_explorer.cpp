@@ -72,7 +72,7 @@ TEST_CASE("explorer: set-nx-px's F07 shrinks to two clients and no crash") {
   CHECK(r.found->violation.clients.size() == 2);
 }
 
-TEST_CASE("explorer: without fencing a paused client's stale write is accepted; with fencing it is rejected (F19)") {
+TEST_CASE("explorer: without fencing a paused client's stale write is accepted, with fencing it is rejected (F19)") {
   FaultModel model = find_entry("F13")->model;  // watchdog, process pauses
   ExploreOptions o;
   o.target = Property::FencedWrites;

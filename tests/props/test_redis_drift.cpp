@@ -35,7 +35,7 @@ TEST_CASE("redis drift: the scenario word reads back, names a node the deploymen
   CHECK(parse_fault_kind("redis-drift") == FaultFamily::RedisDrift);
 }
 
-TEST_CASE("redis drift: a fast Redis clock expires the key early; the cause is the drift", "[redis-drift]") {
+TEST_CASE("redis drift: a fast Redis clock expires the key early, the cause is the drift", "[redis-drift]") {
   // A works 800ms, inside its 1s lease; Redis's clock runs 1.9x fast, so the
   // key goes after about 526ms and B gets in while A works.
   const std::string base = "set-nx-px seed=2 clients=2 iterations=1 slow=A:0:800ms";

@@ -346,6 +346,39 @@ Command gen_typed_command() {
   }
 }
 
+// Stands for the payload that the server itself gives to DUMP of the key after it; the
+// harness expands it on each server (the model's payload is its own, inside Redis's frame).
+const std::string kDumpOf = "<dump of ";
+
+// DUMP compared as "a value or nil" (payloads differ by design), RESTORE with each
+// server's own payload or a damaged one, and its options and errors.
+Command gen_dump_restore() {
+  const std::vector<std::string> sources = {"a", "h", "l", "s", "z", "nokey"};
+  if (chance(30)) return {"DUMP", pick(sources)};
+  Command c{"RESTORE", pick(std::vector<std::string>{"r", "a", "z"}),
+            pick(std::vector<std::string>{"0", "0", "100000", "-5", "x", "4102444800000"})};
+  c.push_back(chance(85) ? kDumpOf + pick(sources) + ">" : pick(std::vector<std::string>{"garbage", ""}));
+  if (chance(50)) c.push_back("REPLACE");
+  if (chance(20)) c.push_back("absttl");
+  if (chance(10)) c.insert(c.end(), {"IDLETIME", pick(std::vector<std::string>{"0", "10", "-1", "x"})});
+  if (chance(10)) c.insert(c.end(), {"FREQ", pick(std::vector<std::string>{"0", "255", "256", "x"})});
+  if (chance(5)) c.push_back("bogus");
+  return c;
+}
+
+// ZRANDMEMBER in its deterministic forms only: no count on a key that is never a
+// sorted set, counts of 0, a count past the set's size (the whole set, in order), and
+// the malformed ones.
+Command gen_zrandmember() {
+  const bool with_count = chance(80);
+  Command c{"ZRANDMEMBER", with_count ? pick(std::vector<std::string>{"z", "z2", "nokey", "l"})
+                                      : pick(std::vector<std::string>{"nokey", "l", "s"})};
+  if (!with_count) return c;
+  c.push_back(pick(std::vector<std::string>{"0", "1000", "x", "9223372036854775807", "-9223372036854775808"}));
+  if (chance(50)) c.push_back(pick(std::vector<std::string>{"WITHSCORES", "withscores", "bogus"}));
+  return c;
+}
+
 // Multi-key pops, sorted-set algebra, LCS and SORT. SORT stays away from the inputs
 // whose order Redis leaves to its hash tables: a hash-table set is sorted only by value
 // (no constant BY), and ALPHA with a BY pattern (ties keep the input order) only on lists.
@@ -357,7 +390,7 @@ Command gen_algebra_command() {
     c.push_back(std::to_string(n));
     for (int i = 0; i < n; ++i) c.push_back(i == 0 ? first : pick(sources));
   };
-  switch (uniform(0, 12)) {
+  switch (uniform(0, 14)) {
     case 0:
     case 1: {
       const bool block = chance(30);
@@ -419,6 +452,8 @@ Command gen_algebra_command() {
       }
       return c;
     }
+    case 12: return gen_dump_restore();
+    case 13: return gen_zrandmember();
     default: {
       const std::string key = pick(std::vector<std::string>{"l", "z", "s", k});
       const bool ro = chance(20);
@@ -587,7 +622,9 @@ rc::Gen<Step> gen_step() {
     }
     // SPOP without a count (a dropped argument) pops a member at random: Redis's pick is
     // not the model's. A count larger than the set pops all, which both agree on.
-    if (lower(step.command[0]) == "spop" && step.command.size() == 2) step.command.push_back("1000");
+    // ZRANDMEMBER without a count is the same draw.
+    const std::string name = lower(step.command[0]);
+    if ((name == "spop" || name == "zrandmember") && step.command.size() == 2) step.command.push_back("1000");
     return step;
   });
 }
@@ -611,6 +648,7 @@ int64_t tolerance_for(const Command& c) {
 Reply normalized(Reply r, const Command& c) {
   if (r.type == Reply::Type::NilArray) r = Reply::nil();  // hiredis reads both as nil
   const std::string name = lower(c[0]);
+  if (name == "dump" && r.type == Reply::Type::Bulk) r.str = "<payload>";  // the model's payload is its own
   // Redis lists a set held as a hash table in its own hash order; compare as sets.
   const bool unordered =
       name == "keys" || name == "smembers" || name == "sinter" || name == "sunion" || name == "sdiff" || name == "spop";
@@ -635,9 +673,11 @@ bool same(const Reply& model, const Reply& real, int64_t tolerance) {
 struct Harness {
   Harness() : real(real_server()) {
     for (auto& c : real_conn) c = real.connect();
+    real_aux = real.connect();
   }
   ~Harness() {
     for (auto* c : real_conn) redisFree(c);
+    redisFree(real_aux);
   }
 
   void reset() {
@@ -651,6 +691,7 @@ struct Harness {
     model = Server{};
     model_conn[0] = model.connect();
     model_conn[1] = model.connect();
+    model_aux = model.connect();
     for (auto& q : queued) q.clear();
   }
 
@@ -660,8 +701,8 @@ struct Harness {
     std::ostringstream log;
     for (size_t i = 0; i < steps.size(); ++i) {
       const Step& s = steps[i];
-      Reply model_reply = model.execute(model_conn[s.conn], s.command, wall_ms());
-      const Reply real_reply = hiredis_execute(real_conn[s.conn], s.command);
+      Reply model_reply = model.execute(model_conn[s.conn], with_payloads(s.command, true), wall_ms());
+      const Reply real_reply = hiredis_execute(real_conn[s.conn], with_payloads(s.command, false));
       if (model_reply.is_blocked()) {  // the real one waited out its short timeout meanwhile
         model.advance(wall_ms() + 1000);
         auto pushed = model.take_pushed(model_conn[s.conn]);
@@ -677,6 +718,18 @@ struct Harness {
       }
     }
     return {};
+  }
+
+  // The command with each "<dump of K>" replaced by what that server's DUMP K gives, asked
+  // on a connection of its own (never inside the step connection's MULTI).
+  Command with_payloads(Command c, bool on_model) {
+    for (auto& arg : c) {
+      if (arg.rfind(kDumpOf, 0) != 0 || arg.back() != '>') continue;
+      const Command dump{"DUMP", arg.substr(kDumpOf.size(), arg.size() - kDumpOf.size() - 1)};
+      const Reply r = on_model ? model.execute(model_aux, dump, wall_ms()) : hiredis_execute(real_aux, dump);
+      arg = r.type == Reply::Type::Bulk ? r.str : "no payload";
+    }
+    return c;
   }
 
   bool matches(const Step& s, const Reply& model_reply, const Reply& real_reply) {
@@ -698,8 +751,10 @@ struct Harness {
 
   RealRedis& real;
   redisContext* real_conn[2] = {nullptr, nullptr};
+  redisContext* real_aux = nullptr;  // for the DUMPs of with_payloads()
   Server model;
   ConnectionId model_conn[2] = {0, 0};
+  ConnectionId model_aux = 0;
   std::vector<Command> queued[2];
   std::map<std::string, size_t> commands_seen;  // by lowercase name, for the report
 };
@@ -730,8 +785,9 @@ TEST_CASE("Differential: generated command sequences agree with redis-server", "
   CHECK(result.template is<rc::detail::SuccessResult>());
   WARN("differential: " << sequences << " generated sequences, " << commands << " commands compared");
   // Every command kind of the generator must actually have been exercised.
-  for (const char* name : {"get", "set", "getex", "hset", "hincrby", "hgetall", "multi", "exec", "watch", "eval",
-                           "evalsha", "script", "expireat", "keys", "flushall", "nosuchcmd"}) {
+  for (const char* name :
+       {"get", "set", "getex", "hset", "hincrby", "hgetall", "multi", "exec", "watch", "eval", "evalsha", "script",
+        "expireat", "keys", "flushall", "nosuchcmd", "dump", "restore", "zrandmember"}) {
     INFO("command " << name);
     CHECK(harness.commands_seen[name] >= static_cast<size_t>(params.maxSuccess / 100));
   }

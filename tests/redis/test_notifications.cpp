@@ -43,7 +43,7 @@ TEST_CASE("keyspace notifications: K and E channels, class masks, CONFIG GET's c
         "class character. Use 'Ag$lshzxeKEtmdn'.");
 }
 
-TEST_CASE("keyspace notifications: generic, list, set, zset and hash events; nothing when nothing changed") {
+TEST_CASE("keyspace notifications: generic, list, set, zset and hash events, nothing when nothing changed") {
   Model m;
   const ConnectionId sub = psubscriber(m);
   m.run({"config", "set", "notify-keyspace-events", "KEg"});

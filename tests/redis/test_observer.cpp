@@ -67,7 +67,7 @@ TEST_CASE("Observer sees Expired when a lazy access finds a key past its deadlin
   CHECK(rec.effects[2].new_value == "B");
 }
 
-TEST_CASE("Observer: scripts report on the calling connection; hashes render in field order") {
+TEST_CASE("Observer: scripts report on the calling connection, hashes render in field order") {
   Model m;
   Recorder rec;
   m.server.set_observer(&rec);

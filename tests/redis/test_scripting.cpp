@@ -225,7 +225,7 @@ TEST_CASE("Script cache, EVALSHA, SCRIPT LOAD EXISTS FLUSH and NOSCRIPT") {
         "[\"k1\", \"k2\", \"a1\", (integer) 1]");
 }
 
-TEST_CASE("Time is frozen inside a script; expiry uses the EVAL's now") {
+TEST_CASE("Time is frozen inside a script, expiry uses the EVAL's now") {
   Model m;
   m.run({"set", "k", "v", "px", "10"});
   CHECK(eval(m,

@@ -84,7 +84,7 @@ TEST_CASE("WATCH: another connection's write makes EXEC answer a null array") {
   CHECK(m.text({"exec"}) == "[OK]");
 }
 
-TEST_CASE("WATCH: writes that change nothing do not invalidate; UNWATCH clears") {
+TEST_CASE("WATCH: writes that change nothing do not invalidate, UNWATCH clears") {
   Model m;
   auto other = m.server.connect();
   m.run({"watch", "k"});

@@ -49,7 +49,7 @@ TEST_CASE("sets and sorted sets: encodings, ranges, options") {
   CHECK(m.text({"object", "encoding", "z"}) == "\"listpack\"");
 }
 
-TEST_CASE("a big hash is a hash table with O(1) fields; small values keep insertion order") {
+TEST_CASE("a big hash is a hash table with O(1) fields, small values keep insertion order") {
   Model m;
   Command hset{"hset", "h"};
   for (int i = 0; i < 100000; ++i) {
@@ -82,7 +82,7 @@ TEST_CASE("SELECT, MOVE, SWAPDB, COPY, RENAME") {
   CHECK(m.text({"dbsize"}) == "(integer) 1");
 }
 
-TEST_CASE("pub/sub: messages go to the subscribers' outboxes; the subscribed context refuses other commands") {
+TEST_CASE("pub/sub: messages go to the subscribers' outboxes, the subscribed context refuses other commands") {
   Model m;
   const ConnectionId sub = m.server.connect();
   std::vector<ConnectionId> notified;

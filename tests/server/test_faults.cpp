@@ -17,7 +17,7 @@ int64_t ms_since(Steady::time_point start) {
 }
 }  // namespace
 
-TEST_CASE("LOCKSIM.PAUSE stalls every client; wall time runs on meanwhile", "[server]") {
+TEST_CASE("LOCKSIM.PAUSE stalls every client, wall time runs on meanwhile", "[server]") {
   RunningServer s(test_options(TimeMode::Wall));
   Hiredis admin(s.port()), other(s.port());
   CHECK(other.command("SET lock a PX 200") == "OK");
@@ -46,7 +46,7 @@ TEST_CASE("LOCKSIM.DROP closes one client's connection, or all", "[server]") {
   CHECK(admin.command("PING") == "(connection error)");
 }
 
-TEST_CASE("LOCKSIM.DELAY holds every reply back; the command still runs at once", "[server]") {
+TEST_CASE("LOCKSIM.DELAY holds every reply back, the command still runs at once", "[server]") {
   RunningServer s;
   Hiredis a(s.port()), b(s.port());
   CHECK(a.command("LOCKSIM.DELAY 300") == "OK");

@@ -36,7 +36,7 @@ TEST_CASE("pub/sub in RESP3: notices and messages are pushes", "[server]") {
   CHECK(sub.read(message.size()) == message);
 }
 
-TEST_CASE("BLPOP blocks its connection until another one pushes; what it sent next waits", "[server]") {
+TEST_CASE("BLPOP blocks its connection until another one pushes, what it sent next waits", "[server]") {
   RunningServer s;
   RawClient waiter(s.port());
   Hiredis pusher(s.port());

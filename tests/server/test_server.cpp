@@ -59,7 +59,7 @@ TEST_CASE("manual time: a TTL expires only when the clock is advanced", "[server
   CHECK(c.command("LOCKSIM.ADVANCE -1") == "(error) ERR value is not an integer or out of range");
 }
 
-TEST_CASE("wall time runs; FREEZE stops it and RESUME continues without a jump", "[server]") {
+TEST_CASE("wall time runs, FREEZE stops it and RESUME continues without a jump", "[server]") {
   RunningServer s(test_options(TimeMode::Wall));
   Hiredis c(s.port());
   CHECK(c.command("SET k v PX 150") == "OK");

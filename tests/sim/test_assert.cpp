@@ -23,7 +23,7 @@ TEST_CASE("assert: the failure text names the place, the condition, the message 
   CHECK(assert_failure_text("f.cpp", 1, "x", "m").find("seed") == std::string::npos);
 }
 
-TEST_CASE("assert: a failed check aborts even in a release build; a passing one costs nothing", "[assert]") {
+TEST_CASE("assert: a failed check aborts even in a release build, a passing one costs nothing", "[assert]") {
   int evaluated = 0;
   LOCKSIM_ASSERT(1 + 1 == 2, (++evaluated, "never built"));
   CHECK(evaluated == 0);  // the message is built only on failure

@@ -94,7 +94,7 @@ TEST_CASE("each direction of a connection is FIFO under long-tailed random delay
   });
 }
 
-TEST_CASE_METHOD(EchoPair, "a cut drops in-flight requests; the caller sees TimedOut at its timeout", "[network]") {
+TEST_CASE_METHOD(EchoPair, "a cut drops in-flight requests, the caller sees TimedOut at its timeout", "[network]") {
   std::vector<Outcome> out;
   w.set_start(client, [&](Proc p) -> Task<void> {
     p.spawn(call_at(p, ch, 0_ms, 1, 100_ms, out));  // in flight when the cut begins (5ms), arrives at 10ms

@@ -123,7 +123,7 @@ TEST_CASE("a paused client receives its replies at the end of the pause, in orde
   CHECK(count_of(w, TraceKind::ReplyReceived) == 20);
 }
 
-TEST_CASE("a later pause supersedes an earlier pause's end; a crashed node cannot pause", "[pause]") {
+TEST_CASE("a later pause supersedes an earlier pause's end, a crashed node cannot pause", "[pause]") {
   World w(1);
   NodeId n = w.add_node("n");
   std::vector<int64_t> woke;

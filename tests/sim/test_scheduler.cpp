@@ -182,7 +182,7 @@ TEST_CASE("an unknown node or task id is an internal error", "[scheduler]") {
   CHECK_FALSE(w.alive(kNoFiber));
 }
 
-TEST_CASE("events may schedule further events; a chain runs to its end", "[scheduler]") {
+TEST_CASE("events may schedule further events, a chain runs to its end", "[scheduler]") {
   World w(1);
   Log log;
   w.schedule(at(0_ns), &record_and_schedule, &log, 0, 5);  // each schedules the next b ns later, b counting down

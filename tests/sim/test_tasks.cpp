@@ -118,7 +118,7 @@ TEST_CASE("sleep wakes at exactly now + span on a perfect clock", "[tasks]") {
   CHECK(notes[0].node == n);
 }
 
-TEST_CASE("sleep follows the node's clock rate; local_now reads offset, drift and jumps", "[tasks]") {
+TEST_CASE("sleep follows the node's clock rate, local_now reads offset, drift and jumps", "[tasks]") {
   World w(1);
   NodeId n = w.add_node("n", LocalClock(1_s, 100'000));  // +10%, one second ahead
   std::vector<int64_t> true_times, local_times;
@@ -168,7 +168,7 @@ TEST_CASE("a spawned second task runs alongside the first", "[tasks]") {
   CHECK(w.node(n).fibers.empty());
 }
 
-TEST_CASE("cancel destroys a task's frames; it never resumes", "[tasks]") {
+TEST_CASE("cancel destroys a task's frames, it never resumes", "[tasks]") {
   World w(1);
   NodeId n = w.add_node("n");
   int destroyed = 0, resumed = 0;
