@@ -144,6 +144,41 @@ TEST_CASE("waiting: a crash of the Redis node fails a blocked call, and after th
   CHECK(b.redis.waiting_calls() == 0);
 }
 
+TEST_CASE("waiting: a Redis node paused past a BLPOP's deadline answers it when the pause ends", "[lock][sim]") {
+  Bench b;
+  Got popped;
+  b.client(0, [&](SimEnv& env) -> sim::Task<void> {
+    RedisResult r = co_await env.redis_blocking(0, cmd("BLPOP", "q", "1"), Purpose::Other, 5_s);
+    popped = {b.w.now().ms(), r};
+  });
+  b.w.run_until(at(500_ms));
+  b.w.pause(b.redis.node(), 1_s);
+  b.w.run_until(at(10_s));
+  REQUIRE(popped.result.ok());
+  CHECK(popped.result.value.type == Reply::Type::NilArray);
+  CHECK(popped.at_ms == 1510);  // the timer fires at the resume (1.5 s); the nil travels 10 ms
+}
+
+TEST_CASE("waiting: a subscriber whose process crashes is unsubscribed when its close reaches the server",
+          "[lock][sim]") {
+  Bench b;
+  RedisResult before, after;
+  b.client(1, [&](SimEnv& env) -> sim::Task<void> {
+    RedisResult s = co_await env.subscriber(0, cmd("SUBSCRIBE", "ch"), Purpose::Other);
+    (void)s;
+    co_await env.sleep(10_s);
+  });
+  b.client(0, [&](SimEnv& env) -> sim::Task<void> {
+    co_await send_at(env, 50_ms, cmd("PUBLISH", "ch", "one"), &before);
+    co_await send_at(env, 100_ms, cmd("PUBLISH", "ch", "two"), &after);
+  });
+  b.w.run_until(at(100_ms));
+  b.w.crash(b.nodes[1]);
+  b.w.run_until(at(10_s));
+  CHECK(replied_int(before, 1));
+  CHECK(replied_int(after, 0));  // the close arrived at 110 ms, before the PUBLISH at 180 ms
+}
+
 TEST_CASE("waiting: a published message reaches a subscriber's read one trip after the PUBLISH runs", "[lock][sim]") {
   Bench b;
   RedisResult subscribed, published;
