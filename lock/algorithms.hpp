@@ -19,6 +19,7 @@ std::unique_ptr<Lock> make_watch_multi(const LockParams&);
 std::unique_ptr<Lock> make_fenced(const LockParams&);
 std::unique_ptr<Lock> make_fair(const LockParams&);
 std::unique_ptr<Lock> make_redlock(const LockParams&);
+std::unique_ptr<Lock> make_pubsub_wait(const LockParams&);
 std::unique_ptr<Lock> make_db_insert_delete(const LockParams&);
 std::unique_ptr<Lock> make_db_insert_expiry(const LockParams&);
 std::unique_ptr<Lock> make_db_for_update(const LockParams&);

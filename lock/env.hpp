@@ -4,6 +4,7 @@
 // step. The simulator provides one (SimEnv); an environment over a real
 // redis-server and real time can run the very same algorithm code.
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -36,6 +37,22 @@ class Env {
   // A command to one of several independent Redis masters (Redlock).
   virtual Task<RedisResult> redis_on(uint32_t server, Command command, Purpose purpose) = 0;
   virtual uint32_t redis_servers() const { return 1; }
+  // Waiting on Redis. Environments that cannot wait (real runs, so far) throw
+  // WaitUnsupported from these, which fails the run with its message.
+  //
+  // A blocking command (BLPOP key 2, BLMOVE ...) on this client's connection:
+  // answered when it is served or its own timeout passes, so the client waits
+  // up to `block` (that timeout) on top of the call timeout.
+  virtual Task<RedisResult> redis_blocking(uint32_t server, Command command, Purpose purpose, Duration block);
+  // A command on this client's subscriber connection to `server` (a second
+  // connection, as Redisson keeps one for pub/sub): SUBSCRIBE, UNSUBSCRIBE, ...
+  virtual Task<RedisResult> subscriber(uint32_t server, Command command, Purpose purpose);
+  // The next pushed reply on that connection, waiting up to `wait`: Ok with it
+  // (["message", channel, payload], or a later subscription confirmation); Ok
+  // with nil when none came in time; Ok with an error when the connection has
+  // no subscription (a reset replaced it: subscribe again); TimedOut or
+  // ConnectionLost when the link failed (a message in flight is lost).
+  virtual Task<RedisResult> next_pushed(uint32_t server, Duration wait);
   // A statement to the database on this client's own connection (the
   // database locks). A statement that waits for a row lock returns when it
   // gets it, or with the lock-wait timeout or deadlock error — or TimedOut
@@ -65,6 +82,17 @@ class Env {
   // together, for the per-run budget (nullptr: no run to count for).
   virtual uint64_t* run_lua_instructions() { return nullptr; }
 };
+
+struct WaitUnsupported : std::runtime_error {
+  WaitUnsupported()
+      : std::runtime_error(
+            "this environment cannot wait on Redis (blocking commands, pub/sub): only the simulator can so far") {}
+};
+
+// Not coroutines: the caller's co_await throws at once.
+inline Task<RedisResult> Env::redis_blocking(uint32_t, Command, Purpose, Duration) { throw WaitUnsupported(); }
+inline Task<RedisResult> Env::subscriber(uint32_t, Command, Purpose) { throw WaitUnsupported(); }
+inline Task<RedisResult> Env::next_pushed(uint32_t, Duration) { throw WaitUnsupported(); }
 
 inline Task<DbResult> Env::db(db::Statement statement, Purpose purpose) {
   (void)statement;

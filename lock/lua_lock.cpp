@@ -33,6 +33,27 @@ void record_renewal(Env& env, const RedisResult& r) {
     env.record(Step::Renewed);
 }
 
+// A request to Redis, on the connection and with the wait its kind says.
+Task<RedisResult> carry_out(Env& env, LuaRequest& request, Purpose purpose) {
+  switch (request.kind) {
+    case LuaRequest::Kind::Blocking: {
+      RedisResult r = co_await env.redis_blocking(request.server, std::move(request.command), purpose, request.span);
+      co_return r;
+    }
+    case LuaRequest::Kind::Subscriber: {
+      RedisResult r = co_await env.subscriber(request.server, std::move(request.command), purpose);
+      co_return r;
+    }
+    case LuaRequest::Kind::NextPushed: {
+      RedisResult r = co_await env.next_pushed(request.server, request.span);
+      co_return r;
+    }
+    default: break;
+  }
+  RedisResult r = co_await env.redis_on(request.server, std::move(request.command), purpose);
+  co_return r;
+}
+
 // Runs the thread to its end, carrying out each request it yields.
 Task<Outcome> drive(LuaThread thread, Env& env, Purpose purpose, const char* what, bool wants_boolean) {
   LuaRuntime& rt = thread.runtime();
@@ -54,8 +75,8 @@ Task<Outcome> drive(LuaThread thread, Env& env, Purpose purpose, const char* wha
         lua_settop(co, 0);
         nargs = 0;
       } else {
-        RedisResult result = co_await env.redis_on(request.server, std::move(request.command), purpose);
-        if (purpose == Purpose::Renew) record_renewal(env, result);
+        RedisResult result = co_await carry_out(env, request, purpose);
+        if (purpose == Purpose::Renew && request.kind == LuaRequest::Kind::Call) record_renewal(env, result);
         nargs = rt.push_result(co, result, request.where);
       }
       continue;

@@ -144,22 +144,16 @@ Env& need_env(lua_State* L, const char* name, bool waits) {
   return *c.env;
 }
 
-// raw_call(server, cmd, ...): server 0 is "the" Redis, i >= 1 is call_on's i.
-int l_raw_call(lua_State* L) {
-  Env& env = need_env(L, "call", true);
-  ctx(L).charge(L, kRequestCost);
+// Stores a request for the simulator and yields it; the command is the
+// arguments from `first` on (none for a read).
+int yield_request(lua_State* L, int first, LuaRequest::Kind kind, uint32_t server, Duration span) {
   const int top = lua_gettop(L);
-  const lua_Integer server = luaL_checkinteger(L, 1);
-  const lua_Integer servers = env.redis_servers();
-  if (server < 0 || server > servers)
-    luaL_error(L, "call_on: server %d does not exist (servers() are 1 to %d)", static_cast<int>(server),
-               static_cast<int>(servers));
-  if (top < 2) luaL_error(L, "Please specify at least one argument for this call");
   LuaRuntime::Context& c = ctx(L);
-  for (int i = 2; i <= top; ++i) {
+  for (int i = first; i <= top; ++i) {
     const int t = lua_type(L, i);
     if (t != LUA_TSTRING && t != LUA_TNUMBER)
-      luaL_error(L, "call arguments must be strings or numbers (argument %d is a %s)", i - 1, lua_typename(L, t));
+      luaL_error(L, "call arguments must be strings or numbers (argument %d is a %s)", i - first + 1,
+                 lua_typename(L, t));
     if (t == LUA_TNUMBER) {
       // As Redis converts a number argument: integers without a fraction.
       const lua_Number n = lua_tonumber(L, i);
@@ -169,17 +163,64 @@ int l_raw_call(lua_State* L) {
       lua_replace(L, i);
     }
   }
-  c.pending.kind = LuaRequest::Kind::Call;
-  c.pending.server = server == 0 ? 0 : static_cast<uint32_t>(server - 1);
+  c.pending.kind = kind;
+  c.pending.server = server;
+  c.pending.span = span;
   c.pending.command.clear();
-  for (int i = 2; i <= top; ++i) {
+  for (int i = first; i <= top; ++i) {
     size_t len = 0;
-    const char* s = lua_tolstring(L, i, &len);
-    c.pending.command.emplace_back(s, len);
+    const char* str = lua_tolstring(L, i, &len);
+    c.pending.command.emplace_back(str, len);
   }
   lua_settop(L, 0);
   lua_pushlightuserdata(L, &sim_sentinel);
   return lua_yield(L, 1);
+}
+
+// A wait in milliseconds (argument `index`), at most a day.
+Duration check_wait(lua_State* L, int index, const char* name) {
+  const lua_Number ms = luaL_checknumber(L, index);
+  if (!(ms >= 0) || ms > 86'400'000) luaL_error(L, "%s: milliseconds must be between 0 and 86400000 (a day)", name);
+  return Duration{std::llround(ms * 1e6)};
+}
+
+// raw_call(server, cmd, ...): server 0 is "the" Redis, i >= 1 is call_on's i.
+int l_raw_call(lua_State* L) {
+  Env& env = need_env(L, "call", true);
+  ctx(L).charge(L, kRequestCost);
+  const lua_Integer server = luaL_checkinteger(L, 1);
+  const lua_Integer servers = env.redis_servers();
+  if (server < 0 || server > servers)
+    luaL_error(L, "call_on: server %d does not exist (servers() are 1 to %d)", static_cast<int>(server),
+               static_cast<int>(servers));
+  if (lua_gettop(L) < 2) luaL_error(L, "Please specify at least one argument for this call");
+  return yield_request(L, 2, LuaRequest::Kind::Call, server == 0 ? 0 : static_cast<uint32_t>(server - 1), {});
+}
+
+// raw_blocking(wait_ms, cmd, ...): a blocking command (BLPOP ...), waited for up to wait_ms longer than a call.
+int l_raw_blocking(lua_State* L) {
+  need_env(L, "call_blocking", true);
+  ctx(L).charge(L, kRequestCost);
+  const Duration wait = check_wait(L, 1, "call_blocking");
+  if (lua_gettop(L) < 2) luaL_error(L, "Please specify at least one argument for this call");
+  return yield_request(L, 2, LuaRequest::Kind::Blocking, 0, wait);
+}
+
+// raw_subscriber(cmd, ...): a command on the client's subscriber connection (SUBSCRIBE ...).
+int l_raw_subscriber(lua_State* L) {
+  need_env(L, "subscriber_call", true);
+  ctx(L).charge(L, kRequestCost);
+  if (lua_gettop(L) < 1) luaL_error(L, "Please specify at least one argument for this call");
+  return yield_request(L, 1, LuaRequest::Kind::Subscriber, 0, {});
+}
+
+// raw_next(wait_ms): the next pushed reply on the subscriber connection.
+int l_raw_next(lua_State* L) {
+  need_env(L, "next_message", true);
+  ctx(L).charge(L, kRequestCost);
+  const Duration wait = check_wait(L, 1, "next_message");
+  lua_settop(L, 0);
+  return yield_request(L, 1, LuaRequest::Kind::NextPushed, 0, wait);
 }
 
 int l_sleep(lua_State* L) {
@@ -394,7 +435,7 @@ int l_define_global(lua_State* L) {
 // reply; pcall, xpcall and coroutine.resume/wrap pass a simulator request on
 // up to the task driving the outermost coroutine, so call() works inside them.
 constexpr const char* kPrelude = R"lua(
-local raw_call, SIM, ERR = ...
+local raw_call, SIM, ERR, raw_blocking, raw_subscriber, raw_next = ...
 local co_create, co_resume, co_status, co_yield = coroutine.create, coroutine.resume, coroutine.status, coroutine.yield
 local rawpcall, error, type, getmetatable, rawget = pcall, error, type, getmetatable, rawget
 local select, tostring0, concat = select, tostring, table.concat
@@ -403,6 +444,9 @@ local function reply(a, b, c)
   return a, b
 end
 function call(...) return reply(raw_call(0, ...)) end
+function call_blocking(ms, ...) return reply(raw_blocking(ms, ...)) end
+function subscriber_call(...) return reply(raw_subscriber(...)) end
+function next_message(ms) return reply(raw_next(ms)) end
 function call_on(i, ...)
   if type(i) ~= "number" or i < 1 then error("call_on: the first argument is a server number, 1 to #servers()", 2) end
   return reply(raw_call(i, ...))
@@ -537,7 +581,10 @@ void LuaRuntime::open_sandbox() {
   lua_pushcfunction(L, l_raw_call);
   lua_pushlightuserdata(L, &sim_sentinel);
   lua_pushlightuserdata(L, &error_sentinel);
-  lua_call(L, 3, 0);
+  lua_pushcfunction(L, l_raw_blocking);
+  lua_pushcfunction(L, l_raw_subscriber);
+  lua_pushcfunction(L, l_raw_next);
+  lua_call(L, 6, 0);
   // Strict globals from here on.
   lua_newtable(L);
   lua_pushcfunction(L, l_undefined_global);

@@ -25,7 +25,10 @@
 namespace locksim::lock {
 
 struct LuaRequest {
-  enum class Kind : uint8_t { None, Call, Sleep };
+  // Call: a command; Blocking: a blocking command (span: how much longer to
+  // wait); Subscriber: a command on the subscriber connection; NextPushed: a
+  // read of the next pushed reply (span: the wait); Sleep (span).
+  enum class Kind : uint8_t { None, Call, Sleep, Blocking, Subscriber, NextPushed };
   Kind kind = Kind::None;
   uint32_t server = 0;
   Command command;

@@ -1,9 +1,12 @@
 #include "locksim/lock/redis_node.hpp"
 
+#include <fmt/format.h>
+
 namespace locksim::lock {
 
 namespace {
 std::string render_command(const RedisRequest& r) {
+  if (r.read_push) return fmt::format("(read a pushed reply, waiting {}ms)", r.read_wait.ns / 1'000'000);
   std::string s;
   for (const auto& arg : r.command) {
     if (!s.empty()) s += ' ';
@@ -17,6 +20,16 @@ std::string render_command(const RedisRequest& r) {
 // stopped after 5M and all of one server's scripts after 20M (about 0.2 s): a
 // variant whose script always runs to its budget cannot make a run pay the
 // budget at every call. Its data set is capped at 64 MB, as maxmemory.
+// SUBSCRIBE's (and its kin's) confirmation: ["subscribe", channel, count of the connection's subscriptions].
+std::optional<int64_t> subscription_count(const redis::Reply& r) {
+  if (r.type != redis::Reply::Type::Array || r.elements.size() != 3) return std::nullopt;
+  const redis::Reply& kind = r.elements[0];
+  if (kind.type != redis::Reply::Type::Bulk || r.elements[2].type != redis::Reply::Type::Integer) return std::nullopt;
+  if (kind.str != "subscribe" && kind.str != "unsubscribe" && kind.str != "psubscribe" && kind.str != "punsubscribe")
+    return std::nullopt;
+  return r.elements[2].integer;
+}
+
 redis::ServerOptions simulated_server_options() {
   redis::ServerOptions options;
   options.lua_instruction_budget = 5'000'000;
@@ -36,26 +49,127 @@ RedisNode::RedisNode(sim::World& world, std::string name, History* history, bool
       persistent_(persistent),
       index_(index) {
   server_.set_observer(this);
-  service_.on_disconnect([this](sim::SessionId s) {
-    auto it = connections_.find(s);
-    if (it == connections_.end()) return;
-    server_.disconnect(it->second);
-    connections_.erase(it);
-  });
+  // The listener must not answer (answering may run the next held command):
+  // it notes the connection, and deliver_pushed() answers after the command.
+  server_.set_push_listener([this](redis::ConnectionId c) { pushed_.insert(c); });
+  service_.on_disconnect([this](sim::SessionId s) { closed(s); });
   service_.describe(render_command, [](const redis::Reply& r) { return redis::to_string(r); });
   world.node(node_).crash_hooks.push_back([this] {
     if (!persistent_) server_.flushall();
     replication_connection_ = 0;  // flushall dropped connection state; reconnect lazily
+    timer_at_.reset();            // the crash made its event stale
   });
 }
 
-redis::Reply RedisNode::handle(sim::SessionId session, RedisRequest& request) {
-  auto it = connections_.find(session);
-  if (it == connections_.end()) it = connections_.emplace(session, server_.connect()).first;
+sim::Answer<redis::Reply> RedisNode::handle(sim::SessionId session, RedisRequest& request) {
+  auto it = sessions_.find(session);
+  if (it == sessions_.end()) {
+    it = sessions_.emplace(session, Session{}).first;
+    it->second.conn = server_.connect();
+    by_conn_[it->second.conn] = session;
+  }
+  Session& s = it->second;
+  if (request.read_push) return read(s, request);
   executing_ = &request;
-  redis::Reply reply = server_.execute(it->second, request.command, local_ms());
+  redis::Reply reply = server_.execute(s.conn, request.command, local_ms());
   executing_ = nullptr;
-  return reply;
+  if (const auto count = subscription_count(reply)) s.subscriptions = *count;
+  const bool blocked = reply.is_blocked();
+  // Deferred before anything is answered: answering runs other sessions' held commands.
+  if (blocked) {
+    s.waiting = service_.defer();
+    s.waiting_read = false;
+  }
+  deliver_pushed();
+  if (!blocked) return reply;
+  arm_timer();
+  return sim::Answer<redis::Reply>::later();
+}
+
+sim::Answer<redis::Reply> RedisNode::read(Session& s, const RedisRequest& request) {
+  if (!s.unread.empty()) {
+    redis::Reply next = std::move(s.unread.front());
+    s.unread.pop_front();
+    return next;
+  }
+  // A connection a reset replaced has lost its subscriptions: the client must subscribe again.
+  if (s.subscriptions == 0) return redis::Reply::error("ERR the connection has no subscription: nothing to read");
+  s.waiting = service_.defer();
+  s.waiting_read = true;
+  s.read_deadline_ms = local_ms() + request.read_wait.ns / 1'000'000;
+  arm_timer();
+  return sim::Answer<redis::Reply>::later();
+}
+
+// Moves what the model pushed to its connections' sessions, answering a waiting call with it.
+void RedisNode::deliver_pushed() {
+  while (!pushed_.empty()) {
+    const redis::ConnectionId conn = *pushed_.begin();
+    pushed_.erase(pushed_.begin());
+    std::vector<redis::Reply> replies = server_.take_pushed(conn);
+    auto session = by_conn_.find(conn);
+    if (session == by_conn_.end() || replies.empty()) continue;  // the replication connection: nobody reads it
+    Session& s = sessions_.at(session->second);
+    // A blocked command's late reply is the first push since it blocked.
+    const bool blocked = s.waiting != 0 && !s.waiting_read;
+    for (size_t i = blocked ? 1 : 0; i < replies.size(); ++i) {
+      if (const auto count = subscription_count(replies[i])) s.subscriptions = *count;
+      s.unread.push_back(std::move(replies[i]));
+    }
+    if (blocked) {
+      answer_waiting(s, std::move(replies.front()));
+    } else if (s.waiting != 0 && !s.unread.empty()) {
+      redis::Reply next = std::move(s.unread.front());
+      s.unread.pop_front();
+      answer_waiting(s, std::move(next));
+    }
+  }
+}
+
+void RedisNode::answer_waiting(Session& s, redis::Reply reply) {
+  const sim::DeferredId id = s.waiting;
+  s.waiting = 0;
+  s.waiting_read = false;
+  service_.answer(id, std::move(reply));  // may run this session's held commands: `s` stays valid (a map node)
+}
+
+// The connection closed (client gone, reset, or this server crashed): its blocks and subscriptions end.
+void RedisNode::closed(sim::SessionId session) {
+  auto it = sessions_.find(session);
+  if (it == sessions_.end()) return;
+  if (it->second.waiting != 0) service_.abandon(it->second.waiting);
+  by_conn_.erase(it->second.conn);
+  server_.disconnect(it->second.conn);
+  pushed_.erase(it->second.conn);
+  sessions_.erase(it);
+}
+
+// One timer event at the earliest deadline: a blocked command's (the model
+// answers a deadline strictly before now) or a read's, on this node's clock.
+void RedisNode::arm_timer() {
+  std::optional<int64_t> due;
+  if (const auto blocked = server_.next_timeout()) due = *blocked + 1;
+  for (const auto& [id, s] : sessions_)
+    if (s.waiting != 0 && s.waiting_read && (!due || s.read_deadline_ms < *due)) due = s.read_deadline_ms;
+  if (!due) return;
+  const Duration local_span = std::max<Duration>(Duration::zero(), Duration{(*due - local_ms()) * 1'000'000});
+  const Instant at = world_.now() + world_.node(node_).clock.true_span(local_span);
+  if (timer_at_ && *timer_at_ <= at) return;  // an earlier timer re-arms itself
+  timer_at_ = at;
+  world_.schedule(at, &RedisNode::timer_event, this, 0, 0, node_);
+}
+
+void RedisNode::timer_event(sim::World& w, const sim::Event& e) {
+  if (!w.live(e)) return;
+  auto* self = static_cast<RedisNode*>(e.obj);
+  // At or after its time: a pause of this node delivers the event late.
+  if (self->timer_at_ && *self->timer_at_ <= w.now()) self->timer_at_.reset();
+  const int64_t now_ms = self->local_ms();
+  if (const auto blocked = self->server_.next_timeout(); blocked && *blocked < now_ms) self->server_.advance(now_ms);
+  self->deliver_pushed();
+  for (auto& [id, s] : self->sessions_)
+    if (s.waiting != 0 && s.waiting_read && s.read_deadline_ms <= now_ms) self->answer_waiting(s, redis::Reply::nil());
+  self->arm_timer();
 }
 
 void RedisNode::apply_replicated(const redis::KeyEffect& effect, uint32_t client, Purpose purpose) {
@@ -87,6 +201,7 @@ void RedisNode::apply_replicated(const redis::KeyEffect& effect, uint32_t client
   executing_ = &on_behalf;
   server_.execute(replication_connection_, command, local_ms());
   executing_ = nullptr;
+  deliver_pushed();  // a replicated write may serve a client blocked on this node
 }
 
 void RedisNode::on_effect(const redis::KeyEffect& effect) {

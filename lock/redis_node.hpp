@@ -3,8 +3,22 @@
 // sim::Service. Commands execute atomically on arrival, on the server's own
 // local clock; a crash without persistence loses every key; each command's
 // effects on keys go to the history, tagged with the client and purpose.
+//
+// Waiting. A blocking command with nothing to serve (BLPOP ...) is a deferred
+// call, answered when the model pushes its late reply: another client's
+// command served it, or its timeout passed (a timer at the model's next
+// deadline, on this node's clock, calls advance). Pub/sub messages reach a
+// subscribed client through reads: a request with `read_push` set is a
+// socket read on that connection, answered with the oldest pushed reply not
+// yet read, at once or when one arrives, or with nil when its wait passes on
+// the server's clock. Both travel back over the link, so a cut or reset
+// loses them, and a reset or crash ends the connection's blocks and
+// subscriptions in the model.
+#include <deque>
 #include <functional>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 
 #include "locksim/lock/history.hpp"
@@ -19,6 +33,11 @@ struct RedisRequest {
   redis::Command command;
   uint32_t client = kNoClient;
   Purpose purpose = Purpose::Other;
+  // Not a command: read the next pushed reply (a pub/sub message), waiting up to
+  // read_wait on the server's clock; nil if none came, an error if the
+  // connection has no subscription and nothing left to read.
+  bool read_push = false;
+  Duration read_wait{};
 };
 
 class RedisNode final : public redis::Observer {
@@ -44,16 +63,36 @@ class RedisNode final : public redis::Observer {
   // of the client whose command caused it there.
   void apply_replicated(const redis::KeyEffect& effect, uint32_t client, Purpose purpose);
   int64_t local_ms() const { return unix_ms(world_.local_now(node_)); }
+  // Calls waiting for an answer: blocked commands and reads (for tests and invariants).
+  size_t waiting_calls() const { return service_.deferred_count(); }
 
  private:
+  // One client connection: its model connection and what it waits for.
+  struct Session {
+    redis::ConnectionId conn = 0;
+    sim::DeferredId waiting = 0;  // a blocked command's or a read's call, if any
+    bool waiting_read = false;    // which of the two
+    int64_t read_deadline_ms = 0;
+    int64_t subscriptions = 0;        // as the model's confirmations last said
+    std::deque<redis::Reply> unread;  // pushed replies no read has taken yet
+  };
   void on_effect(const redis::KeyEffect& effect) override;
-  redis::Reply handle(sim::SessionId session, RedisRequest& request);
+  sim::Answer<redis::Reply> handle(sim::SessionId session, RedisRequest& request);
+  sim::Answer<redis::Reply> read(Session& s, const RedisRequest& request);
+  void deliver_pushed();
+  void answer_waiting(Session& s, redis::Reply reply);
+  void closed(sim::SessionId session);
+  void arm_timer();
+  static void timer_event(sim::World& w, const sim::Event& e);
 
   sim::World& world_;
   sim::NodeId node_;
   redis::Server server_;
   sim::Service<RedisRequest, redis::Reply> service_;
-  std::map<sim::SessionId, redis::ConnectionId> connections_;
+  std::map<sim::SessionId, Session> sessions_;
+  std::map<redis::ConnectionId, sim::SessionId> by_conn_;
+  std::set<redis::ConnectionId> pushed_;  // outboxes the model filled, not yet delivered
+  std::optional<Instant> timer_at_;       // the earliest timer event scheduled
   History* history_;
   bool persistent_;
   uint32_t index_;

@@ -119,6 +119,14 @@ std::deque<Algorithm> production_locks() {
        .params = spin_params(),
        .safe_without_faults = false,
        .make = make_redlock},
+      {.id = "pubsub-wait",
+       .summary = "token-lua whose waiters SUBSCRIBE and wake on the unlock PUBLISH (or at the PTTL), Redisson style",
+       .documents = "evolution",
+       .failures = "shows F10 F16 F20",
+       .params = {"key", "lease", "retry", "wait-limit", "call-timeout"},
+       .safe_without_faults = false,
+       .make = make_pubsub_wait,
+       .waits_on_redis = true},
   };
 }
 

@@ -28,6 +28,9 @@ struct Algorithm {
   LockParams defaults{};
   // Keeps its lock in the database (the "db" node), not in Redis.
   bool uses_database = false;
+  // Waits on Redis (pub/sub messages, blocking commands): the simulator can
+  // run it; a real run cannot yet (Env::WaitUnsupported).
+  bool waits_on_redis = false;
 };
 
 // A deque: entries never move, so pointers from find_algorithm stay valid

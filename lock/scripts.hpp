@@ -9,6 +9,13 @@ namespace locksim::lock::scripts {
 inline constexpr std::string_view kCompareAndDelete =
     "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 
+// pubsub-wait's release (Redisson's unlock without the hold counts): delete the
+// key only if it still holds my token, and tell the waiters subscribed to the
+// lock's channel. KEYS[1] lock, KEYS[2] channel; ARGV[1] my token.
+inline constexpr std::string_view kCompareDeleteAndPublish =
+    "if redis.call('get', KEYS[1]) == ARGV[1] then redis.call('del', KEYS[1]) "
+    "redis.call('publish', KEYS[2], 'unlocked') return 1 else return 0 end";
+
 // The watchdog's renewal: re-arm the lease only if the key still holds my token.
 inline constexpr std::string_view kCompareAndPexpire =
     "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";

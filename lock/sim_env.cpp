@@ -42,11 +42,41 @@ Task<void> SimEnv::apply_call_faults() {
 }
 
 Task<RedisResult> SimEnv::redis_on(uint32_t server, Command command, Purpose purpose) {
-  co_await apply_call_faults();
-  RedisRequest request{std::move(command), client_, purpose};
   LOCKSIM_ASSERT(server < servers_, fmt::format("Redis server {} of a deployment of {}", server, servers_));
-  RedisNode::Channel& channel = route_(server);
-  RedisResult result = co_await channel.call(std::move(request), call_timeout_);
+  RedisRequest request{std::move(command), client_, purpose};  // a local: GCC 12 and temporaries in co_await
+  RedisResult result = co_await call(route_, server, std::move(request), call_timeout_);
+  co_return result;
+}
+
+Task<RedisResult> SimEnv::redis_blocking(uint32_t server, Command command, Purpose purpose, Duration block) {
+  LOCKSIM_ASSERT(server < servers_, fmt::format("Redis server {} of a deployment of {}", server, servers_));
+  RedisRequest request{std::move(command), client_, purpose};
+  RedisResult result = co_await call(route_, server, std::move(request), block + call_timeout_);
+  co_return result;
+}
+
+Task<RedisResult> SimEnv::subscriber(uint32_t server, Command command, Purpose purpose) {
+  LOCKSIM_ASSERT(server < servers_ && subscriber_route_, fmt::format("no subscriber connection to server {}", server));
+  RedisRequest request{std::move(command), client_, purpose};
+  RedisResult result = co_await call(subscriber_route_, server, std::move(request), call_timeout_);
+  co_return result;
+}
+
+// A read: the server answers it when a pushed reply is there, or with nil
+// once `wait` has passed on its clock; the client gives up a call timeout later.
+Task<RedisResult> SimEnv::next_pushed(uint32_t server, Duration wait) {
+  LOCKSIM_ASSERT(server < servers_ && subscriber_route_, fmt::format("no subscriber connection to server {}", server));
+  RedisRequest request{{}, client_, Purpose::Other, true, wait};
+  RedisResult result = co_await call(subscriber_route_, server, std::move(request), wait + call_timeout_);
+  co_return result;
+}
+
+// Every call to Redis: the faults aimed at it first, then the request.
+// The route is asked after them: a replica may have been promoted during a pause.
+Task<RedisResult> SimEnv::call(const Route& route, uint32_t server, RedisRequest request, Duration timeout) {
+  co_await apply_call_faults();
+  RedisNode::Channel& channel = route(server);
+  RedisResult result = co_await channel.call(std::move(request), timeout);
   co_return result;
 }
 

@@ -34,6 +34,11 @@ class SimEnv final : public Env {
 
   Task<RedisResult> redis_on(uint32_t server, Command command, Purpose purpose) override;
   uint32_t redis_servers() const override { return servers_; }
+  Task<RedisResult> redis_blocking(uint32_t server, Command command, Purpose purpose, Duration block) override;
+  Task<RedisResult> subscriber(uint32_t server, Command command, Purpose purpose) override;
+  Task<RedisResult> next_pushed(uint32_t server, Duration wait) override;
+  // Which channel is the client's subscriber connection to server i (unset: none, calls are lost).
+  void set_subscriber_route(Route route) { subscriber_route_ = std::move(route); }
   Task<DbResult> db(db::Statement statement, Purpose purpose) override;
   // The client's connection to the database, where the run has one.
   // `timeout`: how long the client waits for a statement (a lock wait included).
@@ -55,10 +60,12 @@ class SimEnv final : public Env {
 
  private:
   Task<void> apply_call_faults();
+  Task<RedisResult> call(const Route& route, uint32_t server, RedisRequest request, Duration timeout);
   void record_event(Step step, int64_t first, int64_t second, std::string_view text);
 
   sim::Proc proc_;
   Route route_;
+  Route subscriber_route_;
   uint32_t servers_;
   uint32_t client_;
   ClientLife& life_;

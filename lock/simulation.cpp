@@ -102,6 +102,11 @@ void Simulation::add_clients() {
     store_channels_.push_back(&resource_->connect(id));
     if (db_) db_channels_.push_back(&db_->connect(id));
   }
+  // Each client's subscriber connections (pub/sub), made last: the connections
+  // above keep their ids, so runs that never subscribe trace as before.
+  subscriber_channels_.resize(redis_nodes_.size());
+  for (size_t n = 0; n < redis_nodes_.size(); ++n)
+    for (sim::NodeId id : clients_) subscriber_channels_[n].push_back(&redis_nodes_[n]->connect(id));
   history_.set_clients(names);
 }
 
@@ -185,6 +190,9 @@ sim::Task<void> Simulation::client_main(sim::Proc proc, uint32_t client) {
     return *channels_[serving_[server]][client];
   };
   SimEnv env(proc, route, config_.masters, client, life, history_, config_.lock.call_timeout, wl.call_faults);
+  env.set_subscriber_route([this, client](uint32_t server) -> RedisNode::Channel& {
+    return *subscriber_channels_[serving_[server]][client];
+  });
   env.count_lua_instructions_in(&lua_instructions_);
   // A statement may wait for a row lock up to the lock-wait timeout: the client's read timeout covers it.
   if (db_) env.set_database(db_channels_[client], config_.lock.wait_limit + config_.lock.call_timeout);

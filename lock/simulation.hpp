@@ -100,8 +100,9 @@ class Simulation {
   uint64_t lua_instructions_ = 0;  // by every Lua-variant client of the run (its budget: lua_variant.hpp)
   std::unique_ptr<sim::World> world_;
   std::vector<RedisNode*> redis_nodes_;
-  std::vector<uint32_t> serving_;                           // server -> index of the node that serves it
-  std::vector<std::vector<RedisNode::Channel*>> channels_;  // [node][client]
+  std::vector<uint32_t> serving_;                                      // server -> index of the node that serves it
+  std::vector<std::vector<RedisNode::Channel*>> channels_;             // [node][client]
+  std::vector<std::vector<RedisNode::Channel*>> subscriber_channels_;  // [node][client]: pub/sub
   struct Replicated {
     redis::KeyEffect effect;
     uint32_t client;

@@ -30,6 +30,11 @@ bool is_server(const lock::SimulationConfig& config, const std::string& name) {
 
 std::vector<std::string> not_reproducible(const lock::SimulationConfig& config) {
   std::vector<std::string> out;
+  // The shadow model that turns real replies into the history cannot replay a
+  // blocked command served by another client's push, nor deliver messages.
+  if (const lock::Algorithm* a = lock::find_algorithm(config.algorithm); a && a->waits_on_redis)
+    out.push_back(config.algorithm +
+                  ": it waits on Redis (pub/sub messages, blocking commands), which only the simulator runs so far");
   for (const sim::Fault& f : config.faults.faults) {
     const std::string text = sim::to_string(f);
     if (f.node == "store" || f.peer == "store")

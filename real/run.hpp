@@ -22,8 +22,8 @@
 
 namespace locksim::real {
 
-// The faults of a scenario that cannot be injected for real, each with why;
-// empty when the whole scenario can run.
+// What of a scenario cannot be run for real (its faults, an algorithm that
+// waits on Redis), each with why; empty when the whole scenario can run.
 std::vector<std::string> not_reproducible(const lock::SimulationConfig& config);
 
 struct RealSetup {

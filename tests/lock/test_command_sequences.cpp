@@ -58,6 +58,9 @@ const std::map<std::string, Cmds>& expected() {
         "EVAL if redis.call('get', KEYS[1]) == ARGV... 1 lock <token>"}},
       // One master by default: Redlock's majority of one.
       {"redlock", {"SET lock <token> NX PX 1000", "EVAL if redis.call('get', KEYS[1]) == ARGV... 1 lock <token>"}},
+      // Uncontended, it never subscribes: the waiting starts with a lost SET.
+      {"pubsub-wait",
+       {"SET lock <token> NX PX 1000", "EVAL if redis.call('get', KEYS[1]) == ARGV... 2 lock unlock:lock <token>"}},
       // The database locks: SQL to the db node.
       {"db-insert-delete",
        {"INSERT INTO locks VALUES ('lock','<token>',NULL,1)",
