@@ -134,7 +134,8 @@ void* LuaArena::allocate_large(size_t size) {
 }
 
 void* LuaArena::reallocate_large(void* ptr, size_t nsize) {
-  auto* moved = static_cast<LargeHeader*>(std::realloc(static_cast<LargeHeader*>(ptr) - 1, sizeof(LargeHeader) + nsize));
+  auto* moved =
+      static_cast<LargeHeader*>(std::realloc(static_cast<LargeHeader*>(ptr) - 1, sizeof(LargeHeader) + nsize));
   if (!moved) return nullptr;
   (moved->prev ? moved->prev->next : large_) = moved;
   if (moved->next) moved->next->prev = moved;

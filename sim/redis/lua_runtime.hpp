@@ -42,8 +42,13 @@ struct LuaRuntime final : LuaMeter {
   std::set<std::string> shas;                   // scripts compiled into this state
   std::map<std::string, ScriptFlags> flags_of;  // sha -> its shebang flags
   bool read_only = false;                       // the running script may not write (EVAL_RO, flags=no-writes)
-  // EVAL bodies already hashed: finding one is much cheaper than SHA-1 (lookup only).
-  std::unordered_map<std::string, std::string> sha_of_body;
+  // EVAL bodies already hashed, with their flags: finding one is much cheaper than
+  // SHA-1 (lookup only), and its flags come with it.
+  struct KnownBody {
+    std::string sha;
+    ScriptFlags flags;
+  };
+  std::unordered_map<std::string, KnownBody> sha_of_body;
   int globals_ref = LUA_NOREF;    // the real global table behind the read-only proxy
   int functions_ref = LUA_NOREF;  // sha -> compiled function
   int handler_ref = LUA_NOREF;    // __redis__err__handler

@@ -295,6 +295,7 @@ bool host_call(lua_State* L, bool raise) {
   try {
     const int argc = lua_gettop(L);
     Command argv;
+    argv.reserve(static_cast<size_t>(argc));
     if (argc == 0) error = "Please specify at least one argument for this redis lib call";
     for (int i = 1; i <= argc && error.empty(); ++i) {
       const int type = lua_type(L, i);
@@ -1122,28 +1123,38 @@ Reply ScriptEngine::load(std::string_view body) {
 
 namespace {
 
+// The script an EVAL, EVALSHA or FCALL runs: its SHA-1 (or "fn:<name>") and flags.
+struct ScriptRef {
+  const std::string* sha = nullptr;
+  ScriptFlags flags;
+};
+
 // The compiled script EVAL, EVALSHA or FCALL names, compiling (and caching) an EVAL body first; an error reply
-// when there is none.
+// when there is none. A known EVAL body needs no copy: `found` points into the cache, else into `scratch`.
 std::optional<Reply> find_script(LuaRuntime& rt, const Command& argv, bool by_sha, std::string_view function,
-                                 std::string& sha) {
+                                 std::string& scratch, ScriptRef& found) {
+  found.sha = &scratch;
   if (!function.empty()) {  // FCALL: a wrapper registered by functions.cpp under "fn:<name>"
-    sha = "fn:" + std::string(function);
-    if (!rt.shas.count(sha)) return error_reply("ERR Function not found");
+    scratch = "fn:" + std::string(function);
+    if (!rt.shas.count(scratch)) return error_reply("ERR Function not found");
   } else if (by_sha) {
     char lower[40];
     std::string_view key;
     if (argv[1].size() != 40 || !to_lower(argv[1], lower, sizeof lower, key) || !rt.shas.count(std::string(key)))
       return error_reply("NOSCRIPT No matching script. Please use EVAL.");
-    sha.assign(key);
+    scratch.assign(key);
   } else if (auto known = rt.sha_of_body.find(argv[1]); known != rt.sha_of_body.end()) {
-    sha = known->second;
+    found = {&known->second.sha, known->second.flags};
+    return std::nullopt;
   } else {
-    sha = sha1_hex(argv[1]);
-    if (!rt.shas.count(sha)) {
-      if (auto error = compile(rt, argv[1], sha)) return *error;
+    scratch = sha1_hex(argv[1]);
+    if (!rt.shas.count(scratch)) {
+      if (auto error = compile(rt, argv[1], scratch)) return *error;
     }
-    if (rt.sha_of_body.size() < 10'000 && argv[1].size() <= 4096) rt.sha_of_body.emplace(argv[1], sha);
+    if (rt.sha_of_body.size() < 10'000 && argv[1].size() <= 4096)
+      rt.sha_of_body.emplace(argv[1], LuaRuntime::KnownBody{scratch, rt.flags_of[scratch]});
   }
+  found.flags = rt.flags_of[scratch];
   return std::nullopt;
 }
 
@@ -1180,8 +1191,10 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   if (numkeys > static_cast<int64_t>(argv.size()) - 3)
     return error_reply("ERR Number of keys can't be greater than number of args");
   if (numkeys < 0) return error_reply("ERR Number of keys can't be negative");
-  std::string sha;
-  if (auto error = find_script(rt, argv, by_sha, function, sha)) return *error;
+  std::string scratch;
+  ScriptRef script;
+  if (auto error = find_script(rt, argv, by_sha, function, scratch, script)) return *error;
+  const std::string& sha = *script.sha;
 
   lua_settop(L, 0);
   lua_rawgeti(L, LUA_REGISTRYINDEX, rt.handler_ref);
@@ -1199,7 +1212,7 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   if (run_budget_spent(rt))
     return Reply::error("BUSY this run's Lua budget of " + std::to_string(rt.options.lua_run_budget) +
                         " instructions is spent: no more scripts run");
-  const ScriptFlags flags = rt.flags_of[sha];
+  const ScriptFlags flags = script.flags;
   if (read_only && flags.shebang && !flags.no_writes)
     return error_reply("ERR Can not execute a script with write flag using *_ro command.");
   rt.read_only = read_only || flags.no_writes;

@@ -81,7 +81,7 @@ TEST_CASE("A reused Lua state answers every script as a fresh state does", "[red
   const size_t before = lua_states_reused();
   const size_t restored = lua_states_restored();
   const std::vector<std::string> reused = probe_after(true, kDirty, dirty_sha);
-  CHECK(lua_states_reused() == before + 1);       // the probe ran on the dirtied server's state,
+  CHECK(lua_states_reused() == before + 1);      // the probe ran on the dirtied server's state,
   CHECK(lua_states_restored() == restored + 1);  // put back by its image
   CHECK(reused == fresh);
   CHECK(fresh[0] == "\"table: 0x00000001 function: 0x00000002 thread: 0x00000003\"");
