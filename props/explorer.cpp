@@ -1,4 +1,5 @@
 #include "locksim/props/explorer.hpp"
+#include "locksim/props/shrink_memo.hpp"
 
 #include <algorithm>
 #include <mutex>
@@ -261,7 +262,8 @@ Scenario simplified(const Scenario& s, const StillFails& still_fails, uint32_t b
 }
 
 Counterexample shrink_run(const FaultModel& model, uint64_t seed, uint32_t run, const Violation& first,
-                          const StillFails& still_fails, uint32_t budget) {
+                          const StillFails& fails, uint32_t budget) {
+  const StillFails still_fails = memoized(fails);  // a candidate met again is not run again
   Counterexample found;
   found.run = run;
   found.violation = first;

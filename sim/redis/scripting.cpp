@@ -23,47 +23,13 @@
 #include "locksim/sim/redis/command_table.hpp"
 #include "locksim/sim/redis/lua_arena.hpp"
 #include "locksim/sim/redis/lua_budget.hpp"
+#include "locksim/sim/redis/lua_runtime.hpp"
 #include "locksim/sim/redis/memory.hpp"
 #include "locksim/sim/redis/script_shebang.hpp"
 #include "locksim/sim/redis/scripting_libs.hpp"
 #include "locksim/sim/redis/sha1.hpp"
 
 namespace locksim::redis {
-
-// The allocator's user data is the runtime as a LuaMeter (lua_budget.hpp).
-struct LuaRuntime final : LuaMeter {
-  void charge(lua_State* state, uint64_t cost) override;
-  size_t memory_cap() const override { return options.lua_memory_limit_bytes; }
-  int raise_out_of_memory(lua_State* state) override;
-
-  ServerOptions options;
-  lua_State* L = nullptr;
-  LuaArena arena;  // the state's memory
-  size_t used_bytes = 0;
-  bool enforce_memory = false;
-  bool memory_exceeded = false;
-  uint64_t instructions = 0;      // by the running script
-  uint64_t run_instructions = 0;  // by every script since the server started
-  int hook_step = 1000;
-  bool budget_exceeded = false;
-  // Whether a full collection could free anything: not after one, until a script
-  // runs again. A flood of SCRIPT LOADs into a full cache then fails fast.
-  bool gc_useful = true;
-  ExecContext* ctx = nullptr;                   // the EVAL being run
-  std::set<std::string> shas;                   // scripts compiled into this state
-  std::map<std::string, ScriptFlags> flags_of;  // sha -> its shebang flags
-  bool read_only = false;                       // the running script may not write (EVAL_RO, flags=no-writes)
-  // EVAL bodies already hashed: finding one is much cheaper than SHA-1 (lookup only).
-  std::unordered_map<std::string, std::string> sha_of_body;
-  int globals_ref = LUA_NOREF;    // the real global table behind the read-only proxy
-  int functions_ref = LUA_NOREF;  // sha -> compiled function
-  int handler_ref = LUA_NOREF;    // __redis__err__handler
-  int proxies_ref = LUA_NOREF;    // read-only proxy -> its backing table (weak keys)
-  // math.random's generator (Redis's rand48): 7.0 starts it once, at rand48's
-  // default state, and carries it on across scripts (and SCRIPT FLUSH); never the
-  // process-wide rand() that Lua's own uses.
-  uint64_t rand48 = 0x1234ABCD330EULL;
-};
 
 namespace {
 
@@ -329,6 +295,7 @@ bool host_call(lua_State* L, bool raise) {
   try {
     const int argc = lua_gettop(L);
     Command argv;
+    argv.reserve(static_cast<size_t>(argc));
     if (argc == 0) error = "Please specify at least one argument for this redis lib call";
     for (int i = 1; i <= argc && error.empty(); ++i) {
       const int type = lua_type(L, i);
@@ -948,46 +915,6 @@ void protect_globals(lua_State* L, int globals, int proxies, int marker) {
   lua_replace(L, LUA_GLOBALSINDEX);  // chunks loaded from now on see the proxy
 }
 
-void build_state(LuaRuntime& rt) {
-  lua_State* L = lua_newstate(capped_alloc, static_cast<LuaMeter*>(&rt));
-  if (!L) throw std::bad_alloc();
-  rt.L = L;
-  // Building makes no garbage worth collecting: the collector waits until it is done.
-  lua_gc(L, LUA_GCSTOP, 0);
-  open_libraries(L);
-  lua_pushvalue(L, LUA_GLOBALSINDEX);
-  const int globals = lua_gettop(L);
-  install_metered_builtins(L, globals);
-  install_error_handler(rt, L, globals);
-  remove_unsafe_globals(L, globals);
-  const int proxies = push_proxy_registry(rt, L);
-  install_guarded_builtins(L, globals);
-  install_redis_table(L, globals);
-  // getmetatable() of a protected table answers with this read-only empty table.
-  lua_newtable(L);
-  make_proxy(L, proxies, 0);
-  const int marker = lua_gettop(L);
-  protect_libraries(L, globals, proxies, marker);
-  protect_globals(L, globals, proxies, marker);
-
-  lua_pushvalue(L, globals);
-  rt.globals_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-  lua_newtable(L);
-  rt.functions_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-  lua_settop(L, 0);
-  lua_gc(L, LUA_GCRESTART, 0);
-}
-
-void close_state(LuaRuntime& rt) {
-  if (rt.L) lua_close(rt.L);
-  rt.L = nullptr;
-  rt.arena.release();
-  rt.used_bytes = 0;
-  rt.shas.clear();
-  rt.flags_of.clear();
-  rt.sha_of_body.clear();
-}
-
 // Compiles `body` into the function cache under `sha`; a compile error otherwise.
 std::optional<Reply> compile(LuaRuntime& rt, std::string_view body, const std::string& sha) {
   lua_State* L = rt.L;
@@ -1050,16 +977,96 @@ Reply error_from_lua(lua_State* L, const std::string& sha) {
   return Reply::error(without_newlines(std::move(text)));
 }
 
+// cjson.new makes a config with malloc'd memory of its own (lua_runtime.hpp).
+int cjson_new_tracked(lua_State* L) {
+  runtime(L).cjson_instances = true;
+  lua_pushvalue(L, lua_upvalueindex(1));  // the original cjson.new
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+// Notes where lua-cjson's config lives (the upvalue of its functions) and wraps cjson.new.
+void track_cjson(LuaRuntime& rt, lua_State* L, int globals) {
+  lua_getfield(L, globals, "cjson");
+  lua_getfield(L, -1, "encode");
+  if (lua_getupvalue(L, -1, 1)) {
+    if (lua_type(L, -1) == LUA_TUSERDATA) {
+      rt.cjson_config = lua_touserdata(L, -1);
+      rt.cjson_config_size = lua_objlen(L, -1);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  lua_getfield(L, -1, "new");
+  lua_pushcclosure(L, cjson_new_tracked, 1);
+  lua_setfield(L, -2, "new");
+  lua_pop(L, 1);
+}
+
+// Room for the state as built (47 KiB in 16-byte blocks); what scripts make later goes to chunks.
+constexpr size_t kRegionBytes = 56 * 1024;
+
 }  // namespace
 
-ScriptEngine::ScriptEngine(const ServerOptions& options) : runtime_(std::make_unique<LuaRuntime>()) {
+void build_state(LuaRuntime& rt) {
+  rt.arena.begin_region(kRegionBytes);
+  rt.cjson_config = nullptr;
+  rt.cjson_config_size = 0;
+  rt.cjson_instances = false;
+  lua_State* L = lua_newstate(capped_alloc, static_cast<LuaMeter*>(&rt));
+  if (!L) throw std::bad_alloc();
+  rt.L = L;
+  // Building makes no garbage worth collecting: the collector waits until it is done.
+  lua_gc(L, LUA_GCSTOP, 0);
+  open_libraries(L);
+  lua_pushvalue(L, LUA_GLOBALSINDEX);
+  const int globals = lua_gettop(L);
+  install_metered_builtins(L, globals);
+  install_error_handler(rt, L, globals);
+  remove_unsafe_globals(L, globals);
+  const int proxies = push_proxy_registry(rt, L);
+  install_guarded_builtins(L, globals);
+  install_redis_table(L, globals);
+  track_cjson(rt, L, globals);
+  // getmetatable() of a protected table answers with this read-only empty table.
+  lua_newtable(L);
+  make_proxy(L, proxies, 0);
+  const int marker = lua_gettop(L);
+  protect_libraries(L, globals, proxies, marker);
+  protect_globals(L, globals, proxies, marker);
+
+  lua_pushvalue(L, globals);
+  rt.globals_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_newtable(L);
+  rt.functions_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_settop(L, 0);
+  lua_gc(L, LUA_GCRESTART, 0);
+  rt.built_bytes = rt.used_bytes;
+  rt.arena.seal();
+}
+
+void close_state(LuaRuntime& rt) {
+  if (rt.L) lua_close(rt.L);
+  rt.L = nullptr;
+  rt.arena.release();
+  rt.used_bytes = 0;
+  rt.shas.clear();
+  rt.flags_of.clear();
+  rt.sha_of_body.clear();
+}
+
+LuaRuntime::~LuaRuntime() { close_state(*this); }
+
+ScriptEngine::ScriptEngine(const ServerOptions& options) : runtime_(acquire_lua_runtime()) {
   runtime_->options = options;
   runtime_->hook_step =
       static_cast<int>(std::min<uint64_t>(1000, std::max<uint64_t>(1, options.lua_instruction_budget)));
-  build_state(*runtime_);
+  runtime_->rand48 = LuaRuntime::kRand48Start;
+  runtime_->run_instructions = 0;
 }
 
-ScriptEngine::~ScriptEngine() { close_state(*runtime_); }
+ScriptEngine::~ScriptEngine() { release_lua_runtime(std::move(runtime_)); }
 
 lua_State* ScriptEngine::lua() { return runtime_->L; }
 uint64_t ScriptEngine::generation() const { return generation_; }
@@ -1095,8 +1102,7 @@ void ScriptEngine::unregister_function(const std::string& name) {
 }
 
 void ScriptEngine::flush() {
-  close_state(*runtime_);
-  build_state(*runtime_);
+  reset_lua_state(*runtime_);
   ++generation_;  // registered functions are gone with the state: functions.cpp reloads them
 }
 
@@ -1117,28 +1123,38 @@ Reply ScriptEngine::load(std::string_view body) {
 
 namespace {
 
+// The script an EVAL, EVALSHA or FCALL runs: its SHA-1 (or "fn:<name>") and flags.
+struct ScriptRef {
+  const std::string* sha = nullptr;
+  ScriptFlags flags;
+};
+
 // The compiled script EVAL, EVALSHA or FCALL names, compiling (and caching) an EVAL body first; an error reply
-// when there is none.
+// when there is none. A known EVAL body needs no copy: `found` points into the cache, else into `scratch`.
 std::optional<Reply> find_script(LuaRuntime& rt, const Command& argv, bool by_sha, std::string_view function,
-                                 std::string& sha) {
+                                 std::string& scratch, ScriptRef& found) {
+  found.sha = &scratch;
   if (!function.empty()) {  // FCALL: a wrapper registered by functions.cpp under "fn:<name>"
-    sha = "fn:" + std::string(function);
-    if (!rt.shas.count(sha)) return error_reply("ERR Function not found");
+    scratch = "fn:" + std::string(function);
+    if (!rt.shas.count(scratch)) return error_reply("ERR Function not found");
   } else if (by_sha) {
     char lower[40];
     std::string_view key;
     if (argv[1].size() != 40 || !to_lower(argv[1], lower, sizeof lower, key) || !rt.shas.count(std::string(key)))
       return error_reply("NOSCRIPT No matching script. Please use EVAL.");
-    sha.assign(key);
+    scratch.assign(key);
   } else if (auto known = rt.sha_of_body.find(argv[1]); known != rt.sha_of_body.end()) {
-    sha = known->second;
+    found = {&known->second.sha, known->second.flags};
+    return std::nullopt;
   } else {
-    sha = sha1_hex(argv[1]);
-    if (!rt.shas.count(sha)) {
-      if (auto error = compile(rt, argv[1], sha)) return *error;
+    scratch = sha1_hex(argv[1]);
+    if (!rt.shas.count(scratch)) {
+      if (auto error = compile(rt, argv[1], scratch)) return *error;
     }
-    if (rt.sha_of_body.size() < 10'000 && argv[1].size() <= 4096) rt.sha_of_body.emplace(argv[1], sha);
+    if (rt.sha_of_body.size() < 10'000 && argv[1].size() <= 4096)
+      rt.sha_of_body.emplace(argv[1], LuaRuntime::KnownBody{scratch, rt.flags_of[scratch]});
   }
+  found.flags = rt.flags_of[scratch];
   return std::nullopt;
 }
 
@@ -1175,8 +1191,10 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   if (numkeys > static_cast<int64_t>(argv.size()) - 3)
     return error_reply("ERR Number of keys can't be greater than number of args");
   if (numkeys < 0) return error_reply("ERR Number of keys can't be negative");
-  std::string sha;
-  if (auto error = find_script(rt, argv, by_sha, function, sha)) return *error;
+  std::string scratch;
+  ScriptRef script;
+  if (auto error = find_script(rt, argv, by_sha, function, scratch, script)) return *error;
+  const std::string& sha = *script.sha;
 
   lua_settop(L, 0);
   lua_rawgeti(L, LUA_REGISTRYINDEX, rt.handler_ref);
@@ -1194,7 +1212,7 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   if (run_budget_spent(rt))
     return Reply::error("BUSY this run's Lua budget of " + std::to_string(rt.options.lua_run_budget) +
                         " instructions is spent: no more scripts run");
-  const ScriptFlags flags = rt.flags_of[sha];
+  const ScriptFlags flags = script.flags;
   if (read_only && flags.shebang && !flags.no_writes)
     return error_reply("ERR Can not execute a script with write flag using *_ro command.");
   rt.read_only = read_only || flags.no_writes;

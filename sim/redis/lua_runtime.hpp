@@ -1,0 +1,83 @@
+#pragma once
+// The Redis model's Lua state and what the script engine keeps beside it (internal
+// to scripting.cpp, functions.cpp's hooks and lua_state_pool.cpp).
+#include <lua.hpp>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+
+#include "locksim/sim/redis/lua_arena.hpp"
+#include "locksim/sim/redis/lua_budget.hpp"
+#include "locksim/sim/redis/script_shebang.hpp"
+#include "locksim/sim/redis/server_state.hpp"
+
+namespace locksim::redis {
+
+// The allocator's user data is the runtime as a LuaMeter (lua_budget.hpp).
+struct LuaRuntime final : LuaMeter {
+  ~LuaRuntime();
+  void charge(lua_State* state, uint64_t cost) override;
+  size_t memory_cap() const override { return options.lua_memory_limit_bytes; }
+  int raise_out_of_memory(lua_State* state) override;
+
+  ServerOptions options;
+  lua_State* L = nullptr;
+  LuaArena arena;  // the state's memory
+  size_t used_bytes = 0;
+  size_t built_bytes = 0;  // used_bytes of the state as built
+  bool enforce_memory = false;
+  bool memory_exceeded = false;
+  uint64_t instructions = 0;      // by the running script
+  uint64_t run_instructions = 0;  // by every script since the server started
+  int hook_step = 1000;
+  bool budget_exceeded = false;
+  // Whether a full collection could free anything: not after one, until a script
+  // runs again. A flood of SCRIPT LOADs into a full cache then fails fast.
+  bool gc_useful = true;
+  ExecContext* ctx = nullptr;                   // the EVAL being run
+  std::set<std::string> shas;                   // scripts compiled into this state
+  std::map<std::string, ScriptFlags> flags_of;  // sha -> its shebang flags
+  bool read_only = false;                       // the running script may not write (EVAL_RO, flags=no-writes)
+  // EVAL bodies already hashed, with their flags: finding one is much cheaper than
+  // SHA-1 (lookup only), and its flags come with it.
+  struct KnownBody {
+    std::string sha;
+    ScriptFlags flags;
+  };
+  std::unordered_map<std::string, KnownBody> sha_of_body;
+  int globals_ref = LUA_NOREF;    // the real global table behind the read-only proxy
+  int functions_ref = LUA_NOREF;  // sha -> compiled function
+  int handler_ref = LUA_NOREF;    // __redis__err__handler
+  int proxies_ref = LUA_NOREF;    // read-only proxy -> its backing table (weak keys)
+  // lua-cjson keeps its encode buffer in malloc'd memory outside the state, owned by
+  // its config userdata (freed by __gc): a state whose config changed, or that made
+  // more configs (cjson.new), is closed and rebuilt instead of restored.
+  const void* cjson_config = nullptr;
+  size_t cjson_config_size = 0;
+  bool cjson_instances = false;
+  // math.random's generator (Redis's rand48): 7.0 starts it once, at rand48's
+  // default state, and carries it on across scripts (and SCRIPT FLUSH); never the
+  // process-wide rand() that Lua's own uses.
+  static constexpr uint64_t kRand48Start = 0x1234ABCD330EULL;
+  uint64_t rand48 = kRand48Start;
+};
+
+// Builds the sandboxed state Redis 7.0 gives scripts (in the arena's region, sealed
+// when it fits), and closes it.
+void build_state(LuaRuntime& rt);
+void close_state(LuaRuntime& rt);
+
+// A runtime whose state is exactly as built, from this thread's pool when it has one
+// (lua_state_pool.cpp); the server-lifetime fields (options, rand48, counters) are the caller's.
+std::unique_ptr<LuaRuntime> acquire_lua_runtime();
+// Gives a runtime back to this thread's pool (reset to as built), or closes it.
+void release_lua_runtime(std::unique_ptr<LuaRuntime> rt);
+// Puts the state back to as built: the image written back, or else closed and rebuilt.
+// What the engine keeps about compiled scripts goes too; rand48 and the counters stay.
+void reset_lua_state(LuaRuntime& rt);
+
+}  // namespace locksim::redis
