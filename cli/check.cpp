@@ -107,17 +107,6 @@ std::string metrics_text(const props::Metrics& m) {
 
 namespace {
 
-void check_save_path(const std::string& save) {
-  // Say now, not after the exploration, when the file cannot be written.
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::path path(save);
-  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  if (fs::exists(path, ec) ? (fs::is_directory(path, ec) || access(save.c_str(), W_OK) != 0)
-                           : (!fs::is_directory(dir, ec) || access(dir.c_str(), W_OK) != 0))
-    throw UsageError(fmt::format("--save: cannot write '{}'", save));
-}
-
 void save_regression(const std::string& path, props::Property p, const props::Scenario& s, std::string& out) {
   props::Regression reg;
   reg.violates = true;

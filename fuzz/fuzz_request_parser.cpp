@@ -28,6 +28,7 @@ Outcome feed(std::string_view input, const std::vector<size_t>& pieces, Protocol
   Outcome out;
   std::string buffer;
   size_t given = 0;
+  locksim::redis::Command argv;  // kept across reads: it holds a half-read command's arguments
   for (size_t i = 0; given < input.size(); ++i) {
     size_t n = pieces.empty() ? 0 : pieces[i % pieces.size()];
     if (n == 0 || n > input.size() - given) n = input.size() - given;
@@ -35,13 +36,12 @@ Outcome feed(std::string_view input, const std::vector<size_t>& pieces, Protocol
     given += n;
     size_t pos = 0;
     for (;;) {
-      locksim::redis::Command argv;
       const size_t before = pos;
       out.last = parser.parse(buffer, pos, argv);
       if (pos > buffer.size() || pos < before) std::abort();
       if (out.last != RequestParser::Result::Command) break;
       if (argv.empty() || pos == before) std::abort();  // a command consumes bytes and has a name
-      out.commands.push_back(std::move(argv));
+      out.commands.push_back(argv);
     }
     if (out.last == RequestParser::Result::ProtocolError || out.last == RequestParser::Result::TooBig) {
       out.error = parser.error();

@@ -721,7 +721,10 @@ void push_reply(lua_State* L, const Reply& reply, int depth) {
     case Reply::Type::Integer: lua_pushnumber(L, static_cast<lua_Number>(reply.integer)); break;
     case Reply::Type::Bulk: lua_pushlstring(L, reply.str.data(), reply.str.size()); break;
     case Reply::Type::Nil:
-    case Reply::Type::NilArray: lua_pushboolean(L, 0); break;
+    case Reply::Type::NilArray:
+    case Reply::Type::Blocked:  // never reaches a client: the node answers a blocked command later
+      lua_pushboolean(L, 0);
+      break;
     case Reply::Type::Status: table_of("ok", reply.str); break;
     case Reply::Type::Error: table_of("err", reply.str); break;
     case Reply::Type::Array:

@@ -402,6 +402,8 @@ std::optional<Scenario> parse_scenario(std::string_view text, std::string* error
     if (!parse_word(p, words[i], st, seen)) return std::nullopt;
   st.s.workload.clock_offsets = st.offsets;
   st.s.workload.drifts_ppm = st.drifts;
+  // Limits first: naming the servers of masters=30000000 would itself run away.
+  if (auto why = check_limits(st.s, false)) return fail(*why);
   const std::vector<std::string> servers = lock::redis_node_names(st.s);
   for (const auto& [node, ppm] : st.redis_drifts) {
     const auto at = std::find(servers.begin(), servers.end(), node);
@@ -411,7 +413,6 @@ std::optional<Scenario> parse_scenario(std::string_view text, std::string* error
     if (st.s.redis_drifts_ppm.size() <= index) st.s.redis_drifts_ppm.resize(index + 1);
     st.s.redis_drifts_ppm[index] = ppm;
   }
-  if (auto why = check_limits(st.s, false)) return fail(*why);
   if (auto why = check_names(st.s)) return fail(*why);
   normalize(st.s);
   return st.s;

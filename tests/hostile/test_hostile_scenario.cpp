@@ -30,6 +30,8 @@ TEST_CASE("Scenario words out of the limits table are refused, naming the word")
   CHECK(refusal("set-nx-px lease=100000000s").starts_with("lease: "));
   CHECK(refusal("set-nx-px clients=1 faults=[jump redis @100ms by -1800000000s]").starts_with("faults: "));
   CHECK(refusal("set-nx-px clients=1 iterations=1000 horizon=600s") == "accepted");
+  // Found by fuzz_scenario: the servers were named (30 M names) before masters= was checked.
+  CHECK(refusal("redlock masters=030004003").starts_with("masters: "));
 }
 
 TEST_CASE("A scenario word given twice is refused") {
