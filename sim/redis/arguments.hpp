@@ -22,6 +22,13 @@ bool equals_lower(std::string_view text, std::string_view lower);
 bool to_lower(std::string_view text, char* buffer, size_t capacity, std::string_view& out);
 
 inline Reply error_reply(std::string_view text) { return Reply::error(std::string(text)); }
+
+// SRANDMEMBER / HRANDFIELD / ZRANDMEMBER with a negative count repeat elements: Redis
+// streams any number of them, the model builds the reply, so it answers at most this
+// many (docs/limits.md) and refuses more with kRandomCountTooBig.
+inline constexpr uint64_t kMaxRepeatedRandomCount = 1'000'000;
+inline constexpr std::string_view kRandomCountTooBig =
+    "ERR value is out of range: the model answers at most 1000000 repeated random elements";
 Reply arity_error(std::string_view command_name);
 Reply invalid_expire_error(std::string_view command_name);
 

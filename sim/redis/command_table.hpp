@@ -16,6 +16,7 @@ enum CommandFlag : uint32_t {
   kNotQueued = 1u << 1,    // runs at once even inside MULTI (MULTI, EXEC, DISCARD, WATCH)
   kWrite = 1u << 2,        // refused by read-only scripts (EVAL_RO, flags=no-writes)
   kSubcommands = 1u << 3,  // has a subcommand table (check_subcommand)
+  kWalksValues = 1u << 4,  // walks whole values it names (SUNIONSTORE, LREM, DEL): a script pays their size
 };
 
 struct CommandSpec {

@@ -61,7 +61,7 @@ Reply cmd_hrandfield(ExecContext& ctx, const Command& argv) {
   std::vector<Reply> out;
   if (count < 0) {
     const uint64_t n = 0 - static_cast<uint64_t>(count);
-    if (n > 100'000'000) return error_reply("ERR value is out of range");
+    if (n > kMaxRepeatedRandomCount) return error_reply(kRandomCountTooBig);
     for (uint64_t i = 0; i < n; ++i) add(out, fields[ctx.server.random() % fields.size()]);
   } else if (static_cast<uint64_t>(count) >= fields.size()) {
     for (const auto& f : fields) add(out, f);

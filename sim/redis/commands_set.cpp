@@ -195,7 +195,7 @@ Reply cmd_srandmember(ExecContext& ctx, const Command& argv) {
   std::vector<Reply> out;
   if (count < 0) {  // repetitions allowed
     const uint64_t n = 0 - static_cast<uint64_t>(count);
-    if (n > 100'000'000) return error_reply("ERR value is out of range");
+    if (n > kMaxRepeatedRandomCount) return error_reply(kRandomCountTooBig);
     for (uint64_t i = 0; i < n; ++i) out.push_back(Reply::bulk(nth_member(*set, ctx.server.random() % size)));
   } else if (static_cast<uint64_t>(count) >= size) {
     for (const std::string* m : set->ordered()) out.push_back(Reply::bulk(*m));

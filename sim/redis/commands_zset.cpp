@@ -390,7 +390,7 @@ Reply random_members(ExecContext& ctx, const ZSet& zset, int64_t count, bool wit
   std::vector<Reply> out;
   if (count < 0) {
     const uint64_t n = 0 - static_cast<uint64_t>(count);
-    if (n > 100'000'000) return error_reply("ERR value is out of range");
+    if (n > kMaxRepeatedRandomCount) return error_reply(kRandomCountTooBig);
     for (uint64_t i = 0; i < n; ++i) add_item(out, *items.find_by_order(ctx.server.random() % size), withscores);
   } else if (static_cast<uint64_t>(count) >= size) {
     // Redis 7.0 answers the whole set highest rank first, in both encodings.

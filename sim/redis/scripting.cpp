@@ -254,7 +254,39 @@ Reply lua_to_reply(lua_State* L, int index, int depth, size_t& budget) {
 
 // ---- redis.call / redis.pcall ------------------------------------------------
 
-Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error, bool read_only) {
+// The work a command that walks whole values (kWalksValues) does on the data it
+// names, in instruction-equivalents: every argument that names a key costs that
+// value's size, and the commands that walk the keyspace cost its size. The
+// instruction hook sees none of this, so without it a loop of SUNIONSTOREs over
+// big sets would run unbounded. O(1) commands (SADD, GET) cost nothing here.
+constexpr uint64_t kInstructionsPerElement = 32;
+uint64_t value_size(const Entry& entry) {
+  switch (entry.type) {
+    case ValueType::String: return entry.str.size() / 64;
+    case ValueType::List: return entry.list().size();
+    case ValueType::Set: return entry.set().members.size();
+    case ValueType::ZSet: return entry.zset().size();
+    case ValueType::Hash: return entry.hash().size();
+  }
+  return 0;
+}
+
+uint64_t data_work(ExecContext& ctx, const CommandSpec& spec, const Command& argv) {
+  if (!(spec.flags & kWalksValues)) return 0;
+  if (equals_lower(argv[0], "keys") || equals_lower(argv[0], "flushdb"))
+    return ctx.db().keys.size() * kInstructionsPerElement;
+  if (equals_lower(argv[0], "flushall")) {
+    uint64_t keys = 0;
+    for (const auto& db : ctx.server.dbs) keys += db.keys.size();
+    return keys * kInstructionsPerElement;
+  }
+  uint64_t elements = 0;
+  for (size_t i = 1; i < argv.size(); ++i)
+    if (const Entry* entry = ctx.db().peek(argv[i], ctx.now_ms)) elements += value_size(*entry);
+  return elements * kInstructionsPerElement;
+}
+
+Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error, bool read_only, uint64_t& work) {
   const CommandSpec* spec = find_command(argv[0]);
   if (!spec) {
     error = "Unknown Redis command called from script";
@@ -283,11 +315,13 @@ Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error,
   ctx.may_block = false;
   if (auto refused = refuse_if_over_maxmemory(ctx.server, *spec, argv)) return std::move(*refused);
   Notifications::Scope scope(ctx.server.notifications, spec->name);
+  work = data_work(ctx, *spec, argv);
   return spec->handler(ctx, argv);
 }
 
 // Pushes one result; returns true if it is an error table that redis.call must raise.
-bool host_call(lua_State* L, bool raise) {
+// `work` receives the command's data_work, for the caller to charge outside C++ scopes.
+bool host_call(lua_State* L, bool raise, uint64_t& work) {
   LuaRuntime& rt = runtime(L);
   HostScope scope(rt);
   std::string error;
@@ -312,7 +346,7 @@ bool host_call(lua_State* L, bool raise) {
         error = "Lua redis lib command arguments must be strings or integers";
       }
     }
-    if (error.empty()) reply = run_from_script(*rt.ctx, argv, error, rt.read_only);
+    if (error.empty()) reply = run_from_script(*rt.ctx, argv, error, rt.read_only, work);
   } catch (const std::exception& e) {
     error = std::string("internal error: ") + e.what();
   }
@@ -334,25 +368,31 @@ void charge_command(lua_State* L) {
   lua_charge(L, 16 + bytes / 2);
 }
 
-// A reply's cost: its bytes, or its elements (lua_objlen would turn a number into a string).
+// A reply's cost: its bytes, or its elements (lua_objlen would turn a number into a
+// string); an element is built in the model and again as a Lua string.
 void charge_reply(lua_State* L) {
   const int type = lua_type(L, -1);
   if (type == LUA_TSTRING)
     lua_charge(L, lua_objlen(L, -1) / 8);
   else if (type == LUA_TTABLE)
-    lua_charge(L, lua_objlen(L, -1));
+    lua_charge(L, lua_objlen(L, -1) * kInstructionsPerElement);
 }
 
 int lua_redis_call(lua_State* L) {
   charge_command(L);
-  if (host_call(L, true)) return lua_error(L);
+  uint64_t work = 0;
+  const bool raise = host_call(L, true, work);
+  lua_charge(L, work);
+  if (raise) return lua_error(L);
   charge_reply(L);
   return 1;
 }
 
 int lua_redis_pcall(lua_State* L) {
   charge_command(L);
-  host_call(L, false);
+  uint64_t work = 0;
+  host_call(L, false, work);
+  lua_charge(L, work);
   charge_reply(L);
   return 1;
 }

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "locksim/sim/redis/arguments.hpp"
 #include "locksim/sim/redis/console.hpp"
 #include "locksim/sim/redis/glob.hpp"
 #include "locksim/sim/redis/server.hpp"
@@ -86,4 +87,44 @@ TEST_CASE("With fail_on_error the console exits 1 after an error reply or a bad 
   CHECK(status("SET \"unbalanced\n", true) == 1);
   CHECK(status(".nonsense\n", true) == 1);
   CHECK(status("INCR k k k\n", false) == 0);
+}
+
+TEST_CASE("A negative random count past the model's limit is refused, not built") {
+  Server server;
+  const ConnectionId conn = server.connect();
+  server.execute(conn, {"SADD", "s", "a"}, 0);
+  server.execute(conn, {"HSET", "h", "f", "1"}, 0);
+  server.execute(conn, {"ZADD", "z", "1", "a"}, 0);
+  const std::string refused = "(error) " + std::string(kRandomCountTooBig);
+  CHECK(to_string(server.execute(conn, {"SRANDMEMBER", "s", "-100000000"}, 0)) == refused);
+  CHECK(to_string(server.execute(conn, {"HRANDFIELD", "h", "-1000001"}, 0)) == refused);
+  CHECK(to_string(server.execute(conn, {"ZRANDMEMBER", "z", "-1000001"}, 0)) == refused);
+  CHECK(server.execute(conn, {"SRANDMEMBER", "s", "-1000"}, 0).elements.size() == 1000);
+}
+
+TEST_CASE("A script's budget counts the data its commands walk and the replies they build") {
+  Server server;
+  const ConnectionId conn = server.connect();
+  const std::string budget = "(error) BUSY Script exceeded the instruction budget";
+  // Big replies in a loop: few Lua instructions, much work in the model.
+  server.execute(conn, {"SADD", "s", "a"}, 0);
+  CHECK(to_string(server.execute(conn,
+                                 {"EVAL", "for i=1,100000 do redis.call('srandmember','s',-100000) end return 1", "0"}, 0))
+            .starts_with(budget));
+  // Big values walked with a small reply.
+  CHECK(to_string(server.execute(
+                      conn, {"EVAL", "for i=1,50000 do redis.call('sadd','big',i) end return 1", "0"}, 0)) ==
+        "(integer) 1");
+  CHECK(to_string(server.execute(conn,
+                                 {"EVAL", "for i=1,100000 do redis.call('sunionstore','u','big','big') end return 1",
+                                  "0"},
+                                 0))
+            .starts_with(budget));
+  // The lock scripts' few small calls stay far from the budget.
+  CHECK(to_string(server.execute(conn,
+                                 {"EVAL",
+                                  "for i=1,1000 do redis.call('set','k','v','px',100) "
+                                  "if redis.call('get','k') == 'v' then redis.call('del','k') end end return 1",
+                                  "0"},
+                                 0)) == "(integer) 1");
 }
