@@ -169,3 +169,9 @@ TEST_CASE("HRANDFIELD reads its count before its other arguments") {
   CHECK(m.text({"hrandfield", "h", "1", "bogus"}) == "(error) ERR syntax error");
   CHECK(m.text({"hrandfield", "h", "1000", "withvalues"}) == "[\"a\", \"1\"]");
 }
+
+TEST_CASE("SORT keeps BY nosort when a later BY names a pattern") {
+  Model m;
+  m.run({"lpush", "l", "a", "-3", "1"});
+  CHECK(m.text({"sort_ro", "l", "by", "nosort", "by", "w_*"}) == "[\"1\", \"-3\", \"a\"]");
+}
