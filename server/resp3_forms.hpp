@@ -1,32 +1,17 @@
 #pragma once
-// How a command's reply is typed in RESP3 (Redis 7.0's addReplyMapLen, addReplySetLen,
-// addReplyDouble, addReplyVerbatim and the nested pairs of WITHSCORES): the model answers
-// every command in RESP2's types, and the front-end writes them in RESP3 by command
+// The front-end's RESP3 writing of a command's reply, by its form (sim/redis/resp3_form.hpp)
 // (internal).
 #include <cstdint>
 #include <string>
 
 #include "locksim/sim/redis/resp.hpp"
 #include "locksim/sim/redis/resp3.hpp"
+#include "locksim/sim/redis/resp3_form.hpp"
 
 namespace locksim::server {
 
-enum class Resp3Form : uint8_t {
-  Plain,          // as RESP2, nulls as '_'
-  Map,            // HGETALL, CONFIG GET, HELLO: a flat [k, v, ...] array is a map
-  Set,            // SMEMBERS, SINTER, SPOP with a count
-  Push,           // SUBSCRIBE's notices
-  Verbatim,       // INFO, CLIENT LIST: a bulk is a "txt" verbatim string
-  Double,         // ZSCORE, ZINCRBY, ZADD INCR: a bulk score is a double
-  Doubles,        // ZMSCORE: each element a double (or null)
-  ScorePairs,     // WITHSCORES: [m, s, m, s] becomes [[m, s], [m, s]], scores doubles
-  LastDouble,     // ZPOPMIN without a count [m, s], BZPOPMIN [k, m, s]: the last a double
-  KeyScorePairs,  // ZMPOP, BZMPOP: [k, [[m, s], ...]] with scores doubles
-  Pairs,          // HRANDFIELD WITHVALUES: [f, v, f, v] becomes [[f, v], [f, v]]
-};
-
-// The RESP3 form of the reply to argv (whose name may be in any case).
-Resp3Form resp3_form(const redis::Command& argv);
+using redis::resp3_form;
+using redis::Resp3Form;
 
 // Appends the reply to argv in the connection's protocol (RESP2 ignores the form).
 void append_reply_for(std::string& out, const redis::Reply& reply, redis::Protocol protocol, Resp3Form form);

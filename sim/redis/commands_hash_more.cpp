@@ -44,11 +44,12 @@ Reply cmd_hrandfield(ExecContext& ctx, const Command& argv) {
   int64_t count = 0;
   bool with_values = false;
   const bool with_count = argv.size() >= 3;
-  if (argv.size() > 4 || (argv.size() == 4 && !equals_lower(argv[3], "withvalues"))) return error_reply(kSyntaxError);
-  with_values = argv.size() == 4;
+  // Redis reads the count before it looks at the rest: HRANDFIELD h x bogus is "not an integer".
   if (with_count && !int_arg(argv[2], count, error)) return error;
   if (with_count && count == INT64_MIN)
     return error_reply("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807");
+  if (argv.size() > 4 || (argv.size() == 4 && !equals_lower(argv[3], "withvalues"))) return error_reply(kSyntaxError);
+  with_values = argv.size() == 4;
   const Entry* entry = lookup_typed(ctx, argv[1], ValueType::Hash, error);
   if (error.is_error()) return error;
   if (!entry) return with_count ? Reply::array({}) : Reply::nil();

@@ -39,7 +39,8 @@ bool parse_sort(const Command& argv, bool readonly, SortRequest& req, Reply& err
       req.store = argv[++j];
     } else if (equals_lower(o, "by") && left >= 1) {
       req.by = argv[++j];
-      req.dontsort = req.by->find('*') == std::string::npos;
+      // As in Redis, a pattern without '*' sets "don't sort" for good: a later BY w_* keeps it.
+      if (req.by->find('*') == std::string::npos) req.dontsort = true;
     } else if (equals_lower(o, "get") && left >= 1) {
       req.gets.push_back(argv[++j]);
     } else {

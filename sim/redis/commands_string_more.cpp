@@ -135,6 +135,8 @@ Reply cmd_bitcount(ExecContext& ctx, const Command& argv) {
   bool bits = false;
   if (argv.size() == 3 || argv.size() > 5) return error_reply(kSyntaxError);
   if (argv.size() >= 4 && (!int_arg(argv[2], start, error) || !int_arg(argv[3], end, error))) return error;
+  // An empty negative range answers 0 before the unit is read: BITCOUNT k -1 -2 bogus is 0.
+  if (argv.size() >= 4 && start < 0 && end < 0 && start > end) return Reply::integer_(0);
   if (argv.size() == 5) {
     if (equals_lower(argv[4], "bit"))
       bits = true;
@@ -144,7 +146,6 @@ Reply cmd_bitcount(ExecContext& ctx, const Command& argv) {
   const std::string& s = entry->str;
   const int64_t total = static_cast<int64_t>(bits ? s.size() * 8 : s.size());
   if (argv.size() == 2) return Reply::integer_(count_bits(s, 0, total - 1, false));
-  if (start < 0 && end < 0 && start > end) return Reply::integer_(0);
   if (start < 0) start += total;
   if (end < 0) end += total;
   if (start < 0) start = 0;

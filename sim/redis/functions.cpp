@@ -280,14 +280,19 @@ void FunctionEngine::sync(ScriptEngine& engine) {
 Reply FunctionEngine::load(ExecContext& ctx, const Command& argv) {
   ScriptEngine& engine = ctx.server.script_engine();
   sync(engine);
+  // Redis's functionLoadCommand: every argument before the last is an option (REPLACE,
+  // as often as given); the last is the code.
   bool replace = false;
   size_t at = 2;
-  if (argv.size() > 3) {
-    if (!equals_lower(argv[2], "replace")) return error_reply("ERR Unknown option given: " + argv[2]);
+  for (; at + 1 < argv.size(); ++at) {
+    if (!equals_lower(argv[at], "replace")) {
+      std::string shown = argv[at];  // addReplyErrorFormat turns line ends into spaces
+      for (char& c : shown)
+        if (c == '\r' || c == '\n') c = ' ';
+      return error_reply("ERR Unknown option given: " + shown);
+    }
     replace = true;
-    at = 3;
   }
-  if (at + 1 != argv.size()) return arity_error("function|load");
   const std::string& code = argv[at];
   if (!code.starts_with("#!")) return error_reply("ERR Missing library metadata");
   const size_t newline = code.find('\n');
@@ -328,7 +333,10 @@ Reply FunctionEngine::list(const Command& argv) const {
       if (i + 1 >= argv.size()) return error_reply("ERR library name argument was not given");
       pattern = argv[++i];
     } else {
-      return error_reply("ERR Unknown argument " + argv[i]);
+      std::string shown = argv[i];  // addReplyErrorFormat turns line ends into spaces
+      for (char& c : shown)
+        if (c == '\r' || c == '\n') c = ' ';
+      return error_reply("ERR Unknown argument " + shown);
     }
   }
   std::vector<Reply> out;
@@ -393,7 +401,10 @@ Reply cmd_function(ExecContext& ctx, const Command& argv) {
   if (equals_lower(argv[1], "list")) return functions.list(argv);
   if (equals_lower(argv[1], "delete")) return functions.remove(argv[2], ctx.server.script_engine());
   if (equals_lower(argv[1], "flush")) {
-    if (argv.size() > 3 || (argv.size() == 3 && !equals_lower(argv[2], "async") && !equals_lower(argv[2], "sync")))
+    if (argv.size() > 3)  // Redis's addReplySubcommandSyntaxError
+      return error_reply("ERR unknown subcommand or wrong number of arguments for '" + argv[1] +
+                         "'. Try FUNCTION HELP.");
+    if (argv.size() == 3 && !equals_lower(argv[2], "async") && !equals_lower(argv[2], "sync"))
       return error_reply("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
     functions.flush(ctx.server.script_engine());
     return Reply::ok();

@@ -23,8 +23,10 @@
 #include "locksim/sim/redis/command_table.hpp"
 #include "locksim/sim/redis/lua_arena.hpp"
 #include "locksim/sim/redis/lua_budget.hpp"
+#include "locksim/sim/redis/lua_resp3.hpp"
 #include "locksim/sim/redis/lua_runtime.hpp"
 #include "locksim/sim/redis/memory.hpp"
+#include "locksim/sim/redis/resp3_form.hpp"
 #include "locksim/sim/redis/script_shebang.hpp"
 #include "locksim/sim/redis/scripting_libs.hpp"
 #include "locksim/sim/redis/sha1.hpp"
@@ -201,12 +203,85 @@ int64_t lua_number_to_integer(lua_Number n) {
   return static_cast<int64_t>(n);
 }
 
-// Redis luaReplyToRedisReply (RESP2). `budget` counts the elements still
+// The string field `name` of the table at index, pushed; false (nothing pushed) if it is not a string.
+bool string_field(lua_State* L, int index, const char* name) {
+  lua_pushstring(L, name);
+  lua_rawget(L, index);
+  if (lua_type(L, -1) == LUA_TSTRING) return true;
+  lua_pop(L, 1);
+  return false;
+}
+
+std::string pop_string(lua_State* L) {
+  size_t len = 0;
+  const char* s = lua_tolstring(L, -1, &len);
+  std::string text(s, len);
+  lua_pop(L, 1);
+  return text;
+}
+
+// RESP3's typed tables ({double=n}, {big_number=s}, {verbatim_string={format=f,
+// string=s}}) as a RESP2 client gets them, checked in Redis's order after err and ok.
+std::optional<Reply> typed_scalar_reply(lua_State* L, int index) {
+  lua_pushstring(L, "double");
+  lua_rawget(L, index);
+  if (lua_type(L, -1) == LUA_TNUMBER) {
+    const double value = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    return Reply::bulk(resp2_double_text(value));
+  }
+  lua_pop(L, 1);
+  if (string_field(L, index, "big_number")) return Reply::bulk(without_newlines(pop_string(L)));
+  lua_pushstring(L, "verbatim_string");
+  lua_rawget(L, index);
+  const int verbatim = lua_gettop(L);
+  std::optional<Reply> reply;
+  if (lua_type(L, verbatim) == LUA_TTABLE && string_field(L, verbatim, "format")) {
+    lua_pop(L, 1);
+    if (string_field(L, verbatim, "string")) reply = Reply::bulk(pop_string(L));
+  }
+  lua_settop(L, verbatim - 1);
+  return reply;
+}
+
+Reply lua_to_reply(lua_State* L, int index, int depth, size_t& budget);
+
+// {map={k=v}} as a flat [k, v, ...] array and {set={m=true}} as [m, ...], in lua_next's
+// order as Redis sends them; nullopt if the table has neither.
+std::optional<Reply> aggregate_reply(lua_State* L, int index, int depth, size_t& budget) {
+  for (const char* name : {"map", "set"}) {
+    lua_pushstring(L, name);
+    lua_rawget(L, index);
+    if (lua_type(L, -1) != LUA_TTABLE) {
+      lua_pop(L, 1);
+      continue;
+    }
+    const bool map = name[0] == 'm';
+    std::vector<Reply> elements;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+      elements.push_back(lua_to_reply(L, -2, depth + 1, budget));
+      if (map) elements.push_back(lua_to_reply(L, -1, depth + 1, budget));
+      lua_pop(L, 1);
+      if (budget == 0) {
+        lua_pop(L, 2);
+        return Reply::error("ERR reply too large: more than 1000000 elements");
+      }
+    }
+    lua_pop(L, 1);
+    return Reply::array(std::move(elements));
+  }
+  return std::nullopt;
+}
+
+// Redis luaReplyToRedisReply, for a RESP2 client. `budget` counts the elements still
 // allowed: a table that contains itself ten times over would otherwise make a
 // reply of 10^200 elements in C, where the instruction budget cannot stop it.
-// (Redis would run out of memory; the model answers an error instead.)
+// (Redis would run out of memory; the model answers an error instead.) Nesting stops
+// where Redis's does: when the Lua stack (LUAI_MAXCSTACK, 8000 slots) has no 4 left.
+// After redis.setresp(3), booleans go out as RESP3 booleans do to a RESP2 client: 1 and 0.
 Reply lua_to_reply(lua_State* L, int index, int depth, size_t& budget) {
-  if (depth > 200 || !lua_checkstack(L, 4)) return Reply::error("ERR reached lua stack limit");
+  if (!lua_checkstack(L, 4)) return Reply::error("ERR reached lua stack limit");
   if (budget == 0) return Reply::error("ERR reply too large: more than 1000000 elements");
   --budget;
   index = index < 0 ? lua_gettop(L) + index + 1 : index;
@@ -216,25 +291,15 @@ Reply lua_to_reply(lua_State* L, int index, int depth, size_t& budget) {
       const char* s = lua_tolstring(L, index, &len);
       return Reply::bulk(std::string(s, len));
     }
-    case LUA_TBOOLEAN: return lua_toboolean(L, index) ? Reply::integer_(1) : Reply::nil();
+    case LUA_TBOOLEAN:
+      if (lua_toboolean(L, index)) return Reply::integer_(1);
+      return runtime(L).resp == 2 ? Reply::nil() : Reply::integer_(0);
     case LUA_TNUMBER: return Reply::integer_(lua_number_to_integer(lua_tonumber(L, index)));
     case LUA_TTABLE: {
-      lua_pushstring(L, "err");
-      lua_rawget(L, index);
-      if (lua_type(L, -1) == LUA_TSTRING) {
-        std::string text = lua_tostring(L, -1);
-        lua_pop(L, 1);
-        return Reply::error(without_newlines(std::move(text)));
-      }
-      lua_pop(L, 1);
-      lua_pushstring(L, "ok");
-      lua_rawget(L, index);
-      if (lua_type(L, -1) == LUA_TSTRING) {
-        std::string text = lua_tostring(L, -1);
-        lua_pop(L, 1);
-        return Reply::status(without_newlines(std::move(text)));
-      }
-      lua_pop(L, 1);
+      if (string_field(L, index, "err")) return Reply::error(without_newlines(pop_string(L)));
+      if (string_field(L, index, "ok")) return Reply::status(without_newlines(pop_string(L)));
+      if (auto typed = typed_scalar_reply(L, index)) return std::move(*typed);
+      if (auto aggregate = aggregate_reply(L, index, depth, budget)) return std::move(*aggregate);
       std::vector<Reply> elements;
       for (int j = 1;; ++j) {
         lua_rawgeti(L, index, j);
@@ -326,6 +391,7 @@ bool host_call(lua_State* L, bool raise, uint64_t& work) {
   HostScope scope(rt);
   std::string error;
   Reply reply;
+  Resp3Form form = Resp3Form::Plain;
   try {
     const int argc = lua_gettop(L);
     Command argv;
@@ -347,6 +413,7 @@ bool host_call(lua_State* L, bool raise, uint64_t& work) {
       }
     }
     if (error.empty()) reply = run_from_script(*rt.ctx, argv, error, rt.read_only, work);
+    if (error.empty() && rt.resp == 3) form = resp3_form(argv);
   } catch (const std::exception& e) {
     error = std::string("internal error: ") + e.what();
   }
@@ -354,7 +421,11 @@ bool host_call(lua_State* L, bool raise, uint64_t& work) {
     push_error_table(L, error_table_text(error));
     return raise;
   }
-  push_reply(L, reply);
+  lua_settop(L, 0);  // Redis pops the arguments first: unpack() may have filled the stack
+  if (rt.resp == 3)
+    push_reply_resp3(L, reply, form, push_reply);
+  else
+    push_reply(L, reply);
   return raise && reply.is_error();
 }
 
@@ -466,19 +537,20 @@ int lua_log(lua_State* L) {
   return 0;
 }
 
-// Only RESP2 is modelled: redis.setresp(3) is refused (see docs/redis-model.md).
+// Redis's luaSetResp: the protocol redis.call answers in for the rest of this run. The
+// version is read as Redis's (int)lua_tonumber reads it, so 2.7 is 2.
 int lua_setresp(lua_State* L) {
   const char* problem = nullptr;
+  const int resp = lua_gettop(L) == 1 ? static_cast<int>(lua_tonumber(L, 1)) : 0;
   if (lua_gettop(L) != 1)
     problem = "redis.setresp() requires one argument.";
-  else if (lua_tonumber(L, 1) != 2 && lua_tonumber(L, 1) != 3)
+  else if (resp != 2 && resp != 3)
     problem = "RESP version must be 2 or 3.";
-  else if (lua_tonumber(L, 1) == 3)
-    problem = "RESP3 is not supported by the locksim model";
   if (problem) {
     push_error(L, problem);
     return lua_error(L);
   }
+  runtime(L).resp = resp;
   return 0;
 }
 
@@ -1256,6 +1328,7 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   if (read_only && flags.shebang && !flags.no_writes)
     return error_reply("ERR Can not execute a script with write flag using *_ro command.");
   rt.read_only = read_only || flags.no_writes;
+  rt.resp = 2;
   rt.ctx = &ctx;
   const ExecContext saved = ctx;
   rt.instructions = 0;

@@ -151,3 +151,27 @@ TEST_CASE("MGET INCR DECR APPEND STRLEN") {
   CHECK(m.text({"append", "h", "x"}) == "(error) WRONGTYPE Operation against a key holding the wrong kind of value");
   CHECK(m.text({"strlen", "h"}) == "(error) WRONGTYPE Operation against a key holding the wrong kind of value");
 }
+
+TEST_CASE("BITCOUNT answers an empty negative range before reading its unit") {
+  Model m;
+  m.run({"set", "k", "12345"});
+  CHECK(m.text({"bitcount", "k", "-1", "-2", "bogus"}) == "(integer) 0");
+  CHECK(m.text({"bitcount", "k", "-3", "-2", "bogus"}) == "(error) ERR syntax error");
+  CHECK(m.text({"bitcount", "k", "0", "1", "bogus"}) == "(error) ERR syntax error");
+  CHECK(m.text({"bitcount", "nokey", "0", "1", "bogus"}) == "(integer) 0");
+}
+
+TEST_CASE("HRANDFIELD reads its count before its other arguments") {
+  Model m;
+  m.run({"hset", "h", "a", "1"});
+  CHECK(m.text({"hrandfield", "h", "x", "bogus", "1"}) == "(error) ERR value is not an integer or out of range");
+  CHECK(m.text({"hrandfield", "nokey", "x", "bogus"}) == "(error) ERR value is not an integer or out of range");
+  CHECK(m.text({"hrandfield", "h", "1", "bogus"}) == "(error) ERR syntax error");
+  CHECK(m.text({"hrandfield", "h", "1000", "withvalues"}) == "[\"a\", \"1\"]");
+}
+
+TEST_CASE("SORT keeps BY nosort when a later BY names a pattern") {
+  Model m;
+  m.run({"lpush", "l", "a", "-3", "1"});
+  CHECK(m.text({"sort_ro", "l", "by", "nosort", "by", "w_*"}) == "[\"1\", \"-3\", \"a\"]");
+}
