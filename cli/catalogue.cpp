@@ -167,7 +167,8 @@ Subcommand add_catalogue_command(CLI::App& parent) {
                 "wall_ms, replay, fix, fix_outcome, fix_as_expected, fix_runs, fix_bites: runs of the survival or fix "
                 "check and those of them in which the pre-fix version fails, fix_held: runs that acquired, "
                 "cause_found, generic)");
-  app->add_option("--only", o->only, "only these entries, e.g. F07,F10");
+  app->add_option("--only", o->only, "only these entries, e.g. F07,F10")
+      ->check(CLI::Validator([](const std::string& v) { return v.empty() ? "no entry named" : ""; }, "IDS"));
   app->add_option("--seed", o->seed, "the explorer's seed (default 1)")->check(seed_validator());
   app->add_option("--budget", o->budget, "most runs to look for each violation (default 2000)")
       ->check(CLI::Range(1, 100'000'000));

@@ -8,14 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 
 #include "locksim/cli/commands.hpp"
 #include "locksim/cli/subcommand.hpp"
 #include "locksim/render/chrome_trace.hpp"
+#include "locksim/sim/files.hpp"
 
 namespace locksim::cli {
 
@@ -23,15 +22,18 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+// A shard's inventory is a few KB per failure; far more is not a 'check --json' output.
+constexpr size_t kMaxShardBytes = 64u * 1024 * 1024;
+
 // The fields every shard of one sweep shares.
 const char* const kSweepFields[] = {"algorithm", "seed", "budget", "deployment", "assumptions"};
 
 Json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(fmt::format("merge: cannot read '{}'", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  Json j = Json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  // A regular file of bounded size: /dev/zero or a FIFO would never end.
+  std::string error;
+  const auto text = sim::read_input_file(path, kMaxShardBytes, &error);
+  if (!text) throw UsageError(fmt::format("merge: {}", error));
+  Json j = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) throw UsageError(fmt::format("merge: '{}' is not a JSON object", path));
   for (const char* field : {"algorithm", "seed", "runs", "budget", "shard", "deployment", "assumptions", "failures"})
     if (!j.contains(field))

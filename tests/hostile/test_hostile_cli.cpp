@@ -93,7 +93,7 @@ TEST_CASE("A hostile Lua variant ends check and run with a variant-error, at its
 }
 
 TEST_CASE("Scenario words and flags share the limits, time overflow is refused naming the word", "[hostile]") {
-  for (const std::string& word :
+  for (const std::string word :
        {"iterations=4294967295", "nested=4294967295", "horizon=2305843009s", "clients=64", "iterations=0"}) {
     Result r = run_locksim("replay 'set-nx-px " + word + "'");
     CHECK(r.status == 2);
@@ -111,8 +111,8 @@ TEST_CASE("Scenario words and flags share the limits, time overflow is refused n
 }
 
 TEST_CASE("Every lease the validator accepts works in check as in run", "[hostile]") {
-  for (const std::string& algorithm : {"set-nx-px", "watchdog", "fenced", "redlock", "getset"}) {
-    for (const std::string& lease : {"1ms", "4ms", "20ms"}) {
+  for (const std::string algorithm : {"set-nx-px", "watchdog", "fenced", "redlock", "getset"}) {
+    for (const std::string lease : {"1ms", "4ms", "20ms"}) {
       Result r = run_locksim("check " + algorithm + " --lease " + lease + " --runs 10 --no-shrink --colour never");
       INFO(algorithm << " --lease " << lease << ": " << r.err);
       CHECK((r.status == 0 || r.status == 1));
@@ -176,4 +176,19 @@ TEST_CASE("Bad values get short, clean messages", "[hostile]") {
   r = run_locksim("catalogue --only F01,F01");
   CHECK(r.status == 2);
   CHECK(r.err.find("named twice") != std::string::npos);
+}
+
+TEST_CASE("Findings of the hostile campaign: an empty --only, merge of /dev/zero, a pcall loop", "[hostile]") {
+  Result r = run_locksim("catalogue --only ''");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("no entry named") != std::string::npos);
+  r = run_locksim("merge /dev/zero");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("/dev/zero") != std::string::npos);
+  const std::string script = temp_path("pcall.txt");
+  std::ofstream(script) << "EVAL \"while true do redis.pcall('NOPE') end\" 0\n";
+  r = run_locksim("redis", script);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("BUSY Script exceeded the instruction budget") != std::string::npos);
+  std::remove(script.c_str());
 }
