@@ -31,6 +31,7 @@ struct LuaRuntime::Context final : redis::LuaMeter {
   LuaBudget budget;
   LockParams params;
   size_t used_bytes = 0;
+  uint64_t allocated_unpaid = 0;  // bytes allocated since the hook last charged them
   bool enforce_memory = false;
   bool memory_exceeded = false;
   uint64_t state_instructions = 0;
@@ -74,8 +75,13 @@ void* capped_alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
   void* grown = std::realloc(ptr, nsize);
   if (!grown) return nullptr;
   c->used_bytes = c->used_bytes - osize + nsize;
+  if (nsize > osize) c->allocated_unpaid += nsize - osize;
   return grown;
 }
+
+// Bytes allocated per instruction charged: `s = s .. x` in a loop copies the whole
+// string at every step, one instruction for work that grows with its length.
+constexpr uint64_t kAllocatedBytesPerInstruction = 16;
 
 std::string where_of(lua_State* L, int level) {
   lua_Debug ar;
@@ -92,8 +98,14 @@ std::string where_in_file(lua_State* L, int from_level = 1) {
   return {};
 }
 
-// Counts instructions, never wall time.
-void count_hook(lua_State* L, lua_Debug*) { ctx(L).charge(L, kHookStep); }
+// Counts instructions, and the bytes allocated meanwhile (never wall time); the
+// allocator itself may not raise an error, so the hook charges them.
+void count_hook(lua_State* L, lua_Debug*) {
+  LuaRuntime::Context& c = ctx(L);
+  const uint64_t allocated = c.allocated_unpaid / kAllocatedBytesPerInstruction;
+  c.allocated_unpaid %= kAllocatedBytesPerInstruction;
+  c.charge(L, kHookStep + allocated);
+}
 
 }  // namespace
 
@@ -336,6 +348,8 @@ int l_spawn(lua_State* L) {
   LuaRuntime::Context& c = ctx(L);
   if (c.self->live_tasks >= c.budget.tasks)
     luaL_error(L, "spawn: more than %d tasks at once", static_cast<int>(c.budget.tasks));
+  if (++c.self->spawns > c.budget.spawns_per_state)
+    luaL_error(L, "spawn: more than %d tasks in one client incarnation", static_cast<int>(c.budget.spawns_per_state));
   const int nargs = lua_gettop(L);  // the function and its arguments
   lua_State* thread = lua_newthread(L);
   lua_insert(L, 1);

@@ -81,6 +81,7 @@ class LuaRuntime : public std::enable_shared_from_this<LuaRuntime> {
   std::function<TaskId(lua_State* thread, int ref, int nargs)> spawner;
   std::set<TaskId> spawned;
   uint32_t live_tasks = 0;
+  uint32_t spawns = 0;  // in this incarnation: a task that spawns itself twice would never end
   std::vector<std::pair<lua_State*, int>> idle_threads;  // finished entry threads, for reuse
 
   // For the C functions (lua_runtime.cpp).

@@ -26,6 +26,7 @@ struct LuaBudget {
   uint64_t instructions_per_run = 20'000'000;    // every client and incarnation of one simulated run together
   size_t memory_bytes = 8u << 20;                // one client incarnation's Lua heap
   uint32_t tasks = 64;                           // spawned tasks alive at once
+  uint32_t spawns_per_state = 10'000;            // tasks spawned by one client incarnation in all
 };
 
 struct LuaVariant {

@@ -192,3 +192,34 @@ TEST_CASE("Findings of the hostile campaign: an empty --only, merge of /dev/zero
   CHECK(r.out.find("BUSY Script exceeded the instruction budget") != std::string::npos);
   std::remove(script.c_str());
 }
+
+TEST_CASE("A variant task that spawns itself twice ends with a variant error, not a hang", "[hostile]") {
+  const std::string dir = temp_path("spawn");
+  mkdir(dir.c_str(), 0700);
+  const std::string variant = dir + "/spawner.lua";  // the variant is named by its file: spawner
+  std::ofstream(variant) << "local function f() spawn(f) spawn(f) end\n"
+                            "function acquire() f() return true end\nfunction release() return true end\n";
+  for (const std::string command : {"run", "check"}) {
+    const Result r = run_locksim(command + " spawner --variant '" + variant + "'");
+    CHECK(r.status == 2);
+    CHECK((r.out + r.err).find("spawn: more than") != std::string::npos);
+  }
+  std::remove(variant.c_str());
+  rmdir(dir.c_str());
+}
+
+TEST_CASE("A variant that grows a string by concatenation pays for the bytes it copies", "[hostile]") {
+  const std::string dir = temp_path("concat");
+  mkdir(dir.c_str(), 0700);
+  const std::string variant = dir + "/concat.lua";
+  std::ofstream(variant) << "function acquire() local s = '' for i=1,100000 do s = s .. token() end return true end\n"
+                            "function release() return true end\n";
+  for (const std::string command : {"run", "check"}) {
+    const Result r = run_locksim(command + " concat --variant '" + variant + "'");
+    CHECK(r.status == 2);
+    CHECK((r.out + r.err).find("the variant ran more than 2000000 Lua instructions in one call of acquire") !=
+          std::string::npos);
+  }
+  std::remove(variant.c_str());
+  rmdir(dir.c_str());
+}
