@@ -222,6 +222,11 @@ int cmd_check(const CheckFlags& o) {
   x.shrink = !o.no_shrink;
 
   if (o.list_runs) {
+    // One line per run: 100 million lines would take seconds to print and a gigabyte to keep.
+    constexpr uint32_t kMaxListedRuns = 10'000'000;
+    if (x.runs > kMaxListedRuns)
+      throw UsageError(fmt::format("--list-runs prints one line per run: at most {} (this shard has {})",
+                                   kMaxListedRuns, x.runs));
     std::string out;  // written in chunks: --runs 100000000 must not hold a gigabyte
     for (uint32_t k = 0; k < x.runs; ++k) {
       out += fmt::format("{}\n", x.first_run + k * x.stride);

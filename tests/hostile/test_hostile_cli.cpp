@@ -223,3 +223,10 @@ TEST_CASE("A variant that grows a string by concatenation pays for the bytes it 
   std::remove(variant.c_str());
   rmdir(dir.c_str());
 }
+
+TEST_CASE("check --list-runs refuses more runs than it may list", "[hostile]") {
+  const Result r = run_locksim("check set-nx-px --list-runs --runs 100000000");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("--list-runs prints one line per run: at most 10000000 (this shard has 100000000)") !=
+        std::string::npos);
+}
