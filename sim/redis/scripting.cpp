@@ -244,79 +244,126 @@ std::optional<Reply> typed_scalar_reply(lua_State* L, int index) {
   return reply;
 }
 
-Reply lua_to_reply(lua_State* L, int index, int depth, size_t& budget);
-
-// {map={k=v}} as a flat [k, v, ...] array and {set={m=true}} as [m, ...], in lua_next's
-// order as Redis sends them; nullopt if the table has neither.
-std::optional<Reply> aggregate_reply(lua_State* L, int index, int depth, size_t& budget) {
-  for (const char* name : {"map", "set"}) {
-    lua_pushstring(L, name);
-    lua_rawget(L, index);
-    if (lua_type(L, -1) != LUA_TTABLE) {
-      lua_pop(L, 1);
-      continue;
-    }
-    const bool map = name[0] == 'm';
-    std::vector<Reply> elements;
-    lua_pushnil(L);
-    while (lua_next(L, -2)) {
-      elements.push_back(lua_to_reply(L, -2, depth + 1, budget));
-      if (map) elements.push_back(lua_to_reply(L, -1, depth + 1, budget));
-      lua_pop(L, 1);
-      if (budget == 0) {
-        lua_pop(L, 2);
-        return Reply::error("ERR reply too large: more than 1000000 elements");
-      }
-    }
-    lua_pop(L, 1);
-    return Reply::array(std::move(elements));
-  }
-  return std::nullopt;
-}
-
-// Redis luaReplyToRedisReply, for a RESP2 client. `budget` counts the elements still
-// allowed: a table that contains itself ten times over would otherwise make a
-// reply of 10^200 elements in C, where the instruction budget cannot stop it.
-// (Redis would run out of memory; the model answers an error instead.) Nesting stops
-// where Redis's does: when the Lua stack (LUAI_MAXCSTACK, 8000 slots) has no 4 left.
+// Redis luaReplyToRedisReply, for a RESP2 client, without recursion in C: Redis
+// recurses, but a table nested 8000 deep would then need 8000 C++ frames, which
+// overflow the stack of a sanitizer build (and of any small-stack thread).
+// Lua's own stack still sets the depth limit as in Redis: a level starts only if the
+// Lua stack (LUAI_MAXCSTACK, 8000 slots) has 4 left, else that element is the error
+// "reached lua stack limit" and its parent carries on.
+// `budget` counts the elements still allowed: a table that contains itself ten
+// times over would otherwise make a reply of 10^200 elements, which the instruction
+// budget cannot stop. (Redis would run out of memory; the model answers an error.)
 // After redis.setresp(3), booleans go out as RESP3 booleans do to a RESP2 client: 1 and 0.
-Reply lua_to_reply(lua_State* L, int index, int depth, size_t& budget) {
-  if (!lua_checkstack(L, 4)) return Reply::error("ERR reached lua stack limit");
-  if (budget == 0) return Reply::error("ERR reply too large: more than 1000000 elements");
-  --budget;
-  index = index < 0 ? lua_gettop(L) + index + 1 : index;
-  switch (lua_type(L, index)) {
-    case LUA_TSTRING: {
-      size_t len = 0;
-      const char* s = lua_tolstring(L, index, &len);
-      return Reply::bulk(std::string(s, len));
-    }
-    case LUA_TBOOLEAN:
-      if (lua_toboolean(L, index)) return Reply::integer_(1);
-      return runtime(L).resp == 2 ? Reply::nil() : Reply::integer_(0);
-    case LUA_TNUMBER: return Reply::integer_(lua_number_to_integer(lua_tonumber(L, index)));
-    case LUA_TTABLE: {
-      if (string_field(L, index, "err")) return Reply::error(without_newlines(pop_string(L)));
-      if (string_field(L, index, "ok")) return Reply::status(without_newlines(pop_string(L)));
-      if (auto typed = typed_scalar_reply(L, index)) return std::move(*typed);
-      if (auto aggregate = aggregate_reply(L, index, depth, budget)) return std::move(*aggregate);
-      std::vector<Reply> elements;
-      for (int j = 1;; ++j) {
-        lua_rawgeti(L, index, j);
-        if (lua_isnil(L, -1)) {
-          lua_pop(L, 1);
-          break;
-        }
-        elements.push_back(lua_to_reply(L, -1, depth + 1, budget));
-        lua_pop(L, 1);
-        if (budget == 0) return Reply::error("ERR reply too large: more than 1000000 elements");
-      }
-      return Reply::array(std::move(elements));
-    }
-    default: return Reply::nil();
-  }
-}
+class ReplyBuilder {
+ public:
+  ReplyBuilder(lua_State* L, size_t& budget) : L_(L), budget_(budget) {}
 
+  Reply build(int index) {
+    std::optional<Reply> finished = begin(absolute(index));
+    for (;;) {
+      if (finished) {
+        if (open_.empty()) return std::move(*finished);
+        finished = deliver(std::move(*finished));
+      } else {
+        finished = advance();
+      }
+    }
+  }
+
+ private:
+  enum class Kind { Array, Map, Set };
+  // A table being converted: its elements so far and where its iteration stands.
+  struct Open {
+    Kind kind;
+    int table;                  // absolute Lua stack index of the table iterated
+    int restore_top;            // the Lua stack top to restore when it closes
+    std::vector<Reply> elements;
+    int next_index = 1;         // Array: the next rawgeti index
+    bool key_done = false;      // Map: the key of the current pair is converted
+  };
+
+  static Reply too_large() { return Reply::error("ERR reply too large: more than 1000000 elements"); }
+  int absolute(int index) const { return index < 0 ? lua_gettop(L_) + index + 1 : index; }
+
+  // The value at `index`: its reply if it is a scalar, else nullopt with a new open table.
+  std::optional<Reply> begin(int index) {
+    if (!lua_checkstack(L_, 4)) return Reply::error("ERR reached lua stack limit");
+    if (budget_ == 0) return too_large();
+    --budget_;
+    switch (lua_type(L_, index)) {
+      case LUA_TSTRING: {
+        size_t len = 0;
+        const char* s = lua_tolstring(L_, index, &len);
+        return Reply::bulk(std::string(s, len));
+      }
+      case LUA_TBOOLEAN:
+        if (lua_toboolean(L_, index)) return Reply::integer_(1);
+        return runtime(L_).resp == 2 ? Reply::nil() : Reply::integer_(0);
+      case LUA_TNUMBER: return Reply::integer_(lua_number_to_integer(lua_tonumber(L_, index)));
+      case LUA_TTABLE: return begin_table(index);
+      default: return Reply::nil();
+    }
+  }
+
+  std::optional<Reply> begin_table(int index) {
+    if (string_field(L_, index, "err")) return Reply::error(without_newlines(pop_string(L_)));
+    if (string_field(L_, index, "ok")) return Reply::status(without_newlines(pop_string(L_)));
+    if (auto typed = typed_scalar_reply(L_, index)) return typed;
+    const int top = lua_gettop(L_);
+    // {map={k=v}} is a flat [k, v, ...] array and {set={m=true}} is [m, ...], in
+    // lua_next's order as Redis sends them.
+    for (const Kind kind : {Kind::Map, Kind::Set}) {
+      lua_pushstring(L_, kind == Kind::Map ? "map" : "set");
+      lua_rawget(L_, index);
+      if (lua_type(L_, -1) == LUA_TTABLE) {
+        lua_pushnil(L_);
+        open_.push_back({kind, top + 1, top, {}});
+        return std::nullopt;
+      }
+      lua_pop(L_, 1);
+    }
+    open_.push_back({Kind::Array, index, top, {}});
+    return std::nullopt;
+  }
+
+  // The next element of the innermost open table, or the table's reply when it has no more.
+  std::optional<Reply> advance() {
+    Open& open = open_.back();
+    if (open.kind == Kind::Array) {
+      lua_rawgeti(L_, open.table, open.next_index++);
+      if (!lua_isnil(L_, -1)) return begin(lua_gettop(L_));
+    } else if (lua_next(L_, open.table)) {
+      open.key_done = false;
+      return begin(lua_gettop(L_) - 1);
+    }
+    return close(Reply::array(std::move(open.elements)));
+  }
+
+  // Hands a finished element to the innermost open table; its reply if that closes it.
+  std::optional<Reply> deliver(Reply element) {
+    Open& open = open_.back();
+    open.elements.push_back(std::move(element));
+    if (open.kind == Kind::Map && !open.key_done) {
+      open.key_done = true;
+      return begin(lua_gettop(L_));
+    }
+    lua_pop(L_, 1);  // the array element, or the pair's value (the key stays for lua_next)
+    if (budget_ == 0) return close(too_large());
+    return std::nullopt;
+  }
+
+  Reply close(Reply reply) {
+    lua_settop(L_, open_.back().restore_top);
+    open_.pop_back();
+    return reply;
+  }
+
+  lua_State* L_;
+  size_t& budget_;
+  std::vector<Open> open_;
+};
+
+Reply lua_to_reply(lua_State* L, int index, size_t& budget) { return ReplyBuilder(L, budget).build(index); }
 // ---- redis.call / redis.pcall ------------------------------------------------
 
 // The work a command that walks whole values (kWalksValues) does on the data it
@@ -1290,7 +1337,7 @@ Reply reply_of_run(LuaRuntime& rt, int status, const std::string& sha, std::stri
     reply = error_from_lua(L, function.empty() ? sha : std::string(function));
   } else {
     size_t budget = 1'000'000;
-    reply = lua_to_reply(L, -1, 0, budget);
+    reply = lua_to_reply(L, -1, budget);
   }
   lua_settop(L, 0);
   if (rt.memory_exceeded || rt.budget_exceeded) lua_gc(L, LUA_GCCOLLECT, 0);
