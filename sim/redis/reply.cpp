@@ -65,7 +65,7 @@ void append_quoted(std::string& out, const std::string& s) {
   out += '"';
 }
 
-void append(std::string& out, const Reply& r) {
+void append_node(std::string& out, const Reply& r) {
   switch (r.type) {
     case Reply::Type::Status: out += r.str; break;
     case Reply::Type::Error: out += "(error) " + r.str; break;
@@ -74,21 +74,20 @@ void append(std::string& out, const Reply& r) {
     case Reply::Type::Nil: out += "(nil)"; break;
     case Reply::Type::NilArray: out += "(nil array)"; break;
     case Reply::Type::Blocked: out += "(blocked)"; break;
-    case Reply::Type::Array:
-      out += '[';
-      for (size_t i = 0; i < r.elements.size(); ++i) {
-        if (i) out += ", ";
-        append(out, r.elements[i]);
-      }
-      out += ']';
-      break;
+    case Reply::Type::Array: out += '['; break;  // its elements, then "]" when it is left
   }
 }
 }  // namespace
 
 std::string to_string(const Reply& reply) {
   std::string out;
-  append(out, reply);
+  walk_reply(
+      reply,
+      [&](const Reply& node, size_t index) {
+        if (index > 0) out += ", ";
+        append_node(out, node);
+      },
+      [&](const Reply&) { out += ']'; });
   return out;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 // A RESP2 reply value, as a Redis server sends it to a client.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,6 +30,35 @@ struct Reply {
   bool is_nil() const { return type == Type::Nil || type == Type::NilArray; }
   bool operator==(const Reply&) const = default;
 };
+
+// Walks a reply depth-first, each node before its elements, without recursion:
+// a script's reply nests up to 7,995 deep, as in Redis, and a frame per level
+// overflows the stack of a sanitizer build. `enter(node, index)` sees every node
+// (index: its place in its array, 0 for the root); `leave(array)` sees every array
+// after its last element.
+template <class Enter, class Leave>
+void walk_reply(const Reply& root, Enter&& enter, Leave&& leave) {
+  struct Open {
+    const Reply* array;
+    size_t next;
+  };
+  std::vector<Open> open;
+  enter(root, size_t{0});
+  if (root.type == Reply::Type::Array) open.push_back({&root, 0});
+  while (!open.empty()) {
+    Open& top = open.back();
+    if (top.next == top.array->elements.size()) {
+      const Reply& done = *top.array;
+      open.pop_back();
+      leave(done);
+      continue;
+    }
+    const size_t index = top.next++;
+    const Reply& element = top.array->elements[index];
+    enter(element, index);
+    if (element.type == Reply::Type::Array) open.push_back({&element, 0});
+  }
+}
 
 // Compact single-line debug form: OK, (nil), (integer) 1, "abc", (error) ERR x, [a, b].
 std::string to_string(const Reply& reply);

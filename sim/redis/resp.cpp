@@ -7,7 +7,7 @@
 namespace locksim::redis {
 
 namespace {
-void encode_into(std::string& out, const Reply& r) {
+void encode_node(std::string& out, const Reply& r) {
   switch (r.type) {
     case Reply::Type::Status:
       out += '+';
@@ -37,8 +37,7 @@ void encode_into(std::string& out, const Reply& r) {
     case Reply::Type::Array:
       out += '*';
       out += std::to_string(r.elements.size());
-      out += "\r\n";
-      for (const Reply& e : r.elements) encode_into(out, e);
+      out += "\r\n";  // the elements follow: encode_resp walks them
       break;
   }
 }
@@ -112,7 +111,7 @@ std::optional<size_t> decode_at(std::string_view in, size_t pos, Reply& out, int
 
 std::string encode_resp(const Reply& reply) {
   std::string out;
-  encode_into(out, reply);
+  walk_reply(reply, [&](const Reply& node, size_t) { encode_node(out, node); }, [](const Reply&) {});
   return out;
 }
 

@@ -18,9 +18,9 @@ void append_line(std::string& out, char type, const std::string& text) {
   out += text;
   out += "\r\n";
 }
-}  // namespace
 
-void append_reply(std::string& out, const Reply& r, Protocol protocol, Aggregate top) {
+// One node: a scalar whole, an array's header only (its elements follow).
+void append_node(std::string& out, const Reply& r, Protocol protocol, Aggregate top) {
   const bool resp3 = protocol == Protocol::Resp3;
   switch (r.type) {
     case Reply::Type::Status: append_line(out, '+', r.str); return;
@@ -45,7 +45,15 @@ void append_reply(std::string& out, const Reply& r, Protocol protocol, Aggregate
     append_header(out, '>', n);
   else
     append_header(out, '*', n);
-  for (const Reply& e : r.elements) append_reply(out, e, protocol);
+}
+}  // namespace
+
+// `top` applies to the reply itself; nested arrays go out as arrays.
+void append_reply(std::string& out, const Reply& reply, Protocol protocol, Aggregate top) {
+  walk_reply(
+      reply,
+      [&](const Reply& node, size_t) { append_node(out, node, protocol, &node == &reply ? top : Aggregate::Array); },
+      [](const Reply&) {});
 }
 
 }  // namespace locksim::redis

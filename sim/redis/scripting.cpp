@@ -62,7 +62,10 @@ int redis_math_random(lua_State* L) {
       int l = luaL_checkint(L, 1);
       int u = luaL_checkint(L, 2);
       luaL_argcheck(L, l <= u, 2, "interval is empty");
-      lua_pushnumber(L, std::floor(r * (u - l + 1)) + l);
+      // Redis computes u - l + 1 in int, which wraps on x86-64 (math.random(-2^31, 0));
+      // the same wrap, without the signed overflow.
+      const auto span = static_cast<int32_t>(static_cast<uint32_t>(u) - static_cast<uint32_t>(l) + 1u);
+      lua_pushnumber(L, std::floor(r * span) + l);
       break;
     }
     default: return luaL_error(L, "wrong number of arguments");

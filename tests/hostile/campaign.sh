@@ -21,7 +21,13 @@ W=$OUT/work
 LIMIT_S=${LIMIT_S:-2}
 MEM_KB=$((1024 * 1024))
 AS_BYTES=$((3 * 1024 * 1024 * 1024))
-if [[ ${SANITIZED:-0} == 1 ]]; then LIMIT_S=$((LIMIT_S * 3)); fi
+KILL_S=5
+AS_LIMIT=(prlimit --as=$AS_BYTES --)
+if [[ ${SANITIZED:-0} == 1 ]]; then
+  LIMIT_S=$((LIMIT_S * 3))
+  KILL_S=$((KILL_S * 3))
+  AS_LIMIT=()
+fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 RESULTS=$OUT/results.tsv
@@ -31,11 +37,7 @@ bad=0
 
 # The limits wrapper: time(1) outside, then timeout, then the address-space cap.
 limited() {
-  if [[ ${SANITIZED:-0} == 1 ]]; then
-    /usr/bin/time -f '%e %M' -o "$W/time" timeout -s KILL 5 "$@"
-  else
-    /usr/bin/time -f '%e %M' -o "$W/time" timeout -s KILL 5 prlimit --as=$AS_BYTES -- "$@"
-  fi
+  /usr/bin/time -f '%e %M' -o "$W/time" timeout -s KILL $KILL_S "${AS_LIMIT[@]}" "$@"
 }
 
 # judge NAME STATUS OUTPUT_FILE [ALLOWED_STATUSES]: records one result.

@@ -421,7 +421,7 @@ shard "ok" LOCKSIM_SHARD_INDEX=1 LOCKSIM_SHARD_COUNT=2
 # --- locksim serve ------------------------------------------------------------------------
 rm -f "$W/sock"
 # Not `limited`: the server lives for all the serve cases (at most 60 s); its own time is not judged.
-/usr/bin/time -f '%e %M' -o "$W/time" timeout -s KILL 60 prlimit --as=$AS_BYTES -- \
+/usr/bin/time -f '%e %M' -o "$W/time" timeout -s KILL 60 "${AS_LIMIT[@]}" \
   "$LOCKSIM" serve --port -1 --unix "$W/sock" --maxclients 200 </dev/null >"$W/serve.log" 2>&1 &
 SERVE_PID=$!
 for _ in $(seq 1 50); do [[ -S $W/sock ]] && break; sleep 0.1; done

@@ -3,6 +3,9 @@
 // below is what redis-server 7.0.15 answered to the same script.
 #include <catch2/catch.hpp>
 
+#include "locksim/sim/redis/cli_format.hpp"
+#include "locksim/sim/redis/resp.hpp"
+#include "locksim/sim/redis/resp3.hpp"
 #include "locksim/sim/redis/sha1.hpp"
 #include "model_fixture.hpp"
 
@@ -54,6 +57,25 @@ TEST_CASE("A reply nested deeper than the Lua stack ends in Redis's error", "[re
   CHECK(depth == 7995);
   CHECK(*level == Reply::error("ERR reached lua stack limit"));
   CHECK(text(m, "local t = {} for i = 1, 7000 do t = {t} end return 1") == "(integer) 1");
+}
+
+TEST_CASE("The deepest reply Redis allows goes through every writer without overflowing the stack", "[redis][lua]") {
+  Model m;
+  const Reply reply = eval(m, "local t={} local c=t for i=1,100000 do c[1]={} c=c[1] end return t");
+  const std::string resp2 = encode_resp(reply);
+  CHECK(resp2.size() == 7995 * 4 + std::string("-ERR reached lua stack limit\r\n").size());
+  CHECK(resp2.starts_with("*1\r\n*1\r\n"));
+  CHECK(resp2.ends_with("*1\r\n-ERR reached lua stack limit\r\n"));
+  std::string resp3;
+  append_reply(resp3, reply, Protocol::Resp3);
+  CHECK(resp3 == resp2);
+  const std::string cli = format_cli_reply(reply);  // redis-cli prints "1) " at each level
+  CHECK(cli.size() == 7995 * 3 + std::string("(error) ERR reached lua stack limit\n").size());
+  CHECK(cli.starts_with("1) 1) 1) "));
+  CHECK(to_string(reply).starts_with("[[[["));
+  CHECK(to_string(reply).size() == 7995 * 2 + std::string("(error) ERR reached lua stack limit").size());
+  const Reply copy = reply;
+  CHECK(copy == reply);
 }
 
 TEST_CASE("unpack passes 7999 arguments to redis.call as in Redis", "[redis][lua]") {
