@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "locksim/base/allocator.hpp"
 #include "locksim/lock/registry.hpp"
 
 namespace {
@@ -47,6 +48,7 @@ double child_cpu_seconds(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  locksim::base::keep_freed_memory_for_reuse();  // as the locksim program does
   const std::string runs = argc > 1 ? std::to_string(std::max(1, std::atoi(argv[1]))) : "5000";
   const int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 1;
   constexpr double kGoal = 2.0;

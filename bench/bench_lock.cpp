@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cpu_clock.hpp"
+#include "locksim/base/allocator.hpp"
 #include "locksim/lock/lua_variant.hpp"
 #include "locksim/lock/simulation.hpp"
 #include "locksim/sim/redis/lua_state_pool.hpp"
@@ -158,6 +159,7 @@ Sweep standard_sweep() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  locksim::base::keep_freed_memory_for_reuse();  // as the locksim program does
   if (argc > 1 && std::string_view(argv[1]) == "--sweep-only") {  // one sweep, for a profiler's counts
     const Sweep s = standard_sweep();
     fmt::print("lock.sweep: {:.1f} s simulated, {:.0f} events\n", s.simulated, s.events);

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "locksim/base/allocator.hpp"
 #include "locksim/props/catalogue.hpp"
 #include "locksim/props/defaults.hpp"
 
@@ -93,6 +94,7 @@ std::string figure(const Search& s, int seeds) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  locksim::base::keep_freed_memory_for_reuse();  // as the locksim program does
   const int seeds = argc > 1 ? std::max(1, std::atoi(argv[1])) : 20;
   fmt::print(
       "# explorer: median over {} base seeds of the wall time and runs to the first violation "

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "locksim/base/allocator.hpp"
 #include "locksim/sim/rpc.hpp"
 #include "locksim/sim/world.hpp"
 
@@ -160,6 +161,7 @@ double round_trips() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  locksim::base::keep_freed_memory_for_reuse();  // as the locksim program does
   if (argc > 1) g_scale = std::max<uint64_t>(1, std::strtoull(argv[1], nullptr, 10));
   std::printf("# locksim simulator benchmark: median of 5 runs, per second of this thread's CPU time\n");
   const double raw = median_rate(raw_events), sleeps = median_rate(task_sleeps);

@@ -8,6 +8,7 @@
 #include <exception>
 #include <iostream>
 
+#include "locksim/base/allocator.hpp"
 #include "locksim/cli/options.hpp"
 #include "locksim/cli/program_name.hpp"
 #include "locksim/cli/subcommand.hpp"
@@ -90,6 +91,7 @@ int run_parsed(const std::vector<Subcommand>& commands, const std::vector<std::s
 }  // namespace
 
 int main(int argc, char** argv) {
+  base::keep_freed_memory_for_reuse();
   if (argc > 0 && argv[0]) default_program_name(argv[0]);
   CLI::App app{
       "locksim: Redis distributed-lock algorithms in a deterministic simulator, each documented failure "
