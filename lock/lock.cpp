@@ -1,10 +1,20 @@
 #include "locksim/lock/lock.hpp"
 
-#include <fmt/format.h>
+#include <cstdint>
+#include <string>
 
 namespace locksim::lock {
 
-std::string Lock::new_token(Env& env) { return fmt::format("{}:{:016x}", env.client_name(), env.rng().next()); }
+// "A:" and 16 hex digits, written by hand: fmt's parsing was 4 % of a lock simulation.
+std::string Lock::new_token(Env& env) {
+  uint64_t bits = env.rng().next();
+  std::string token(env.client_name());
+  token += ':';
+  char hex[16];
+  for (int i = 15; i >= 0; --i, bits >>= 4) hex[i] = "0123456789abcdef"[bits & 15];
+  token.append(hex, sizeof hex);
+  return token;
+}
 
 Task<bool> SpinLock::acquire(Env& env) {
   const Instant deadline = env.local_now() + params().wait_limit;

@@ -24,8 +24,15 @@ SimEnv::SimEnv(sim::Proc proc, Route route, uint32_t servers, uint32_t client, C
       call_faults_(call_faults) {}
 
 // The faults aimed at this client's Nth command (Redis or database), just before it.
-Task<void> SimEnv::apply_call_faults() {
+bool SimEnv::next_call_has_faults() {
   const uint32_t n = ++life_.calls;
+  for (const CallFault& f : call_faults_)
+    if (f.client == client_ && f.call == n) return true;
+  return false;
+}
+
+Task<void> SimEnv::apply_call_faults() {
+  const uint32_t n = life_.calls;
   for (const CallFault& f : call_faults_) {
     if (f.client != client_ || f.call != n) continue;
     // A crash destroys the node's other tasks at once — possibly the one that
@@ -74,14 +81,16 @@ Task<RedisResult> SimEnv::next_pushed(uint32_t server, Duration wait) {
 // Every call to Redis: the faults aimed at it first, then the request.
 // The route is asked after them: a replica may have been promoted during a pause.
 Task<RedisResult> SimEnv::call(const Route& route, uint32_t server, RedisRequest request, Duration timeout) {
-  co_await apply_call_faults();
+  // Checked before a coroutine is made for them: almost no call has a fault, and a
+  // frame per call was 7 % of a lock simulation's work.
+  if (next_call_has_faults()) co_await apply_call_faults();
   RedisNode::Channel& channel = route(server);
   RedisResult result = co_await channel.call(std::move(request), timeout);
   co_return result;
 }
 
 Task<DbResult> SimEnv::db(db::Statement statement, Purpose purpose) {
-  co_await apply_call_faults();
+  if (next_call_has_faults()) co_await apply_call_faults();
   if (!db_) co_return DbResult{sim::CallStatus::ConnectionLost, {}};
   DbRequest request{std::move(statement), client_, purpose};
   DbResult result = co_await db_->call(std::move(request), db_timeout_);

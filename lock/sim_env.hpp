@@ -59,7 +59,8 @@ class SimEnv final : public Env {
   void count_lua_instructions_in(uint64_t* run_counter) { run_lua_instructions_ = run_counter; }
 
  private:
-  Task<void> apply_call_faults();
+  bool next_call_has_faults();  // counts the call; true if a fault is aimed at it
+  Task<void> apply_call_faults();  // the faults aimed at the call just counted
   Task<RedisResult> call(const Route& route, uint32_t server, RedisRequest request, Duration timeout);
   void record_event(Step step, int64_t first, int64_t second, std::string_view text);
 
