@@ -5,6 +5,8 @@
 // the Redis model's Lua state included, of one token-lua simulation (3 clients,
 // 3 iterations).
 //   bench_lock
+//   bench_lock --sweep-only    one sweep, for callgrind
+//   bench_lock --memory-only   one simulation's peak heap, for massif
 #include <fmt/format.h>
 
 #include <malloc.h>
@@ -163,6 +165,12 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string_view(argv[1]) == "--sweep-only") {  // one sweep, for a profiler's counts
     const Sweep s = standard_sweep();
     fmt::print("lock.sweep: {:.1f} s simulated, {:.0f} events\n", s.simulated, s.events);
+    return 0;
+  }
+  if (argc > 1 && std::string_view(argv[1]) == "--memory-only") {  // one simulation, for a heap profiler
+    lock::SimulationConfig one;
+    one.record_trace = false;
+    fmt::print("lock.memory_peak_one_simulation: {:.1f} KiB\n", peak_kib(one, true));
     return 0;
   }
   fmt::print(
