@@ -36,22 +36,9 @@ bool parse_int64(std::string_view s, int64_t& out) {
   return true;
 }
 
-bool equals_lower(std::string_view text, std::string_view lower) {
-  if (text.size() != lower.size()) return false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != lower[i]) return false;
-  }
-  return true;
-}
-
 bool to_lower(std::string_view text, char* buffer, size_t capacity, std::string_view& out) {
   if (text.size() > capacity) return false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    buffer[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  }
+  for (size_t i = 0; i < text.size(); ++i) buffer[i] = ascii_lower(text[i]);
   out = std::string_view(buffer, text.size());
   return true;
 }

@@ -15,8 +15,16 @@ inline constexpr std::string_view kWrongType = "WRONGTYPE Operation against a ke
 // Redis string2ll: optional '-', no '+', no spaces, no leading zeros, no "-0".
 bool parse_int64(std::string_view text, int64_t& out);
 
-// Case-insensitive comparison against an ASCII lowercase literal.
-bool equals_lower(std::string_view text, std::string_view lower);
+inline char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// Case-insensitive comparison against an ASCII lowercase literal (inline: every
+// command name and option goes through it).
+inline bool equals_lower(std::string_view text, std::string_view lower) {
+  if (text.size() != lower.size()) return false;
+  for (size_t i = 0; i < text.size(); ++i)
+    if (ascii_lower(text[i]) != lower[i]) return false;
+  return true;
+}
 
 // Lowercases into a caller buffer; false if the text does not fit.
 bool to_lower(std::string_view text, char* buffer, size_t capacity, std::string_view& out);

@@ -238,7 +238,8 @@ constexpr SubcommandTable kSubcommandTables[] = {
 
 namespace {
 // Command names hashed into an open-addressed table, built once: a lookup is one
-// hash of the lowercased name and, almost always, one comparison.
+// pass over the name (lowercasing while hashing, as names are case-insensitive)
+// and, almost always, one comparison.
 class CommandIndex {
  public:
   CommandIndex() {
@@ -248,10 +249,10 @@ class CommandIndex {
       slots_[slot] = static_cast<uint16_t>(i + 1);
     }
   }
-  const CommandSpec* find(std::string_view lower) const {
-    for (size_t slot = hash(lower) & kMask; slots_[slot] != 0; slot = (slot + 1) & kMask) {
+  const CommandSpec* find(std::string_view name) const {
+    for (size_t slot = hash(name) & kMask; slots_[slot] != 0; slot = (slot + 1) & kMask) {
       const CommandSpec& spec = kCommands[slots_[slot] - 1u];
-      if (spec.name == lower) return &spec;
+      if (equals_lower(name, spec.name)) return &spec;
     }
     return nullptr;
   }
@@ -259,9 +260,9 @@ class CommandIndex {
  private:
   static constexpr size_t kSlots = 1024, kMask = kSlots - 1;  // at most half full
   static_assert(kCommands.size() * 2 <= kSlots);
-  static size_t hash(std::string_view text) {  // FNV-1a
+  static size_t hash(std::string_view text) {  // FNV-1a of the lowercased name
     uint64_t h = 14695981039346656037ULL;
-    for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    for (char c : text) h = (h ^ static_cast<unsigned char>(ascii_lower(c))) * 1099511628211ULL;
     return static_cast<size_t>(h ^ (h >> 29));
   }
   uint16_t slots_[kSlots] = {};  // index into kCommands + 1; 0 = empty
@@ -270,10 +271,7 @@ class CommandIndex {
 
 const CommandSpec* find_command(std::string_view name) {
   static const CommandIndex index;
-  char buffer[16];
-  std::string_view lower;
-  if (!to_lower(name, buffer, sizeof buffer, lower)) return nullptr;
-  return index.find(lower);
+  return index.find(name);
 }
 
 std::span<const CommandSpec> all_commands() { return kCommands; }

@@ -145,10 +145,11 @@ Reply incr_decr(ExecContext& ctx, const std::string& key, int64_t increment) {
 }  // namespace
 
 Reply cmd_get(ExecContext& ctx, const Command& argv) {
-  Reply error;
-  Entry* entry = lookup_string(ctx, argv[1], error);
-  if (error.is_error()) return error;
-  return entry ? Reply::bulk(entry->str) : Reply::nil();
+  // lookup_string without its error reply: GET is the model's hottest command.
+  const Entry* entry = ctx.db().lookup(argv[1], ctx.now_ms);
+  if (!entry) return Reply::nil();
+  if (entry->type != ValueType::String) return error_reply(kWrongType);
+  return Reply::bulk(entry->str);
 }
 
 Reply cmd_set(ExecContext& ctx, const Command& argv) {
