@@ -4,49 +4,6 @@
 
 namespace locksim::redis {
 
-Reply Reply::status(std::string s) {
-  Reply r;
-  r.type = Type::Status;
-  r.str = std::move(s);
-  return r;
-}
-Reply Reply::error(std::string s) {
-  Reply r;
-  r.type = Type::Error;
-  r.str = std::move(s);
-  return r;
-}
-Reply Reply::integer_(int64_t v) {
-  Reply r;
-  r.type = Type::Integer;
-  r.integer = v;
-  return r;
-}
-Reply Reply::bulk(std::string s) {
-  Reply r;
-  r.type = Type::Bulk;
-  r.str = std::move(s);
-  return r;
-}
-Reply Reply::nil() { return Reply{}; }
-Reply Reply::array(std::vector<Reply> elements) {
-  Reply r;
-  r.type = Type::Array;
-  r.elements = std::move(elements);
-  return r;
-}
-Reply Reply::nil_array() {
-  Reply r;
-  r.type = Type::NilArray;
-  return r;
-}
-Reply Reply::ok() { return status("OK"); }
-Reply Reply::blocked() {
-  Reply r;
-  r.type = Type::Blocked;
-  return r;
-}
-
 namespace {
 void append_quoted(std::string& out, const std::string& s) {
   out += '"';

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace locksim::redis {
@@ -15,15 +16,16 @@ struct Reply {
   int64_t integer = 0;
   std::vector<Reply> elements;
 
-  static Reply status(std::string s);
-  static Reply error(std::string s);
-  static Reply integer_(int64_t v);
-  static Reply bulk(std::string s);
-  static Reply nil();
-  static Reply array(std::vector<Reply> elements);
-  static Reply nil_array();
-  static Reply ok();
-  static Reply blocked();
+  // Built in place (inline: every command's reply goes through one of these).
+  static Reply status(std::string s) { return Reply{Type::Status, std::move(s), 0, {}}; }
+  static Reply error(std::string s) { return Reply{Type::Error, std::move(s), 0, {}}; }
+  static Reply integer_(int64_t v) { return Reply{Type::Integer, {}, v, {}}; }
+  static Reply bulk(std::string s) { return Reply{Type::Bulk, std::move(s), 0, {}}; }
+  static Reply nil() { return Reply{}; }
+  static Reply array(std::vector<Reply> elements) { return Reply{Type::Array, {}, 0, std::move(elements)}; }
+  static Reply nil_array() { return Reply{Type::NilArray, {}, 0, {}}; }
+  static Reply ok() { return status("OK"); }
+  static Reply blocked() { return Reply{Type::Blocked, {}, 0, {}}; }
 
   bool is_blocked() const { return type == Type::Blocked; }
   bool is_error() const { return type == Type::Error; }
