@@ -8,7 +8,8 @@
 // compared within a tolerance of 1 s (1 unit for EXPIRETIME; TTL exactly). GT/LT
 // are only generated with absolute deadlines: two relative deadlines of the same
 // length a few microseconds apart compare differently depending on the ms tick.
-// KEYS replies are compared as sets (the model sorts, Redis answers in hash order).
+// KEYS replies, and SORT's with a BY that does not sort, are compared as sets (the
+// model sorts, Redis answers in hash order).
 #include <rapidcheck/catch.h>
 #include <catch2/catch.hpp>
 
@@ -21,6 +22,7 @@
 #include <map>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "lock_scripts.hpp"
 #include "locksim/sim/redis/console.hpp"
@@ -453,8 +455,9 @@ Command gen_zrandmember() {
 }
 
 // Multi-key pops, sorted-set algebra, LCS and SORT. SORT stays away from the inputs
-// whose order Redis leaves to its hash tables: a hash-table set is sorted only by value
-// (no constant BY), and ALPHA with a BY pattern (ties keep the input order) only on lists.
+// whose order Redis leaves to its hash tables: the set key s is sorted only by value
+// (no constant BY; another key may hold a set too, see sort_order), and ALPHA with a
+// BY pattern (ties keep the input order) only on lists.
 Command gen_algebra_command() {
   const std::string k = pick(kKeys);
   const std::string l = chance(85) ? "l" : k, z = chance(85) ? "z" : k;
@@ -725,6 +728,23 @@ int64_t tolerance_for(const Command& c) {
   return 0;
 }
 
+// SORT with a BY pattern that has no '*' does not sort, and a set then comes in
+// Redis's hash order (it sorts one only to STORE it or inside a script): such a
+// reply is compared as a set, and with a LIMIT, which takes a slice of that
+// order, by its length only.
+enum class SortOrder { Sorted, Unordered, UnorderedSlice };
+SortOrder sort_order(const Command& c) {
+  bool dont_sort = false, limit = false;
+  for (size_t i = 2; i < c.size(); ++i) {
+    const std::string arg = lower(c[i]);
+    if (arg == "store") return SortOrder::Sorted;
+    if (arg == "limit") limit = true;
+    if (arg == "by" && i + 1 < c.size() && c[i + 1].find('*') == std::string::npos) dont_sort = true;
+  }
+  if (!dont_sort) return SortOrder::Sorted;
+  return limit ? SortOrder::UnorderedSlice : SortOrder::Unordered;
+}
+
 Reply normalized(Reply r, const Command& c) {
   if (r.type == Reply::Type::NilArray) r = Reply::nil();  // hiredis reads both as nil
   const std::string name = lower(c[0]);
@@ -732,8 +752,12 @@ Reply normalized(Reply r, const Command& c) {
   // Redis lists a set held as a hash table in its own hash order; compare as sets.
   const bool unordered = name == "keys" || name == "smembers" || name == "sinter" || name == "sunion" ||
                          name == "sdiff" || name == "spop" || name == "srandmember";
-  if (unordered && r.type == Reply::Type::Array)
-    std::sort(r.elements.begin(), r.elements.end(), [](const Reply& x, const Reply& y) { return x.str < y.str; });
+  const SortOrder order = name == "sort" || name == "sort_ro" ? sort_order(c) : SortOrder::Sorted;
+  if ((unordered || order == SortOrder::Unordered) && r.type == Reply::Type::Array)
+    std::sort(r.elements.begin(), r.elements.end(),
+              [](const Reply& x, const Reply& y) { return std::tie(x.str, x.type) < std::tie(y.str, y.type); });
+  if (order == SortOrder::UnorderedSlice && r.type == Reply::Type::Array)
+    for (Reply& e : r.elements) e = Reply::bulk("<some element>");
   // SCAN's keys come in each server's own hash order; a COUNT of 1000 takes them all.
   if (name == "scan" && r.type == Reply::Type::Array && r.elements.size() == 2)
     std::sort(r.elements[1].elements.begin(), r.elements[1].elements.end(),
