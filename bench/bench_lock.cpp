@@ -20,6 +20,7 @@
 #include "locksim/base/allocator.hpp"
 #include "locksim/lock/lua_variant.hpp"
 #include "locksim/lock/simulation.hpp"
+#include "locksim/sim/frame_pool.hpp"
 #include "locksim/sim/redis/lua_state_pool.hpp"
 
 namespace {
@@ -122,6 +123,7 @@ void lua_variant_speed() {
 // The peak heap of one simulation above what was live before it, in KiB.
 double peak_kib(const lock::SimulationConfig& c, bool build_lua_state) {
   if (build_lua_state) redis::drop_pooled_lua_states();
+  sim::release_pooled_frames();  // every frame the simulation makes is counted
   const int64_t before = live.load();
   peak = before;
   counting = true;

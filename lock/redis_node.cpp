@@ -208,7 +208,7 @@ void RedisNode::on_effect(const redis::KeyEffect& effect) {
   if (on_write_ && executing_ && effect.kind != redis::KeyEffect::Kind::Expired)
     on_write_(effect, executing_->client, executing_->purpose);
   if (!history_) return;
-  HistoryEvent e;
+  HistoryEvent& e = history_->emplace();
   e.at = world_.now();
   e.local = world_.local_now(node_);
   switch (effect.kind) {
@@ -227,7 +227,6 @@ void RedisNode::on_effect(const redis::KeyEffect& effect) {
   e.new_value = effect.new_value;
   e.expire_at_ms = effect.expire_at_ms;
   e.server = index_;
-  history_->add(std::move(e));
 }
 
 }  // namespace locksim::lock

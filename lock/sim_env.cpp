@@ -99,8 +99,8 @@ void SimEnv::record_text(Step step, std::string_view text) { record_event(step, 
 
 void SimEnv::record_event(Step step, int64_t first, int64_t second, std::string_view text) {
   sim::World& w = proc_.world();
-  HistoryEvent e;
-  e.text = std::string(text);
+  HistoryEvent& e = history_.emplace();
+  e.text = text;
   e.at = w.now();
   e.local = proc_.local_now();
   e.client = client_;
@@ -109,7 +109,6 @@ void SimEnv::record_event(Step step, int64_t first, int64_t second, std::string_
   // Steps go into the trace too, so that its hash covers what the clients did.
   w.trace().add(e.at, proc_.id(), sim::TraceKind::Note, static_cast<int64_t>(step), first,
                 w.trace().recording() ? History::describe(e, proc_.name()) : std::string());
-  history_.add(std::move(e));
 }
 
 }  // namespace locksim::lock

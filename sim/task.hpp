@@ -9,6 +9,8 @@
 #include <optional>
 #include <utility>
 
+#include "locksim/sim/frame_pool.hpp"
+
 namespace locksim::sim {
 
 template <class T>
@@ -19,6 +21,9 @@ namespace detail {
 struct PromiseBase {
   std::coroutine_handle<> continuation;
   std::exception_ptr error;
+
+  static void* operator new(size_t bytes) { return allocate_frame(bytes); }
+  static void operator delete(void* frame, size_t bytes) noexcept { free_frame(frame, bytes); }
 
   std::suspend_always initial_suspend() noexcept { return {}; }
   struct FinalAwaiter {
