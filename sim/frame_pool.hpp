@@ -14,7 +14,12 @@ namespace locksim::sim {
 
 namespace detail {
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)  // clang's spelling
+#define LOCKSIM_FRAMES_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(LOCKSIM_FRAMES_SANITIZED)
 inline constexpr bool kPoolFrames = false;
 #else
 inline constexpr bool kPoolFrames = true;

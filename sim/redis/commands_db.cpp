@@ -73,7 +73,7 @@ Reply cmd_swapdb(ExecContext& ctx, const Command& argv) {
   auto in_either = [&](std::string_view key) { return x.keys.count(key) || y.keys.count(key); };
   ctx.server.watches.touch_all(x.id, in_either);
   ctx.server.watches.touch_all(y.id, in_either);
-  std::swap(x.keys, y.keys);
+  swap(x.keys, y.keys);
   for (Database* db : {&x, &y})  // blocked clients may now find their list
     for (const std::string& key : db->blocking)
       if (auto it = db->keys.find(key);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "locksim/sim/redis/connection.hpp"
+#include "locksim/sim/redis/key_map.hpp"
 #include "locksim/sim/redis/keyspace.hpp"
 #include "locksim/sim/redis/notifications.hpp"
 #include "locksim/sim/redis/server.hpp"

@@ -156,9 +156,6 @@ struct Entry {
   std::unique_ptr<ZSet> zset_;
 };
 
-// Ordered so that anything iterating it (KEYS, FLUSHALL) is deterministic.
-using KeyMap = std::map<std::string, Entry, std::less<>>;
-
 // Redis string2ll-style integer check, used for encodings.
 bool is_integer_text(std::string_view text, int64_t* value = nullptr);
 
