@@ -179,17 +179,21 @@ int main(int argc, char** argv) {
       "# token-lua, watchdog and set-nx-px in turn over 20 seeds: 3 clients, 50 iterations each, trace hashed "
       "not recorded\n# memory: one token-lua simulation, 3 clients, 3 iterations, peak heap with its Lua state\n");
   std::vector<double> speedups, events_per_s;
-  for (int rep = 0; rep < 5; ++rep) {
+  // A sweep takes about 20 ms: on a shared machine one slow stretch moves a median of
+  // five, so the median of fifteen.
+  constexpr int kReps = 15;
+  for (int rep = 0; rep < kReps; ++rep) {
     const Sweep s = standard_sweep();
     speedups.push_back(s.simulated / s.cpu);
     events_per_s.push_back(s.events / s.cpu / 1e6);
   }
   std::sort(speedups.begin(), speedups.end());
   std::sort(events_per_s.begin(), events_per_s.end());
-  fmt::print("lock.simulated_time_per_cpu_second: {:.0f} x\n", speedups[2]);
-  fmt::print("lock.events: {:.2f} M/s\n", events_per_s[2]);
-  fmt::print("goal.lock_simulation_speed: {:.0f} x real time (goal >= 50000 x): {}\n", speedups[2],
-             speedups[2] >= 50'000 ? "met" : "NOT met");
+  const size_t mid = kReps / 2;
+  fmt::print("lock.simulated_time_per_cpu_second: {:.0f} x\n", speedups[mid]);
+  fmt::print("lock.events: {:.2f} M/s\n", events_per_s[mid]);
+  fmt::print("goal.lock_simulation_speed: {:.0f} x real time (goal >= 50000 x): {}\n", speedups[mid],
+             speedups[mid] >= 50'000 ? "met" : "NOT met");
 
   // Peak heap of one simulation of the standard workload (3 clients, 3 iterations).
   // The Redis node's Lua state comes from this thread's pool (lua_state_pool.hpp); it
