@@ -80,6 +80,7 @@ class History {
   void add(HistoryEvent e) { events_.push_back(std::move(e)); }
   // A new event at the end, to fill in place (no move of its strings; for the hot paths).
   HistoryEvent& emplace() { return events_.emplace_back(); }
+  void reserve(size_t events) { events_.reserve(events); }
   const std::vector<HistoryEvent>& events() const { return events_; }
   void set_clients(std::vector<std::string> names) { clients_ = std::move(names); }
   const std::vector<std::string>& clients() const { return clients_; }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "locksim/base/assert.hpp"
@@ -28,6 +29,7 @@ void validate(const SimulationConfig& config) {
 Simulation::Simulation(const SimulationConfig& config) : config_(config), algorithm_(find_algorithm(config.algorithm)) {
   if (!algorithm_) throw std::invalid_argument(fmt::format("unknown algorithm '{}'", config.algorithm));
   validate(config_);
+  reserve_history();
   world_ = std::make_unique<sim::World>(config_.seed,
                                         config_.record_trace ? sim::Trace::Mode::Record : sim::Trace::Mode::HashOnly);
   world_->network().set_default_latency(config_.latency);
@@ -45,6 +47,17 @@ Simulation::Simulation(const SimulationConfig& config) : config_(config), algori
   if (!world_->apply(config_.faults, &error)) throw std::invalid_argument(error);
   for (uint32_t c = 0; c < config_.workload.clients; ++c)
     world_->set_start(clients_[c], [this, c](sim::Proc p) { return client_main(p, c); });
+}
+
+// An iteration records nine events when nothing goes wrong (acquire start, acquired,
+// enter, the write, leave, release start, released, the key set and deleted): room
+// for them up front spares the history its copies as it doubles, and the peak of
+// holding both copies at once. Capped: a huge workload grows as it goes.
+void Simulation::reserve_history() {
+  constexpr size_t kEventsPerIteration = 9, kSlack = 16, kMost = 8192;
+  const size_t expected = size_t{config_.workload.clients} * config_.workload.iterations *
+                              (config_.workload.nested + 1) * kEventsPerIteration + kSlack;
+  history_.reserve(std::min(expected, kMost));
 }
 
 void Simulation::add_redis_deployment() {

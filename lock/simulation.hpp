@@ -89,6 +89,7 @@ class Simulation {
  private:
   void add_redis_deployment();  // the masters (and the replica), and the replication stream
   void add_resource();          // the fenced store and its service
+  void reserve_history();       // room for the events a run without faults records
   void add_clients();           // the client nodes and their connections
   void record_node_fault(sim::NodeId node, sim::TraceKind kind);
   sim::Task<void> client_main(sim::Proc proc, uint32_t client);
