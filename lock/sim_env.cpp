@@ -99,8 +99,9 @@ void SimEnv::record_text(Step step, std::string_view text) { record_event(step, 
 
 void SimEnv::record_event(Step step, int64_t first, int64_t second, std::string_view text) {
   sim::World& w = proc_.world();
+  std::string owned_text(text);  // first: `text` may view an event that emplace() moves
   HistoryEvent& e = history_.emplace();
-  e.text = text;
+  e.text = std::move(owned_text);
   e.at = w.now();
   e.local = proc_.local_now();
   e.client = client_;
