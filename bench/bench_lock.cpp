@@ -169,6 +169,17 @@ int main(int argc, char** argv) {
     fmt::print("lock.sweep: {:.1f} s simulated, {:.0f} events\n", s.simulated, s.events);
     return 0;
   }
+  if (argc > 1 && std::string_view(argv[1]) == "--variant-only") {  // one pass of each twin, for a profiler
+    std::string error;
+    const lock::Algorithm* lua = lock::register_lua_variant_file(LOCKSIM_EXAMPLES_DIR "/token_lua.lua", &error);
+    if (!lua) {
+      fmt::print(stderr, "lua variant: {}\n", error);
+      return 2;
+    }
+    const double builtin = events_per_second("token-lua"), scripted = events_per_second(std::string(lua->id));
+    fmt::print("lock.lua_variant_relative_speed: {:.0f} %\n", 100 * scripted / builtin);
+    return 0;
+  }
   if (argc > 1 && std::string_view(argv[1]) == "--memory-only") {  // one simulation, for a heap profiler
     lock::SimulationConfig one;
     one.record_trace = false;

@@ -105,15 +105,7 @@ Task<void> run_task(LuaThread thread, Env& env) {
 class LuaLock final : public Lock {
  public:
   LuaLock(std::shared_ptr<const LuaVariant> variant, const LockParams& params)
-      : Lock(params),
-        variant_(std::move(variant)),
-        rt_(std::make_shared<LuaRuntime>(variant_->path, variant_->budget, params)) {
-    std::string error;
-    if (!rt_->ok()) {
-      rt_->fail(variant_->path + ": cannot create a Lua state");
-      return;
-    }
-    if (!rt_->load_compiled(variant_->chunk, &error) || !rt_->run_top_level(&error)) rt_->fail(error);
+      : Lock(params), variant_(std::move(variant)), rt_(acquire_variant_runtime(*variant_, params)) {
     rt_->spawner = [this](lua_State* thread, int ref, int) -> TaskId {
       return env_->spawn(run_task(LuaThread(rt_, thread, ref, true), *env_));
     };

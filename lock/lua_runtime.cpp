@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -28,6 +29,7 @@ struct LuaRuntime::Context final : redis::LuaMeter {
   }
 
   LuaRuntime* self = nullptr;
+  redis::LuaArena* arena = nullptr;
   LuaBudget budget;
   LockParams params;
   size_t used_bytes = 0;
@@ -64,7 +66,7 @@ LuaRuntime::Context& ctx(lua_State* L) { return static_cast<LuaRuntime::Context&
 void* capped_alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
   auto* c = static_cast<LuaRuntime::Context*>(static_cast<redis::LuaMeter*>(ud));
   if (nsize == 0) {
-    std::free(ptr);
+    c->arena->reallocate(ptr, osize, 0);
     c->used_bytes -= osize;
     return nullptr;
   }
@@ -72,7 +74,7 @@ void* capped_alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
     c->memory_exceeded = true;
     return nullptr;  // Lua raises "not enough memory"
   }
-  void* grown = std::realloc(ptr, nsize);
+  void* grown = c->arena->reallocate(ptr, ptr ? osize : 0, nsize);
   if (!grown) return nullptr;
   c->used_bytes = c->used_bytes - osize + nsize;
   if (nsize > osize) c->allocated_unpaid += nsize - osize;
@@ -156,30 +158,38 @@ Env& need_env(lua_State* L, const char* name, bool waits) {
   return *c.env;
 }
 
+// A number argument as Redis converts it: an integer without a fraction, else %.17g.
+// Written into `out` (no C++ object: the caller may still raise a Lua error).
+size_t format_number(lua_Number n, char (&out)[32]) {
+  const bool whole = std::isfinite(n) && std::fabs(n) < 9.2e18 && n == std::floor(n);
+  const auto end = whole ? fmt::format_to_n(out, sizeof out, "{}", static_cast<long long>(n))
+                         : fmt::format_to_n(out, sizeof out, "{:.17g}", n);
+  return std::min(end.size, sizeof out);
+}
+
 // Stores a request for the simulator and yields it; the command is the
-// arguments from `first` on (none for a read).
+// arguments from `first` on (none for a read). Every argument is checked
+// before the command is built: an error raised midway would leave half a command.
 int yield_request(lua_State* L, int first, LuaRequest::Kind kind, uint32_t server, Duration span) {
   const int top = lua_gettop(L);
-  LuaRuntime::Context& c = ctx(L);
   for (int i = first; i <= top; ++i) {
     const int t = lua_type(L, i);
     if (t != LUA_TSTRING && t != LUA_TNUMBER)
       luaL_error(L, "call arguments must be strings or numbers (argument %d is a %s)", i - first + 1,
                  lua_typename(L, t));
-    if (t == LUA_TNUMBER) {
-      // As Redis converts a number argument: integers without a fraction.
-      const lua_Number n = lua_tonumber(L, i);
-      const bool whole = std::isfinite(n) && std::fabs(n) < 9.2e18 && n == std::floor(n);
-      c.scratch = whole ? fmt::format("{}", static_cast<long long>(n)) : fmt::format("{:.17g}", n);
-      lua_pushlstring(L, c.scratch.data(), c.scratch.size());
-      lua_replace(L, i);
-    }
   }
+  LuaRuntime::Context& c = ctx(L);
   c.pending.kind = kind;
   c.pending.server = server;
   c.pending.span = span;
   c.pending.command.clear();
+  c.pending.command.reserve(static_cast<size_t>(std::max(top - first + 1, 0)));
   for (int i = first; i <= top; ++i) {
+    if (lua_type(L, i) == LUA_TNUMBER) {
+      char digits[32];
+      c.pending.command.emplace_back(digits, format_number(lua_tonumber(L, i), digits));
+      continue;
+    }
     size_t len = 0;
     const char* str = lua_tolstring(L, i, &len);
     c.pending.command.emplace_back(str, len);
@@ -257,7 +267,14 @@ int l_now(lua_State* L) {
 int l_token(lua_State* L) {
   Env& env = need_env(L, "token", false);
   LuaRuntime::Context& c = ctx(L);
-  c.scratch = fmt::format("{}:{:016x}", env.client_name(), env.rng().next());
+  // NAME:016x, written by hand: fmt's general path costs more than the rest of the call.
+  const std::string_view name = env.client_name();
+  c.scratch.assign(name.data(), name.size());
+  c.scratch += ':';
+  uint64_t bits = env.rng().next();
+  char hex[16];
+  for (int i = 15; i >= 0; --i, bits >>= 4) hex[i] = "0123456789abcdef"[bits & 0xf];
+  c.scratch.append(hex, sizeof hex);
   lua_pushlstring(L, c.scratch.data(), c.scratch.size());
   return 1;
 }
@@ -537,13 +554,42 @@ const std::string& prelude_bytecode() {
 
 }  // namespace
 
-LuaRuntime::LuaRuntime(std::string path, const LuaBudget& budget, LockParams params)
-    : path_(std::move(path)), context_(std::make_unique<Context>()) {
+// Room for the sandbox, the prelude and a variant of a few hundred lines; a larger
+// variant spills out of it and its states are rebuilt for every client instead.
+constexpr size_t kRegionBytes = 64 * 1024;
+
+LuaRuntime::LuaRuntime(std::string path, const LuaBudget& budget)
+    : path_(std::move(path)), arena_(std::make_unique<redis::LuaArena>()), context_(std::make_unique<Context>()) {
   context_->self = this;
+  context_->arena = arena_.get();
   context_->budget = budget;
-  context_->params = std::move(params);
+  arena_->begin_region(kRegionBytes);
   L_ = lua_newstate(capped_alloc, static_cast<redis::LuaMeter*>(context_.get()));
   if (L_) open_sandbox();
+}
+
+void LuaRuntime::set_params(const LockParams& params) {
+  context_->params = params;
+  push_params_table(L_, context_->params);
+}
+
+bool LuaRuntime::seal() {
+  if (!L_ || !arena_->seal()) return false;
+  sealed_context_ = std::make_unique<Context>(*context_);
+  return true;
+}
+
+bool LuaRuntime::sealed() const { return sealed_context_ != nullptr; }
+
+void LuaRuntime::reset_to_sealed() {
+  arena_->restore();
+  *context_ = *sealed_context_;  // the allocator's user data stays where the state points
+  spawner = nullptr;
+  spawned.clear();
+  live_tasks = spawns = 0;
+  idle_threads.clear();
+  recorded = false;
+  failure_.clear();
 }
 
 LuaRuntime::~LuaRuntime() {
@@ -609,7 +655,6 @@ void LuaRuntime::open_sandbox() {
   lua_pushlightuserdata(L, &shadow_key);
   lua_newtable(L);
   lua_rawset(L, LUA_REGISTRYINDEX);
-  push_params_table(L, context_->params);
   lua_sethook(L, count_hook, LUA_MASKCOUNT, kHookStep);
   // Small states: collect less often (the memory budget still bounds them).
   lua_gc(L, LUA_GCSETPAUSE, 400);

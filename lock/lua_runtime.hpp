@@ -21,6 +21,7 @@
 
 #include "locksim/lock/env.hpp"
 #include "locksim/lock/lua_variant.hpp"
+#include "locksim/sim/redis/lua_arena.hpp"
 
 namespace locksim::lock {
 
@@ -38,8 +39,9 @@ struct LuaRequest {
 
 class LuaRuntime : public std::enable_shared_from_this<LuaRuntime> {
  public:
-  // A fresh state with the sandbox and the prelude; nothing loaded yet.
-  LuaRuntime(std::string path, const LuaBudget& budget, LockParams params);
+  // A fresh state with the sandbox and the prelude; nothing loaded yet. It is
+  // built in its arena's region, so that seal() can keep it as an image.
+  LuaRuntime(std::string path, const LuaBudget& budget);
   ~LuaRuntime();
   LuaRuntime(const LuaRuntime&) = delete;
   LuaRuntime& operator=(const LuaRuntime&) = delete;
@@ -57,6 +59,16 @@ class LuaRuntime : public std::enable_shared_from_this<LuaRuntime> {
   // Runs the function on the stack as the file's top level, catching a
   // second definition of a contract global.
   bool run_top_level(std::string* error);
+
+  // The lock parameters param() reads (a table in the registry).
+  void set_params(const LockParams& params);
+  // Keeps the state as it is now (the sandbox and the variant's top level run,
+  // no parameters yet) as its image; false when the build outgrew the region.
+  bool seal();
+  // Puts the state, and everything this object keeps for it, back to exactly
+  // as sealed: no script can tell it from one built afresh. Only when sealed.
+  void reset_to_sealed();
+  bool sealed() const;
 
   // Runs a Lua thread until it yields a request, ends or fails. `counter`
   // counts the instructions of the whole call; `what` names it in messages.
@@ -91,7 +103,9 @@ class LuaRuntime : public std::enable_shared_from_this<LuaRuntime> {
  private:
   void open_sandbox();
   std::string path_;
+  std::unique_ptr<redis::LuaArena> arena_;  // the state's memory: outlives the state
   std::unique_ptr<Context> context_;
+  std::unique_ptr<Context> sealed_context_;  // the context as it was at seal()
   lua_State* L_ = nullptr;
   std::string failure_;
 };
@@ -119,6 +133,11 @@ class LuaThread {
   bool reusable_ = false;
 };
 
+// A client's state for `variant` with `params`, loaded and its top level run
+// (or failed: see failure()): this thread's pooled state put back to as sealed
+// when one is idle, else one built. When the last reference goes, the state
+// returns to the pool (lua_runtime_pool.cpp).
+std::shared_ptr<LuaRuntime> acquire_variant_runtime(const LuaVariant& variant, const LockParams& params);
 // A new thread that will run global `function` (nothing pushed if absent: check first).
 LuaThread new_entry_thread(const std::shared_ptr<LuaRuntime>& runtime, const char* function);
 

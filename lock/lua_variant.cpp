@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cmath>
 #include <deque>
 
@@ -114,8 +115,10 @@ std::string read_declarations(lua_State* L, LuaVariant& v) {
 std::shared_ptr<const LuaVariant> load_lua_variant_text(const std::string& text, const std::string& path,
                                                         std::string* error) {
   auto v = std::make_shared<LuaVariant>();
+  static std::atomic<uint64_t> serials{0};
   v->path = path;
-  LuaRuntime rt(path, v->budget, LockParams{});
+  v->serial = ++serials;
+  LuaRuntime rt(path, v->budget);
   auto fail = [&](const std::string& why) -> std::shared_ptr<const LuaVariant> {
     if (error) *error = why;
     return nullptr;

@@ -37,7 +37,16 @@ struct LuaVariant {
   bool has_fence = false, has_still_held = false;
   std::string chunk;  // the compiled file (Lua bytecode)
   LuaBudget budget;
+  uint64_t serial = 0;  // tells variants apart in the per-thread pool of client states
 };
+
+// Each client of a simulation gets its own Lua state. This thread keeps the states
+// of finished clients, each put back to exactly its bytes as first built, and hands
+// them to the next clients of the same variant (no script can tell). For tests and
+// benchmarks: whether to (default yes), how many were reused, and dropping them.
+void set_variant_state_reuse(bool on);
+size_t variant_states_reused();
+void drop_pooled_variant_states();
 
 // Files larger than this are refused.
 inline constexpr size_t kMaxVariantBytes = 1u << 20;

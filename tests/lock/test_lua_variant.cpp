@@ -436,3 +436,45 @@ TEST_CASE("lua variant: the Lua token-lua behaves as the built-in one") {
     CHECK(steps(builtin->history(), Step::Acquired).size() == steps(lua->history(), Step::Acquired).size());
   }
 }
+
+TEST_CASE("lua variant: a reused client state cannot be told from a fresh one") {
+  // Everything a client can change: locals, new globals, a growing table, the
+  // generator's draws, a failure. The next simulation's clients start as built.
+  variant("t-reuse", R"lua(
+local count, kept = 0, {}
+function acquire()
+  count = count + 1
+  rawset(_G, "seen", (rawget(_G, "seen") or 0) + 1)
+  kept[#kept + 1] = string.rep("x", 100 * count)
+  log(count .. " " .. rawget(_G, "seen") .. " " .. #kept .. " " .. math.random(1000) .. " " .. token())
+  if param("lease") < 1000 and count == 2 then error("short lease") end
+  return true
+end
+function release() return true end
+)lua");
+  SimulationConfig c = one_client("t-reuse");
+  c.workload.clients = 2;
+  c.workload.iterations = 3;
+  c.record_trace = false;
+  set_variant_state_reuse(false);
+  auto fresh = run(c);
+  const std::vector<std::string> fresh_logs = logs(fresh->history());
+  REQUIRE(fresh_logs.size() == 6);
+  CHECK(fresh_logs[0].rfind("1 1 1 ", 0) == 0);
+  set_variant_state_reuse(true);
+  run(c);  // builds the states the next runs reuse
+  for (int rep = 0; rep < 2; ++rep) {
+    const size_t reused_before = variant_states_reused();
+    auto again = run(c);
+    CHECK(variant_states_reused() == reused_before + 2);
+    CHECK(logs(again->history()) == fresh_logs);
+    CHECK(again->trace_hash() == fresh->trace_hash());
+  }
+  // A client that failed leaves nothing behind: the failure, its budget spent.
+  c.lock.lease = 500_ms;
+  CHECK(variant_error(run(c)->history()).find("short lease") != std::string::npos);
+  c.lock.lease = 1_s;
+  auto after_failure = run(c);
+  CHECK(variant_error(after_failure->history()).empty());
+  CHECK(logs(after_failure->history()) == fresh_logs);
+}
