@@ -34,6 +34,16 @@ const Algorithm& variant(const std::string& name, const std::string& body) {
   return *a;
 }
 
+// Loads and registers a shipped example once; its algorithm name.
+std::string example_variant(const std::string& file) {
+  std::string error;
+  auto v = load_lua_variant(LOCKSIM_EXAMPLES_DIR "/" + file, &error);
+  INFO(error);
+  REQUIRE(v);
+  if (!find_algorithm(v->name)) REQUIRE(register_lua_variant(v, &error));
+  return v->name;
+}
+
 std::vector<std::string> logs(const History& h, uint32_t client = kNoClient) {
   std::vector<std::string> out;
   for (const auto& e : steps(h, Step::Log, client)) out.push_back(e.text);
@@ -405,12 +415,9 @@ function release() return true end
 }
 
 TEST_CASE("lua variant: the same seed gives the same trace hash, another seed another") {
-  std::string error;
-  auto v = load_lua_variant(LOCKSIM_EXAMPLES_DIR "/watchdog.lua", &error);
-  REQUIRE(v);
-  if (!find_algorithm(v->name)) REQUIRE(register_lua_variant(v, &error));
+  const std::string name = example_variant("watchdog.lua");
   SimulationConfig c;
-  c.algorithm = v->name;
+  c.algorithm = name;
   c.record_trace = false;
   c.faults = *sim::parse_fault_plan("pause A @100ms for 1500ms");
   const uint64_t first = run(c)->trace_hash();
@@ -420,17 +427,14 @@ TEST_CASE("lua variant: the same seed gives the same trace hash, another seed an
 }
 
 TEST_CASE("lua variant: the Lua token-lua behaves as the built-in one") {
-  std::string error;
-  auto v = load_lua_variant(LOCKSIM_EXAMPLES_DIR "/token_lua.lua", &error);
-  REQUIRE(v);
-  if (!find_algorithm(v->name)) REQUIRE(register_lua_variant(v, &error));
+  const std::string name = example_variant("token_lua.lua");
   for (uint64_t seed = 1; seed <= 5; ++seed) {
     SimulationConfig c;
     c.seed = seed;
     c.workload.slow_work = {SlowWork{0, 0, 1500_ms}};
     c.algorithm = "token-lua";
     auto builtin = run(c);
-    c.algorithm = v->name;
+    c.algorithm = name;
     auto lua = run(c);
     CHECK(overlaps(builtin->history()).size() == overlaps(lua->history()).size());
     CHECK(steps(builtin->history(), Step::Acquired).size() == steps(lua->history(), Step::Acquired).size());
@@ -477,4 +481,29 @@ function release() return true end
   auto after_failure = run(c);
   CHECK(variant_error(after_failure->history()).empty());
   CHECK(logs(after_failure->history()) == fresh_logs);
+}
+
+TEST_CASE("lua variant: reused states give the same traces as fresh ones, spawned tasks and crashes included") {
+  // The watchdog example spawns a renewal task per hold; a crash ends a client's
+  // state with its task still suspended inside it, which is the state reused next.
+  const std::string name = example_variant("watchdog.lua");
+  SimulationConfig c;
+  c.algorithm = name;
+  c.record_trace = false;
+  c.workload.iterations = 4;
+  c.faults = *sim::parse_fault_plan("crash A @150ms; restart A @400ms; pause B @300ms for 1500ms");
+  std::vector<uint64_t> fresh;
+  set_variant_state_reuse(false);
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    c.seed = seed;
+    fresh.push_back(run(c)->trace_hash());
+  }
+  set_variant_state_reuse(true);
+  const size_t reused_before = variant_states_reused();
+  for (int pass = 0; pass < 2; ++pass)
+    for (uint64_t seed = 1; seed <= 4; ++seed) {
+      c.seed = seed;
+      CHECK(run(c)->trace_hash() == fresh[seed - 1]);
+    }
+  CHECK(variant_states_reused() > reused_before);
 }
