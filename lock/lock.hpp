@@ -48,12 +48,13 @@ class Lock {
   virtual int64_t fence() const { return -1; }
 
   const LockParams& params() const { return params_; }
+  // A unique token for a hold, CLIENT:16 hex digits drawn from the client's
+  // generator (deterministic); a Lua variant's token() gives the same.
+  static std::string new_token(Env& env);
 
  protected:
   const std::string& key() const { return params_.key; }
   static std::string ms(Duration d) { return std::to_string(d.ns / 1'000'000); }
-  // A unique token for this hold, drawn from the client's generator (deterministic).
-  static std::string new_token(Env& env);
 
  private:
   LockParams params_;

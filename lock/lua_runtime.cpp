@@ -13,6 +13,7 @@
 #include <map>
 #include <tuple>
 
+#include "locksim/lock/lock.hpp"
 #include "locksim/lock/redis_node.hpp"
 #include "locksim/sim/redis/lua_budget.hpp"
 
@@ -267,14 +268,7 @@ int l_now(lua_State* L) {
 int l_token(lua_State* L) {
   Env& env = need_env(L, "token", false);
   LuaRuntime::Context& c = ctx(L);
-  // NAME:016x, written by hand: fmt's general path costs more than the rest of the call.
-  const std::string_view name = env.client_name();
-  c.scratch.assign(name.data(), name.size());
-  c.scratch += ':';
-  uint64_t bits = env.rng().next();
-  char hex[16];
-  for (int i = 15; i >= 0; --i, bits >>= 4) hex[i] = "0123456789abcdef"[bits & 0xf];
-  c.scratch.append(hex, sizeof hex);
+  c.scratch = Lock::new_token(env);
   lua_pushlstring(L, c.scratch.data(), c.scratch.size());
   return 1;
 }
