@@ -45,9 +45,14 @@ void Server::State::serve_ready_keys(int64_t now_ms) {
       std::vector<std::string> ready = std::move(db.ready);
       db.ready.clear();
       for (const std::string& key : ready) {
+        // Redis serves a ready key only if it is still there and holds the type its
+        // clients wait for (LPUSH, DEL, SET in one transaction wakes nobody).
+        const Entry* entry = db.peek(key, now_ms);
+        if (!entry) continue;
         std::vector<ConnectionState*> waiting;
         for (const auto& conn : connections) {
-          if (!conn || !conn->blocked || conn->blocked->db != db.id) continue;
+          if (!conn || !conn->blocked || conn->blocked->db != db.id || conn->blocked->waits_for != entry->type)
+            continue;
           const auto& keys = conn->blocked->keys;
           if (std::find(keys.begin(), keys.end(), key) != keys.end()) waiting.push_back(conn.get());
         }

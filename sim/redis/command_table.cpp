@@ -207,10 +207,7 @@ constexpr Subcommand kConfigSubcommands[] = {
     {"get", -3}, {"help", 2}, {"resetstat", 2}, {"rewrite", 2}, {"set", -4},
 };
 constexpr Subcommand kClientSubcommands[] = {
-    {"getname", 2},
-    {"help", 2},
-    {"id", 2},
-    {"setname", 3},
+    {"getname", 2}, {"help", 2}, {"id", 2}, {"setname", 3}, {"unblock", -3},
 };
 constexpr Subcommand kFunctionSubcommands[] = {
     {"delete", 3}, {"dump", 2},  {"flush", -2},   {"help", 2},  {"kill", 2},

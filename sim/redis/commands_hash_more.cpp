@@ -11,6 +11,7 @@ namespace locksim::redis {
 Reply cmd_hincrbyfloat(ExecContext& ctx, const Command& argv) {
   long double increment = 0;
   if (!parse_long_double(argv[3], increment)) return error_reply("ERR value is not a valid float");
+  if (std::isnan(increment) || std::isinf(increment)) return error_reply("ERR value is NaN or Infinity");
   Reply error;
   bool created = false;
   Entry* entry = lookup_or_create(ctx, argv[1], ValueType::Hash, error, created);

@@ -148,8 +148,10 @@ bool parse_block_timeout(ExecContext& ctx, std::string_view text, int64_t& deadl
 }
 
 // Parks the command; a blocked connection answers later (Server::execute).
-Reply block_on(ExecContext& ctx, const Command& argv, std::vector<std::string> keys, int64_t deadline) {
+Reply block_on(ExecContext& ctx, const Command& argv, std::vector<std::string> keys, int64_t deadline,
+               ValueType waits_for) {
   BlockedCommand blocked;
+  blocked.waits_for = waits_for;
   blocked.db = ctx.db_index;
   blocked.keys = std::move(keys);
   blocked.deadline_ms = deadline;
@@ -349,7 +351,7 @@ Reply blocking_pop(ExecContext& ctx, const Command& argv, End where) {
     return Reply::array({Reply::bulk(argv[i]), Reply::bulk(std::move(value))});
   }
   if (!ctx.may_block) return Reply::nil_array();
-  return block_on(ctx, argv, std::vector<std::string>(argv.begin() + 1, argv.end() - 1), deadline);
+  return block_on(ctx, argv, std::vector<std::string>(argv.begin() + 1, argv.end() - 1), deadline, ValueType::List);
 }
 
 Reply blocking_move(ExecContext& ctx, const Command& argv, End from, End to) {
@@ -358,7 +360,7 @@ Reply blocking_move(ExecContext& ctx, const Command& argv, End from, End to) {
   if (!parse_block_timeout(ctx, argv.back(), deadline, error)) return error;
   Reply moved = move_generic(ctx, argv[1], argv[2], from, to);
   if (!moved.is_nil() || !ctx.may_block) return moved.is_nil() ? Reply::nil_array() : moved;
-  return block_on(ctx, argv, {argv[1]}, deadline);
+  return block_on(ctx, argv, {argv[1]}, deadline, ValueType::List);
 }
 }  // namespace
 

@@ -10,7 +10,8 @@
 namespace locksim::redis {
 
 bool parse_block_timeout(ExecContext& ctx, std::string_view text, int64_t& deadline, Reply& error);
-Reply block_on(ExecContext& ctx, const Command& argv, std::vector<std::string> keys, int64_t deadline);
+Reply block_on(ExecContext& ctx, const Command& argv, std::vector<std::string> keys, int64_t deadline,
+               ValueType waits_for);
 
 namespace {
 
@@ -103,8 +104,8 @@ Reply zmpop(ExecContext& ctx, const MpopRequest& req, Reply& error) {
 
 using PopFn = Reply (*)(ExecContext&, const MpopRequest&, Reply&);
 
-Reply mpop_generic(ExecContext& ctx, const Command& argv, bool blocking, PopFn pop, std::string_view first_end,
-                   std::string_view second_end) {
+Reply mpop_generic(ExecContext& ctx, const Command& argv, bool blocking, PopFn pop, ValueType type,
+                   std::string_view first_end, std::string_view second_end) {
   MpopRequest req;
   Reply error;
   if (!parse_mpop(argv, blocking ? 2 : 1, first_end, second_end, req, error)) return error;
@@ -113,18 +114,22 @@ Reply mpop_generic(ExecContext& ctx, const Command& argv, bool blocking, PopFn p
   if (!parse_block_timeout(ctx, argv[1], deadline, error)) return error;
   Reply popped = pop(ctx, req, error);
   if (!popped.is_nil() || !ctx.may_block) return popped;
-  return block_on(ctx, argv, req.keys, deadline);
+  return block_on(ctx, argv, req.keys, deadline, type);
 }
 
 }  // namespace
 
 Reply cmd_lmpop(ExecContext& ctx, const Command& argv) {
-  return mpop_generic(ctx, argv, false, lmpop, "left", "right");
+  return mpop_generic(ctx, argv, false, lmpop, ValueType::List, "left", "right");
 }
 Reply cmd_blmpop(ExecContext& ctx, const Command& argv) {
-  return mpop_generic(ctx, argv, true, lmpop, "left", "right");
+  return mpop_generic(ctx, argv, true, lmpop, ValueType::List, "left", "right");
 }
-Reply cmd_zmpop(ExecContext& ctx, const Command& argv) { return mpop_generic(ctx, argv, false, zmpop, "min", "max"); }
-Reply cmd_bzmpop(ExecContext& ctx, const Command& argv) { return mpop_generic(ctx, argv, true, zmpop, "min", "max"); }
+Reply cmd_zmpop(ExecContext& ctx, const Command& argv) {
+  return mpop_generic(ctx, argv, false, zmpop, ValueType::ZSet, "min", "max");
+}
+Reply cmd_bzmpop(ExecContext& ctx, const Command& argv) {
+  return mpop_generic(ctx, argv, true, zmpop, ValueType::ZSet, "min", "max");
+}
 
 }  // namespace locksim::redis

@@ -1,10 +1,15 @@
 // Connection and server commands: PING ECHO TIME SELECT-free ones: CONFIG (the
-// parameters that change semantics) INFO (server, clients, keyspace) DEBUG (SLEEP,
-// SET-ACTIVE-EXPIRE, RELOAD) CLIENT (ID, SETNAME, GETNAME).
+// parameters that change semantics) INFO (server, clients, memory, keyspace) DEBUG (SLEEP,
+// SET-ACTIVE-EXPIRE, RELOAD) CLIENT (ID, SETNAME, GETNAME, UNBLOCK).
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "locksim/sim/redis/command_table.hpp"
+#include "locksim/sim/redis/functions.hpp"
 #include "locksim/sim/redis/glob.hpp"
+#include "locksim/sim/redis/memory.hpp"
+#include "locksim/sim/redis/scripting.hpp"
 #include "locksim/sim/redis/typed_lookup.hpp"
 
 namespace locksim::redis {
@@ -143,13 +148,38 @@ Reply cmd_config(ExecContext& ctx, const Command& argv) {
                      "    Rewrite the configuration file.", "HELP", "    Prints this help."});
 }
 
+namespace {
+// INFO's memory section: the data set as the maxmemory accounting sizes it, the
+// Lua state's own bytes, and the script and function counts.
+std::string memory_section(const Server::State& server) {
+  const size_t data = dataset_bytes(server);
+  const size_t lua = server.scripts ? server.scripts->lua_bytes() : 0;
+  const size_t scripts = server.scripts ? server.scripts->cached_scripts() : 0;
+  const size_t functions = server.functions ? server.functions->function_count() : 0;
+  const size_t libraries = server.functions ? server.functions->library_count() : 0;
+  std::string out = "# Memory\r\n";
+  auto line = [&](std::string_view name, size_t value) { out += fmt::format("{}:{}\r\n", name, value); };
+  line("used_memory", data + lua);
+  line("used_memory_dataset", data);
+  line("used_memory_lua", lua);
+  line("used_memory_vm_eval", lua);
+  line("number_of_cached_scripts", scripts);
+  line("number_of_functions", functions);
+  line("number_of_libraries", libraries);
+  line("maxmemory", server.options.maxmemory_bytes);
+  out += "maxmemory_policy:noeviction\r\n";
+  return out;
+}
+}  // namespace
+
 Reply cmd_info(ExecContext& ctx, const Command& argv) {
-  bool server = argv.size() == 1, clients = server, keyspace = server;
+  bool server = argv.size() == 1, clients = server, memory = server, keyspace = server;
   for (size_t i = 1; i < argv.size(); ++i) {
     const bool all =
         equals_lower(argv[i], "all") || equals_lower(argv[i], "everything") || equals_lower(argv[i], "default");
     server = server || all || equals_lower(argv[i], "server");
     clients = clients || all || equals_lower(argv[i], "clients");
+    memory = memory || all || equals_lower(argv[i], "memory");
     keyspace = keyspace || all || equals_lower(argv[i], "keyspace");
   }
   std::string out;
@@ -174,6 +204,10 @@ Reply cmd_info(ExecContext& ctx, const Command& argv) {
     }
     out += "# Clients\r\nconnected_clients:" + std::to_string(connected) +
            "\r\nblocked_clients:" + std::to_string(blocked) + "\r\npubsub_clients:" + std::to_string(pubsub) + "\r\n";
+  }
+  if (memory) {
+    if (!out.empty()) out += "\r\n";
+    out += memory_section(ctx.server);
   }
   if (keyspace) {
     if (!out.empty()) out += "\r\n";
@@ -216,8 +250,34 @@ Reply cmd_debug(ExecContext& ctx, const Command& argv) {
   return Reply::error(unknown);
 }
 
+namespace {
+// CLIENT UNBLOCK <id> [TIMEOUT|ERROR]: the blocked client gets its timeout reply (a
+// null array) or an UNBLOCKED error now; 1 if it was blocked, 0 otherwise.
+Reply client_unblock(ExecContext& ctx, const Command& argv) {
+  if (argv.size() > 4)
+    return error_reply("ERR unknown subcommand or wrong number of arguments for 'unblock'. Try CLIENT HELP.");
+  bool as_error = false;
+  if (argv.size() == 4) {
+    if (equals_lower(argv[3], "error"))
+      as_error = true;
+    else if (!equals_lower(argv[3], "timeout"))
+      return error_reply("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+  }
+  Reply error;
+  int64_t id = 0;
+  if (!int_arg(argv[2], id, error)) return error;
+  ConnectionState* target = id > 0 ? ctx.server.find_connection(static_cast<ConnectionId>(id)) : nullptr;
+  if (!target || !target->blocked) return Reply::integer_(0);
+  ctx.server.unblock(*target);
+  ctx.server.push(*target,
+                  as_error ? Reply::error("UNBLOCKED client unblocked via CLIENT UNBLOCK") : Reply::nil_array());
+  return Reply::integer_(1);
+}
+}  // namespace
+
 Reply cmd_client(ExecContext& ctx, const Command& argv) {
   if (equals_lower(argv[1], "id")) return Reply::integer_(static_cast<int64_t>(ctx.conn.id));
+  if (equals_lower(argv[1], "unblock")) return client_unblock(ctx, argv);
   if (equals_lower(argv[1], "getname")) return ctx.conn.name.empty() ? Reply::nil() : Reply::bulk(ctx.conn.name);
   if (equals_lower(argv[1], "setname")) {
     for (char c : argv[2])
@@ -229,7 +289,8 @@ Reply cmd_client(ExecContext& ctx, const Command& argv) {
   return help_reply({"CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:", "GETNAME",
                      "    Return the name of the current connection.", "ID",
                      "    Return the ID of the current connection.", "SETNAME <name>",
-                     "    Assign the name <name> to the current connection.", "HELP", "    Prints this help."});
+                     "    Assign the name <name> to the current connection.", "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+                     "    Unblock the specified blocked client.", "HELP", "    Prints this help."});
 }
 
 }  // namespace locksim::redis

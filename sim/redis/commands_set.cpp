@@ -246,8 +246,8 @@ Reply cmd_sintercard(ExecContext& ctx, const Command& argv) {
   int64_t limit = 0;
   for (size_t j = 2 + static_cast<size_t>(numkeys); j < argv.size(); ++j) {
     if (equals_lower(argv[j], "limit") && j + 1 < argv.size()) {
-      if (!parse_int64(argv[++j], limit)) return error_reply(kNotInteger);
-      if (limit < 0) return error_reply("ERR LIMIT can't be negative");
+      // Redis gives the one message for a non-integer and a negative limit.
+      if (!parse_int64(argv[++j], limit) || limit < 0) return error_reply("ERR LIMIT can't be negative");
     } else {
       return error_reply(kSyntaxError);
     }

@@ -247,7 +247,7 @@ Reply cmd_append(ExecContext& ctx, const Command& argv) {
     return Reply::integer_(static_cast<int64_t>(argv[2].size()));
   }
   if (static_cast<int64_t>(entry->str.size() + argv[2].size()) > kMaxStringLength)
-    return error_reply("ERR string exceeds maximum allowed size (512MB)");
+    return error_reply("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
   std::optional<std::string> old;
   if (ctx.db().observing()) old = entry->str;
   entry->str += argv[2];

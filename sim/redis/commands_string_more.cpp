@@ -84,7 +84,8 @@ Reply cmd_setrange(ExecContext& ctx, const Command& argv) {
   const std::string& value = argv[3];
   const int64_t current = entry ? static_cast<int64_t>(entry->str.size()) : 0;
   if (value.empty()) return Reply::integer_(current);  // nothing to write, nothing created
-  if (offset + static_cast<int64_t>(value.size()) > kMaxStringLength)
+  // Subtracted, not added: an offset near INT64_MAX must not overflow into a small sum.
+  if (offset > kMaxStringLength - static_cast<int64_t>(value.size()))
     return error_reply("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
   edit_string(ctx, argv[1], entry, [&](std::string& s) {
     const size_t need = static_cast<size_t>(offset) + value.size();

@@ -12,7 +12,8 @@
 namespace locksim::redis {
 
 bool parse_block_timeout(ExecContext& ctx, std::string_view text, int64_t& deadline, Reply& error);
-Reply block_on(ExecContext& ctx, const Command& argv, std::vector<std::string> keys, int64_t deadline);
+Reply block_on(ExecContext& ctx, const Command& argv, std::vector<std::string> keys, int64_t deadline,
+               ValueType waits_for);
 
 namespace {
 
@@ -542,7 +543,7 @@ Reply blocking_pop(ExecContext& ctx, const Command& argv, bool max) {
     return Reply::array(std::move(out));
   }
   if (!ctx.may_block) return Reply::nil_array();
-  return block_on(ctx, argv, std::vector<std::string>(argv.begin() + 1, argv.end() - 1), deadline);
+  return block_on(ctx, argv, std::vector<std::string>(argv.begin() + 1, argv.end() - 1), deadline, ValueType::ZSet);
 }
 }  // namespace
 

@@ -8,17 +8,20 @@
 #include <string>
 #include <vector>
 
+#include "locksim/sim/redis/keyspace.hpp"
 #include "locksim/sim/redis/server.hpp"
 
 namespace locksim::redis {
 
-// A command waiting for one of its keys (BLPOP, BRPOP, BLMOVE, BZPOPMIN, BZPOPMAX).
+// A command waiting for one of its keys (BLPOP, BRPOP, BLMOVE, BLMPOP, BZPOPMIN,
+// BZPOPMAX, BZMPOP).
 struct BlockedCommand {
   int db = 0;
   std::vector<std::string> keys;
   int64_t deadline_ms = -1;  // on the server clock; -1 waits forever
   Command command;
-  uint64_t order = 0;  // when it blocked: earlier ones are served first
+  ValueType waits_for = ValueType::List;  // a key of another type does not serve it
+  uint64_t order = 0;                     // when it blocked: earlier ones are served first
 };
 
 struct ConnectionState {

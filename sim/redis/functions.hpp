@@ -21,6 +21,8 @@ class FunctionEngine {
  public:
   Reply load(ExecContext& ctx, const Command& argv);
   Reply list(const Command& argv) const;
+  size_t library_count() const { return libraries_.size(); }
+  size_t function_count() const { return library_of_.size(); }
   Reply remove(const std::string& library, ScriptEngine& engine);
   void flush(ScriptEngine& engine);
   Reply call(ExecContext& ctx, const Command& argv, bool read_only);

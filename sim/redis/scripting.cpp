@@ -1273,6 +1273,9 @@ void ScriptEngine::flush() {
   ++generation_;  // registered functions are gone with the state: functions.cpp reloads them
 }
 
+size_t ScriptEngine::cached_scripts() const { return runtime_->shas.size(); }
+size_t ScriptEngine::lua_bytes() const { return runtime_->used_bytes; }
+
 bool ScriptEngine::exists(std::string_view sha) const {
   char lower[40];
   std::string_view key;

@@ -28,6 +28,8 @@ class ScriptEngine {
   // SCRIPT LOAD: compiles and caches; the SHA-1 or a compile error.
   Reply load(std::string_view body);
   bool exists(std::string_view sha) const;
+  size_t cached_scripts() const;  // INFO memory: number_of_cached_scripts
+  size_t lua_bytes() const;       // INFO memory: used_memory_lua
   // SCRIPT FLUSH: a fresh Lua state, no cached scripts.
   void flush();
 

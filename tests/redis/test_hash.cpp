@@ -72,3 +72,12 @@ TEST_CASE("HSETNX HEXISTS HINCRBY and empty-hash deletion") {
   CHECK(m.text({"exists", "new"}) == "(integer) 0");  // the last field removed deletes the key
   CHECK(m.text({"hdel", "none", "n"}) == "(integer) 0");
 }
+
+TEST_CASE("HINCRBYFLOAT refuses an infinite increment before it makes the hash") {
+  Model m;
+  CHECK(m.text({"hincrbyfloat", "h", "f", "+inf"}) == "(error) ERR value is NaN or Infinity");
+  CHECK(m.text({"hincrbyfloat", "h", "f", "-inf"}) == "(error) ERR value is NaN or Infinity");
+  CHECK(m.text({"exists", "h"}) == "(integer) 0");
+  CHECK(m.text({"hset", "h", "f", "inf"}) == "(integer) 1");  // a stored infinity fails only the sum
+  CHECK(m.text({"hincrbyfloat", "h", "f", "1"}) == "(error) ERR increment would produce NaN or Infinity");
+}

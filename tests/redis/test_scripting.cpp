@@ -329,3 +329,19 @@ TEST_CASE("a reply that would explode (a table holding itself over and over) is 
         "(error) ERR reply too large: more than 1000000 elements");
   CHECK(eval(m, "return {1, {2, {3}}}") == "[(integer) 1, [(integer) 2, [(integer) 3]]]");
 }
+
+TEST_CASE("INFO memory counts the cached scripts, the functions and the Lua state's bytes") {
+  Model m;
+  auto info = [&] { return m.run({"info", "memory"}).str; };
+  CHECK_THAT(info(), Catch::Contains("number_of_cached_scripts:0\r\n"));
+  for (int j = 0; j < 3; ++j) m.run({"script", "load", "return " + std::to_string(j)});
+  CHECK_THAT(info(), Catch::Contains("# Memory\r\n"));
+  CHECK_THAT(info(), Catch::Contains("number_of_cached_scripts:3\r\n"));
+  CHECK_THAT(info(), !Catch::Contains("used_memory_lua:0\r\n"));
+  m.run({"function", "load", "#!lua name=lib\nredis.register_function('f', function() return 1 end)"});
+  CHECK_THAT(info(), Catch::Contains("number_of_functions:1\r\nnumber_of_libraries:1\r\n"));
+  CHECK(m.text({"script", "flush", "async"}) == "OK");
+  CHECK_THAT(info(), Catch::Contains("number_of_cached_scripts:0\r\n"));
+  CHECK_THAT(m.run({"info"}).str, Catch::Contains("# Memory\r\n"));  // in the default sections, as in Redis
+  CHECK_THAT(m.run({"info", "keyspace"}).str, !Catch::Contains("# Memory"));
+}

@@ -175,3 +175,13 @@ TEST_CASE("SORT keeps BY nosort when a later BY names a pattern") {
   m.run({"lpush", "l", "a", "-3", "1"});
   CHECK(m.text({"sort_ro", "l", "by", "nosort", "by", "w_*"}) == "[\"1\", \"-3\", \"a\"]");
 }
+
+TEST_CASE("SETRANGE and APPEND past 512 MB are refused, even at an offset that would overflow") {
+  Model m;
+  for (const char* offset : {"9223372036854775807", "9223372036854775806", "2147483647", "536870912"})
+    CHECK(m.text({"setrange", "k", offset, "A"}) ==
+          "(error) ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+  CHECK(m.text({"exists", "k"}) == "(integer) 0");
+  CHECK(m.text({"setrange", "k", "536870911", ""}) == "(integer) 0");  // nothing written, nothing made
+  CHECK(m.text({"setrange", "k", "2", "A"}) == "(integer) 3");
+}

@@ -155,3 +155,63 @@ TEST_CASE("string encodings follow Redis: int, embstr, raw after an in-place edi
   CHECK(m.text({"set", "k", "7"}) == "OK");
   CHECK(m.text({"object", "refcount", "k"}) == "(integer) 2147483647");  // a shared integer
 }
+
+TEST_CASE("a key made ready but no longer of the waited type wakes nobody (LPUSH, DEL, SET in one transaction)") {
+  Model m;
+  const ConnectionId waiter = m.server.connect();
+  CHECK(m.run_on(waiter, {"blpop", "list", "0"}).is_blocked());
+  CHECK(m.text({"multi"}) == "OK");
+  CHECK(m.text({"lpush", "list", "a"}) == "QUEUED");
+  CHECK(m.text({"del", "list"}) == "QUEUED");
+  CHECK(m.text({"set", "list", "foo"}) == "QUEUED");
+  CHECK(m.text({"exec"}) == "[(integer) 1, (integer) 1, OK]");
+  CHECK(m.server.is_blocked(waiter));  // a string at the key: still waiting, no WRONGTYPE
+  CHECK(m.server.take_pushed(waiter).empty());
+  CHECK(m.text({"del", "list"}) == "(integer) 1");
+  CHECK(m.text({"lpush", "list", "b"}) == "(integer) 1");
+  CHECK(to_string(m.server.take_pushed(waiter).at(0)) == "[\"list\", \"b\"]");
+  // A sorted-set waiter is not served by a list at its key, nor a list waiter by a sorted set.
+  CHECK(m.run_on(waiter, {"bzpopmin", "k", "0"}).is_blocked());
+  CHECK(m.text({"multi"}) == "OK");
+  CHECK(m.text({"zadd", "k", "1", "m"}) == "QUEUED");
+  CHECK(m.text({"del", "k"}) == "QUEUED");
+  CHECK(m.text({"rpush", "k", "x"}) == "QUEUED");
+  CHECK(m.text({"exec"}) == "[(integer) 1, (integer) 1, (integer) 1]");
+  CHECK(m.server.is_blocked(waiter));
+  CHECK(m.text({"del", "k"}) == "(integer) 1");
+  CHECK(m.text({"zadd", "k", "2", "n"}) == "(integer) 1");
+  CHECK(to_string(m.server.take_pushed(waiter).at(0)) == "[\"k\", \"n\", \"2\"]");
+}
+
+TEST_CASE("SINTERCARD and ZINTERCARD refuse a LIMIT that is negative or not a number with Redis's one message") {
+  Model m;
+  m.run({"sadd", "s", "a"});
+  CHECK(m.text({"sintercard", "1", "s", "limit", "-1"}) == "(error) ERR LIMIT can't be negative");
+  CHECK(m.text({"sintercard", "1", "s", "limit", "a"}) == "(error) ERR LIMIT can't be negative");
+  CHECK(m.text({"zintercard", "1", "s", "limit", "a"}) == "(error) ERR LIMIT can't be negative");
+  CHECK(m.text({"sintercard", "1", "s", "limit", "0"}) == "(integer) 1");
+}
+
+TEST_CASE("CLIENT UNBLOCK answers a blocked client's timeout reply or an UNBLOCKED error at once") {
+  Model m;
+  const ConnectionId waiter = m.server.connect();
+  const std::string id = std::to_string(waiter);
+  CHECK(m.run_on(waiter, {"blpop", "l", "0"}).is_blocked());
+  CHECK(m.text({"client", "unblock", id}) == "(integer) 1");
+  CHECK(!m.server.is_blocked(waiter));
+  CHECK(to_string(m.server.take_pushed(waiter).at(0)) == "(nil array)");
+  CHECK(m.run_on(waiter, {"blmpop", "0", "1", "l", "right"}).is_blocked());
+  CHECK(m.text({"client", "unblock", id, "TIMEOUT"}) == "(integer) 1");
+  CHECK(to_string(m.server.take_pushed(waiter).at(0)) == "(nil array)");
+  CHECK(m.run_on(waiter, {"bzpopmin", "z", "0"}).is_blocked());
+  CHECK(m.text({"client", "unblock", id, "error"}) == "(integer) 1");
+  CHECK(to_string(m.server.take_pushed(waiter).at(0)) == "(error) UNBLOCKED client unblocked via CLIENT UNBLOCK");
+  CHECK(m.text({"client", "unblock", id}) == "(integer) 0");  // not blocked any more
+  CHECK(m.text({"client", "unblock", "999"}) == "(integer) 0");
+  CHECK(m.text({"client", "unblock", "asd"}) == "(error) ERR value is not an integer or out of range");
+  CHECK(m.text({"client", "unblock", id, "later"}) == "(error) ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+  // Still usable: the next push serves its next blocked pop.
+  CHECK(m.run_on(waiter, {"blpop", "l", "0"}).is_blocked());
+  CHECK(m.text({"rpush", "l", "x"}) == "(integer) 1");
+  CHECK(to_string(m.server.take_pushed(waiter).at(0)) == "[\"l\", \"x\"]");
+}
