@@ -145,6 +145,8 @@ Reply cmd_client(Server::Core& core, Connection& conn, const Command& argv) {
     return Reply::error("ERR syntax error");
   }
   if (redis::equals_lower(sub, "reply") && argv.size() == 3) return client_reply(conn, argv[2]);
+  // The model holds the blocked commands (its connection ids are the clients' ids).
+  if (redis::equals_lower(sub, "unblock")) return core.model.execute(conn.id(), argv, core.clock.now_ms());
   // Sent by newer clients on connect; accepted and ignored.
   if (redis::equals_lower(sub, "setinfo") || redis::equals_lower(sub, "no-evict") ||
       redis::equals_lower(sub, "no-touch"))
@@ -305,7 +307,7 @@ std::optional<Reply> check_queued(const Command& argv) {
   const size_t least = name == "client" || name == "auth" || name == "memory" ? 2 : 1;
   if (argv.size() < least) return wrong_args(name);
   if (name != "client") return std::nullopt;
-  static constexpr std::array<std::pair<const char*, int>, 10> kClientSubcommands = {{{"id", 2},
+  static constexpr std::array<std::pair<const char*, int>, 11> kClientSubcommands = {{{"id", 2},
                                                                                       {"getname", 2},
                                                                                       {"setname", 3},
                                                                                       {"info", 2},
@@ -314,7 +316,8 @@ std::optional<Reply> check_queued(const Command& argv) {
                                                                                       {"setinfo", 4},
                                                                                       {"no-evict", 3},
                                                                                       {"no-touch", 3},
-                                                                                      {"reply", 3}}};
+                                                                                      {"reply", 3},
+                                                                                      {"unblock", -3}}};
   for (const auto& [sub, arity] : kClientSubcommands) {
     if (!redis::equals_lower(argv[1], sub)) continue;
     const bool fits =

@@ -47,6 +47,28 @@ TEST_CASE("BLPOP blocks its connection until another one pushes, what it sent ne
   CHECK(waiter.read(expected.size()) == expected);
 }
 
+TEST_CASE("CLIENT UNBLOCK from another connection answers the blocked one now, in MULTI too", "[server]") {
+  RunningServer s;
+  RawClient waiter(s.port());
+  Hiredis admin(s.port());
+  waiter.send("CLIENT ID\r\n");
+  const std::string id_line = waiter.read(4);  // ":<id>\r\n": the first connections have one-digit ids
+  REQUIRE((id_line.starts_with(":") && id_line.ends_with("\r\n")));
+  const std::string id = id_line.substr(1, 1);
+  waiter.send("BLPOP queue 0\r\n");
+  CHECK(waiter.read(1, 100).empty());
+  CHECK(admin.command(("CLIENT UNBLOCK " + id + " ERROR").c_str()) == "(integer) 1");
+  const std::string error = "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n";
+  CHECK(waiter.read(error.size()) == error);
+  waiter.send("BLPOP queue 0\r\n");
+  CHECK(waiter.read(1, 100).empty());
+  CHECK(admin.command("MULTI") == "OK");
+  CHECK(admin.command(("CLIENT UNBLOCK " + id).c_str()) == "QUEUED");
+  CHECK(admin.command("EXEC") == "[(integer) 1]");
+  CHECK(waiter.read(5) == "*-1\r\n");
+  CHECK(admin.command(("CLIENT UNBLOCK " + id).c_str()) == "(integer) 0");
+}
+
 TEST_CASE("BLPOP times out on the server clock: in manual time only once advanced", "[server]") {
   RunningServer s;
   RawClient waiter(s.port());
