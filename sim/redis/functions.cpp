@@ -214,6 +214,7 @@ std::map<std::string, FunctionEngine::Function> FunctionEngine::registrations(lu
         }
         f.flags.emplace_back(lua_tostring(L, -1));
         f.no_writes = f.no_writes || f.flags.back() == "no-writes";
+        f.allow_oom = f.allow_oom || f.flags.back() == "allow-oom";
         lua_pop(L, 1);
       }
     lua_pop(L, 1);
@@ -259,7 +260,7 @@ std::optional<Reply> FunctionEngine::install(ScriptEngine& engine, Library& libr
     lua_rawgeti(L, -1, 1);
     lua_remove(L, -2);
     lua_call(L, 1, 1);
-    engine.register_function(name, f.no_writes);
+    engine.register_function(name, ScriptFlags{.shebang = true, .no_writes = f.no_writes, .allow_oom = f.allow_oom});
     library_of_[name] = library.name;
     library.functions.push_back(std::move(f));
   }

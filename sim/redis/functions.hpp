@@ -32,6 +32,7 @@ class FunctionEngine {
     std::string name, description;
     std::vector<std::string> flags;
     bool no_writes = false;
+    bool allow_oom = false;
   };
   struct Library {
     std::string name, code;

@@ -42,6 +42,7 @@ struct LuaRuntime final : LuaMeter {
   std::set<std::string> shas;                   // scripts compiled into this state
   std::map<std::string, ScriptFlags> flags_of;  // sha -> its shebang flags
   bool read_only = false;                       // the running script may not write (EVAL_RO, flags=no-writes)
+  bool allow_oom = false;                       // flags=allow-oom: its writes pass over maxmemory
   int resp = 2;                                 // redis.setresp: 2 at each run's start, as in Redis
   // EVAL bodies already hashed, with their flags: finding one is much cheaper than
   // SHA-1 (lookup only), and its flags come with it.

@@ -15,7 +15,7 @@ constexpr size_t kKeyOverhead = 64;    // dict entry, robj, expire slot
 constexpr size_t kFieldOverhead = 16;  // listpack / dict entry per field
 
 // Redis's CMD_DENYOOM commands (those the model has, and the ones it may gain).
-bool may_grow(std::string_view name) {
+bool denies_oom(std::string_view name) {
   static constexpr std::array<std::string_view, 40> kGrowing = {
       "append", "bitop",       "copy",       "getset",      "hincrby",     "hincrbyfloat", "hmset",     "hset",
       "hsetnx", "incr",        "incrby",     "incrbyfloat", "decr",        "decrby",       "linsert",   "lmove",
@@ -48,22 +48,53 @@ size_t dataset_bytes(const Server::State& server) {
   return bytes;
 }
 
-std::optional<Reply> refuse_if_over_maxmemory(Server::State& server, const CommandSpec& spec, const Command& command) {
-  const size_t cap = server.options.maxmemory_bytes;
-  // may_grow per command of the table, worked out once (it runs before every command).
+bool may_grow(const CommandSpec& spec) {
+  // Per command of the table, worked out once (it runs before every command).
   static const std::vector<bool> growing = [] {
     std::vector<bool> out;
-    for (const CommandSpec& entry : all_commands()) out.push_back(may_grow(entry.name));
+    for (const CommandSpec& entry : all_commands()) out.push_back(denies_oom(entry.name));
     return out;
   }();
-  if (cap == 0 || !growing[static_cast<size_t>(&spec - all_commands().data())]) return std::nullopt;
+  return growing[static_cast<size_t>(&spec - all_commands().data())];
+}
+
+bool over_maxmemory(Server::State& server) {
+  const uint64_t configured = server.config.maxmemory;
+  const size_t own = server.options.maxmemory_bytes;
+  auto over = [&](size_t data) {
+    return (own != 0 && data > own) || (configured != 0 && kEmptyServerBytes + data > configured);
+  };
   MemoryMeter& meter = server.memory;
-  if (meter.measured + meter.grown > cap) {  // the bound says maybe: measure
-    meter.measured = dataset_bytes(server);
-    meter.grown = 0;
-    if (meter.measured > cap) return Reply::error(kOomError);
+  if (!over(meter.measured + meter.grown)) return false;  // not even the bound is over
+  if (configured != 0 && kEmptyServerBytes > configured) return true;  // over with no data at all
+  meter.measured = dataset_bytes(server);
+  meter.grown = 0;
+  return over(meter.measured);
+}
+
+std::optional<Reply> refuse_if_over_maxmemory(Server::State& server, const CommandSpec& spec, const Command& command) {
+  if (!may_grow(spec)) return std::nullopt;
+  if (over_maxmemory(server)) return Reply::error(kOomError);
+  server.memory.grown += growth_bound(spec, command);
+  return std::nullopt;
+}
+
+std::optional<Reply> refuse_on_oom(Server::State& server, const ConnectionState& conn, const CommandSpec& spec,
+                                   const Command& command) {
+  const bool exec = spec.name == "exec";
+  bool refusable = may_grow(spec);
+  if (exec) {
+    for (const Command& queued : conn.queued) {
+      const CommandSpec* q = find_command(queued[0]);
+      refusable = refusable || (q && may_grow(*q));
+    }
   }
-  meter.grown += growth_bound(spec, command);
+  // Queuing may take memory without end: inside MULTI anything is refused but the ends.
+  if (conn.in_multi && !exec && spec.name != "discard" && spec.name != "quit" && spec.name != "reset")
+    refusable = true;
+  if (!refusable) return std::nullopt;
+  if (over_maxmemory(server)) return Reply::error(kOomError);
+  if (may_grow(spec) && !conn.in_multi) server.memory.grown += growth_bound(spec, command);  // EXEC counts queued ones
   return std::nullopt;
 }
 

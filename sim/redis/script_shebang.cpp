@@ -38,7 +38,9 @@ std::optional<Reply> parse_shebang(std::string_view body, ScriptFlags& flags, st
       if (flag.empty()) continue;
       if (flag == "no-writes")
         flags.no_writes = true;
-      else if (flag != "allow-oom" && flag != "allow-stale" && flag != "no-cluster" && flag != "allow-cross-slot-keys")
+      else if (flag == "allow-oom")
+        flags.allow_oom = true;
+      else if (flag != "allow-stale" && flag != "no-cluster" && flag != "allow-cross-slot-keys")
         return Reply::error("ERR Unexpected flag in script shebang: " + std::string(flag));
     }
   }

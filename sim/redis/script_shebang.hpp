@@ -11,6 +11,7 @@ namespace locksim::redis {
 struct ScriptFlags {
   bool shebang = false;    // flags were declared (even none): the script is "flagged"
   bool no_writes = false;  // flags=no-writes: may run with EVAL_RO, refuses writes
+  bool allow_oom = false;  // flags=allow-oom: runs, and writes, over maxmemory
 };
 
 // Parses the first line when it starts with "#!". On success returns nullopt, sets

@@ -401,7 +401,7 @@ uint64_t data_work(ExecContext& ctx, const CommandSpec& spec, const Command& arg
   return elements * kInstructionsPerElement;
 }
 
-Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error, bool read_only, uint64_t& work) {
+Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error, const LuaRuntime& rt, uint64_t& work) {
   const CommandSpec* spec = find_command(argv[0]);
   if (!spec) {
     error = "Unknown Redis command called from script";
@@ -421,14 +421,16 @@ Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error,
     error = "This Redis command is not allowed from script";
     return {};
   }
-  if (read_only && (spec->flags & kWrite)) {
+  if (rt.read_only && (spec->flags & kWrite)) {
     error = "Write commands are not allowed from read-only scripts.";
     return {};
   }
   // The script's own SELECT carries on to its next calls (ctx is the EVAL's context).
   ctx.in_script = true;
   ctx.may_block = false;
-  if (auto refused = refuse_if_over_maxmemory(ctx.server, *spec, argv)) return std::move(*refused);
+  if (!rt.allow_oom) {
+    if (auto refused = refuse_if_over_maxmemory(ctx.server, *spec, argv)) return std::move(*refused);
+  }
   Notifications::Scope scope(ctx.server.notifications, spec->name);
   work = data_work(ctx, *spec, argv);
   return spec->handler(ctx, argv);
@@ -462,7 +464,7 @@ bool host_call(lua_State* L, bool raise, uint64_t& work) {
         error = "Lua redis lib command arguments must be strings or integers";
       }
     }
-    if (error.empty()) reply = run_from_script(*rt.ctx, argv, error, rt.read_only, work);
+    if (error.empty()) reply = run_from_script(*rt.ctx, argv, error, rt, work);
     if (error.empty() && rt.resp == 3) form = resp3_form(argv);
   } catch (const std::exception& e) {
     error = std::string("internal error: ") + e.what();
@@ -1243,7 +1245,7 @@ void ScriptEngine::set_limits(bool on) {
 }
 bool ScriptEngine::memory_exceeded() const { return runtime_->memory_exceeded; }
 
-void ScriptEngine::register_function(const std::string& name, bool no_writes) {
+void ScriptEngine::register_function(const std::string& name, ScriptFlags flags) {
   // The wrapper is at the top of the stack: it joins the compiled scripts as "fn:<name>".
   LuaRuntime& rt = *runtime_;
   const std::string key = "fn:" + name;
@@ -1253,7 +1255,7 @@ void ScriptEngine::register_function(const std::string& name, bool no_writes) {
   lua_rawset(rt.L, -3);
   lua_pop(rt.L, 2);
   rt.shas.insert(key);
-  rt.flags_of[key] = ScriptFlags{true, no_writes};
+  rt.flags_of[key] = flags;
 }
 
 void ScriptEngine::unregister_function(const std::string& name) {
@@ -1273,7 +1275,10 @@ void ScriptEngine::flush() {
   ++generation_;  // registered functions are gone with the state: functions.cpp reloads them
 }
 
-size_t ScriptEngine::cached_scripts() const { return runtime_->shas.size(); }
+size_t ScriptEngine::cached_scripts() const {  // the functions ("fn:<name>") are not scripts
+  const auto& shas = runtime_->shas;
+  return shas.size() - static_cast<size_t>(std::distance(shas.lower_bound("fn:"), shas.lower_bound("fn;")));
+}
 size_t ScriptEngine::lua_bytes() const { return runtime_->used_bytes; }
 
 bool ScriptEngine::exists(std::string_view sha) const {
@@ -1385,7 +1390,12 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   const ScriptFlags flags = script.flags;
   if (read_only && flags.shebang && !flags.no_writes)
     return error_reply("ERR Can not execute a script with write flag using *_ro command.");
+  // Redis marks a flagged script that may write and lacks allow-oom deny-oom: over
+  // maxmemory it is refused before it runs (an unflagged one fails at its first write).
+  if (flags.shebang && !flags.no_writes && !flags.allow_oom && over_maxmemory(ctx.server))
+    return Reply::error(kOomError);
   rt.read_only = read_only || flags.no_writes;
+  rt.allow_oom = flags.allow_oom;
   rt.resp = 2;
   rt.ctx = &ctx;
   const ExecContext saved = ctx;

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "locksim/sim/redis/script_shebang.hpp"
 #include "locksim/sim/redis/server_state.hpp"
 
 namespace locksim::redis {
@@ -39,7 +40,7 @@ class ScriptEngine {
   void set_limits(bool on);     // the memory cap, as while a script runs
   bool memory_exceeded() const;
   // Registers the Lua function at the top of the stack (popped) as FCALL's `name`.
-  void register_function(const std::string& name, bool no_writes);
+  void register_function(const std::string& name, ScriptFlags flags);
   void unregister_function(const std::string& name);
 
  private:

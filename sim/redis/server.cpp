@@ -83,9 +83,7 @@ Reply Server::State::run(ConnectionState& conn, const Command& command, int64_t 
   if (!arity_matches(spec->arity, command.size())) {
     if (spec->name == "exec") {
       // Redis rejectCommand: a rejected EXEC discards the transaction, in MULTI or not.
-      conn.queued.clear();
-      conn.in_multi = conn.dirty_cas = conn.dirty_exec = false;
-      watches.unwatch_all(conn);
+      end_transaction(conn);
       return Reply::error("EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command");
     }
     if (conn.in_multi) conn.dirty_exec = true;
@@ -101,11 +99,18 @@ Reply Server::State::run(ConnectionState& conn, const Command& command, int64_t 
     return Reply::error("ERR Can't execute '" + std::string(spec->name) +
                         "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context");
   }
+  if (auto refused = refuse_on_oom(*this, conn, *spec, command)) {
+    if (spec->name == "exec") {  // Redis execCommandAbort
+      end_transaction(conn);
+      return Reply::error("EXECABORT Transaction discarded because of: " + refused->str);
+    }
+    if (conn.in_multi) conn.dirty_exec = true;
+    return std::move(*refused);
+  }
   if (conn.in_multi && !(spec->flags & kNotQueued)) {
     conn.queued.push_back(command);
     return Reply::status("QUEUED");
   }
-  if (auto refused = refuse_if_over_maxmemory(*this, *spec, command)) return std::move(*refused);
   ExecContext ctx{
       .server = *this, .conn = conn, .now_ms = now_ms, .in_script = false, .db_index = conn.db, .may_block = true};
   Notifications::Scope scope(notifications, spec->name);

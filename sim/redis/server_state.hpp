@@ -31,6 +31,9 @@ struct ServerConfig {
   bool active_expire = true;            // DEBUG SET-ACTIVE-EXPIRE
   int64_t lua_time_limit_ms = 5000;     // busy-reply-threshold: accepted, scripts are budgeted by instructions
   uint32_t notify_keyspace_events = 0;  // Notifications flags; a copy lives in State::notifications
+  // CONFIG SET maxmemory, in bytes; 0 sets none. ServerOptions::maxmemory_bytes,
+  // the model's own cap, holds whatever this says (memory.hpp).
+  uint64_t maxmemory = 0;
 };
 
 struct PubSub {
@@ -67,6 +70,8 @@ struct Server::State {
   // Runs one command as a client's request: MULTI queueing, then dispatch.
   Reply run(ConnectionState& conn, const Command& command, int64_t now_ms);
   void push(ConnectionState& conn, Reply reply);
+  // Leaves MULTI: the queue, its error flags and the WATCHes go (transactions.cpp).
+  void end_transaction(ConnectionState& conn);
   uint64_t random();
   // Blocking: park a command, serve keys made ready, time out the late ones.
   void block(ConnectionState& conn, BlockedCommand blocked);

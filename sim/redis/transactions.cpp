@@ -5,12 +5,14 @@
 
 namespace locksim::redis {
 
-namespace {
-void discard_transaction(ExecContext& ctx) {
-  ctx.conn.queued.clear();
-  ctx.conn.in_multi = ctx.conn.dirty_cas = ctx.conn.dirty_exec = false;
-  ctx.server.watches.unwatch_all(ctx.conn);
+void Server::State::end_transaction(ConnectionState& conn) {
+  conn.queued.clear();
+  conn.in_multi = conn.dirty_cas = conn.dirty_exec = false;
+  watches.unwatch_all(conn);
 }
+
+namespace {
+void discard_transaction(ExecContext& ctx) { ctx.server.end_transaction(ctx.conn); }
 }  // namespace
 
 Reply cmd_multi(ExecContext& ctx, const Command&) {
