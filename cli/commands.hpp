@@ -114,6 +114,7 @@ struct RunRecord {
   const sim::Trace& trace;
   std::string key;
   uint64_t trace_hash = 0;
+  bool replica = false;  // the deployment had a replica: the lock lane follows the serving node
 };
 ShownRun show_run(const RunRecord& run, const std::string& title, const OutputOptions& output,
                   const std::vector<render::Highlight>& highlights, const ShowOptions& show = {});

@@ -146,7 +146,7 @@ int cmd_replay_real(const props::Scenario& scenario, const ReplayOptions& option
   const std::string title =
       fmt::format("{} for real (time scale {}, shown in scenario time): seed {}, {} clients", scenario.algorithm,
                   options.time_scale, scenario.seed, scenario.workload.clients);
-  RunRecord record{last.scene.history, last.scene.trace, scenario.lock.key, 0};
+  RunRecord record{last.scene.history, last.scene.trace, scenario.lock.key, 0, scenario.replica};
   ShownRun shown = show_run(record, title, options.output, highlights_of(last.verdict));
   auto [comparison, agreed] = compare(simulated.verdict, last.verdict, tried);
   std::string out = shown.text + "\n";

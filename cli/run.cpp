@@ -53,7 +53,7 @@ void write_outputs(const ShownRun& shown, std::ostream& out) {
 ShownRun show_run(lock::Simulation& sim, const std::string& title, const OutputOptions& output,
                   const std::vector<render::Highlight>* highlights, const ShowOptions& show) {
   const std::vector<render::Highlight> drawn = highlights ? *highlights : highlights_of(check_simulation(sim));
-  RunRecord record{sim.history(), sim.world().trace(), sim.config().lock.key, sim.trace_hash()};
+  RunRecord record{sim.history(), sim.world().trace(), sim.config().lock.key, sim.trace_hash(), sim.config().replica};
   return show_run(record, title, output, drawn, show);
 }
 
@@ -63,6 +63,7 @@ ShownRun show_run(const RunRecord& run, const std::string& title, const OutputOp
   render::TimelineOptions topt;
   topt.title = title;
   topt.key = run.key;
+  topt.replica = run.replica;
   const sim::Trace* trace = &run.trace;
   render::Timeline t = render::build_timeline(run.history, trace, topt);
   t.highlights = highlights;
@@ -119,6 +120,7 @@ ShownRun show_run(const RunRecord& run, const std::string& title, const OutputOp
     render::TimelineOptions whole;
     whole.title = title;
     whole.key = topt.key;
+    whole.replica = topt.replica;
     whole.highlights = t.highlights;
     render::Timeline all = render::build_timeline(run.history, trace, whole);
     if (!output.trace_json.empty()) shown.files.emplace_back(output.trace_json, render::render_chrome_trace(all));

@@ -260,6 +260,8 @@ Explanation Classifier::ended(uint32_t holder, const Ending& e) const {
 // seen on the node where `successor` then got in.
 Explanation Classifier::lapse(uint32_t holder, Instant since, Instant until, uint32_t successor) const {
   const std::vector<Ending> all = endings(holder, since, until);
+  // The last end the successor's set followed on its node: an earlier instance of the
+  // holder's (a key a failover kept, say) ended too, but the holder had set it again.
   const Ending* chosen = nullptr;
   for (const Ending& e : all) {
     for (const auto& x : h_.events()) {
@@ -269,7 +271,6 @@ Explanation Classifier::lapse(uint32_t holder, Instant since, Instant until, uin
         break;
       }
     }
-    if (chosen) break;
   }
   if (!chosen && !all.empty()) chosen = &all.front();
   if (chosen) return ended(holder, *chosen);

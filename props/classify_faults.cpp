@@ -47,19 +47,59 @@ Duration FaultFinder::paused_within(uint32_t client, Instant from, Instant to) c
   return total;
 }
 
-bool FaultFinder::renewal_enabled(uint32_t) const { return cfg_.lock.explicit_lease.ns == 0; }
+bool FaultFinder::renewal_enabled(uint32_t client) const {
+  if (cfg_.lock.explicit_lease.ns == 0) return true;
+  return std::any_of(h_.events().begin(), h_.events().end(), [&](const HistoryEvent& e) {
+    return e.client == client &&
+           (e.step == Step::Renewed || e.step == Step::RenewFailed || e.purpose == lock::Purpose::Renew);
+  });
+}
+
+const HistoryEvent* FaultFinder::acquire_start(uint32_t client, Instant from) const {
+  const HistoryEvent* start = nullptr;
+  for (const auto& e : h_.events()) {
+    if (e.at > from) break;
+    if (e.client == client && e.step == Step::AcquireStart && e.depth == 0) start = &e;
+  }
+  return start;
+}
+
+const HistoryEvent* FaultFinder::entry_of(uint32_t client, Instant from) const {
+  // From the start of the acquire that set the key: a replica applies the set a lag
+  // after it, possibly after the client entered.
+  const HistoryEvent* start = acquire_start(client, from);
+  const Instant since = start ? start->at : from;
+  for (const auto& e : h_.events())
+    if (e.client == client && e.step == Step::Enter && e.at >= since) return &e;
+  return nullptr;
+}
 
 bool FaultFinder::entered_after(uint32_t client, Instant from, Instant to) const {
-  for (const auto& e : h_.events())
-    if (e.client == client && e.step == Step::Enter && e.at >= from) return e.at > to;
-  return false;
+  const HistoryEvent* entry = entry_of(client, from);
+  return entry && entry->at > to;
+}
+
+bool FaultFinder::direct(const HistoryEvent& e) const {
+  if (!cfg_.replica) return true;
+  bool promoted = false;
+  for (const auto& x : h_.events()) {
+    if (x.at > e.at) break;
+    if (x.step == Step::ReplicaPromoted) promoted = true;
+  }
+  return (e.server == 1) == promoted;
 }
 
 bool FaultFinder::clock_misled(uint32_t client, Instant from, Instant to) const {
   const lock::WorkloadParams& w = cfg_.workload;
   const bool skewed = (client < w.drifts_ppm.size() && w.drifts_ppm[client] != 0) || !clock_of(client, to).empty();
   if (!skewed) return false;
-  if (entered_after(client, from, to)) return true;
+  if (entered_after(client, from, to)) {
+    // It entered after its lease: its clock misled it only if, by that clock, the
+    // acquire took less than the lease (a lock that checks validity would enter).
+    const HistoryEvent* start = acquire_start(client, from);
+    const HistoryEvent* entry = entry_of(client, from);
+    return start && entry && entry->local - start->local < cfg_.lock.lease;
+  }
   // The hold's own stamps: how long it lasted by the client's clock, and in true time.
   const HistoryEvent* entered = nullptr;
   for (const auto& e : h_.events()) {
@@ -85,7 +125,7 @@ bool FaultFinder::reply_timed_out(uint32_t client, Instant from, Instant to) con
     if (e.client != client || e.at < from || e.at > to || e.key != cfg_.lock.key) continue;
     const bool set = e.step == Step::KeySet && e.purpose == lock::Purpose::Acquire;
     const bool deleted = e.step == Step::KeyDeleted && e.purpose == lock::Purpose::Release;
-    if (!set && !deleted) continue;
+    if ((!set && !deleted) || !direct(e)) continue;  // a replica replaying it is not the command's own effect
     for (size_t j = i + 1; j < events.size(); ++j) {
       const HistoryEvent& n = events[j];
       if (n.client != client || n.key == cfg_.lock.key) continue;

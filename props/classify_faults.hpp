@@ -21,9 +21,12 @@ class FaultFinder {
   Instant hold_end(uint32_t client, Instant t) const;
   // How long the client was paused within [from, to].
   Duration paused_within(uint32_t client, Instant from, Instant to) const;
-  // Whether the algorithm renews at all in this configuration (an explicit lease turns the watchdog off).
+  // Whether the client's lease was being renewed: it renewed (or tried to), or the
+  // configuration leaves renewal on (an explicit lease turns the built-in watchdog off;
+  // a variant may renew whatever the scenario's explicit lease says).
   bool renewal_enabled(uint32_t client) const;
-  // Whether the client entered its critical section (after `from`) only after `to`.
+  // Whether the client entered the critical section of the hold that `from` belongs
+  // to (a set or re-arm of its key, at `from`) only after `to`.
   bool entered_after(uint32_t client, Instant from, Instant to) const;
   // Whether the holder's own clock told it that less time had passed than had.
   bool clock_misled(uint32_t client, Instant from, Instant to) const;
@@ -43,6 +46,12 @@ class FaultFinder {
 
  private:
   std::string name(uint32_t c) const { return lock::client_name(c); }
+  // Whether a key effect is one a client's command made where it ran: with a replica,
+  // the replica's copies count only once it is promoted, the primary's only before.
+  bool direct(const lock::HistoryEvent& e) const;
+  // The client's outermost acquire start at or before `from`, and the entry that followed it.
+  const lock::HistoryEvent* acquire_start(uint32_t client, Instant from) const;
+  const lock::HistoryEvent* entry_of(uint32_t client, Instant from) const;
   const lock::History& h_;
   const lock::SimulationConfig& cfg_;
 };

@@ -394,11 +394,15 @@ class KeyTracker {
   Instant deadline_ = Instant::never();
 };
 
-void add_key_spans(Timeline& t, const std::vector<HistoryEvent>& events, std::vector<Instant> redis_crashes) {
+void add_key_spans(Timeline& t, const std::vector<HistoryEvent>& events, std::vector<Instant> redis_crashes,
+                   bool replica) {
   KeyTracker key(t, std::move(redis_crashes));
+  bool promoted = false;
   for (const auto& e : events) {
-    if (!is_key_effect(e.step) || e.key != t.key) continue;
     if (e.at > t.end) break;
+    if (e.step == Step::ReplicaPromoted) promoted = true;
+    if (!is_key_effect(e.step) || e.key != t.key) continue;
+    if (replica && (e.server == 1) != promoted) continue;
     key.apply(e);
   }
   key.finish();
@@ -442,7 +446,7 @@ Timeline build_timeline(const lock::History& history, const sim::Trace* trace, c
     redis_crashes = add_trace(t, history.events(), *trace);
   else
     add_history_faults(t, history);
-  add_key_spans(t, history.events(), std::move(redis_crashes));
+  add_key_spans(t, history.events(), std::move(redis_crashes), options.replica);
   if (t.has_commands) attach_key_commands(t);
   return t;
 }

@@ -103,6 +103,9 @@ struct TimelineOptions {
   std::string key = "lock";
   std::vector<Highlight> highlights;
   Instant end = Instant::never();  // draw up to here (default: the history's last event)
+  // A primary with a replica: the lock lane shows the key where clients find it, on
+  // the primary and, once it is promoted, on the replica (never the replica's copy).
+  bool replica = false;
 };
 
 // trace may be null: then only the history is drawn (no command marks, and

@@ -11,7 +11,8 @@ using namespace locksim::props;
 
 TEST_CASE("lua variant: a cut that stops the watchdog's renewals is named renewal-stopped", "[lua-renewal]") {
   std::string error;
-  const lock::Algorithm* a = lock::register_lua_variant_file(LOCKSIM_EXAMPLES_DIR "/watchdog.lua", &error);
+  const lock::Algorithm* a = lock::find_algorithm("lua-watchdog");  // registered once per process
+  if (!a) a = lock::register_lua_variant_file(LOCKSIM_EXAMPLES_DIR "/watchdog.lua", &error);
   INFO(error);
   REQUIRE(a);
   for (const std::string& algorithm : {std::string(a->id), std::string("watchdog")}) {
