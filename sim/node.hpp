@@ -31,7 +31,8 @@ struct Node {
   uint64_t stream_key = 0;
   NodeState state = NodeState::Up;
   uint32_t incarnation = 0;
-  uint64_t pause_generation = 0;                   // a later pause supersedes an earlier pause's end
+  uint64_t pause_generation = 0;                   // a pause that ends later supersedes an earlier pause's end
+  Instant pause_end{};                             // while Paused: when it resumes
   std::vector<FiberId> fibers;                     // live tasks of this incarnation, in spawn order
   std::vector<Event> deferred;                     // what arrived while paused, in arrival order
   std::function<Task<void>(Proc)> start;           // run at start and at each restart

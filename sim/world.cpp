@@ -226,12 +226,18 @@ void World::pause(NodeId id, Duration how_long) {
   LOCKSIM_ASSERT(how_long >= Duration::zero(), "a pause of negative length");
   Node& n = node(id);
   if (n.state == NodeState::Crashed) return;
-  n.state = NodeState::Paused;
-  ++n.pause_generation;
+  const Instant end = now_ + how_long;
   trace_.add(now_, id, TraceKind::Pause, how_long.ns);
-  tell(id, TraceKind::Pause);
+  // Frozen already: the node stays frozen to the later of the two ends (a pause
+  // within a pause cannot shorten it), and it was never running in between.
+  if (n.state == NodeState::Paused && end <= n.pause_end) return;
+  const bool was_paused = n.state == NodeState::Paused;
+  n.state = NodeState::Paused;
+  n.pause_end = end;
+  ++n.pause_generation;
+  if (!was_paused) tell(id, TraceKind::Pause);
   // Aimed at the world, not the node, so that the pause cannot defer its own end.
-  schedule(now_ + how_long, &World::pause_end_event, nullptr, (uint64_t{n.incarnation} << 32) | id, n.pause_generation,
+  schedule(end, &World::pause_end_event, nullptr, (uint64_t{n.incarnation} << 32) | id, n.pause_generation,
            kNoNode);
 }
 

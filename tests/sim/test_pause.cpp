@@ -143,3 +143,24 @@ TEST_CASE("a later pause supersedes an earlier pause's end, a crashed node canno
   CHECK(w.node(n).state == NodeState::Crashed);
   CHECK(count_of(w, TraceKind::Pause) == 2);
 }
+
+TEST_CASE("a pause within a longer pause does not shorten it: the node resumes at the later end", "[pause]") {
+  World w(1);
+  NodeId n = w.add_node("n");
+  std::vector<int64_t> woke;
+  std::vector<TraceKind> told;
+  w.set_start(n, [&](Proc p) -> Task<void> {
+    co_await p.sleep(10_ms);
+    woke.push_back(w.now().ms());
+  });
+  w.on_node_fault([&](NodeId, TraceKind k) { told.push_back(k); });
+  schedule_pause(w, n, at(5_ms), 30_ms);  // ends at 35ms
+  schedule_pause(w, n, at(8_ms), 10_ms);  // would end at 18ms: inside the first
+  w.run();
+  CHECK(woke == std::vector<int64_t>{35});
+  CHECK(count_of(w, TraceKind::Pause) == 2);  // both are in the trace
+  REQUIRE(count_of(w, TraceKind::Resume) == 1);
+  CHECK(events_of(w, TraceKind::Resume)[0].at == at(35_ms));
+  // Listeners (the lock history) hear of one pause and one resume: the node never ran between them.
+  CHECK(told == std::vector<TraceKind>{TraceKind::Pause, TraceKind::Resume});
+}
