@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <filesystem>
@@ -241,7 +242,13 @@ int cmd_check(const CheckFlags& o) {
       "check {}: seed {}, {} run{}{}, faults {}, looking for {}\n", o.algorithm, o.seed, x.runs, x.runs == 1 ? "" : "s",
       o.shard.empty() ? std::string() : fmt::format(" (shard {}/{} of {})", shard.index, shard.count, o.runs), o.faults,
       looked_for);
-  header += fmt::format("deployment: {}; assuming: {}\n", deployment_text(model.base), assumptions_text(assumptions));
+  // A master crash alone is an outage: the explorer gives that master a Sentinel-promoted replica.
+  const bool fails_over = model.failover_on_master_crash && !model.base.replica &&
+                          std::find(model.kinds.begin(), model.kinds.end(), props::FaultFamily::MasterCrash) !=
+                              model.kinds.end();
+  header += fmt::format("deployment: {}{}; assuming: {}\n", deployment_text(model.base),
+                        fails_over ? " (a drawn master crash fails over to an asynchronous replica)" : "",
+                        assumptions_text(assumptions));
   if (o.first) return check_first(o, model, x, header);
   return check_inventory(o, model, x, assumptions, header);
 }
