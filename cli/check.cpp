@@ -226,8 +226,8 @@ int cmd_check(const CheckFlags& o) {
     // One line per run: 100 million lines would take seconds to print and a gigabyte to keep.
     constexpr uint32_t kMaxListedRuns = 10'000'000;
     if (x.runs > kMaxListedRuns)
-      throw UsageError(fmt::format("--list-runs prints one line per run: at most {} (this shard has {})",
-                                   kMaxListedRuns, x.runs));
+      throw UsageError(
+          fmt::format("--list-runs prints one line per run: at most {} (this shard has {})", kMaxListedRuns, x.runs));
     std::string out;  // written in chunks: --runs 100000000 must not hold a gigabyte
     for (uint32_t k = 0; k < x.runs; ++k) {
       out += fmt::format("{}\n", x.first_run + k * x.stride);
@@ -243,9 +243,9 @@ int cmd_check(const CheckFlags& o) {
       o.shard.empty() ? std::string() : fmt::format(" (shard {}/{} of {})", shard.index, shard.count, o.runs), o.faults,
       looked_for);
   // A master crash alone is an outage: the explorer gives that master a Sentinel-promoted replica.
-  const bool fails_over = model.failover_on_master_crash && !model.base.replica &&
-                          std::find(model.kinds.begin(), model.kinds.end(), props::FaultFamily::MasterCrash) !=
-                              model.kinds.end();
+  const bool fails_over =
+      model.failover_on_master_crash && !model.base.replica &&
+      std::find(model.kinds.begin(), model.kinds.end(), props::FaultFamily::MasterCrash) != model.kinds.end();
   header += fmt::format("deployment: {}{}; assuming: {}\n", deployment_text(model.base),
                         fails_over ? " (a drawn master crash fails over to an asynchronous replica)" : "",
                         assumptions_text(assumptions));
@@ -271,7 +271,8 @@ Subcommand add_check_command(CLI::App& parent) {
   app->footer(
       "Note: check's --faults names fault KINDS the explorer may draw (e.g. --faults crash,pause,slow-work), while "
       "run's --faults takes a fault PLAN (concrete faults at given times). Kinds: crash, restart, pause, slow-work, "
-      "delay, cut, reset, skew, drift, jump, redis-restart, crash-at-call, pause-at-call, master-crash, redis-drift; or all, none.\n"
+      "delay, cut, reset, skew, drift, jump, redis-restart, crash-at-call, pause-at-call, master-crash, redis-drift; "
+      "or all, none.\n"
       "The output does not depend on --jobs; --shard I/N runs the run indices i < --runs with i % N == I, so N "
       "machines with shards 0/N..N-1/N together cover every run once; their --json outputs merge by adding each "
       "failure's runs and keeping its lowest first_run.\n"
@@ -312,7 +313,8 @@ Subcommand add_check_command(CLI::App& parent) {
                 "and keeping the lowest first_run");
   app->add_option("--assume", check.assume,
                   "what you accept as outside the lock's responsibility, comma-separated: durable-redis (a restart "
-                  "keeps the data), sane-redis-clock (no jumps, drift within 1000 ppm), pause<=DURATION, no-failover; narrows the faults");
+                  "keeps the data), sane-redis-clock (no jumps, drift within 1000 ppm), pause<=DURATION, no-failover; "
+                  "narrows the faults");
   app->add_option("--nested", check.nested,
                   "draw nested acquires up to this depth in half the runs (default: 1 for "
                   "algorithms whose story includes reentrancy, else 0)")
