@@ -81,7 +81,11 @@ std::string unknown_command(const std::vector<Subcommand>& commands, int argc, c
 int run_parsed(const std::vector<Subcommand>& commands, const std::vector<std::string>& variants) {
   for (const std::string& path : variants) {
     std::string error;
-    if (!lock::register_lua_variant_file(path, &error)) throw UsageError(error);
+    if (!lock::register_lua_variant_file(path, &error)) {
+      // The file needs fixing, not the command line: no pointer to --help.
+      std::cerr << "locksim: error: " << printable(error) << "\n";
+      return 2;
+    }
   }
   for (const Subcommand& c : commands)
     if (c.app->parsed()) return c.run();

@@ -179,11 +179,10 @@ int cmd_list(const OutputOptions& output) {
     out += colour ? fmt::format("\x1b[1m{:2}. {}\x1b[0m\n", i, a.id) : fmt::format("{:2}. {}\n", i, a.id);
     out += fmt::format("    {}\n", a.summary);
     out += fmt::format("    described in: {}\n    catalogue: {}\n", lock::source_titles(a.documents), a.failures);
-    std::string params;
-    static const lock::LockParams defaults;
+    std::string params;  // its own defaults: a variant's `params` table sets them
     for (auto name : a.params) {
       const lock::ParamInfo* p = lock::find_lock_param(name);
-      params += fmt::format(" --{} {}", name, p ? p->get(defaults) : "?");
+      params += fmt::format(" --{} {}", name, p ? p->get(a.defaults) : "?");
     }
     out += fmt::format("    parameters:{}\n", params);
   }
