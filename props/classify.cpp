@@ -139,17 +139,19 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
   const Duration paused = faults_.paused_within(holder, from, to);
   const bool renewing = renews() && faults_.renewal_enabled(holder);
   // A pause explains it when, without it, the holder would have finished in
-  // time (or, with renewals, when it froze the renewal for most of the lease).
-  // It entered after its lease was over: its own clock told it the lease was still valid.
-  if (faults_.entered_after(holder, from, to) && faults_.clock_misled(holder, from, to))
-    return make(Cause::ClientClockSkew, faults_.clock_of(holder, to),
-                fmt::format("{}{} at {}, but {}'s clock said its lease was still valid and it entered", a, what,
-                            sim::format_instant(to), a));
+  // time (or, with renewals, when it froze the renewal for most of the lease);
+  // also when the holder entered late: a paused client enters when it resumes,
+  // whatever its clock says.
   const bool paused_then = faults_.paused_within(holder, to, to + sim::milliseconds(1)).ns > 0;
   if (paused.ns > 0 &&
       (paused_then || (renewing ? paused * 2 >= to - from : left - faults_.paused_within(holder, from, left) < to)))
     return make(Cause::LeasePaused, faults_.pause_of(holder, from, to),
                 fmt::format("{}{} at {} while {} was paused", a, what, sim::format_instant(to), a));
+  // It entered after its lease was over: its own clock told it the lease was still valid.
+  if (faults_.entered_after(holder, from, to) && faults_.clock_misled(holder, from, to))
+    return make(Cause::ClientClockSkew, faults_.clock_of(holder, to),
+                fmt::format("{}{} at {}, but {}'s clock said its lease was still valid and it entered", a, what,
+                            sim::format_instant(to), a));
   if (renewing)
     return make(
         Cause::RenewalStopped, faults_.renewal_blocker(holder, from, to),

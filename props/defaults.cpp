@@ -86,7 +86,11 @@ FaultModel default_model(std::string_view algorithm) {
     m.base.lock = a->defaults;  // a variant's own defaults; flags override them
     // Nesting where reentrancy is part of the algorithm's story (F16), or declared by a variant.
     if (a->reentrant || a->failures.find("F16") != std::string_view::npos) m.nested = 1;
+    // Redisson's lock(leaseTime): drawn for the built-ins that take it. A variant is
+    // offered every parameter, but whether it reads this one is its own business:
+    // drawing it would only mislabel a renewing variant's failures.
     m.explicit_lease_mode =
+        a->failures != "user variant" &&
         std::find(a->params.begin(), a->params.end(), std::string_view("explicit-lease")) != a->params.end();
   }
   return m;

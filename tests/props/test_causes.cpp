@@ -94,3 +94,14 @@ TEST_CASE("causes: a variant that renews is judged by its renewals, whatever exp
   CHECK(v.clients == std::vector<uint32_t>{0, 1});
   CHECK(v.fault == "cut A redis @100ms for 2s");
 }
+
+TEST_CASE("causes: a client paused past its lease enters late because of the pause, not its clock", "[causes]") {
+  // A is paused 1.584s right after its SET; its clock (17% slow, then jumped back)
+  // is never read by the fenced lock before it enters.
+  const Violation v = mutual_exclusion_of(
+      "fenced seed=770 clients=2 clock=A:+0s:-173201 clock=B:+0s:-85918 slow=B:2:2.041s call=A:5:pause:1.584s "
+      "ids=1,2 faults=[jump A @1.474s by -2.831s]");
+  CHECK(v.cause == Cause::LeasePaused);
+  CHECK(v.clients == std::vector<uint32_t>{1, 0});
+  CHECK(v.fault == "call=A:5:pause:1.584s");
+}
