@@ -144,7 +144,7 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
   // whatever its clock says.
   const bool paused_then = faults_.paused_within(holder, to, to + sim::milliseconds(1)).ns > 0;
   if (paused.ns > 0 &&
-      (paused_then || (renewing ? paused * 2 >= to - from : left - faults_.paused_within(holder, from, left) < to)))
+      (renewing ? paused_then || paused * 2 >= to - from : left - faults_.paused_within(holder, from, left) < to))
     return make(Cause::LeasePaused, faults_.pause_of(holder, from, to),
                 fmt::format("{}{} at {} while {} was paused", a, what, sim::format_instant(to), a));
   // It entered after its lease was over: its own clock told it the lease was still valid.

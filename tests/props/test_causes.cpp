@@ -105,3 +105,13 @@ TEST_CASE("causes: a client paused past its lease enters late because of the pau
   CHECK(v.clients == std::vector<uint32_t>{1, 0});
   CHECK(v.fault == "call=A:5:pause:1.584s");
 }
+
+TEST_CASE("causes: a short pause at the moment the lease ends is not the cause when the work outlasts it anyway",
+          "[causes]") {
+  // A works 2.5s on a 1s lease; a 60ms pause happens to cover the instant its key expires.
+  const Violation v = mutual_exclusion_of(
+      "token-lua seed=1 clients=2 iterations=1 ids=0,2 slow=A:0:2.5s faults=[pause A @1s for 60ms]");
+  CHECK(v.cause == Cause::LeaseOutworked);
+  CHECK(v.clients == std::vector<uint32_t>{0, 1});
+  CHECK(v.fault == "slow=A:0:2.5s");
+}
