@@ -150,6 +150,18 @@ std::vector<Simpler> simpler(const Scenario& s) {
     out.push_back({s, false});
     --out.back().scenario.workload.iterations;
   }
+  // A replica that is never promoted (no Redis node crashes) only receives copies:
+  // the clients cannot tell it is there.
+  const bool server_crash = std::any_of(s.faults.faults.begin(), s.faults.faults.end(), [](const sim::Fault& f) {
+    return !client_index(f.node).has_value() && f.kind == sim::FaultKind::Crash;
+  });
+  if (s.replica && !server_crash) {
+    Scenario t = s;
+    t.replica = false;
+    t.replication_lag = Scenario{}.replication_lag;
+    t.failover_after = Scenario{}.failover_after;
+    out.push_back({std::move(t), false});
+  }
   return out;
 }
 

@@ -96,3 +96,26 @@ TEST_CASE("explorer: removing a client drops its faults and renames the later on
         "token-lua seed=1 clients=2 clock=B:+1s:0 slow=B:0:3s call=B:2:crash ids=0,2 "
         "faults=[pause B @2s for 1s; cut B redis @3s]");
 }
+
+TEST_CASE("explorer: a replica that is never promoted is shrunk away, one a failover needs is kept") {
+  const StillFails lease_outworked = fails_with(Property::MutualExclusion, {Cause::LeaseOutworked}, {});
+  std::string error;
+  auto s =
+      parse_scenario("token-lua seed=2 clients=2 iterations=2 replica=1 lag=40ms failover=300ms slow=A:0:2.5s", &error);
+  INFO(error);
+  REQUIRE(s);
+  REQUIRE(lease_outworked(*s));
+  const Scenario shrunk = simplified(*s, lease_outworked, 40);
+  CHECK_FALSE(shrunk.replica);
+  CHECK(to_string(shrunk).find("replica") == std::string::npos);
+  // F17: the lock lives only on the master that dies, the failover is the failure: the replica stays.
+  const StillFails failover_lost = fails_with(Property::MutualExclusion, {Cause::FailoverLost}, {});
+  auto f17 = parse_scenario(
+      "token-lua seed=0 clients=2 iterations=1 replica=1 lag=22ms failover=544ms slow=B:0:1.64s "
+      "faults=[crash redis @24ms]",
+      &error);
+  INFO(error);
+  REQUIRE(f17);
+  REQUIRE(failover_lost(*f17));
+  CHECK(simplified(*f17, failover_lost, 40).replica);
+}
