@@ -2,9 +2,6 @@
 // parameters that change semantics) INFO (server, clients, memory, keyspace) DEBUG (SLEEP,
 // SET-ACTIVE-EXPIRE, RELOAD) CLIENT (ID, SETNAME, GETNAME, UNBLOCK).
 #include <cmath>
-#include <cstdint>
-#include <optional>
-#include <utility>
 
 #include <fmt/format.h>
 
@@ -73,29 +70,6 @@ const IntParameter* find_parameter(std::string_view name) {
   return nullptr;
 }
 
-// Redis memtoull: digits, then an optional unit (b, k, kb, m, mb, g, gb, any case).
-std::optional<uint64_t> parse_memory(std::string_view text) {
-  size_t digits = 0;
-  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
-  if (digits == 0 || digits > 20) return std::nullopt;
-  const std::string_view unit = text.substr(digits);
-  uint64_t multiplier = 0;
-  constexpr std::pair<std::string_view, uint64_t> kUnits[] = {{"", 1},           {"b", 1},          {"k", 1000},
-                                                              {"kb", 1024},      {"m", 1000000},    {"mb", 1 << 20},
-                                                              {"g", 1000000000}, {"gb", 1ULL << 30}};
-  for (const auto& [name, factor] : kUnits)
-    if (equals_lower(unit, name)) multiplier = factor;
-  if (multiplier == 0) return std::nullopt;
-  uint64_t value = 0;
-  for (size_t i = 0; i < digits; ++i) {
-    const uint64_t digit = static_cast<uint64_t>(text[i] - '0');
-    if (value > (UINT64_MAX - digit) / 10) return std::nullopt;
-    value = value * 10 + digit;
-  }
-  if (value > UINT64_MAX / multiplier) return std::nullopt;
-  return value * multiplier;
-}
-
 Reply config_get(ExecContext& ctx, const Command& argv) {
   std::vector<Reply> out;
   auto add = [&](std::string_view name, std::string value) {
@@ -115,7 +89,6 @@ Reply config_get(ExecContext& ctx, const Command& argv) {
     if (glob_match(pattern, "notify-keyspace-events"))
       add("notify-keyspace-events", Notifications::flags_to_string(ctx.server.config.notify_keyspace_events));
     if (glob_match(pattern, "databases")) add("databases", std::to_string(kDatabases));
-    if (glob_match(pattern, "maxmemory")) add("maxmemory", std::to_string(ctx.server.config.maxmemory));
   }
   return Reply::array(std::move(out));
 }
@@ -138,12 +111,6 @@ Reply config_set(ExecContext& ctx, const Command& argv) {
       const auto flags = Notifications::parse_flags(value);
       if (!flags) return error_reply(failed + "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
       updated.notify_keyspace_events = *flags;
-      continue;
-    }
-    if (equals_lower(name, "maxmemory")) {
-      const auto bytes = parse_memory(value);
-      if (!bytes) return error_reply(failed + "argument must be a memory value");
-      updated.maxmemory = *bytes;
       continue;
     }
     const IntParameter* p = find_parameter(name);
@@ -182,9 +149,8 @@ Reply cmd_config(ExecContext& ctx, const Command& argv) {
 }
 
 namespace {
-// INFO's memory section: the data set as the maxmemory accounting sizes it, the
-// Lua state's own bytes, and the script and function counts. maxmemory is the
-// configured one; the model's own cap is not Redis's to show.
+// INFO's memory section: the data set as the maxmemory accounting sizes it (plus
+// an empty Redis's own bytes), the Lua state's, and the script and function counts.
 std::string memory_section(const Server::State& server) {
   const size_t data = dataset_bytes(server);
   const size_t lua = server.scripts ? server.scripts->lua_bytes() : 0;
@@ -193,14 +159,13 @@ std::string memory_section(const Server::State& server) {
   const size_t libraries = server.functions ? server.functions->library_count() : 0;
   std::string out = "# Memory\r\n";
   auto line = [&](std::string_view name, size_t value) { out += fmt::format("{}:{}\r\n", name, value); };
-  line("used_memory", kEmptyServerBytes + data);  // as maxmemory sees it (memory.hpp)
+  line("used_memory", kEmptyServerBytes + data);
   line("used_memory_dataset", data);
   line("used_memory_lua", lua);
   line("used_memory_vm_eval", lua);
   line("number_of_cached_scripts", scripts);
   line("number_of_functions", functions);
   line("number_of_libraries", libraries);
-  line("maxmemory", server.config.maxmemory);
   out += "maxmemory_policy:noeviction\r\n";
   return out;
 }

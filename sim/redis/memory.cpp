@@ -59,17 +59,12 @@ bool may_grow(const CommandSpec& spec) {
 }
 
 bool over_maxmemory(Server::State& server) {
-  const uint64_t configured = server.config.maxmemory;
-  const size_t own = server.options.maxmemory_bytes;
-  auto over = [&](size_t data) {
-    return (own != 0 && data > own) || (configured != 0 && kEmptyServerBytes + data > configured);
-  };
+  const size_t cap = server.options.maxmemory_bytes;
   MemoryMeter& meter = server.memory;
-  if (!over(meter.measured + meter.grown)) return false;  // not even the bound is over
-  if (configured != 0 && kEmptyServerBytes > configured) return true;  // over with no data at all
+  if (cap == 0 || meter.measured + meter.grown <= cap) return false;  // not even the bound is over
   meter.measured = dataset_bytes(server);
   meter.grown = 0;
-  return over(meter.measured);
+  return meter.measured > cap;
 }
 
 std::optional<Reply> refuse_if_over_maxmemory(Server::State& server, const CommandSpec& spec, const Command& command) {

@@ -15,16 +15,15 @@ namespace locksim::redis {
 
 inline constexpr const char* kOomError = "OOM command not allowed when used memory > 'maxmemory'.";
 
-// Redis 7.0's used_memory when it holds nothing. A maxmemory set by CONFIG SET is
-// compared with this plus the data set, so `maxmemory 1` refuses at once, as in
-// Redis; the model's own cap (ServerOptions::maxmemory_bytes) counts the data alone.
+// Redis 7.0's used_memory when it holds nothing: INFO's used_memory adds it to the
+// data set. The cap (ServerOptions::maxmemory_bytes) counts the data alone.
 inline constexpr size_t kEmptyServerBytes = 880'000;
 
 // The data set's size in bytes over every database: keys, values and a fixed overhead per key.
 size_t dataset_bytes(const Server::State& server);
 
-// Over the configured maxmemory or the model's own cap (measured only when the
-// bound of what was added since the last measure says it may be).
+// Over the cap (measured only when the bound of what was added since the last
+// measure says it may be).
 bool over_maxmemory(Server::State& server);
 
 // Whether `spec` is one of Redis's deny-oom commands (those that may add data).

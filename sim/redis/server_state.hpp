@@ -31,9 +31,6 @@ struct ServerConfig {
   bool active_expire = true;            // DEBUG SET-ACTIVE-EXPIRE
   int64_t lua_time_limit_ms = 5000;     // busy-reply-threshold: accepted, scripts are budgeted by instructions
   uint32_t notify_keyspace_events = 0;  // Notifications flags; a copy lives in State::notifications
-  // CONFIG SET maxmemory, in bytes; 0 sets none. ServerOptions::maxmemory_bytes,
-  // the model's own cap, holds whatever this says (memory.hpp).
-  uint64_t maxmemory = 0;
 };
 
 struct PubSub {
