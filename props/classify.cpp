@@ -85,7 +85,10 @@ std::vector<Ending> Classifier::endings(uint32_t holder, Instant since, Instant 
     if (e.server >= owner.size()) continue;
     const uint32_t n = e.server;
     // A replica's copy only counts once it is promoted (it is followed before, to know what it lacks).
-    const bool mine = owner[n].owner == holder && e.at >= since && (!cfg_.replica || (n == 1) == promoted);
+    // An instance set before the hold's acquire began is not the hold's: a key an
+    // earlier incarnation set, or one whose winning reply was lost.
+    const bool mine = owner[n].owner == holder && owner[n].since >= since && e.at >= since &&
+                      (!cfg_.replica || (n == 1) == promoted);
     if (e.step == Step::ServerCrashed && !e.keys_survive) {
       if (cfg_.replica && n == 0) {
         master_down = true;

@@ -1,6 +1,7 @@
 #include "locksim/props/classify_faults.hpp"
 
 #include "locksim/props/scenario.hpp"
+#include "locksim/sim/int128.hpp"
 
 #include <fmt/format.h>
 
@@ -100,7 +101,10 @@ bool FaultFinder::clock_misled(uint32_t client, Instant from, Instant to) const 
     const HistoryEvent* entry = entry_of(client, from);
     return start && entry && entry->local - start->local < cfg_.lock.lease;
   }
-  // The hold's own stamps: how long it lasted by the client's clock, and in true time.
+  // The work is timed by the clock's pace: a slow clock stretches it in true time.
+  // A jump moves the clock's reading, not its pace: it stretches no work.
+  const int64_t ppm = client < w.drifts_ppm.size() ? w.drifts_ppm[client] : 0;
+  if (ppm >= 0) return false;
   const HistoryEvent* entered = nullptr;
   for (const auto& e : h_.events()) {
     if (e.at > to) break;
@@ -109,7 +113,8 @@ bool FaultFinder::clock_misled(uint32_t client, Instant from, Instant to) const 
   if (!entered) return false;
   for (const auto& e : h_.events()) {
     if (e.client != client || e.at < to || (e.step != Step::Leave && e.step != Step::Crashed)) continue;
-    const Duration local = e.local - entered->local, real = e.at - entered->at;
+    const Duration real = e.at - entered->at;
+    const Duration local{real.ns + static_cast<int64_t>(static_cast<sim::int128>(real.ns) * ppm / 1'000'000)};
     return real > local + sim::milliseconds(5) && (entered->at - from) + local < cfg_.lock.lease;
   }
   return false;

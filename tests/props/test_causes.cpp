@@ -115,3 +115,39 @@ TEST_CASE("causes: a short pause at the moment the lease ends is not the cause w
   CHECK(v.clients == std::vector<uint32_t>{0, 1});
   CHECK(v.fault == "slow=A:0:2.5s");
 }
+
+TEST_CASE("causes: a clock jump moves the reading, not the pace: it stretches no work", "[causes]") {
+  // token-lua never reads B's clock, and B's 1.308s of work took 1.308s; the jump back
+  // during it once made the work 'look short' to B.
+  const Violation v = mutual_exclusion_of(
+      "token-lua seed=2 clients=2 iterations=2 slow=A:0:500ms slow=B:1:1.308s ids=0,2 faults=[jump B @1.173s by "
+      "-2.373s]");
+  CHECK(v.cause == Cause::LeaseOutworked);
+  CHECK(v.clients == std::vector<uint32_t>{1, 0});
+  CHECK(v.fault == "slow=B:1:1.308s");
+  // Redlock reads its clock only while acquiring: a jump in the middle of the work changes nothing.
+  const Violation r = mutual_exclusion_of(
+      "redlock seed=0 clients=2 iterations=2 masters=3 spikes=0.08:23ms:1.5:515ms slow=A:0:1.003s faults=[jump A "
+      "@1.326s by -2.077s]");
+  CHECK(r.cause == Cause::LeaseOutworked);
+  CHECK(r.clients == std::vector<uint32_t>{0, 1});
+  CHECK(r.fault == "slow=A:0:1.003s");
+}
+
+TEST_CASE("causes: a key the client's crashed incarnation set is not the lease of its next hold", "[causes]") {
+  // A's SET won just before A crashed; restarted, A waits out that key, acquires at 1.034s,
+  // and its nested acquire waits on its own lock until the lease runs out.
+  std::string error;
+  auto s = parse_scenario(
+      "token-lua seed=0 clients=1 iterations=1 nested=1 ids=1 faults=[crash A @11ms; restart A "
+      "@12ms]",
+      &error);
+  INFO(error);
+  REQUIRE(s);
+  const RunResult run = run_scenario(*s);
+  const Violation* v = run.verdict.find(Property::Reentrancy);
+  REQUIRE(v);
+  CHECK(v->cause == Cause::SelfDeadlock);
+  CHECK(v->clients == std::vector<uint32_t>{0});
+  CHECK(v->fault == "nested=1");
+}
