@@ -44,6 +44,8 @@ class Classifier {
   Explanation overwritten(uint32_t holder, const Ending& e) const;
   Explanation on_time(uint32_t holder, Instant from, Instant to, std::string_view what) const;
   bool renews() const;
+  // Whether the holder tried to renew its lease in (after, until].
+  bool renewed_within(uint32_t holder, Instant after, Instant until) const;
 
   const lock::History& h_;
   const lock::SimulationConfig& cfg_;
@@ -62,6 +64,13 @@ Instant Classifier::acquire_start(uint32_t client, Instant before) const {
     if (e.client == client && e.step == Step::AcquireStart && e.depth == 0) since = e.at;
   }
   return since;
+}
+
+bool Classifier::renewed_within(uint32_t holder, Instant after, Instant until) const {
+  return std::any_of(h_.events().begin(), h_.events().end(), [&](const HistoryEvent& e) {
+    return e.client == holder && e.at > after && e.at <= until &&
+           (e.step == Step::Renewed || e.step == Step::RenewFailed);
+  });
 }
 
 bool Classifier::renews() const {
@@ -87,8 +96,8 @@ std::vector<Ending> Classifier::endings(uint32_t holder, Instant since, Instant 
     // A replica's copy only counts once it is promoted (it is followed before, to know what it lacks).
     // An instance set before the hold's acquire began is not the hold's: a key an
     // earlier incarnation set, or one whose winning reply was lost.
-    const bool mine = owner[n].owner == holder && owner[n].since >= since && e.at >= since &&
-                      (!cfg_.replica || (n == 1) == promoted);
+    const bool mine =
+        owner[n].owner == holder && owner[n].since >= since && e.at >= since && (!cfg_.replica || (n == 1) == promoted);
     if (e.step == Step::ServerCrashed && !e.keys_survive) {
       if (cfg_.replica && n == 0) {
         master_down = true;
@@ -182,13 +191,14 @@ Explanation Classifier::expired(uint32_t holder, const Ending& e) const {
       const std::string node = lock::redis_node_name(cfg_, e.node);
       std::string jump = faults_.redis_jump(node, r.at, x.at);
       const std::string early = sim::format_span(due - x.at);
-      if (!jump.empty())
+      // A jump or a drift is the cause only when the holder would have left in time
+      // had the key lived its whole lease, or would have renewed it meanwhile.
+      const bool left_in_time = faults_.hold_end(holder, x.at) <= due || renewed_within(holder, x.at, due);
+      if (!jump.empty() && left_in_time)
         return make(Cause::RedisClockJump, jump,
                     fmt::format("{}'s clock jumped, so {} expired at {}, {} before its lease ended", node, key_text,
                                 sim::format_instant(x.at), early));
-      // Drift makes a key expire a little early: it is the cause only when the
-      // holder would have left in time had the key lived its whole lease.
-      if (std::string drift = faults_.redis_drift(e.node); !drift.empty() && faults_.hold_end(holder, x.at) <= due)
+      if (std::string drift = faults_.redis_drift(e.node); !drift.empty() && left_in_time)
         return make(Cause::RedisClockDrift, drift,
                     fmt::format("{}'s clock ran fast, so {} expired at {}, {} early", node, key_text,
                                 sim::format_instant(x.at), early));

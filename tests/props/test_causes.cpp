@@ -151,3 +151,25 @@ TEST_CASE("causes: a key the client's crashed incarnation set is not the lease o
   CHECK(v->clients == std::vector<uint32_t>{0});
   CHECK(v->fault == "nested=1");
 }
+
+TEST_CASE("causes: Redis's clock is the cause only if the holder would have left, or renewed, before the true end",
+          "[causes]") {
+  // A jump makes A's key expire 133ms early, but A's 1.9s of work outlasts its 1s explicit lease anyway.
+  const Violation outworked = mutual_exclusion_of(
+      "reentrant seed=2 clients=2 iterations=2 slow=A:1:1.899s explicit-lease=1s faults=[jump redis @1.012s by "
+      "+1.567s]");
+  CHECK(outworked.cause == Cause::LeaseOutworked);
+  CHECK(outworked.fault == "slow=A:1:1.899s");
+  // A fast Redis clock ends the watchdog's key 109ms early, but A is paused for 2.5s and renews nothing.
+  const Violation paused = mutual_exclusion_of(
+      "watchdog seed=2 clients=2 iterations=1 redis-drift=redis:+197159 slow=A:0:943ms call=A:3:pause:2.485s");
+  CHECK(paused.cause == Cause::LeasePaused);
+  CHECK(paused.clients == std::vector<uint32_t>{0, 1});
+  CHECK(paused.fault == "call=A:3:pause:2.485s");
+  // With the renewals running, a jump of Redis's clock is the cause.
+  const Violation jumped = mutual_exclusion_of(
+      "watchdog seed=1308 clients=2 iterations=1 clock=B:+0s:-27158 faults=[jump redis @121ms by "
+      "+968ms]");
+  CHECK(jumped.cause == Cause::RedisClockJump);
+  CHECK(jumped.fault == "jump redis @121ms by +968ms");
+}
