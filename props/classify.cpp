@@ -44,6 +44,9 @@ class Classifier {
   Explanation overwritten(uint32_t holder, const Ending& e) const;
   Explanation on_time(uint32_t holder, Instant from, Instant to, std::string_view what) const;
   bool renews() const;
+  // Per node: when the acquire begun at `since` set the key it then learned it won
+  // (its last set there before it acquired); `since` where there is none.
+  std::vector<Instant> winning_sets(uint32_t holder, Instant since, size_t nodes) const;
   // Whether the holder tried to renew its lease in (after, until].
   bool renewed_within(uint32_t holder, Instant after, Instant until) const;
 
@@ -64,6 +67,17 @@ Instant Classifier::acquire_start(uint32_t client, Instant before) const {
     if (e.client == client && e.step == Step::AcquireStart && e.depth == 0) since = e.at;
   }
   return since;
+}
+
+std::vector<Instant> Classifier::winning_sets(uint32_t holder, Instant since, size_t nodes) const {
+  std::vector<Instant> won(nodes, since);
+  for (const auto& e : h_.events()) {
+    if (e.at < since || e.client != holder) continue;
+    if (e.step == Step::KeySet && e.purpose == Purpose::Acquire && lock_key(e) && e.server < nodes)
+      won[e.server] = e.at;
+    if (e.step == Step::Acquired && e.depth == 0) return won;
+  }
+  return std::vector<Instant>(nodes, since);
 }
 
 bool Classifier::renewed_within(uint32_t holder, Instant after, Instant until) const {
@@ -88,16 +102,17 @@ std::vector<Ending> Classifier::endings(uint32_t holder, Instant since, Instant 
   const RunEnd end{until};
   const CheckOptions options;
   const detail::Context c{h_, cfg_, end, options};
+  const std::vector<Instant> won = winning_sets(holder, since, owner.size());
   bool master_down = false, promoted = false;
   for (const auto& e : h_.events()) {
     if (e.at > until) break;
     if (e.server >= owner.size()) continue;
     const uint32_t n = e.server;
     // A replica's copy only counts once it is promoted (it is followed before, to know what it lacks).
-    // An instance set before the hold's acquire began is not the hold's: a key an
-    // earlier incarnation set, or one whose winning reply was lost.
-    const bool mine =
-        owner[n].owner == holder && owner[n].since >= since && e.at >= since && (!cfg_.replica || (n == 1) == promoted);
+    // An instance set before the set the holder learned it won by is not the hold's:
+    // a key an earlier incarnation set, or an earlier attempt whose reply was lost.
+    const bool mine = owner[n].owner == holder && owner[n].since >= won[n] && e.at >= since &&
+                      (!cfg_.replica || (n == 1) == promoted);
     if (e.step == Step::ServerCrashed && !e.keys_survive) {
       if (cfg_.replica && n == 0) {
         master_down = true;
@@ -360,7 +375,11 @@ Explanation Classifier::explain(const Violation& v) {
           got = e.at;
           break;
         }
-      if (got > nested && lapse(first, acquire_start(first, nested), got, lock::kNoClient).cause != Cause::Unknown)
+      const Explanation meanwhile =
+          got > nested ? lapse(first, acquire_start(first, nested), got, lock::kNoClient) : Explanation{};
+      // Paused while its nested acquire was pending: it waited on nothing.
+      if (meanwhile.cause == Cause::LeasePaused) return meanwhile;
+      if (meanwhile.cause != Cause::Unknown)
         return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
                     fmt::format("{}'s nested acquire waited on the lock {} holds until its lease ran out, then took "
                                 "a fresh one",

@@ -173,3 +173,21 @@ TEST_CASE("causes: Redis's clock is the cause only if the holder would have left
   CHECK(jumped.cause == Cause::RedisClockJump);
   CHECK(jumped.fault == "jump redis @121ms by +968ms");
 }
+
+TEST_CASE("causes: a key set by an attempt whose reply a cut lost is not the hold's, nor is a pause a self-wait",
+          "[causes]") {
+  // A's first SET landed while A was cut off; A acquired only at 3.004s, was paused 1.508s
+  // before its nested acquire, and its lease ran out during that pause.
+  std::string error;
+  auto s = parse_scenario(
+      "reentrant seed=25801 clients=1 iterations=1 nested=1 call=A:7:pause:1.508s ids=1 explicit-lease=1s "
+      "faults=[cut A redis @3ms for 2.451s]",
+      &error);
+  INFO(error);
+  REQUIRE(s);
+  const RunResult run = run_scenario(*s);
+  const Violation* v = run.verdict.find(Property::Reentrancy);
+  REQUIRE(v);
+  CHECK(v->cause == Cause::LeasePaused);
+  CHECK(v->fault == "call=A:7:pause:1.508s");
+}
