@@ -202,6 +202,15 @@ Explanation Classifier::expired(uint32_t holder, const Ending& e) const {
     const HistoryEvent& r = *e.refresh;
     // When the key should have expired, in true time, had Redis's clock kept pace.
     const Instant due = r.at + sim::milliseconds(r.expire_at_ms - lock::unix_ms(r.local));
+    // Already due when the replica got it: Redis replicates absolute deadlines, and
+    // the master's clock had jumped back.
+    if (cfg_.replica && e.node == 1 && r.expire_at_ms >= 0 && due <= r.at + sim::milliseconds(2)) {
+      if (std::string jump = faults_.master_jump_back(r.at); !jump.empty())
+        return make(Cause::RedisClockJump, jump,
+                    fmt::format("redis's clock had jumped back, so {} reached the replica already due and expired "
+                                "there at {}",
+                                key_text, sim::format_instant(x.at)));
+    }
     if (r.expire_at_ms >= 0 && x.at + sim::milliseconds(2) < due) {
       const std::string node = lock::redis_node_name(cfg_, e.node);
       std::string jump = faults_.redis_jump(node, r.at, x.at);

@@ -190,6 +190,14 @@ std::string FaultFinder::redis_jump(const std::string& node, Instant from, Insta
   return "";
 }
 
+std::string FaultFinder::master_jump_back(Instant before) const {
+  const std::string master = lock::redis_node_name(cfg_, 0);
+  for (const auto& f : cfg_.faults.faults)
+    if (f.kind == sim::FaultKind::ClockJump && f.node == master && f.amount.ns < 0 && f.at <= before)
+      return sim::to_string(f);
+  return "";
+}
+
 std::string FaultFinder::redis_drift(uint32_t node) const {
   if (node >= cfg_.redis_drifts_ppm.size() || cfg_.redis_drifts_ppm[node] <= 0) return "";
   return fmt::format("redis-drift={}:{:+}", lock::redis_node_name(cfg_, node), cfg_.redis_drifts_ppm[node]);

@@ -37,7 +37,9 @@ class FaultFinder {
   std::string renewal_blocker(uint32_t client, Instant from, Instant to) const;
   std::string work_fault(uint32_t client, Instant from) const;
   std::string redis_jump(const std::string& node, Instant from, Instant to) const;
-  std::string redis_drift(uint32_t node) const;  // "redis-drift=redis:+50000" when that node's clock runs fast
+  std::string redis_drift(uint32_t node) const;
+  // A backward jump of the master's clock before `before` (its replica then gets deadlines already past).
+  std::string master_jump_back(Instant before) const;  // "redis-drift=redis:+50000" when that node's clock runs fast
   std::string reset_of(uint32_t client, Instant from, Instant to) const;
   std::string clock_of(uint32_t client, Instant before) const;
   std::string server_crash(const std::string& node, Instant at) const;

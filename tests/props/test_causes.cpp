@@ -191,3 +191,14 @@ TEST_CASE("causes: a key set by an attempt whose reply a cut lost is not the hol
   CHECK(v->cause == Cause::LeasePaused);
   CHECK(v->fault == "call=A:7:pause:1.508s");
 }
+
+TEST_CASE("causes: a replica promoted with a deadline the master's jumped-back clock had already passed", "[causes]") {
+  // The master's clock jumped back 2.58s; A's key reached the replica with an absolute
+  // deadline already past; the master died, the replica was promoted, and B got in.
+  const Violation v = mutual_exclusion_of(
+      "fair seed=366810 clients=2 iterations=2 replica=1 lag=32ms failover=96ms clock=A:+0s:178308 slow=A:1:2.33s "
+      "slow=A:0:1.916s faults=[jump redis @373ms by -2.58s; crash redis @1.822s]");
+  CHECK(v.cause == Cause::RedisClockJump);
+  CHECK(v.clients == std::vector<uint32_t>{0, 1});
+  CHECK(v.fault == "jump redis @373ms by -2.58s");
+}
