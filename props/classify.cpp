@@ -43,6 +43,7 @@ class Classifier {
   Explanation expired(uint32_t holder, const Ending& e) const;
   Explanation overwritten(uint32_t holder, const Ending& e) const;
   Explanation on_time(uint32_t holder, Instant from, Instant to, std::string_view what) const;
+  Explanation reentrancy(uint32_t first, const Violation& v) const;
   bool renews() const;
   // Per node: when the acquire begun at `since` set the key it then learned it won
   // (its last set there before it acquired); `since` where there is none.
@@ -320,6 +321,36 @@ Explanation Classifier::lapse(uint32_t holder, Instant since, Instant until, uin
   return make(Cause::Unknown, "", fmt::format("{}'s lock was never seen to end", name(holder)));
 }
 
+// Why a nested acquire met someone else's lock or took a fresh one: the outer
+// lease had lapsed (and how), or the nested acquire waited on the lock its own hold kept.
+Explanation Classifier::reentrancy(uint32_t first, const Violation& v) const {
+  // A nested acquire that met someone else's lock, or took a fresh one, came after the outer lease lapsed.
+  Instant nested = v.from;
+  for (const auto& e : h_.events())
+    if (e.at <= v.from && e.client == first && e.step == Step::AcquireStart && e.depth > 0) nested = e.at;
+  Explanation outer = lapse(first, acquire_start(first, nested), nested, lock::kNoClient);
+  if (outer.cause != Cause::Unknown) return outer;
+  // A nested acquire that got in only once the outer lock was gone had waited on itself.
+  Instant got = nested;
+  for (const auto& e : h_.events())
+    if (e.at >= nested && e.client == first && e.step == Step::Acquired && e.depth > 0) {
+      got = e.at;
+      break;
+    }
+  const Explanation meanwhile =
+      got > nested ? lapse(first, acquire_start(first, nested), got, lock::kNoClient) : Explanation{};
+  // Paused while its nested acquire was pending: it waited on nothing.
+  if (meanwhile.cause == Cause::LeasePaused) return meanwhile;
+  if (meanwhile.cause != Cause::Unknown)
+    return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
+                fmt::format("{}'s nested acquire waited on the lock {} holds until its lease ran out, then took "
+                            "a fresh one",
+                            name(first), name(first)));
+  if (v.from == v.to) return make(Cause::InnerRelease, "", "an inner release freed the lock under the outer hold");
+  return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
+              fmt::format("{}'s nested acquire waited on the lock {} holds", name(first), name(first)));
+}
+
 Explanation Classifier::explain(const Violation& v) {
   const uint32_t first = v.clients.empty() ? lock::kNoClient : v.clients.front();
   const uint32_t second = v.clients.size() > 1 ? v.clients[1] : lock::kNoClient;
@@ -370,33 +401,7 @@ Explanation Classifier::explain(const Violation& v) {
       return make(
           Cause::CrashBlocked, faults_.crash_of(first, v.from),
           fmt::format("{} crashed at {} and its key outlived lease + slack", name(first), sim::format_instant(v.from)));
-    case Property::Reentrancy: {
-      // A nested acquire that met someone else's lock, or took a fresh one, came after the outer lease lapsed.
-      Instant nested = v.from;
-      for (const auto& e : h_.events())
-        if (e.at <= v.from && e.client == first && e.step == Step::AcquireStart && e.depth > 0) nested = e.at;
-      Explanation outer = lapse(first, acquire_start(first, nested), nested, lock::kNoClient);
-      if (outer.cause != Cause::Unknown) return outer;
-      // A nested acquire that got in only once the outer lock was gone had waited on itself.
-      Instant got = nested;
-      for (const auto& e : h_.events())
-        if (e.at >= nested && e.client == first && e.step == Step::Acquired && e.depth > 0) {
-          got = e.at;
-          break;
-        }
-      const Explanation meanwhile =
-          got > nested ? lapse(first, acquire_start(first, nested), got, lock::kNoClient) : Explanation{};
-      // Paused while its nested acquire was pending: it waited on nothing.
-      if (meanwhile.cause == Cause::LeasePaused) return meanwhile;
-      if (meanwhile.cause != Cause::Unknown)
-        return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
-                    fmt::format("{}'s nested acquire waited on the lock {} holds until its lease ran out, then took "
-                                "a fresh one",
-                                name(first), name(first)));
-      if (v.from == v.to) return make(Cause::InnerRelease, "", "an inner release freed the lock under the outer hold");
-      return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
-                  fmt::format("{}'s nested acquire waited on the lock {} holds", name(first), name(first)));
-    }
+    case Property::Reentrancy: return reentrancy(first, v);
     case Property::VariantError: break;  // the variant's own error: nothing to classify
     case Property::BoundedWait:
       return make(Cause::Overtaken, "",

@@ -13,16 +13,19 @@ using namespace locksim;
 using namespace locksim::props;
 
 namespace {
-Violation mutual_exclusion_of(const std::string& text) {
+// The scenario's violation of `property` (it must have one).
+Violation violation_of(const std::string& text, Property property) {
   std::string error;
   auto s = parse_scenario(text, &error);
   INFO(error);
   REQUIRE(s);
   const RunResult run = run_scenario(*s);
-  const Violation* v = run.verdict.find(Property::MutualExclusion);
+  const Violation* v = run.verdict.find(property);
   REQUIRE(v);
   return *v;
 }
+
+Violation mutual_exclusion_of(const std::string& text) { return violation_of(text, Property::MutualExclusion); }
 
 // An example variant, registered once per process under the name it declares.
 const lock::Algorithm& example_variant(const char* file, const char* name) {
@@ -137,19 +140,12 @@ TEST_CASE("causes: a clock jump moves the reading, not the pace: it stretches no
 TEST_CASE("causes: a key the client's crashed incarnation set is not the lease of its next hold", "[causes]") {
   // A's SET won just before A crashed; restarted, A waits out that key, acquires at 1.034s,
   // and its nested acquire waits on its own lock until the lease runs out.
-  std::string error;
-  auto s = parse_scenario(
-      "token-lua seed=0 clients=1 iterations=1 nested=1 ids=1 faults=[crash A @11ms; restart A "
-      "@12ms]",
-      &error);
-  INFO(error);
-  REQUIRE(s);
-  const RunResult run = run_scenario(*s);
-  const Violation* v = run.verdict.find(Property::Reentrancy);
-  REQUIRE(v);
-  CHECK(v->cause == Cause::SelfDeadlock);
-  CHECK(v->clients == std::vector<uint32_t>{0});
-  CHECK(v->fault == "nested=1");
+  const Violation v =
+      violation_of("token-lua seed=0 clients=1 iterations=1 nested=1 ids=1 faults=[crash A @11ms; restart A @12ms]",
+                   Property::Reentrancy);
+  CHECK(v.cause == Cause::SelfDeadlock);
+  CHECK(v.clients == std::vector<uint32_t>{0});
+  CHECK(v.fault == "nested=1");
 }
 
 TEST_CASE("causes: Redis's clock is the cause only if the holder would have left, or renewed, before the true end",
@@ -178,18 +174,12 @@ TEST_CASE("causes: a key set by an attempt whose reply a cut lost is not the hol
           "[causes]") {
   // A's first SET landed while A was cut off; A acquired only at 3.004s, was paused 1.508s
   // before its nested acquire, and its lease ran out during that pause.
-  std::string error;
-  auto s = parse_scenario(
+  const Violation v = violation_of(
       "reentrant seed=25801 clients=1 iterations=1 nested=1 call=A:7:pause:1.508s ids=1 explicit-lease=1s "
       "faults=[cut A redis @3ms for 2.451s]",
-      &error);
-  INFO(error);
-  REQUIRE(s);
-  const RunResult run = run_scenario(*s);
-  const Violation* v = run.verdict.find(Property::Reentrancy);
-  REQUIRE(v);
-  CHECK(v->cause == Cause::LeasePaused);
-  CHECK(v->fault == "call=A:7:pause:1.508s");
+      Property::Reentrancy);
+  CHECK(v.cause == Cause::LeasePaused);
+  CHECK(v.fault == "call=A:7:pause:1.508s");
 }
 
 TEST_CASE("causes: a replica promoted with a deadline the master's jumped-back clock had already passed", "[causes]") {
