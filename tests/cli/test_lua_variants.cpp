@@ -137,7 +137,7 @@ TEST_CASE("lua variants: the correct examples fail only as their built-in counte
   // not show too, and no cause that is a defect of the lock itself.
   const std::set<std::string> defects = {
       "stale-release", "stale-renewal", "takeover-race", "crash-left-key-without-ttl", "inner-release-freed-lock",
-      "watch-lost"};
+      "watch-lost-on-reconnect"};
   // Faults of the Redis deployment itself: both versions are exposed to them, and
   // whether a budget's search meets one first in one version or the other is chance.
   const std::set<std::string> deployment = {"redis-clock-jump", "redis-clock-drift", "redis-restart-forgot-key",
