@@ -171,7 +171,9 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
   // also when the holder entered late: a paused client enters when it resumes,
   // whatever its clock says.
   const bool paused_then = faults_.paused_within(holder, to, to + sim::milliseconds(1)).ns > 0;
-  if (paused.ns > 0 &&
+  // A renewal a cut had already stopped was not frozen by a later pause.
+  const bool renewal_cut_first = renewing && faults_.cut_before_pause(holder, from, to);
+  if (paused.ns > 0 && !renewal_cut_first &&
       (renewing ? paused_then || paused * 2 >= to - from : left - faults_.paused_within(holder, from, left) < to))
     return make(Cause::LeasePaused, faults_.pause_of(holder, from, to),
                 fmt::format("{}{} at {} while {} was paused", a, what, sim::format_instant(to), a));

@@ -174,6 +174,20 @@ std::string FaultFinder::renewal_blocker(uint32_t client, Instant from, Instant 
   return "";
 }
 
+bool FaultFinder::cut_before_pause(uint32_t client, Instant from, Instant to) const {
+  const HistoryEvent* pause = nullptr;
+  for (const auto& e : h_.events()) {
+    if (e.at > to) break;
+    if (e.client == client && e.step == Step::Paused && e.at >= from && !pause) pause = &e;
+  }
+  if (!pause) return false;
+  const std::string me = name(client);
+  return std::any_of(cfg_.faults.faults.begin(), cfg_.faults.faults.end(), [&](const sim::Fault& f) {
+    return f.kind == sim::FaultKind::Cut && (f.node == me || f.peer == me) && f.at <= pause->at &&
+           (f.amount.ns == 0 || f.at + f.amount > pause->at);
+  });
+}
+
 std::string FaultFinder::work_fault(uint32_t client, Instant) const {
   for (const auto& s : cfg_.workload.slow_work)
     if (s.client == client)

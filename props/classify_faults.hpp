@@ -35,6 +35,8 @@ class FaultFinder {
 
   std::string pause_of(uint32_t client, Instant from, Instant to) const;
   std::string renewal_blocker(uint32_t client, Instant from, Instant to) const;
+  // Whether a cut of the client's link was already on when its first pause within [from, to] began.
+  bool cut_before_pause(uint32_t client, Instant from, Instant to) const;
   std::string work_fault(uint32_t client, Instant from) const;
   std::string redis_jump(const std::string& node, Instant from, Instant to) const;
   std::string redis_drift(uint32_t node) const;

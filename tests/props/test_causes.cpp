@@ -192,3 +192,16 @@ TEST_CASE("causes: a replica promoted with a deadline the master's jumped-back c
   CHECK(v.clients == std::vector<uint32_t>{0, 1});
   CHECK(v.fault == "jump redis @373ms by -2.58s");
 }
+
+TEST_CASE("causes: a pause does not freeze a renewal a cut had already stopped", "[causes]") {
+  // B's link to Redis was cut from 404ms; its lease ran out at 1.117s, during a 212ms pause.
+  const lock::Algorithm& watchdog = example_variant("watchdog.lua", "lua-watchdog");
+  const Violation v = mutual_exclusion_of(
+      std::string(watchdog.id) +
+      " seed=307876 clients=2 iterations=1 persistent=1 spikes=0.08:45ms:1.5:1.766s slow=B:0:2.154s "
+      "call=B:1:pause:108ms faults=[crash A @82ms; restart A @223ms; cut B redis @404ms for 2.696s; pause B @926ms "
+      "for 212ms]");
+  CHECK(v.cause == Cause::RenewalStopped);
+  CHECK(v.clients == std::vector<uint32_t>{1, 0});
+  CHECK(v.fault == "cut B redis @404ms for 2.696s");
+}
