@@ -23,6 +23,16 @@ const Reply& not_ms_error() {
   return error;
 }
 
+// PAUSE and DELAY: a duration as CLIENT PAUSE takes its timeout (getTimeoutFromObjectOrReply):
+// refused when negative or when the deadline would not fit the host's clock.
+std::optional<Reply> refuse_duration(const std::string& text) {
+  int64_t ms = 0;
+  if (!redis::parse_int64(text, ms)) return Reply::error("ERR timeout is not an integer or out of range");
+  if (ms < 0) return Reply::error("ERR timeout is negative");
+  if (ms > kMaxDurationMs) return Reply::error("ERR timeout is out of range");
+  return std::nullopt;
+}
+
 Reply drop_command(Server::Core& core, Connection& caller, const Command& argv) {
   if (argv.size() == 1 || (argv.size() == 2 && redis::equals_lower(argv[1], "all"))) {
     // Every other connection goes at once; the caller's, after its reply.
@@ -51,6 +61,7 @@ Reply run_admin_command(Server::Core& core, Connection& caller, const Command& a
   if ((name == "advance" || name == "jump") && need(2)) {
     auto ms = milliseconds_arg(argv[1], name == "jump");
     if (!ms) return not_ms_error();
+    if (!core.clock.can_shift(*ms)) return Reply::error("ERR the clock would leave its range (1970 to 2262)");
     core.clock.shift(*ms);
     return Reply::integer_(core.clock.now_ms());
   }
@@ -63,15 +74,13 @@ Reply run_admin_command(Server::Core& core, Connection& caller, const Command& a
     return Reply::ok();
   }
   if (name == "pause" && need(2)) {
-    auto ms = milliseconds_arg(argv[1], false);
-    if (!ms) return not_ms_error();
-    core.pause_for(*ms);
+    if (auto refused = refuse_duration(argv[1])) return std::move(*refused);
+    core.pause_for(*milliseconds_arg(argv[1], false));
     return Reply::ok();
   }
   if (name == "delay" && need(2)) {
-    auto ms = milliseconds_arg(argv[1], false);
-    if (!ms) return not_ms_error();
-    core.reply_delay_ms = *ms;
+    if (auto refused = refuse_duration(argv[1])) return std::move(*refused);
+    core.reply_delay_ms = *milliseconds_arg(argv[1], false);
     return Reply::ok();
   }
   if (name == "drop") return drop_command(core, caller, argv);

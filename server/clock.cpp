@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "locksim/base/assert.hpp"
+
 namespace locksim::server {
 
 int64_t Clock::host_ms() {
@@ -13,7 +15,13 @@ Clock::Clock(TimeMode mode) : mode_(mode), frozen_ms_(host_ms()) {}
 
 int64_t Clock::now_ms() const { return mode_ == TimeMode::Manual ? frozen_ms_ : host_ms() + offset_ms_; }
 
+bool Clock::can_shift(int64_t delta_ms) const {
+  const int64_t now = now_ms();
+  return delta_ms >= 0 ? delta_ms <= kMaxMs - now : delta_ms >= -now;
+}
+
 void Clock::shift(int64_t delta_ms) {
+  LOCKSIM_ASSERT(can_shift(delta_ms), "the clock is shifted out of range");
   if (mode_ == TimeMode::Manual)
     frozen_ms_ += delta_ms;
   else

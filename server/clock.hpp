@@ -16,7 +16,14 @@ class Clock {
   int64_t now_ms() const;
   TimeMode mode() const { return mode_; }
 
-  // Moves the clock by delta_ms (negative goes back, as after an NTP step).
+  // The times the clock may show: from the epoch to the last millisecond whose
+  // nanoseconds still fit an int64 (in 2262), so that no ms -> ns conversion, here or
+  // in a client, overflows.
+  static constexpr int64_t kMaxMs = INT64_MAX / 1'000'000;
+  // Whether shift(delta_ms) keeps the clock within [0, kMaxMs] (no overflow either).
+  bool can_shift(int64_t delta_ms) const;
+  // Moves the clock by delta_ms (negative goes back, as after an NTP step); the caller
+  // checked can_shift.
   void shift(int64_t delta_ms);
   // Stops the clock where it is (manual time).
   void freeze();

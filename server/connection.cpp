@@ -6,8 +6,10 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include <chrono>
 #include <cstring>
 
+#include "locksim/base/assert.hpp"
 #include "locksim/sim/redis/arguments.hpp"
 
 namespace locksim::server {
@@ -17,9 +19,10 @@ constexpr size_t kReadChunk = 16 * 1024;
 // Commands stop running once this much output waits: the client must read first, so
 // a client that reads nothing holds at most this (plus one reply), never more.
 constexpr size_t kOutputHighWater = 64 * 1024;
-// Pushes to a client that does not read are capped as Redis caps pub/sub clients
-// (client-output-buffer-limit pubsub 32mb): beyond it the client is disconnected.
-constexpr size_t kPushOutputLimit = 32 * 1024 * 1024;
+// A client's turn ends after this much time running its pipelined commands: the others
+// are served before it goes on, so 50 pipelined scripts that each run to their
+// instruction budget hold another client for one budget, not fifty.
+constexpr auto kTurn = std::chrono::milliseconds(10);
 
 // A model that can block a command answers a reply of a kind that has no wire form.
 template <class R>
@@ -97,18 +100,38 @@ void Connection::pump() {
     close();
     return;
   }
+  if (yielded_) {  // commands are left: after the others' turn
+    yielded_ = false;
+    asio::post(core_.io, [self = shared_from_this()] { self->pump(); });
+  }
   if (!reading_ && !core_.paused) start_read();
 }
 
+ProtocolLimits Connection::protocol_limits() const {
+  const ClientLimits& limits = core_.options.limits;
+  ProtocolLimits parsing;
+  parsing.max_bulk_len = limits.proto_max_bulk_len;
+  parsing.max_pending_bytes = limits.query_buffer_limit;
+  return parsing;
+}
+
 void Connection::run_commands() {
+  const auto turn_start = std::chrono::steady_clock::now();
+  yielded_ = false;
   while (!core_.paused && !close_after_reply && !waiting_ && out_.size() < kOutputHighWater && !closed_) {
+    if (std::chrono::steady_clock::now() - turn_start > kTurn) {
+      yielded_ = true;
+      break;
+    }
     size_t pos = in_begin_;
     parser_.set_unauthenticated(!authenticated);
+    parser_.set_limits(protocol_limits());
     const auto result = parser_.parse(std::string_view(in_.data(), in_end_), pos, argv_);
     in_begin_ = pos;
     if (result == RequestParser::Result::NeedMore) break;
     if (result == RequestParser::Result::TooBig) {
-      close();  // Redis: "Closing client that reached max query buffer length", no reply
+      core_.log("Closing client that reached max query buffer length: " + info_line());  // no reply, as Redis
+      close();
       return;
     }
     if (result == RequestParser::Result::ProtocolError) {
@@ -125,15 +148,43 @@ void Connection::run_commands() {
 }
 
 void Connection::execute(const redis::Command& argv) {
+  LOCKSIM_ASSERT(!closed_, "a closed connection runs a command");
+  LOCKSIM_ASSERT(core_.command_depth == 0, "a command runs inside another");
   const size_t reply_start = out_.size();
   reply_suppressed = false;
-  answer(argv);
+  core_.run_command(id_, [&] { answer(argv); });
   // CLIENT REPLY OFF/SKIP silence the reply; pub/sub notices go out anyway (CLIENT_PUSHING).
   const bool silenced = reply_suppressed || ((reply_off || skipping_) && !is_subscription_command(argv[0]));
-  if (silenced) out_.resize(reply_start);
+  if (silenced && out_.size() > reply_start) out_.resize(reply_start);
   skipping_ = skip_next;  // Redis: SKIP silences the command after CLIENT REPLY SKIP only
   skip_next = false;
+  if (argv_.capacity() > 1024 && argv.size() < 64) redis::Command().swap(argv_);  // a huge command's argv goes
+  if (!closed_) check_output_limits();
   if (!core_.pushed.empty()) core_.deliver_pushes();
+  core_.release_retired();  // whatever the command closed, itself included
+}
+
+void Connection::check_output_limits() {
+  const size_t bytes = out_.size() + sending_.size();
+  const ClientLimits& limits = core_.options.limits;
+  const ClientClass cls = subscriptions_ > 0 ? ClientClass::Pubsub : ClientClass::Normal;
+  const bool over_class = output_limit_reached(limits.of(cls), bytes, Clock::host_ms(), soft_limit_since_);
+  const bool over_clients = limits.maxmemory_clients && memory_bytes() > limits.maxmemory_clients;
+  if (!over_class && !over_clients) return;
+  core_.log((over_class ? "Client " : "Evicting client (maxmemory-clients): ") + info_line() +
+            (over_class ? " closed for overcoming of output buffer limits." : ""));
+  close();
+}
+
+void Connection::note_subscriptions(const redis::Reply& reply) {
+  if (reply.type != redis::Reply::Type::Array || reply.elements.size() != 3) return;
+  const redis::Reply& kind = reply.elements[0];
+  if (reply.elements[2].type != redis::Reply::Type::Integer || !is_subscription_command(kind.str)) return;
+  subscriptions_ = reply.elements[2].integer;
+}
+
+size_t Connection::memory_bytes() const {
+  return (in_end_ - in_begin_) + parser_.pending_bytes() + argv_.capacity() * sizeof(std::string) + out_.size() + sending_.size();
 }
 
 // Runs one command, on the front-end or the model, and writes its reply.
@@ -156,6 +207,7 @@ void Connection::answer(const redis::Command& argv) {
   } else {
     append_reply_for(out_, reply, protocol, resp3_form(argv));
   }
+  note_subscriptions(reply);
   track_transaction(argv, reply);
 }
 
@@ -200,35 +252,44 @@ redis::Reply Connection::execute_on_model(const redis::Command& argv) {
 }
 
 void Connection::receive(std::vector<redis::Reply>& replies) {
+  if (closed_) return;
   for (const redis::Reply& reply : replies) {
     if (waiting_) {
       waiting_ = false;
       if (!reply_off) append_reply_for(out_, reply, protocol, blocked_form_);
     } else {
+      note_subscriptions(reply);
       redis::append_reply(out_, reply, protocol, redis::Aggregate::Push);
     }
   }
-  if (out_.size() > kPushOutputLimit) asio::post(core_.io, [self = shared_from_this()] { self->close(); });
+  check_output_limits();
 }
 
+// Room for the next read. A bulk being read gets room as its bytes arrive, doubling
+// with what came, never its announced length at once: a client that announces 512 MB
+// and sends nothing holds a chunk, not 512 MB (Redis also reserves lazily).
 void Connection::prepare_input_space() {
-  const size_t wanted = std::max(kReadChunk, parser_.bytes_wanted());
   if (in_begin_ == in_end_) {
     in_begin_ = in_end_ = 0;
-    if (in_.size() > 4 * kReadChunk && wanted == kReadChunk) std::vector<char>(kReadChunk).swap(in_);
+    if (in_.size() > 4 * kReadChunk && parser_.bytes_wanted() == 0) std::vector<char>(kReadChunk).swap(in_);
   }
-  if (in_.size() - in_end_ >= wanted) return;
+  const size_t buffered = in_end_ - in_begin_;
+  const size_t wanted = parser_.bytes_wanted();
+  const size_t rest = wanted > buffered ? wanted - buffered : 0;
+  const size_t room = std::max(kReadChunk, std::min(rest, buffered));
+  if (in_.size() - in_end_ >= room) return;
   if (in_begin_ > 0) {
-    std::memmove(in_.data(), in_.data() + in_begin_, in_end_ - in_begin_);
-    in_end_ -= in_begin_;
+    std::memmove(in_.data(), in_.data() + in_begin_, buffered);
+    in_end_ = buffered;
     in_begin_ = 0;
   }
-  if (in_.size() - in_end_ < wanted) in_.resize(std::max(in_.size() * 2, in_end_ + wanted));
+  if (in_.size() - in_end_ < room) in_.resize(in_end_ + room);
 }
 
 void Connection::start_read() {
   // A blocked client is still read (to see it leave) but runs nothing: cap what it piles up.
-  if (in_end_ - in_begin_ > ProtocolLimits{}.max_pending_bytes) {
+  if (in_end_ - in_begin_ > core_.options.limits.query_buffer_limit) {
+    core_.log("Closing client that reached max query buffer length: " + info_line());
     close();
     return;
   }
@@ -280,14 +341,13 @@ void Connection::on_written(const std::error_code& ec) {
 
 void Connection::close() {
   if (closed_) return;
-  auto self = shared_from_this();  // the map may hold the last reference
   closed_ = true;
   std::error_code ignored;
   socket_.shutdown(asio::socket_base::shutdown_both, ignored);
   socket_.close(ignored);
   delay_timer_.cancel();
-  core_.model.disconnect(id_);
-  core_.clients.erase(id_);
+  out_.clear();  // pending replies are lost
+  core_.retire(id_);
 }
 
 void Connection::reset_connection_state() {

@@ -21,8 +21,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Connection(Server::Core& core, Socket socket, redis::ConnectionId id, bool is_tcp);
 
   void start();
-  // Closes the socket now; pending replies are lost (a dropped connection).
+  // Closes the socket now; pending replies are lost (a dropped connection). What the
+  // connection holds is released by the core after the command that runs (retire).
   void close();
+  bool closed() const { return closed_; }
   // Continues after a pause or a push: runs what was read, writes, reads more.
   void pump();
 
@@ -33,6 +35,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void reset_connection_state();
   // The CLIENT INFO / CLIENT LIST line (without the newline).
   std::string info_line() const;
+  // What the client holds: its query buffer, the arguments read, the replies not yet
+  // written (maxmemory-clients).
+  size_t memory_bytes() const;
 
   // Front-end state the connection commands change.
   redis::Protocol protocol = redis::Protocol::Resp2;
@@ -56,6 +61,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void track_transaction(const redis::Command& argv, const redis::Reply& reply);
   redis::Reply execute_on_model(const redis::Command& argv);
   void prepare_input_space();
+  ProtocolLimits protocol_limits() const;
+  // client-output-buffer-limit for this client's class; closes it (logged) when reached.
+  void check_output_limits();
+  void note_subscriptions(const redis::Reply& reply);
 
   Server::Core& core_;
   Socket socket_;
@@ -71,12 +80,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string out_;      // replies produced, not yet handed to the socket
   std::string sending_;  // replies the socket is writing
   bool reading_ = false, writing_ = false, closed_ = false;
+  bool yielded_ = false;  // its turn ended with commands left to run (kTurn)
   bool waiting_ = false;                       // a blocking command (BLPOP) waits for its reply from the outbox
   Resp3Form blocked_form_ = Resp3Form::Plain;  // ... and is typed as this in RESP3
   bool skipping_ = false;                      // this command's reply is skipped (CLIENT REPLY SKIP came before)
   bool in_multi_ = false;                      // MULTI answered OK; EXEC, DISCARD or RESET not yet
   std::vector<redis::Command> queued_;         // the commands MULTI queued, in order
   asio::steady_timer delay_timer_;
+  int64_t subscriptions_ = 0;     // channels and patterns, as the last (un)subscribe notice counted them
+  int64_t soft_limit_since_ = 0;  // host ms since the output is over its soft limit (0: it is not)
 };
 
 // Connection commands the front-end answers itself (HELLO, AUTH, CLIENT, QUIT, CONFIG,

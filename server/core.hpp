@@ -44,20 +44,69 @@ struct Server::Core {
 
   void accept_tcp();
   void accept_local();
+  // After an accept error (EMFILE: out of descriptors) accepting waits a moment instead of
+  // spinning; one log line per episode.
+  asio::steady_timer accept_backoff{io};
+  bool accept_failing = false;
+  template <class Acceptor>
+  void accept_failed(const std::error_code& ec, Acceptor& acceptor, void (Core::*again)());
+  void log(std::string_view line) const;
+  void fit_maxclients_to_descriptors();
+  // maxmemory-clients: the clients' buffers together; the biggest ones are closed
+  // until they fit (Redis's client eviction). Run on the tick.
+  void evict_clients();
   template <class Socket>
   void admit(Socket socket, bool is_tcp);
 
   void pause_for(int64_t ms);
   // Closes every connection but `keep` (0 keeps none); returns how many.
   size_t drop_all_but(redis::ConnectionId keep);
+  // Closes a connection (CLIENT KILL, LOCKSIM.DROP): the one whose command runs now
+  // after its reply, as Redis does; false if there is no such (open) connection.
   bool drop(redis::ConnectionId id);
   void restart(redis::ConnectionId keep);
   void shutdown();
+
+  // Connection lifetime. A closed connection's socket closes at once, but what it
+  // holds - its Connection, its model state (MULTI, WATCH, a blocked command,
+  // subscriptions, the outbox) - is released in one place, release_retired(), never
+  // while a command runs: the command that killed it (an EXEC, say) may still be
+  // running on that state.
+  redis::ConnectionId running = 0;          // the connection whose command runs now
+  int command_depth = 0;                    // > 0 while a command runs
+  std::vector<redis::ConnectionId> retired; // closed, their state not yet released
+  bool release_posted = false;
+  void retire(redis::ConnectionId id);      // from Connection::close
+  void release_retired();                   // after the command; no-op inside one
+  // Runs one command of `id` (counts the depth, releases the retired afterwards).
+  template <class F>
+  void run_command(redis::ConnectionId id, F&& f);
 
   // Runs f on the server's thread and waits for its result (directly if not running).
   template <class F>
   auto call(F f) -> decltype(f());
 };
+
+template <class F>
+void Server::Core::run_command(redis::ConnectionId id, F&& f) {
+  const redis::ConnectionId outer = running;
+  running = id;
+  ++command_depth;
+  struct Restore {
+    Server::Core& core;
+    redis::ConnectionId outer;
+    ~Restore() {
+      core.running = outer;
+      --core.command_depth;
+    }
+  } restore{*this, outer};
+  f();
+}
+
+// CONFIG GET/SET of the server's limits and protected mode (limits_config.cpp): the
+// parameters and their values; SET's reply when it names one of them, else nullopt.
+std::vector<std::pair<std::string, std::string>> limit_parameters(const Server::Core& core);
+std::optional<redis::Reply> config_set_limits(Server::Core& core, const redis::Command& argv);
 
 // LOCKSIM.* over the wire (admin_commands.cpp).
 redis::Reply run_admin_command(Server::Core& core, Connection& caller, const redis::Command& argv);

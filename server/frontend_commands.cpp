@@ -156,18 +156,19 @@ Reply cmd_client(Server::Core& core, Connection& conn, const Command& argv) {
 }
 
 std::vector<std::pair<std::string, std::string>> config_parameters(const Server::Core& core) {
-  return {{"appendonly", "no"},
+  auto parameters = limit_parameters(core);
+  parameters.insert(parameters.end(), {{"appendonly", "no"},
           {"bind", core.options.bind},
           {"databases", "1"},
           {"maxclients", std::to_string(core.options.maxclients)},
-          {"maxmemory", "0"},
+          {"maxmemory", std::to_string(core.options.model.maxmemory_bytes)},
           {"maxmemory-policy", "noeviction"},
           {"port", std::to_string(core.port)},
-          {"proto-max-bulk-len", "536870912"},
           {"requirepass", core.options.requirepass},
           {"save", ""},
           {"timeout", "0"},
-          {"unixsocket", core.options.unix_path}};
+          {"unixsocket", core.options.unix_path}});
+  return parameters;
 }
 
 // Parameters of persistence and of Redis's internal encodings: a model that keeps no
@@ -212,6 +213,7 @@ Reply cmd_config(Server::Core& core, const Command& argv, std::optional<Reply> f
   }
   if (redis::equals_lower(argv[1], "set") && argv.size() >= 3) {
     if (from_model && !from_model->is_error()) return std::move(*from_model);
+    if (auto limits = config_set_limits(core, argv)) return std::move(*limits);
     bool all_without_effect = argv.size() % 2 == 0;
     for (size_t i = 2; i < argv.size() && all_without_effect; i += 2) all_without_effect = without_effect(argv[i]);
     if (all_without_effect) return Reply::ok();

@@ -49,6 +49,7 @@ void Server::Core::wire_outbox() {
 void Server::Core::tick() {
   model_advance(model, clock.now_ms());
   deliver_pushes();
+  evict_clients();
   tick_timer.expires_after(kTick);
   tick_timer.async_wait([this](const std::error_code& ec) {
     if (!ec && !stopped) tick();
@@ -60,9 +61,11 @@ void Server::Core::deliver_pushes() {
     std::vector<redis::ConnectionId> ids;
     ids.swap(pushed);
     for (redis::ConnectionId id : ids) {
-      std::vector<redis::Reply> replies = model_take(model, id);
+      // A closed connection's outbox goes with the rest of its state (release_retired).
       auto it = clients.find(id);
-      if (it == clients.end() || replies.empty()) continue;
+      if (it == clients.end() || it->second->closed()) continue;
+      std::vector<redis::Reply> replies = model_take(model, id);
+      if (replies.empty()) continue;
       it->second->receive(replies);
       asio::post(io, [client = it->second] { client->pump(); });  // never re-entered from here
     }

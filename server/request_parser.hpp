@@ -31,6 +31,10 @@ class RequestParser {
   Result parse(std::string_view input, size_t& pos, redis::Command& argv);
 
   const std::string& error() const { return error_; }
+  // CONFIG SET proto-max-bulk-len / client-query-buffer-limit apply from the next header.
+  void set_limits(const ProtocolLimits& limits) { limits_ = limits; }
+  // Memory the half-read command holds in its arguments (client-query-buffer-limit).
+  size_t pending_bytes() const { return pending_bytes_; }
   // Before AUTH, Redis refuses more than 10 arguments or bulks over 16 KB.
   void set_unauthenticated(bool value) { unauthenticated_ = value; }
   // Bytes the command being read still needs (a hint to size the read buffer).

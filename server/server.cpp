@@ -1,10 +1,17 @@
 #include "locksim/server/server.hpp"
 
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cstring>
 #include <future>
+#include <iostream>
 #include <system_error>
 
+#include "locksim/base/assert.hpp"
 #include "locksim/server/connection.hpp"
 #include "locksim/server/core.hpp"
+#include "locksim/server/protected_mode.hpp"
 
 namespace locksim::server {
 
@@ -23,40 +30,126 @@ Server::Core::Core(Options opts) : options(std::move(opts)), model(options.model
     local.emplace(io, asio::local::stream_protocol::endpoint(options.unix_path));
   }
   if (!tcp && !local) throw std::invalid_argument("locksim serve: neither a TCP port nor a Unix socket to listen on");
+  fit_maxclients_to_descriptors();
+  if (tcp && !options.protected_mode && options.requirepass.empty() && binds_beyond_loopback(options.bind))
+    log("WARNING: protected mode is off and no password is set, on " + options.bind +
+        ": any host that reaches this address may run every command, FLUSHALL and LOCKSIM.* included");
   wire_outbox();
   wire_frontend_commands(*this);
 }
 
+void Server::Core::log(std::string_view line) const {
+  if (options.log) {
+    options.log(line);
+    return;
+  }
+  std::cerr << "locksim serve: " << line << "\n";
+}
+
+// Redis adjustOpenFilesLimit: each client takes a descriptor, and the server keeps 32
+// for itself. The soft limit is raised toward what maxclients needs; if it cannot be,
+// maxclients is lowered to fit, with a warning.
+void Server::Core::fit_maxclients_to_descriptors() {
+  constexpr rlim_t kReserved = 32;
+  const rlim_t wanted = static_cast<rlim_t>(options.maxclients) + kReserved;
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= wanted) return;
+  const rlim_t old = limit.rlim_cur;
+  rlimit raised = limit;
+  raised.rlim_cur = std::min(wanted, limit.rlim_max);
+  if (raised.rlim_cur > old && ::setrlimit(RLIMIT_NOFILE, &raised) == 0) limit.rlim_cur = raised.rlim_cur;
+  if (limit.rlim_cur >= wanted) {
+    log("Increased maximum number of open files to " + std::to_string(limit.rlim_cur) + " (it was originally set to " +
+        std::to_string(old) + ").");
+    return;
+  }
+  if (limit.rlim_cur <= kReserved)
+    throw std::runtime_error("Your current 'ulimit -n' of " + std::to_string(limit.rlim_cur) +
+                             " is not enough for the server to start. Please increase your open file limit to at "
+                             "least " + std::to_string(kReserved + 1) + ".");
+  const size_t fitted = static_cast<size_t>(limit.rlim_cur - kReserved);
+  log("You requested maxclients of " + std::to_string(options.maxclients) + " requiring at least " +
+      std::to_string(wanted) + " max file descriptors.");
+  log("Current maximum open files is " + std::to_string(limit.rlim_cur) + ". maxclients has been reduced to " +
+      std::to_string(fitted) + " to compensate for low ulimit. If you need higher maxclients increase 'ulimit -n'.");
+  options.maxclients = fitted;
+}
+
+template <class Acceptor>
+void Server::Core::accept_failed(const std::error_code& ec, Acceptor&, void (Core::*again)()) {
+  if (!accept_failing) log("Accepting client connection: " + ec.message());
+  accept_failing = true;
+  // A full descriptor table stays full until a client leaves: retrying at once spins a core.
+  accept_backoff.expires_after(std::chrono::milliseconds(100));
+  accept_backoff.async_wait([this, again](const std::error_code& waited) {
+    if (!waited && !stopped) (this->*again)();
+  });
+}
+
 void Server::Core::accept_tcp() {
   tcp->async_accept([this](const std::error_code& ec, asio::ip::tcp::socket socket) {
-    if (stopped) return;
-    if (!ec) admit(std::move(socket), true);
+    if (stopped || ec == asio::error::operation_aborted) return;
+    if (ec) return accept_failed(ec, *tcp, &Core::accept_tcp);
+    accept_failing = false;
+    admit(std::move(socket), true);
     accept_tcp();
   });
 }
 
 void Server::Core::accept_local() {
   local->async_accept([this](const std::error_code& ec, asio::local::stream_protocol::socket socket) {
-    if (stopped) return;
-    if (!ec) admit(std::move(socket), false);
+    if (stopped || ec == asio::error::operation_aborted) return;
+    if (ec) return accept_failed(ec, *local, &Core::accept_local);
+    accept_failing = false;
+    admit(std::move(socket), false);
     accept_local();
   });
 }
 
+void Server::Core::evict_clients() {
+  const size_t cap = options.limits.maxmemory_clients;
+  if (cap == 0) return;
+  size_t total = 0;
+  std::vector<std::pair<size_t, redis::ConnectionId>> by_memory;
+  for (const auto& [id, client] : clients) {
+    if (client->closed()) continue;
+    const size_t bytes = client->memory_bytes();
+    total += bytes;
+    by_memory.emplace_back(bytes, id);
+  }
+  if (total <= cap) return;
+  std::sort(by_memory.begin(), by_memory.end(), std::greater<>());
+  for (const auto& [bytes, id] : by_memory) {
+    if (total <= cap) break;
+    auto client = clients.at(id);
+    log("Evicting client: " + client->info_line());
+    client->close();
+    total -= bytes;
+  }
+}
+
+namespace {
+// Redis answers and closes: the error is written before the connection is refused.
+void refuse(Socket socket, std::string_view text) {
+  auto refused = std::make_shared<Socket>(std::move(socket));
+  asio::async_write(*refused, asio::buffer(text.data(), text.size()), [refused](const std::error_code&, size_t) {
+    std::error_code ignored;
+    refused->close(ignored);
+  });
+}
+}  // namespace
+
 template <class StreamSocket>
 void Server::Core::admit(StreamSocket socket, bool is_tcp) {
-  const auto protocol = socket.local_endpoint().protocol();
+  std::error_code ec;
+  const auto endpoint = socket.remote_endpoint(ec);
+  if (ec) return;  // gone before it was served
+  const auto protocol = socket.local_endpoint(ec).protocol();
+  if (ec) return;
+  const bool denied = protected_mode_denies(options.protected_mode, !options.requirepass.empty(), endpoint.data());
   Socket generic(io, asio::generic::stream_protocol(protocol.family(), protocol.protocol()), socket.release());
-  if (clients.size() >= options.maxclients) {
-    // Redis answers and closes: the error is written before the connection is refused.
-    static const std::string kFull = "-ERR max number of clients reached\r\n";
-    auto refused = std::make_shared<Socket>(std::move(generic));
-    asio::async_write(*refused, asio::buffer(kFull), [refused](const std::error_code&, size_t) {
-      std::error_code ignored;
-      refused->close(ignored);
-    });
-    return;
-  }
+  if (clients.size() >= options.maxclients) return refuse(std::move(generic), "-ERR max number of clients reached\r\n");
+  if (denied) return refuse(std::move(generic), kProtectedModeDenied);
   const redis::ConnectionId id = model.connect();
   auto connection = std::make_shared<Connection>(*this, std::move(generic), id, is_tcp);
   clients.emplace(id, connection);
@@ -78,7 +171,7 @@ size_t Server::Core::drop_all_but(redis::ConnectionId keep) {
   auto snapshot = clients;
   size_t dropped = 0;
   for (auto& [id, client] : snapshot) {
-    if (id == keep) continue;
+    if (id == keep || client->closed()) continue;
     client->close();
     ++dropped;
   }
@@ -87,10 +180,40 @@ size_t Server::Core::drop_all_but(redis::ConnectionId keep) {
 
 bool Server::Core::drop(redis::ConnectionId id) {
   auto it = clients.find(id);
-  if (it == clients.end()) return false;
+  if (it == clients.end() || it->second->closed()) return false;
+  if (id == running) {
+    it->second->close_after_reply = true;  // Redis clientKillCommand: the caller goes after its reply
+    return true;
+  }
   auto client = it->second;
   client->close();
   return true;
+}
+
+void Server::Core::retire(redis::ConnectionId id) {
+  retired.push_back(id);
+  if (command_depth > 0 || release_posted) return;  // the command's end releases it
+  release_posted = true;
+  asio::post(io, [this] {
+    release_posted = false;
+    release_retired();
+  });
+}
+
+void Server::Core::release_retired() {
+  // Never while a command runs: it may be an EXEC still running on the state of the
+  // connection it killed, or one iterating the others (a RESTART, a PUBLISH).
+  if (command_depth > 0) return;
+  while (!retired.empty()) {
+    const redis::ConnectionId id = retired.back();
+    retired.pop_back();
+    auto it = clients.find(id);
+    LOCKSIM_ASSERT(it != clients.end(), "a connection is retired twice");
+    LOCKSIM_ASSERT(it->second->closed(), "an open connection is retired");
+    auto keep = it->second;  // destroyed after the map lets go, when its last handler has run
+    clients.erase(it);
+    model.disconnect(id);
+  }
 }
 
 void Server::Core::restart(redis::ConnectionId keep) {
@@ -108,7 +231,9 @@ void Server::Core::shutdown() {
   }
   pause_timer.cancel();
   tick_timer.cancel();
+  accept_backoff.cancel();
   drop_all_but(0);
+  release_retired();
   io.stop();
 }
 
@@ -163,12 +288,22 @@ int64_t Server::now_ms() {
   return core_->call([this] { return core_->clock.now_ms(); });
 }
 void Server::advance(int64_t ms) {
-  if (ms < 0) throw std::invalid_argument("Server::advance: a negative duration (use jump)");
-  core_->call([this, ms] { core_->clock.shift(ms); });
+  if (ms < 0) throw std::out_of_range("Server::advance: a negative duration (use jump)");
+  jump(ms);
 }
 void Server::jump(int64_t ms) {
-  core_->call([this, ms] { core_->clock.shift(ms); });
+  const bool moved = core_->call([this, ms] {
+    if (!core_->clock.can_shift(ms)) return false;
+    core_->clock.shift(ms);
+    return true;
+  });
+  if (!moved) throw std::out_of_range("Server::jump: the clock would leave its range (1970 to 2262)");
 }
+namespace {
+void check_duration(int64_t ms, const char* what) {
+  if (ms < 0 || ms > kMaxDurationMs) throw std::out_of_range(std::string(what) + ": a duration out of range");
+}
+}  // namespace
 void Server::freeze() {
   core_->call([this] { core_->clock.freeze(); });
 }
@@ -176,12 +311,14 @@ void Server::resume() {
   core_->call([this] { core_->clock.resume(); });
 }
 void Server::pause(int64_t ms) {
+  check_duration(ms, "Server::pause");
   core_->call([this, ms] { core_->pause_for(ms); });
 }
 size_t Server::drop_all() {
   return core_->call([this] { return core_->drop_all_but(0); });
 }
 void Server::delay(int64_t ms) {
+  check_duration(ms, "Server::delay");
   core_->call([this, ms] { core_->reply_delay_ms = ms; });
 }
 void Server::restart() {

@@ -6,13 +6,20 @@
 // from C++. Real time lives here, never in the simulator.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "locksim/server/clock.hpp"
+#include "locksim/server/limits.hpp"
 #include "locksim/sim/redis/server.hpp"
 
 namespace locksim::server {
+
+// The longest PAUSE or DELAY (a year): a steady-clock deadline this far ahead fits
+// the host's clock without overflow; longer ones are refused.
+inline constexpr int64_t kMaxDurationMs = 365LL * 24 * 3600 * 1000;
 
 struct Options {
   std::string bind = "127.0.0.1";
@@ -20,8 +27,13 @@ struct Options {
   std::string unix_path;  // empty: no Unix socket
   TimeMode time = TimeMode::Wall;
   std::string requirepass;  // empty: no AUTH needed
-  size_t maxclients = 10000;
+  size_t maxclients = 10000;  // lowered at start to what the descriptor limit allows (logged)
+  // Without a password, only loopback and Unix-socket clients are served (Redis's default).
+  bool protected_mode = true;
+  ClientLimits limits;  // input, output and client-memory limits (limits.hpp)
   redis::ServerOptions model;
+  // Where the server's log lines go (warnings, closed clients); default: stderr.
+  std::function<void(std::string_view)> log;
   bool stop_on_signals = false;  // run(): SIGINT/SIGTERM stop the server (the program)
 };
 
@@ -42,6 +54,8 @@ class Server {
 
   // Controls, callable from any thread; the same as the LOCKSIM.* commands.
   int64_t now_ms();
+  // Clock moves and durations out of range (a negative advance, a clock leaving
+  // 1970..2262, a pause or delay over kMaxDurationMs) throw std::out_of_range.
   void advance(int64_t ms);  // ms >= 0
   void jump(int64_t ms);     // either sign
   void freeze();

@@ -166,6 +166,7 @@ std::string memory_section(const Server::State& server) {
   line("number_of_cached_scripts", scripts);
   line("number_of_functions", functions);
   line("number_of_libraries", libraries);
+  line("maxmemory", server.options.maxmemory_bytes);  // what the OOM check enforces
   out += "maxmemory_policy:noeviction\r\n";
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <string_view>
 #include <vector>
 
@@ -34,16 +35,42 @@ size_t growth_bound(const CommandSpec& spec, const Command& command) {
   return bytes;
 }
 
+// The length of Entry::render() (every member and its separators), counted without
+// building it: a walk over a 256 MB hash must not first copy 256 MB.
+size_t rendered_size(const Entry& entry) {
+  size_t bytes = 0;
+  switch (entry.type) {
+    case ValueType::String: return entry.str.size();
+    case ValueType::Hash:
+      bytes = 2;  // {}
+      for (const auto& [field, value] : entry.hash().fields()) bytes += field.size() + 1 + value.size() + 1;
+      return bytes - (entry.hash().size() ? 1 : 0);
+    case ValueType::List:
+      bytes = 7;  // {list:}
+      for (const std::string& item : entry.list()) bytes += item.size() + 1;
+      return bytes - (entry.list().empty() ? 0 : 1);
+    case ValueType::Set:
+      bytes = 6;  // {set:}
+      for (const std::string& member : entry.set().members) bytes += member.size() + 1;
+      return bytes - (entry.set().members.empty() ? 0 : 1);
+    case ValueType::ZSet:
+      bytes = 7;  // {zset:}
+      for (const auto& [score, member] : entry.zset().items()) {
+        char buf[32];
+        const int n = std::snprintf(buf, sizeof buf, "%.17g", score);
+        bytes += member.size() + 1 + static_cast<size_t>(n) + 1;
+      }
+      return bytes - (entry.zset().size() ? 1 : 0);
+  }
+  return entry.str.size();
+}
+
 }  // namespace
 
 size_t dataset_bytes(const Server::State& server) {
   size_t bytes = 0;
   for (const Database& db : server.dbs) {
-    for (const auto& [key, entry] : db.keys) {
-      bytes += kKeyOverhead + key.size();
-      // Aggregates are measured by their rendering: every member and its separators.
-      bytes += entry.type == ValueType::String ? entry.str.size() : entry.render().size();
-    }
+    for (const auto& [key, entry] : db.keys) bytes += kKeyOverhead + key.size() + rendered_size(entry);
   }
   return bytes;
 }
