@@ -8,11 +8,20 @@
 #include <cstdint>
 #include <cstring>
 
+#include "locksim/sim/redis/lua_budget.hpp"
+
 namespace locksim::redis {
 
 namespace {
 
 constexpr int kMaxNesting = 16;  // deeper tables are packed as nil, as lua-cmsgpack does
+constexpr uint64_t kBytesPerInstruction = 8;  // as lua_metered.cpp charges C string work
+
+// Packing and unpacking run in C, out of the instruction hook's sight: each value
+// is charged to the script's budget (a table reachable along many paths, t = {t, t}
+// nested 16 deep, is 2^16 values) and strings by their bytes. The memory they
+// build is the Lua heap's (userdata, strings, tables), under the script's cap.
+void charge_value(lua_State* L, size_t bytes) { lua_charge(L, 1 + bytes / kBytesPerInstruction); }
 
 // The output grows in a Lua userdata kept at a fixed stack slot (collected on error).
 struct Out {
@@ -160,10 +169,12 @@ void encode_table(lua_State* L, Out* b, int level) {
 }
 
 void encode(lua_State* L, Out* b, int level) {
+  charge_value(L, 0);
   switch (lua_type(L, -1)) {
     case LUA_TSTRING: {
       size_t len = 0;
       const char* s = lua_tolstring(L, -1, &len);
+      charge_value(L, len);
       encode_string(b, s, len);
       break;
     }
@@ -242,6 +253,7 @@ void decode_map(lua_State* L, In* c, size_t n) {
 
 void decode_string(lua_State* L, In* c, size_t n) {
   if (!need(c, n)) return;
+  charge_value(L, n);
   lua_pushlstring(L, reinterpret_cast<const char*>(c->p), n);
   c->p += n;
   c->left -= n;
@@ -346,6 +358,7 @@ bool decode_with_length(lua_State* L, In* c, unsigned char tag) {
 }
 
 void decode(lua_State* L, In* c) {
+  charge_value(L, 0);
   if (!need(c, 1)) return;
   const unsigned char tag = *c->p;
   c->p++;
@@ -389,15 +402,19 @@ int unpack_full(lua_State* L, int limit, int offset, bool with_offset) {
   return count + 1;
 }
 
+// An offset or limit as lua-cmsgpack's int: a number outside int's range (or NaN)
+// is -1, refused by unpack_full, never a conversion C++ leaves undefined.
+int int_argument(lua_Number n) { return n >= INT_MIN && n <= INT_MAX ? static_cast<int>(n) : -1; }
+
 int mp_unpack(lua_State* L) { return unpack_full(L, 0, 0, false); }
 int mp_unpack_one(lua_State* L) {
-  const int offset = static_cast<int>(luaL_optnumber(L, 2, 0));
+  const int offset = int_argument(luaL_optnumber(L, 2, 0));
   lua_settop(L, 1);
   return unpack_full(L, 1, offset, true);
 }
 int mp_unpack_limit(lua_State* L) {
-  const int limit = static_cast<int>(luaL_checknumber(L, 2));
-  const int offset = static_cast<int>(luaL_optnumber(L, 3, 0));
+  const int limit = int_argument(luaL_checknumber(L, 2));
+  const int offset = int_argument(luaL_optnumber(L, 3, 0));
   lua_settop(L, 1);
   return unpack_full(L, limit, offset, true);
 }

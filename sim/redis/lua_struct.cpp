@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "locksim/sim/redis/lua_budget.hpp"
+
 namespace locksim::redis {
 
 namespace {
@@ -19,6 +21,17 @@ struct Header {
   bool little = true;  // x86-64's native order
   int align = 1;
 };
+
+// The work of pack, unpack and size grows with the format (each option a step) and
+// the bytes copied; it runs in C, out of the instruction hook's sight, so it is
+// charged to the script's budget here (8 bytes a step, as lua_metered.cpp does).
+const char* charged_format(lua_State* L) {
+  size_t len = 0;
+  const char* fmt = luaL_checklstring(L, 1, &len);
+  lua_charge(L, 1 + len);
+  return fmt;
+}
+void charge_bytes(lua_State* L, size_t bytes) { lua_charge(L, bytes / 8); }
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -103,7 +116,7 @@ void put_bytes(luaL_Buffer* b, const void* data, size_t size, bool little) {
 
 int struct_pack(lua_State* L) {
   Header h;
-  const char* fmt = luaL_checkstring(L, 1);
+  const char* fmt = charged_format(L);
   int arg = 2;
   size_t total = 0;
   luaL_Buffer b;
@@ -143,6 +156,7 @@ int struct_pack(lua_State* L) {
         if (size == 0) size = len;
         luaL_argcheck(L, len >= size, arg, "string too short");
         ++arg;
+        charge_bytes(L, size);
         luaL_addlstring(&b, s, size);
         if (opt == 's') {
           luaL_addchar(&b, '\0');
@@ -177,7 +191,7 @@ lua_Number get_integer(const char* buff, bool little, bool is_signed, size_t siz
 
 int struct_unpack(lua_State* L) {
   Header h;
-  const char* fmt = luaL_checkstring(L, 1);
+  const char* fmt = charged_format(L);
   size_t ld = 0;
   const char* data = luaL_checklstring(L, 2, &ld);
   const lua_Number init = luaL_optnumber(L, 3, 1);
@@ -230,11 +244,15 @@ int struct_unpack(lua_State* L) {
       case 'c': {
         if (size == 0) {
           if (n == 0 || !lua_isnumber(L, -1)) luaL_error(L, "format 'c0' needs a previous size");
-          size = static_cast<size_t>(lua_tonumber(L, -1));
+          // The previous value may be any number ('d', a signed 'b'): checked against
+          // the data before it becomes a size (a negative or huge double is no size_t).
+          const lua_Number previous = lua_tonumber(L, -1);
+          luaL_argcheck(L, previous >= 0 && previous <= static_cast<lua_Number>(ld - pos), 2, "data string too short");
+          size = static_cast<size_t>(previous);
           lua_pop(L, 1);
           --n;
-          luaL_argcheck(L, size <= ld - pos, 2, "data string too short");
         }
+        charge_bytes(L, size);
         lua_pushlstring(L, data + pos, size);
         ++n;
         break;
@@ -243,6 +261,7 @@ int struct_unpack(lua_State* L) {
         const char* end = static_cast<const char*>(std::memchr(data + pos, '\0', ld - pos));
         if (end == nullptr) luaL_error(L, "unfinished string in data");
         size = static_cast<size_t>(end - (data + pos)) + 1;
+        charge_bytes(L, size);
         lua_pushlstring(L, data + pos, size - 1);
         ++n;
         break;
@@ -257,7 +276,7 @@ int struct_unpack(lua_State* L) {
 
 int struct_size(lua_State* L) {
   Header h;
-  const char* fmt = luaL_checkstring(L, 1);
+  const char* fmt = charged_format(L);
   size_t pos = 0;
   while (*fmt) {
     const char opt = *fmt++;

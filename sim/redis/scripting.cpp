@@ -1158,7 +1158,7 @@ int cjson_new_tracked(lua_State* L) {
 // Notes where lua-cjson's config lives (the upvalue of its functions) and wraps cjson.new.
 void track_cjson(LuaRuntime& rt, lua_State* L, int globals) {
   lua_getfield(L, globals, "cjson");
-  lua_getfield(L, -1, "encode");
+  lua_getfield(L, -1, "encode_keep_buffer");  // not encode, which lua_lib_guards.cpp wraps
   if (lua_getupvalue(L, -1, 1)) {
     if (lua_type(L, -1) == LUA_TUSERDATA) {
       rt.cjson_config = lua_touserdata(L, -1);
