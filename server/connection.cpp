@@ -356,6 +356,7 @@ void Connection::reset_connection_state() {
   queued_.clear();
   in_multi_ = false;
   reply_off = skip_next = false;
+  subscriptions_ = 0;  // RESET left every subscription
 }
 
 std::string Connection::info_line() const {
