@@ -6,7 +6,7 @@
 set -euo pipefail
 LOCKSIM=$(realpath "${1:-build/cli/locksim}")
 work=$(mktemp -d /tmp/locksim-valgrind.XXXXXX)
-trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
 valgrind --error-exitcode=99 --leak-check=no --log-file="$work/valgrind.log" \
   "$LOCKSIM" serve --port 0 --time manual >"$work/out" 2>&1 &
 server=$!
