@@ -17,6 +17,7 @@ struct ServeOptions {
   std::string time = "wall";
   std::string requirepass;
   size_t maxclients = 10000;
+  std::string protected_mode = "yes";
 };
 
 int cmd_serve(const ServeOptions& o) {
@@ -27,6 +28,7 @@ int cmd_serve(const ServeOptions& o) {
   options.time = o.time == "manual" ? server::TimeMode::Manual : server::TimeMode::Wall;
   options.requirepass = o.requirepass;
   options.maxclients = o.maxclients;
+  options.protected_mode = o.protected_mode == "yes";
   options.stop_on_signals = true;
   std::unique_ptr<server::Server> server;
   try {
@@ -57,6 +59,9 @@ Subcommand add_serve_command(CLI::App& parent) {
   app->add_option("--requirepass", options->requirepass, "clients must AUTH with this password");
   app->add_option("--maxclients", options->maxclients, "refuse connections beyond this many")
       ->check(CLI::Range(size_t{1}, size_t{1'000'000}));
+  app->add_option("--protected-mode", options->protected_mode,
+                  "yes (default): without --requirepass, only loopback and Unix-socket clients are served")
+      ->check(CLI::IsMember({"yes", "no"}));
   return {app, [options] { return cmd_serve(*options); }};
 }
 

@@ -198,17 +198,36 @@ void Connection::answer(const redis::Command& argv) {
     out_ += "-NOAUTH Authentication required.\r\n";
     return;
   }
-  const redis::Reply reply = execute_on_model(argv);
+  redis::Reply reply = execute_on_model(argv);
+  note_subscriptions(reply);
   if (waits(reply)) {
     waiting_ = true;
     blocked_form_ = resp3_form(argv);
   } else if (!queued_.empty() && redis::equals_lower(argv[0], "exec")) {
     write_exec_reply(reply);
   } else {
-    append_reply_for(out_, reply, protocol, resp3_form(argv));
+    track_transaction(argv, reply);
+    return append_reply_releasing(std::move(reply), resp3_form(argv));
   }
-  note_subscriptions(reply);
   track_transaction(argv, reply);
+}
+
+// An array reply is written element by element, each released once written, so a huge
+// reply (MGET of a 1 MB key 1000 times) is not held twice; writing stops once the
+// client is over maxmemory-clients (check_output_limits then closes it: nothing of
+// the partial reply is sent).
+void Connection::append_reply_releasing(redis::Reply reply, Resp3Form form) {
+  const bool plain = protocol == redis::Protocol::Resp2 || form == Resp3Form::Plain;
+  if (!plain || reply.type != redis::Reply::Type::Array) return append_reply_for(out_, reply, protocol, form);
+  out_ += '*';
+  out_ += std::to_string(reply.elements.size());
+  out_ += "\r\n";
+  const size_t cap = core_.options.limits.maxmemory_clients;
+  for (redis::Reply& element : reply.elements) {
+    redis::append_reply(out_, element, protocol);
+    element = redis::Reply{};
+    if (cap && out_.size() > cap) return;
+  }
 }
 
 // EXEC's replies, each in the RESP3 form of the command it answers.
@@ -356,6 +375,7 @@ void Connection::reset_connection_state() {
   queued_.clear();
   in_multi_ = false;
   reply_off = skip_next = false;
+  subscriptions_ = 0;  // RESET left every subscription
 }
 
 std::string Connection::info_line() const {

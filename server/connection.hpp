@@ -58,6 +58,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void execute(const redis::Command& argv);
   void answer(const redis::Command& argv);
   void write_exec_reply(const redis::Reply& reply);
+  void append_reply_releasing(redis::Reply reply, Resp3Form form);
   void track_transaction(const redis::Command& argv, const redis::Reply& reply);
   redis::Reply execute_on_model(const redis::Command& argv);
   void prepare_input_space();

@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "locksim/base/assert.hpp"
+
 #include "locksim/sim/redis/arguments.hpp"
 #include "locksim/sim/redis/command_table.hpp"
 #include "locksim/sim/redis/functions.hpp"
@@ -11,6 +13,13 @@
 #include "locksim/sim/redis/server_state.hpp"
 
 namespace locksim::redis {
+
+namespace {
+// The server whose command runs on this thread (nullptr between commands). A host must
+// not disconnect a connection while a command runs: an EXEC may still be running on
+// that connection's state (a host command it queued killed it).
+thread_local const Server::State* executing_state = nullptr;
+}  // namespace
 
 Server::State::State(ServerOptions opts) : options(opts), rng(opts.random_seed) {
   for (int i = 0; i < kDatabases; ++i) {
@@ -133,6 +142,8 @@ ConnectionId Server::connect() {
 }
 
 void Server::disconnect(ConnectionId id) {
+  LOCKSIM_ASSERT(executing_state != state_.get(),
+                 "a connection is disconnected while a command runs: the host must retire it after the command");
   ConnectionState& conn = state_->connection(id);
   state_->watches.unwatch_all(conn);
   state_->unblock(conn);
@@ -143,6 +154,11 @@ void Server::disconnect(ConnectionId id) {
 Reply Server::execute(ConnectionId id, const Command& command, int64_t now_ms) {
   ConnectionState& conn = state_->connection(id);
   if (conn.blocked) return Reply::error("ERR the connection is blocked: wait for its pushed reply");
+  struct Executing {
+    const State* outer = executing_state;
+    ~Executing() { executing_state = outer; }
+  } executing;
+  executing_state = state_.get();
   return state_->run(conn, command, now_ms);
 }
 

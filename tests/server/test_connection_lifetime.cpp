@@ -40,7 +40,7 @@ std::string subscribe_many(int n) {
 }
 }  // namespace
 
-TEST_CASE("lifetime: CLIENT KILL of itself inside MULTI; EXEC runs on, then the connection goes", "[server]") {
+TEST_CASE("lifetime: CLIENT KILL of itself inside MULTI, EXEC runs on, then the connection goes", "[server]") {
   RunningServer s;
   RawClient victim(s.port());
   Hiredis other(s.port());
