@@ -22,6 +22,7 @@
 #include "locksim/props/explorer.hpp"
 #include "locksim/props/inventory.hpp"
 #include "locksim/props/regression.hpp"
+#include "locksim/props/search.hpp"
 #include "locksim/render/duration.hpp"
 
 namespace locksim::cli {
@@ -67,35 +68,9 @@ props::Assumptions assumptions_of(const CheckFlags& o) {
 
 props::FaultModel make_model(const CheckFlags& o) {
   check_algorithm(o.algorithm);
-  props::FaultModel m = props::default_model(o.algorithm);
-  if (o.replica && o.masters > 1) throw UsageError("--replica goes with a single master");
-  if (o.masters) m.base.masters = o.masters;
-  if (o.replica) m.base.replica = true;
-  m.failover_on_master_crash = m.base.masters == 1 && !m.base.replica;
-  for (const auto& [name, value] : o.lock_params) {
-    const lock::ParamInfo* info = lock::find_lock_param(name);
-    if (!info) throw UsageError(fmt::format("unknown lock parameter '{}'", name));
-    if (auto error = info->set(m.base.lock, value)) throw UsageError(fmt::format("--{}: {}", name, *error));
-    if (name == "explicit-lease") m.explicit_lease_mode = false;  // the user chose the mode
-  }
-  std::string error;
-  auto kinds = props::parse_fault_kinds(o.faults, &error);
-  if (!kinds) throw UsageError("--faults: " + error);
-  m.kinds = *kinds;
-  m.swarm = true;
-  if (o.clients) m.min_clients = m.max_clients = o.clients;
-  if (o.clients_max) {
-    if (o.clients && o.clients_max < o.clients)
-      throw UsageError(fmt::format("--clients-max {}: less than --clients {}", o.clients_max, o.clients));
-    m.max_clients = o.clients_max;
-    m.min_clients = std::min(m.min_clients, m.max_clients);
-  }
-  // The user's numbers of clients and iterations are not overridden by a drawn crowd.
-  if (o.clients || o.clients_max || o.iterations) m.contention = false;
-  if (o.iterations) m.max_iterations = o.iterations;
-  if (o.nested) m.nested = o.nested;
-  props::assume(m, assumptions_of(o));
-  return m;
+  // The same search as the test kit's check_lock (props/search.hpp).
+  return props::search_model({o.algorithm, o.faults, o.clients, o.clients_max, o.iterations, o.masters, o.replica,
+                              o.nested, o.lock_params, o.assume});
 }
 
 std::string metrics_text(const props::Metrics& m) {

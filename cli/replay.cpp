@@ -38,7 +38,7 @@ std::string trim(std::string_view s) {
 }
 
 // The text as a scenario, a regression line, or a pasted replay command.
-Loaded parse_text(std::string text, const std::string& where) {
+Loaded parse_text(std::string text, const std::string& where, const std::string& folder = "") {
   const std::string prefix = where.empty() ? "malformed scenario" : where;
   // A pasted replay line: ours, or locksim's (the same scenario either way).
   for (const std::string& program : {program_name(), std::string("locksim")})
@@ -51,7 +51,7 @@ Loaded parse_text(std::string text, const std::string& where) {
   l.origin = where;
   std::string error;
   if (text.rfind("violates ", 0) == 0 || text.rfind("holds ", 0) == 0) {
-    auto r = props::parse_regression(text, &error);
+    auto r = props::parse_regression(text, &error, folder);
     if (!r) throw UsageError(fmt::format("{}: {}", prefix, error));
     l.scenario = r->scenario;
     l.expectation = *r;
@@ -88,7 +88,7 @@ Loaded load(const std::string& arg, int wanted_line) {
       if (wanted_line > 0) throw UsageError(fmt::format("{}:{}: no scenario on that line", arg, number));
       continue;
     }
-    return parse_text(t, fmt::format("{}:{}", arg, number));
+    return parse_text(t, fmt::format("{}:{}", arg, number), std::filesystem::path(arg).parent_path().string());
   }
   if (wanted_line > 0) throw UsageError(fmt::format("{}: --line {}: the file is shorter", arg, wanted_line));
   throw UsageError(fmt::format("{}: no scenario in the file (only blank lines and # comments)", arg));
@@ -122,6 +122,13 @@ int cmd_replay(const ReplayOptions& options) {
   ShownRun shown = show_run(*rec.sim, title, options.output, &highlights);
   std::string out = shown.text + "\n";
   out += fmt::format("scenario:   {}\n", props::to_string(l.scenario));
+  if (l.expectation && !l.expectation->variant.empty()) {
+    const props::Regression& r = *l.expectation;
+    out += fmt::format("variant:    {}{}\n", r.variant_path,
+                       r.variant_changed() ? fmt::format(" (changed since the line was saved: sha1 {} then, {} now)",
+                                                         r.variant_sha1.substr(0, 12), r.variant_sha1_now.substr(0, 12))
+                                           : "");
+  }
   if (rec.verdict.violations.empty()) {
     out += "verdict:    every property held\n";
   } else {

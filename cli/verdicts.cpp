@@ -2,6 +2,7 @@
 
 #include "locksim/cli/program_name.hpp"
 #include "locksim/lock/registry.hpp"
+#include "locksim/props/replay_command.hpp"
 
 #include <algorithm>
 
@@ -52,24 +53,10 @@ Recorded run_recorded(const props::Scenario& scenario) {
   return r;
 }
 
-std::string shell_quote(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out += c;
-  }
-  return out + "'";
-}
+std::string shell_quote(std::string_view text) { return props::shell_quote(text); }
 
 std::string replay_command(const props::Scenario& scenario) {
-  // A variant from a file replays only with that file loaded again.
-  const lock::Algorithm* algorithm = lock::find_algorithm(scenario.algorithm);
-  std::string variant;
-  if (algorithm && algorithm->failures == "user variant")
-    variant = "--variant " + shell_quote(std::string(algorithm->documents)) + " ";
-  return program_name() + " replay " + variant + shell_quote(props::to_string(scenario));
+  return props::replay_command(scenario, {}, program_name());
 }
 
 }  // namespace locksim::cli

@@ -1,10 +1,15 @@
 #pragma once
-// Catch2 (v2) support for the test kit: a matcher over check_lock's report
-// that prints every failure with its replay line when it fails, and printing
-// of replies and scenarios in assertion messages.
+// Catch2 (v2) support for the test kit: matchers over check_lock's report,
+// which print every failure they find with its cause and replay line, and
+// printing of replies and scenarios in assertion messages. (gtest.hpp has the
+// same matchers for GoogleTest; include one of the two in a file.)
 //
-//   REQUIRE_THAT(locksim::testing::check_lock("my-lock"), locksim::testing::NoFailures());
-//   REQUIRE_THAT(report, locksim::testing::NoFailureOf(locksim::props::Property::MutualExclusion));
+//   auto report = locksim::testing::check_lock("my-lock", {.faults = "pause,delay", .runs = 2000});
+//   REQUIRE_THAT(report, locksim::testing::NoFailureOf(locksim::props::Property::OwnerOnlyRelease));
+//   REQUIRE_THAT(report, locksim::testing::NoOwnFailures());
+//
+// Link Catch2::Catch2WithMain for Catch2's main, or write your own (a C++
+// lock you register must be registered before the tests run).
 #include <catch2/catch.hpp>
 
 #include <optional>
@@ -15,33 +20,42 @@
 #include "locksim/testing/lock_check.hpp"
 
 namespace locksim::testing {
+inline namespace catch2 {
 
+// Holds when the report has no failure the filter picks; otherwise its
+// description lists each of them.
 class NoFailuresMatcher : public Catch::MatcherBase<CheckReport> {
  public:
-  explicit NoFailuresMatcher(std::optional<props::Property> property) : property_(property) {}
+  explicit NoFailuresMatcher(FailureFilter filter) : filter_(filter) {}
   bool match(const CheckReport& report) const override {
-    for (const Failure& f : report.failures)
-      if (!property_ || f.property == *property_) return false;
-    return true;
+    found_.clear();
+    for (const Failure* f : failures_matching(report, filter_)) found_ += "\n" + testing::describe(*f);
+    return found_.empty();
   }
   std::string describe() const override {
-    return property_ ? "has no failure of " + std::string(props::to_string(*property_)) : "has no failure";
+    return "has " + filter_.describe() + (found_.empty() ? "" : "; it has:" + found_);
   }
 
  private:
-  std::optional<props::Property> property_;
+  FailureFilter filter_;
+  mutable std::string found_;  // what the last match found (Catch2 describes after matching)
 };
 
-inline NoFailuresMatcher NoFailures() { return NoFailuresMatcher(std::nullopt); }
-inline NoFailuresMatcher NoFailureOf(props::Property property) { return NoFailuresMatcher(property); }
+// No failure at all, the lock's own or inherent to its deployment.
+inline NoFailuresMatcher NoFailures() { return NoFailuresMatcher(FailureFilter{}); }
+// No failure of this property, whatever its cause.
+inline NoFailuresMatcher NoFailureOf(props::Property property) { return NoFailuresMatcher(FailureFilter{property}); }
+// No failure of the lock's own (Failure::own).
+inline NoFailuresMatcher NoOwnFailures() { return NoFailuresMatcher(FailureFilter{std::nullopt, true}); }
 
+}  // namespace catch2
 }  // namespace locksim::testing
 
 namespace Catch {
 
 template <>
 struct StringMaker<locksim::testing::CheckReport> {
-  static std::string convert(const locksim::testing::CheckReport& report) { return locksim::testing::describe(report); }
+  static std::string convert(const locksim::testing::CheckReport& report) { return locksim::testing::summary(report); }
 };
 
 template <>
