@@ -172,41 +172,33 @@ void RedisNode::timer_event(sim::World& w, const sim::Event& e) {
   self->arm_timer();
 }
 
-void RedisNode::apply_replicated(const redis::KeyEffect& effect, uint32_t client, Purpose purpose) {
-  if (replication_connection_ == 0) replication_connection_ = server_.connect();
-  redis::Command command;
-  switch (effect.kind) {
-    case redis::KeyEffect::Kind::Set:
-      // Hashes (rendered "{field=value,...}") are not replicated: the replicated
-      // locks (F17) are string locks.
-      if (!effect.new_value ||
-          (effect.new_value->size() >= 2 && effect.new_value->front() == '{' && effect.new_value->back() == '}'))
-        return;
-      command = {"SET", effect.key, *effect.new_value};
-      if (effect.expire_at_ms >= 0) {
-        command.push_back("PXAT");
-        command.push_back(std::to_string(effect.expire_at_ms));
-      }
-      break;
-    case redis::KeyEffect::Kind::Deleted:
-    case redis::KeyEffect::Kind::Expired:  // a master replicates an expiry as a DEL
-      command = {"DEL", effect.key};
-      break;
-    case redis::KeyEffect::Kind::ExpireChanged:
-      command = effect.expire_at_ms >= 0 ? redis::Command{"PEXPIREAT", effect.key, std::to_string(effect.expire_at_ms)}
-                                         : redis::Command{"PERSIST", effect.key};
-      break;
+void RedisNode::on_propagate(PropagationListener listener) {
+  if (!listener) {
+    server_.set_propagation_listener(nullptr);
+    return;
   }
-  RedisRequest on_behalf{command, client, purpose};
-  executing_ = &on_behalf;
-  server_.execute(replication_connection_, command, local_ms());
-  executing_ = nullptr;
+  server_.set_propagation_listener([this, listener = std::move(listener)](std::vector<redis::Propagated> batch) {
+    if (executing_) {
+      listener(std::move(batch), executing_->client, executing_->purpose);
+    } else {
+      listener(std::move(batch), kNoClient, Purpose::Other);  // the expire cycle: the server's own doing
+    }
+  });
+}
+
+void RedisNode::apply_replicated(const std::vector<redis::Propagated>& batch, uint32_t client, Purpose purpose) {
+  if (replication_connection_ == 0) replication_connection_ = server_.connect();
+  for (const redis::Propagated& write : batch) {
+    // A DEL standing for the master's expiry is nobody's command on the replica either.
+    RedisRequest on_behalf{write.command, write.expiry ? kNoClient : client, write.expiry ? Purpose::Other : purpose};
+    executing_ = &on_behalf;
+    server_.execute(replication_connection_, write.command, local_ms());
+    executing_ = nullptr;
+  }
   deliver_pushed();  // a replicated write may serve a client blocked on this node
 }
 
 void RedisNode::on_effect(const redis::KeyEffect& effect) {
-  if (on_write_ && executing_ && effect.kind != redis::KeyEffect::Kind::Expired)
-    on_write_(effect, executing_->client, executing_->purpose);
   if (!history_) return;
   HistoryEvent& e = history_->emplace();
   e.at = world_.now();

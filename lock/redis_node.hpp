@@ -56,12 +56,15 @@ class RedisNode final : public redis::Observer {
   redis::Server& server() { return server_; }
   uint32_t index() const { return index_; }
 
-  // Told of every effect a client's command has on a key (a replication stream).
-  using WriteListener = std::function<void(const redis::KeyEffect&, uint32_t client, Purpose purpose)>;
-  void on_write(WriteListener listener) { on_write_ = std::move(listener); }
-  // Applies an effect that happened on another node (replication), on behalf
-  // of the client whose command caused it there.
-  void apply_replicated(const redis::KeyEffect& effect, uint32_t client, Purpose purpose);
+  // Told of each batch of writes this server propagates to its replicas (the
+  // replication stream: redis::Propagated), with the client whose command made them
+  // (kNoClient for the server's own expiry cycle).
+  using PropagationListener =
+      std::function<void(std::vector<redis::Propagated> batch, uint32_t client, Purpose purpose)>;
+  void on_propagate(PropagationListener listener);
+  // Applies a batch another node propagated (replication), at once, on behalf of the
+  // client whose command caused it there.
+  void apply_replicated(const std::vector<redis::Propagated>& batch, uint32_t client, Purpose purpose);
   int64_t local_ms() const { return unix_ms(world_.local_now(node_)); }
   // Calls waiting for an answer: blocked commands and reads (for tests and invariants).
   size_t waiting_calls() const { return service_.deferred_count(); }
@@ -97,7 +100,6 @@ class RedisNode final : public redis::Observer {
   bool persistent_;
   uint32_t index_;
   const RedisRequest* executing_ = nullptr;
-  WriteListener on_write_;
   redis::ConnectionId replication_connection_ = 0;
 };
 

@@ -71,8 +71,8 @@ void Simulation::add_redis_deployment() {
   for (uint32_t server = 0; server < config_.masters; ++server) serving_.push_back(server);
   if (!config_.replica) return;
   // The master's writes travel to the replica after the replication lag.
-  redis_nodes_[0]->on_write([this](const redis::KeyEffect& effect, uint32_t client, Purpose purpose) {
-    replication_.push_back(Replicated{effect, client, purpose, replication_epoch_});
+  redis_nodes_[0]->on_propagate([this](std::vector<redis::Propagated> batch, uint32_t client, Purpose purpose) {
+    replication_.push_back(Replicated{std::move(batch), client, purpose, replication_epoch_});
     world_->schedule(world_->now() + config_.replication_lag, &Simulation::replicate_event, this);
   });
 }
@@ -177,7 +177,7 @@ void Simulation::replicate_event(sim::World& w, const sim::Event& e) {
   Replicated r = std::move(self->replication_.front());
   self->replication_.pop_front();
   if (r.epoch != self->replication_epoch_ || !self->world_->is_up(self->redis_nodes_[1]->node())) return;
-  self->redis_nodes_[1]->apply_replicated(r.effect, r.client, r.purpose);
+  self->redis_nodes_[1]->apply_replicated(r.batch, r.client, r.purpose);
 }
 
 void Simulation::promote_event(sim::World& w, const sim::Event& e) {

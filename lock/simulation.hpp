@@ -105,7 +105,7 @@ class Simulation {
   std::vector<std::vector<RedisNode::Channel*>> channels_;             // [node][client]
   std::vector<std::vector<RedisNode::Channel*>> subscriber_channels_;  // [node][client]: pub/sub
   struct Replicated {
-    redis::KeyEffect effect;
+    std::vector<redis::Propagated> batch;  // one command's writes, applied at once
     uint32_t client;
     Purpose purpose;
     uint64_t epoch;

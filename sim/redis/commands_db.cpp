@@ -73,7 +73,11 @@ Reply cmd_swapdb(ExecContext& ctx, const Command& argv) {
   auto in_either = [&](std::string_view key) { return x.keys.count(key) || y.keys.count(key); };
   ctx.server.watches.touch_all(x.id, in_either);
   ctx.server.watches.touch_all(y.id, in_either);
+  x.note_all_for_replicas();  // before and after: a key in either database changes in both
+  y.note_all_for_replicas();
   swap(x.keys, y.keys);
+  x.note_all_for_replicas();
+  y.note_all_for_replicas();
   for (Database* db : {&x, &y})  // blocked clients may now find their list
     for (const std::string& key : db->blocking)
       if (auto it = db->keys.find(key);

@@ -160,6 +160,8 @@ bool parse_restore(const Command& argv, RestoreOptions& o, Reply& error) {
 
 }  // namespace
 
+std::string dump_payload(const Entry& entry) { return serialize(entry); }
+
 Reply cmd_dump(ExecContext& ctx, const Command& argv) {
   const Entry* e = ctx.db().lookup(argv[1], ctx.now_ms);
   return e ? Reply::bulk(serialize(*e)) : Reply::nil();
@@ -179,12 +181,16 @@ Reply cmd_restore(ExecContext& ctx, const Command& argv) {
   Entry value;
   if (!deserialize(std::string_view(payload).substr(0, payload.size() - 10), ctx.limits(), value))
     return error_reply("ERR Bad data format");
-  if (o.replace) db.remove(argv[1], ctx.conn_id(), ctx.now_ms);
   if (ttl && !o.absttl) ttl = ttl > INT64_MAX - ctx.now_ms ? INT64_MAX : ttl + ctx.now_ms;
-  if (ttl && ttl <= ctx.now_ms) return Reply::ok();  // already expired: nothing is stored
+  if (ttl && ttl <= ctx.now_ms) {  // already expired: REPLACE deleted the old value, nothing is stored
+    if (o.replace) db.remove(argv[1], ctx.conn_id(), ctx.now_ms);
+    return Reply::ok();
+  }
   value.lru_ms = o.idle >= 0 ? ctx.now_ms - std::min<int64_t>(o.idle, ctx.now_ms / 1000) * 1000 : ctx.now_ms;
+  value.expire_at_ms = ttl ? ttl : -1;
+  // REPLACE swaps the value in one write (Redis: dbDelete then dbAdd inside the one
+  // command, with no "del" event): the observer sees one change, not a delete and a set.
   db.put(argv[1], std::move(value), ctx.conn_id(), ctx.now_ms);
-  if (ttl) db.set_expire(db.keys.find(argv[1])->second, argv[1], ttl, ctx.conn_id(), ctx.now_ms);
   return Reply::ok();
 }
 

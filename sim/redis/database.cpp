@@ -85,7 +85,7 @@ Entry* Database::lookup(std::string_view key, int64_t now_ms) {
   if (observing()) emit(KeyEffect::Kind::Expired, 0, name, it->second.render(), std::nullopt, -1, now_ms);
   keys.erase(it);
   if (notify->flags) notify->expired(id, name);
-  signal_modified(name);
+  signal_modified(name, true, true);
   return nullptr;
 }
 
@@ -162,7 +162,7 @@ void Database::changed_or_removed(std::string_view key, Entry& entry, std::optio
 
 void Database::set_expire(Entry& entry, std::string_view key, int64_t at_ms, ConnectionId conn, int64_t now_ms) {
   entry.expire_at_ms = at_ms;
-  signal_modified(key);
+  signal_modified(key, false);
   if (observing()) {
     std::string value = entry.render();
     emit(KeyEffect::Kind::ExpireChanged, conn, key, value, value, at_ms, now_ms);
@@ -179,6 +179,7 @@ void Database::remove_all(ConnectionId conn, int64_t now_ms) {
   // Redis touchAllWatchedKeysInDb: WATCHers of keys that physically exist are
   // invalidated, except those that saw the key already expired.
   if (!watches->empty()) watches->touch_all(id, [&](std::string_view key) { return keys.find(key) != keys.end(); });
+  note_all_for_replicas();
   if (observing()) {
     for (const auto& [key, entry] : keys)
       emit(KeyEffect::Kind::Deleted, conn, key, entry.render(), std::nullopt, -1, now_ms);
@@ -197,7 +198,7 @@ size_t Database::expire_some(int64_t now_ms, size_t limit) {
     if (observing()) emit(KeyEffect::Kind::Expired, 0, name, it->second.render(), std::nullopt, -1, now_ms);
     it = keys.erase(it);
     if (notify->flags) notify->expired(id, name);
-    signal_modified(name);
+    signal_modified(name, true, true);
     ++removed;
   }
   return removed;

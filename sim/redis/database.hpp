@@ -16,6 +16,7 @@
 #include "locksim/sim/redis/key_map.hpp"
 #include "locksim/sim/redis/keyspace.hpp"
 #include "locksim/sim/redis/notifications.hpp"
+#include "locksim/sim/redis/propagation.hpp"
 #include "locksim/sim/redis/server.hpp"
 
 namespace locksim::redis {
@@ -57,6 +58,7 @@ class Database {
   std::vector<std::string> ready;               // blocking keys pushed to since they were last served
   bool* any_ready = nullptr;                    // the server's "some database has ready keys"
   Notifications* notify = nullptr;              // keyspace notifications (flags 0: off)
+  Propagation* propagation = nullptr;           // the server's writes for its replicas
 
   bool observing() const { return observer != nullptr; }
 
@@ -99,10 +101,17 @@ class Database {
     return entry->render();
   }
 
-  // Redis signalModifiedKey: invalidates WATCHers of the key.
-  void signal_modified(std::string_view key) {
+  // Redis signalModifiedKey: invalidates WATCHers of the key (and notes the write for
+  // the replicas: every change of a key passes here).
+  void signal_modified(std::string_view key, bool value_changed = true, bool expired = false) {
     if (!watches->empty()) watches->touch(id, key, keys.find(key) != keys.end());
     if (notify->flags) notify->modified(id, key);
+    if (propagation && propagation->on()) propagation->note(id, key, value_changed, expired);
+  }
+  // Every key, for a write that replaces the whole database (FLUSHDB, SWAPDB).
+  void note_all_for_replicas() {
+    if (!propagation || !propagation->on()) return;
+    for (const auto& [key, entry] : keys) propagation->note(id, key, true, false);
   }
   // Redis signalKeyAsReady: a list or sorted set got elements; blocked clients may go on.
   void signal_ready(std::string_view key) {

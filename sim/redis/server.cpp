@@ -27,6 +27,7 @@ Server::State::State(ServerOptions opts) : options(opts), rng(opts.random_seed) 
     dbs[static_cast<size_t>(i)].watches = &watches;
     dbs[static_cast<size_t>(i)].any_ready = &any_ready;
     dbs[static_cast<size_t>(i)].notify = &notifications;
+    dbs[static_cast<size_t>(i)].propagation = &propagation;
   }
   notifications.server = this;
   notifications.publish = [](void* server, const std::string& channel, const std::string& message) {
@@ -55,6 +56,12 @@ void Server::State::push(ConnectionState& conn, Reply reply) {
   const bool was_empty = conn.outbox.empty();
   conn.outbox.push_back(std::move(reply));
   if (was_empty && push_listener) push_listener(conn.id);
+}
+
+void Server::State::propagate(int64_t now_ms) {
+  if (!propagation.on() || propagation.empty()) return;
+  std::vector<Propagated> batch = propagation.drain(dbs.data(), now_ms);
+  propagation_listener(std::move(batch));
 }
 
 uint64_t Server::State::random() {  // splitmix64: deterministic for a given seed
@@ -159,7 +166,9 @@ Reply Server::execute(ConnectionId id, const Command& command, int64_t now_ms) {
     ~Executing() { executing_state = outer; }
   } executing;
   executing_state = state_.get();
-  return state_->run(conn, command, now_ms);
+  Reply reply = state_->run(conn, command, now_ms);
+  state_->propagate(now_ms);
+  return reply;
 }
 
 std::vector<Reply> Server::take_pushed(ConnectionId id) {
@@ -189,6 +198,7 @@ void Server::advance(int64_t now_ms) {
   if (state_->start_ms < 0) state_->start_ms = now_ms;
   state_->time_out_blocked(now_ms);
   state_->active_expire_cycle(now_ms);
+  state_->propagate(now_ms);
 }
 
 std::optional<int64_t> Server::next_timeout() const {
@@ -198,6 +208,11 @@ std::optional<int64_t> Server::next_timeout() const {
     if (!earliest || conn->blocked->deadline_ms < *earliest) earliest = conn->blocked->deadline_ms;
   }
   return earliest;
+}
+
+void Server::set_propagation_listener(std::function<void(std::vector<Propagated>)> listener) {
+  state_->propagation.set_on(static_cast<bool>(listener));
+  state_->propagation_listener = std::move(listener);
 }
 
 void Server::set_observer(Observer* observer) {
@@ -214,6 +229,7 @@ void Server::flushall() {
     conn->db = 0;
   }
   for (Database& db : state_->dbs) db.remove_all(0, 0);
+  state_->propagation.clear();  // a crash: nothing of it reaches a replica
   state_->scripts.reset();
   state_->functions.reset();
 }

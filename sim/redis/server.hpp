@@ -44,6 +44,14 @@ class Observer {
   virtual void on_effect(const KeyEffect& effect) = 0;
 };
 
+// One write the server propagates to its replicas (propagation.hpp): a command whose
+// replay, in order, on a replica's connection makes the replica hold what this server
+// holds. A batch is one top-level command's (or one expire cycle's) writes, atomic.
+struct Propagated {
+  Command command;
+  bool expiry = false;  // a DEL that stands for this server expiring the key: no client did it
+};
+
 struct ServerOptions {
   // A script is stopped after this many Lua VM instructions (counted, never timed).
   uint64_t lua_instruction_budget = 100'000'000;
@@ -108,6 +116,10 @@ class Server {
   std::optional<int64_t> next_timeout() const;
 
   void set_observer(Observer* observer);  // may be nullptr
+  // Told of each batch of writes to propagate to replicas, after the command (or the
+  // expire cycle) that made them; an empty function turns propagation off. The
+  // listener must not execute commands on this server.
+  void set_propagation_listener(std::function<void(std::vector<Propagated>)> listener);
 
   // A restart without persistence: no keys, no cached scripts, and every
   // connection's MULTI/WATCH state dropped (the ids stay usable).

@@ -52,6 +52,10 @@ struct Server::State {
   std::unique_ptr<FunctionEngine> functions;                  // created on first use
   PubSub pubsub;
   Notifications notifications;  // keyspace notifications (notify-keyspace-events)
+  Propagation propagation;      // writes noted for the replicas (propagation.hpp)
+  std::function<void(std::vector<Propagated>)> propagation_listener;
+  // Hands the writes noted since the last call to the listener, as one batch.
+  void propagate(int64_t now_ms);
   std::function<void(ConnectionId)> push_listener;
   HostCommands host;
   bool host_owns(const Command& command) const { return host.owns && host.owns(command[0]); }
