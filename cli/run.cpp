@@ -185,6 +185,14 @@ int cmd_list(const OutputOptions& output) {
       params += fmt::format(" --{} {}", name, p ? p->get(a.defaults) : "?");
     }
     out += fmt::format("    parameters:{}\n", params);
+    if (a.masters > 1 || a.replica)
+      out += fmt::format("    deployment: {}\n", a.replica ? "a master with an asynchronous replica"
+                                                            : fmt::format("{} independent masters", a.masters));
+    for (const auto& p : a.own_params)  // a variant's own: --param NAME=VALUE, param("NAME")
+      out += fmt::format("    --param {}={}{}{}\n", p.name, p.default_value,
+                         p.min ? fmt::format("  (check draws {}..{})", lock::drawn_value(p, 0), lock::drawn_value(p, 1))
+                               : "",
+                         p.help.empty() ? "" : "  " + p.help);
   }
   out += "\nEvery parameter, with its default:\n";
   static const lock::LockParams defaults;
