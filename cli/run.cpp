@@ -181,6 +181,7 @@ int cmd_list(const OutputOptions& output) {
     out += fmt::format("    described in: {}\n    catalogue: {}\n", lock::source_titles(a.documents), a.failures);
     std::string params;  // its own defaults: a variant's `params` table sets them
     for (auto name : a.params) {
+      if (name == "param") continue;  // a variant's own: listed below
       const lock::ParamInfo* p = lock::find_lock_param(name);
       params += fmt::format(" --{} {}", name, p ? p->get(a.defaults) : "?");
     }
