@@ -255,6 +255,8 @@ lock::SimulationConfig make_config(const ScenarioOptions& o) {
   lock::SimulationConfig c;
   c.algorithm = o.algorithm;
   c.lock = lock::find_algorithm(o.algorithm)->defaults;  // a variant's own defaults; flags override them
+  if (const uint32_t m = lock::find_algorithm(o.algorithm)->masters) c.masters = m;  // its declared deployment
+  if (lock::find_algorithm(o.algorithm)->replica) c.replica = true;
   c.seed = o.seed;
   // Before client names are read against it.
   if (auto why = props::check_limit("clients", o.clients, true)) throw UsageError(*why);

@@ -181,10 +181,19 @@ int cmd_list(const OutputOptions& output) {
     out += fmt::format("    described in: {}\n    catalogue: {}\n", lock::source_titles(a.documents), a.failures);
     std::string params;  // its own defaults: a variant's `params` table sets them
     for (auto name : a.params) {
+      if (name == "param") continue;  // a variant's own: listed below
       const lock::ParamInfo* p = lock::find_lock_param(name);
       params += fmt::format(" --{} {}", name, p ? p->get(a.defaults) : "?");
     }
     out += fmt::format("    parameters:{}\n", params);
+    if (a.masters > 1 || a.replica)
+      out += fmt::format("    deployment: {}\n", a.replica ? "a master with an asynchronous replica"
+                                                            : fmt::format("{} independent masters", a.masters));
+    for (const auto& p : a.own_params)  // a variant's own: --param NAME=VALUE, param("NAME")
+      out += fmt::format("    --param {}={}{}{}\n", p.name, p.default_value,
+                         p.min ? fmt::format("  (check draws {}..{})", lock::drawn_value(p, 0), lock::drawn_value(p, 1))
+                               : "",
+                         p.help.empty() ? "" : "  " + p.help);
   }
   out += "\nEvery parameter, with its default:\n";
   static const lock::LockParams defaults;

@@ -31,7 +31,7 @@ constexpr uint64_t kTourSeed = 1;
 constexpr uint32_t kTourBudget = 2000;
 
 // Short column heads for the matrix, in kAllProperties order.
-constexpr std::string_view kShort[] = {"mutex", "deadlock", "owner", "fenced", "reentry", "wait"};
+constexpr std::string_view kShort[] = {"mutex", "deadlock", "owner", "fenced", "reentry", "wait", "zombie", "stall"};
 
 size_t property_index(props::Property p) {
   for (size_t i = 0; i < std::size(props::kAllProperties); ++i)

@@ -67,6 +67,9 @@ class Env {
   // A second task in the same process (the watchdog's renewal); it dies with the process.
   virtual TaskId spawn(Task<void> task) = 0;
   virtual void cancel(TaskId task) = 0;
+  // Runs the tasks concurrently, as tasks of this process, and returns when all
+  // have ended. By default one after another (an environment without concurrency).
+  virtual Task<void> run_parallel(std::vector<Task<void>> tasks);
   // A client step with its details, in this order (set_step_details names them): AcquireStart,
   // AcquireFailed, ReleaseStart (depth); Acquired (fence token or -1, depth); Released (1 if
   // its own lock, depth); RenewFailed (status).
@@ -93,6 +96,10 @@ struct WaitUnsupported : std::runtime_error {
 inline Task<RedisResult> Env::redis_blocking(uint32_t, Command, Purpose, Duration) { throw WaitUnsupported(); }
 inline Task<RedisResult> Env::subscriber(uint32_t, Command, Purpose) { throw WaitUnsupported(); }
 inline Task<RedisResult> Env::next_pushed(uint32_t, Duration) { throw WaitUnsupported(); }
+
+inline Task<void> Env::run_parallel(std::vector<Task<void>> tasks) {
+  for (Task<void>& task : tasks) co_await std::move(task);
+}
 
 inline Task<DbResult> Env::db(db::Statement statement, Purpose purpose) {
   (void)statement;

@@ -45,8 +45,12 @@ Task<RedisResult> carry_out(Env& env, LuaRequest& request, Purpose purpose) {
   }
 }
 
+Task<int> run_parallel(LuaRuntime& rt, lua_State* co, LuaRequest& request, Env& env, Purpose purpose);
+
 // Runs the thread to its end, carrying out each request it yields.
-Task<Outcome> drive(LuaThread thread, Env& env, Purpose purpose, const char* what, bool wants_boolean) {
+// A parallel branch's first result goes to slot `slot` of the table referenced by `results`.
+Task<Outcome> drive(LuaThread thread, Env& env, Purpose purpose, const char* what, bool wants_boolean,
+                    int results = LUA_NOREF, int slot = 0) {
   LuaRuntime& rt = thread.runtime();
   lua_State* co = thread.get();
   uint64_t counter = 0;
@@ -65,6 +69,14 @@ Task<Outcome> drive(LuaThread thread, Env& env, Purpose purpose, const char* wha
         co_await env.sleep(request.span);
         lua_settop(co, 0);
         nargs = 0;
+      } else if (request.kind == LuaRequest::Kind::Parallel) {
+        const int results = co_await run_parallel(rt, co, request, env, purpose);
+        if (!rt.failure().empty()) {
+          Outcome failed;
+          failed.error = rt.failure();
+          co_return failed;
+        }
+        nargs = results;
       } else {
         RedisResult result = co_await carry_out(env, request, purpose);
         if (purpose == Purpose::Renew && request.kind == LuaRequest::Kind::Call) record_renewal(env, result);
@@ -84,6 +96,12 @@ Task<Outcome> drive(LuaThread thread, Env& env, Purpose purpose, const char* wha
     }
     out.ok = true;
     out.value = wants_boolean && lua_toboolean(co, 1);
+    if (results != LUA_NOREF && lua_gettop(co) >= 1) {
+      lua_rawgeti(co, LUA_REGISTRYINDEX, results);
+      lua_pushvalue(co, 1);
+      lua_rawseti(co, -2, slot);
+      lua_pop(co, 1);
+    }
     thread.finished();
     co_return out;
   }
@@ -94,6 +112,33 @@ void report(LuaRuntime& rt, Env* env, std::string message) {
   if (rt.recorded || !env) return;
   rt.recorded = true;
   env->record_text(Step::VariantError, rt.failure());
+}
+
+// One branch of parallel(...): driven with the caller's purpose; its first result
+// goes to slot `index` of the results table (registry ref `results`).
+Task<void> run_branch(LuaThread thread, Env& env, Purpose purpose, int results, int index) {
+  LuaRuntime& rt = thread.runtime();
+  Outcome out = co_await drive(std::move(thread), env, purpose, "a parallel branch", false, results, index);
+  if (!out.ok) report(rt, &env, std::move(out.error));
+}
+
+// Runs the branches of a parallel(...) request; pushes their first results onto `co`.
+Task<int> run_parallel(LuaRuntime& rt, lua_State* co, LuaRequest& request, Env& env, Purpose purpose) {
+  lua_State* L = rt.state();
+  lua_newtable(L);
+  const int results = luaL_ref(L, LUA_REGISTRYINDEX);
+  std::vector<Task<void>> branches;
+  int index = 0;
+  for (const auto& [thread, ref] : request.branches)
+    branches.push_back(run_branch(LuaThread(rt.shared_from_this(), thread, ref, true), env, purpose, results, ++index));
+  co_await env.run_parallel(std::move(branches));
+  lua_settop(co, 0);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, results);
+  lua_xmove(L, co, 1);
+  for (int i = 1; i <= index; ++i) lua_rawgeti(co, 1, i);
+  lua_remove(co, 1);
+  luaL_unref(L, LUA_REGISTRYINDEX, results);
+  co_return index;
 }
 
 Task<void> run_task(LuaThread thread, Env& env) {

@@ -309,7 +309,28 @@ char params_key;  // registry key of the table name -> value that param() reads
 void push_params_table(lua_State* L, const LockParams& params) {
   lua_pushlightuserdata(L, &params_key);
   lua_newtable(L);
+  for (const auto& [name, value] : params.custom) {
+    const VariantParam* declared = find_variant_param(name);
+    std::string names[2] = {name, name};
+    for (char& ch : names[1])
+      if (ch == '-') ch = '_';
+    for (const std::string& n : names) {
+      lua_pushlstring(L, n.data(), n.size());
+      Duration d;
+      const VariantParam::Kind kind = declared ? declared->kind : VariantParam::Kind::Text;
+      if (kind == VariantParam::Kind::Boolean)
+        lua_pushboolean(L, value == "true");
+      else if (kind == VariantParam::Kind::Duration && sim::parse_duration(value, d))
+        lua_pushnumber(L, static_cast<lua_Number>(d.ns) / 1e6);
+      else if (kind == VariantParam::Kind::Number)
+        lua_pushnumber(L, std::strtod(value.c_str(), nullptr));
+      else
+        lua_pushlstring(L, value.data(), value.size());
+      lua_rawset(L, -3);
+    }
+  }
   for (const ParamInfo& info : lock_param_table()) {
+    if (info.name == "param") continue;  // the variant's own, above
     const std::string value = info.get(params);
     std::string names[2] = {std::string(info.name), std::string(info.name)};
     for (char& ch : names[1])
@@ -351,6 +372,34 @@ int l_param(lua_State* L) {
     luaL_error(L, "%s", c.scratch.c_str());
   }
   return luaL_error(L, "param: '%s' has no value", c.scratch.c_str());  // not reached: the table has every name
+}
+
+// parallel(f1, f2, ...): runs the functions as concurrent branches of the calling
+// task (node-redlock's and redsync's fan-out to every master) and returns their
+// first results in order, once every branch has ended. A branch's calls count as
+// the caller's (an acquire's are the acquire's), not as a spawned task's.
+int l_parallel(lua_State* L) {
+  need_env(L, "parallel", true);
+  ctx(L).charge(L, kRequestCost);
+  LuaRuntime::Context& c = ctx(L);
+  const int n = lua_gettop(L);
+  for (int i = 1; i <= n; ++i) luaL_checktype(L, i, LUA_TFUNCTION);
+  if (c.self->live_tasks + static_cast<uint32_t>(n) > c.budget.tasks)
+    luaL_error(L, "parallel: more than %d tasks at once", static_cast<int>(c.budget.tasks));
+  c.self->spawns += static_cast<uint32_t>(n);
+  if (c.self->spawns > c.budget.spawns_per_state)
+    luaL_error(L, "parallel: more than %d tasks in one client incarnation", static_cast<int>(c.budget.spawns_per_state));
+  c.pending = LuaRequest{};
+  c.pending.kind = LuaRequest::Kind::Parallel;
+  for (int i = 1; i <= n; ++i) {
+    lua_State* thread = lua_newthread(L);
+    lua_pushvalue(L, i);
+    lua_xmove(L, thread, 1);
+    c.pending.branches.emplace_back(thread, luaL_ref(L, LUA_REGISTRYINDEX));
+  }
+  lua_settop(L, 0);
+  lua_pushlightuserdata(L, &sim_sentinel);
+  return lua_yield(L, 1);
 }
 
 int l_spawn(lua_State* L) {
@@ -624,7 +673,7 @@ void LuaRuntime::open_sandbox() {
   lua_pop(L, 1);
   const std::pair<const char*, lua_CFunction> api[] = {
       {"sleep", l_sleep}, {"now", l_now},     {"token", l_token}, {"client_id", l_client_id}, {"servers", l_servers},
-      {"log", l_log},     {"param", l_param}, {"spawn", l_spawn}, {"cancel", l_cancel}};
+      {"log", l_log},     {"param", l_param}, {"spawn", l_spawn}, {"cancel", l_cancel}, {"parallel", l_parallel}};
   for (const auto& [name, fn] : api) {
     lua_pushcfunction(L, fn);
     lua_setglobal(L, name);

@@ -29,12 +29,15 @@ struct LuaRequest {
   // Call: a command; Blocking: a blocking command (span: how much longer to
   // wait); Subscriber: a command on the subscriber connection; NextPushed: a
   // read of the next pushed reply (span: the wait); Sleep (span).
-  enum class Kind : uint8_t { None, Call, Sleep, Blocking, Subscriber, NextPushed };
+  // Parallel: run `branches` (threads referenced in the registry) concurrently and
+  // resume with the first result of each, in order.
+  enum class Kind : uint8_t { None, Call, Sleep, Blocking, Subscriber, NextPushed, Parallel };
   Kind kind = Kind::None;
   uint32_t server = 0;
   Command command;
   Duration span{};
   std::string where;  // "FILE:LINE: " of the call(), for an unhandled error reply
+  std::vector<std::pair<lua_State*, int>> branches;
 };
 
 class LuaRuntime : public std::enable_shared_from_this<LuaRuntime> {

@@ -81,7 +81,12 @@ std::unique_ptr<LuaRuntime> build(const LuaVariant& variant) {
 std::shared_ptr<LuaRuntime> acquire_variant_runtime(const LuaVariant& variant, const LockParams& params) {
   std::unique_ptr<LuaRuntime> runtime = take_idle(variant.serial);
   if (!runtime) runtime = build(variant);
-  if (runtime->ok()) runtime->set_params(params);
+  if (runtime->ok()) {
+    // param() sees each of the variant's own parameters: as set, or its default.
+    LockParams with_own = params;
+    for (const VariantParam& p : variant.own_params) with_own.custom.try_emplace(p.name, p.default_value);
+    runtime->set_params(with_own);
+  }
   const uint64_t serial = variant.serial;
   return {runtime.release(), [serial](LuaRuntime* raw) { release(serial, raw); }};
 }

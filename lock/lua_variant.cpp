@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cmath>
 #include <deque>
+#include <optional>
 
 #include "locksim/lock/lua_runtime.hpp"
 #include "locksim/sim/files.hpp"
@@ -38,9 +39,91 @@ std::string read_global(lua_State* L, const char* field, int type, const char* w
   return error;
 }
 
+// A bound of a declared parameter's range: a number (ms for a duration) or a duration text.
+std::optional<double> range_end(lua_State* L, const char* field, std::string& error) {
+  lua_getfield(L, -1, field);
+  std::optional<double> out;
+  if (lua_type(L, -1) == LUA_TNUMBER) {
+    out = lua_tonumber(L, -1);
+  } else if (lua_type(L, -1) == LUA_TSTRING) {
+    Duration d;
+    if (sim::parse_duration(lua_tostring(L, -1), d)) out = static_cast<double>(d.ns) / 1e6;
+    else error = fmt::format("'{}' must be a number or a duration", field);
+  } else if (!lua_isnil(L, -1)) {
+    error = fmt::format("'{}' must be a number or a duration", field);
+  }
+  lua_pop(L, 1);
+  return out;
+}
+
+// `["lock-at-least-for"] = { default = "2s", min = "0s", max = "5s", help = "..." }`
+// (the table on the stack's top): a parameter of the variant's own.
+std::string declare_own_param(lua_State* L, const std::string& name, LuaVariant& v) {
+  if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
+    return fmt::format("params: '{}': a parameter's name is lower-case letters, digits and '-'", name);
+  VariantParam p;
+  p.name = name;
+  lua_getfield(L, -1, "default");
+  const int type = lua_type(L, -1);
+  std::string text;
+  if (type == LUA_TBOOLEAN) {
+    p.kind = VariantParam::Kind::Boolean;
+    text = lua_toboolean(L, -1) ? "true" : "false";
+  } else if (type == LUA_TNUMBER) {
+    p.kind = VariantParam::Kind::Number;
+    text = fmt::format("{}", lua_tonumber(L, -1));
+  } else if (type == LUA_TSTRING) {
+    text = lua_tostring(L, -1);
+    Duration d;
+    p.kind = sim::parse_duration(text, d) ? VariantParam::Kind::Duration : VariantParam::Kind::Text;
+  }
+  lua_pop(L, 1);
+  if (text.empty() && type != LUA_TSTRING)
+    return fmt::format("params: '{}' = {{ default = ... }}: the default (a number, a duration text, a string or a "
+                       "boolean) is missing",
+                       name);
+  std::string error;
+  auto canonical = canonical_value(p, text, &error);
+  if (!canonical) return fmt::format("params: '{}': default: {}", name, error);
+  p.default_value = *canonical;
+  p.min = range_end(L, "min", error);
+  if (error.empty()) p.max = range_end(L, "max", error);
+  if (!error.empty()) return fmt::format("params: '{}': {}", name, error);
+  if (p.min.has_value() != p.max.has_value())
+    return fmt::format("params: '{}': a range needs both min and max", name);
+  if (p.min && (p.kind == VariantParam::Kind::Text || p.kind == VariantParam::Kind::Boolean))
+    return fmt::format("params: '{}': only numbers and durations have a range", name);
+  if (p.min && (*p.min > *p.max || !std::isfinite(*p.min) || !std::isfinite(*p.max) ||
+                (p.kind == VariantParam::Kind::Duration && *p.min < 0)))
+    return fmt::format("params: '{}': the range must go from min up to max", name);
+  lua_getfield(L, -1, "help");
+  if (lua_isstring(L, -1)) p.help = lua_tostring(L, -1);
+  lua_pop(L, 1);
+  if (auto clash = declare_variant_param(p)) return fmt::format("params: {}", *clash);
+  v.own_params.push_back(std::move(p));
+  return {};
+}
+
+// The deployment: masters = N (independent masters), replica = true (one master and a replica).
+std::string apply_deployment(lua_State* L, const std::string& name, LuaVariant& v) {
+  if (name == "masters") {
+    const double n = lua_tonumber(L, -1);
+    if (lua_type(L, -1) != LUA_TNUMBER || n != std::floor(n) || n < 1 || n > 9)
+      return "params: masters must be a whole number from 1 to 9";
+    v.masters = static_cast<uint32_t>(n);
+  } else {
+    if (lua_type(L, -1) != LUA_TBOOLEAN) return "params: replica must be true or false";
+    v.replica = lua_toboolean(L, -1);
+  }
+  if (v.replica && v.masters > 1) return "params: a replica goes with a single master";
+  return {};
+}
+
 // Applies `params = { lease = 3000, ["renew-interval"] = 1000, key = "x" }`:
-// durations as numbers of ms or as text ("3s"), names as the CLI's flags.
-std::string apply_params(lua_State* L, LockParams& out) {
+// durations as numbers of ms or as text ("3s"), names as the CLI's flags; the
+// deployment (masters, replica) and the variant's own parameters (a table).
+std::string apply_params(lua_State* L, LuaVariant& v) {
+  LockParams& out = v.defaults;
   lua_pushnil(L);
   while (lua_next(L, -2) != 0) {
     if (lua_type(L, -2) != LUA_TSTRING) {
@@ -50,7 +133,17 @@ std::string apply_params(lua_State* L, LockParams& out) {
     std::string name = lua_tostring(L, -2);
     for (char& c : name)
       if (c == '_') c = '-';
-    const ParamInfo* info = find_lock_param(name);
+    const ParamInfo* info = name == "param" ? nullptr : find_lock_param(name);
+    if (name == "masters" || name == "replica" || (!info && lua_type(L, -1) == LUA_TTABLE)) {
+      std::string problem = info || lua_type(L, -1) != LUA_TTABLE ? apply_deployment(L, name, v)
+                                                                  : declare_own_param(L, name, v);
+      lua_pop(L, 1);
+      if (!problem.empty()) {
+        lua_pop(L, 1);
+        return problem;
+      }
+      continue;
+    }
     std::string value;
     const int type = lua_type(L, -1);
     if (type == LUA_TNUMBER) {
@@ -66,7 +159,10 @@ std::string apply_params(lua_State* L, LockParams& out) {
       std::string known;
       for (const auto& p : lock_param_table()) known += (known.empty() ? "" : ", ") + std::string(p.name);
       lua_pop(L, 1);
-      return fmt::format("params: unknown lock parameter '{}' (known: {})", name, known);
+      return fmt::format(
+          "params: unknown lock parameter '{}' (known: {}; masters, replica; or declare your own as "
+          "[\"{}\"] = {{ default = ..., min = ..., max = ... }})",
+          name, known, name);
     }
     if (value.empty()) {
       lua_pop(L, 1);
@@ -96,7 +192,7 @@ std::string read_declarations(lua_State* L, LuaVariant& v) {
   lua_pop(L, 1);
   if (auto e = read_global(L, "params", LUA_TTABLE, "a table"); !e.empty()) return e;
   if (lua_istable(L, -1))
-    if (auto e = apply_params(L, v.defaults); !e.empty()) return e;
+    if (auto e = apply_params(L, v); !e.empty()) return e;
   lua_pop(L, 1);
   for (const char* f : {"acquire", "release", "fence", "still_held"}) {
     if (auto e = read_global(L, f, LUA_TFUNCTION, "a function"); !e.empty()) return e;
@@ -164,6 +260,9 @@ const Algorithm* register_lua_variant(std::shared_ptr<const LuaVariant> variant,
       }};
   a.reentrant = variant->reentrant;
   a.defaults = variant->defaults;
+  a.masters = variant->masters;
+  a.replica = variant->replica;
+  a.own_params = variant->own_params;
   register_algorithm(std::move(a));
   return find_algorithm(variant->name);
 }

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "locksim/lock/registry.hpp"
 
@@ -34,6 +35,10 @@ struct LuaVariant {
   std::string name, summary;
   bool reentrant = false;
   LockParams defaults;  // LockParams{} with the file's `params` applied
+  // Its deployment (`params = { masters = 3 }`, `replica = true`): 0 / false, the default one.
+  uint32_t masters = 0;
+  bool replica = false;
+  std::vector<VariantParam> own_params;  // declared with { default = ..., min = ..., max = ... }
   bool has_fence = false, has_still_held = false;
   std::string chunk;  // the compiled file (Lua bytecode)
   LuaBudget budget;

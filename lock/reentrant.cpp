@@ -6,6 +6,8 @@
 // another owner's release is refused.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "locksim/lock/algorithms.hpp"
 #include "locksim/lock/renewal.hpp"
 #include "locksim/lock/scripts.hpp"
@@ -26,7 +28,8 @@ class ReentrantLock final : public SpinLock {
       const Duration every = params().renew_interval.ns > 0 ? params().renew_interval : params().lease / 3;
       Command renewal = cmd("EVAL", std::string(scripts::kReentrantRenew), "1", key(), ms(params().lease), owner_);
       start_renewal(
-          env, every, [renewal] { return renewal; }, [](const RedisResult& r) { return replied_int(r, 1); }, renewal_);
+          env, every, [renewal] { return renewal; }, [](const RedisResult& r) { return replied_int(r, 1); }, renewal_,
+          RenewalRetry{params().lease, std::min(params().retry, every)});
     }
     co_return true;
   }

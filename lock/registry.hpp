@@ -26,6 +26,12 @@ struct Algorithm {
   // lock, and runs start from the variant's parameter defaults (flags override).
   bool reentrant = false;
   LockParams defaults{};
+  // The deployment it is designed for (0 / false: the default, one Redis): check
+  // and run start from it; --masters / --replica override it.
+  uint32_t masters = 0;
+  bool replica = false;
+  // A variant's own parameters (param(), --param NAME=VALUE; check draws the ranged ones).
+  std::vector<VariantParam> own_params;
   // Keeps its lock in the database (the "db" node), not in Redis.
   bool uses_database = false;
   // Waits on Redis (pub/sub messages, blocking commands): the simulator can

@@ -3,27 +3,41 @@
 namespace locksim::lock {
 
 Task<void> renew_until_refused(Env& env, Duration every, RenewalCommand renewal,
-                               std::function<bool(const RedisResult&)> renewed, RenewalState& state) {
+                               std::function<bool(const RedisResult&)> renewed, RenewalState& state,
+                               RenewalRetry retry) {
+  // The lease the acquire armed ends no sooner than a lease from now, by this clock.
+  Instant lease_end = env.local_now() + retry.lease;
+  Duration wait = every;
   for (;;) {
-    co_await env.sleep(every);
+    co_await env.sleep(wait);
+    const Instant sent = env.local_now();
     Command command = renewal();
     auto r = co_await env.redis(std::move(command), Purpose::Renew);
     const bool accepted = renewed(r);
-    if (!accepted) {
-      env.record(Step::RenewFailed, r.ok() ? 0 : static_cast<int64_t>(r.status));
-      state.lost = true;
-      state.renewing = false;
-      co_return;
+    if (accepted) {
+      env.record(Step::Renewed);
+      lease_end = sent + retry.lease;  // it ran after it was sent: the new lease ends no sooner
+      wait = every;
+      continue;
     }
-    env.record(Step::Renewed);
+    // Unanswered (a timeout, a lost connection): the lease may still be ours, so
+    // try again until its own end. A refusal says it is someone else's: stop.
+    if (!r.ok() && retry.lease.ns > 0 && env.local_now() + retry.every < lease_end) {
+      wait = retry.every;
+      continue;
+    }
+    env.record(Step::RenewFailed, r.ok() ? 0 : static_cast<int64_t>(r.status));
+    state.lost = true;
+    state.renewing = false;
+    co_return;
   }
 }
 
 void start_renewal(Env& env, Duration every, RenewalCommand renewal, std::function<bool(const RedisResult&)> renewed,
-                   RenewalState& state) {
+                   RenewalState& state, RenewalRetry retry) {
   stop_renewal(env, state);
   state.lost = false;
-  state.task = env.spawn(renew_until_refused(env, every, std::move(renewal), std::move(renewed), state));
+  state.task = env.spawn(renew_until_refused(env, every, std::move(renewal), std::move(renewed), state, retry));
   state.renewing = true;
 }
 

@@ -93,6 +93,43 @@ Task<DbResult> SimEnv::db(db::Statement statement, Purpose purpose) {
 
 Task<void> SimEnv::sleep(Duration span) { co_await proc_.sleep(span); }
 
+namespace {
+// The tasks of one run_parallel still running, and the task waiting for them.
+struct Join {
+  size_t pending = 0;
+  sim::FiberId waiter = 0;
+  std::coroutine_handle<> resume;
+};
+
+Task<void> joined_branch(Task<void> body, std::shared_ptr<Join> join, sim::World* world) {
+  co_await std::move(body);
+  // The last one wakes the waiter (in an event of its own, at this instant).
+  if (--join->pending == 0 && join->resume && world->alive(join->waiter))
+    world->resume_at(world->now(), join->waiter, join->resume);
+}
+}  // namespace
+
+Task<void> SimEnv::run_parallel(std::vector<Task<void>> tasks) {
+  auto join = std::make_shared<Join>();
+  join->pending = tasks.size();
+  sim::World* world = &proc_.world();
+  for (Task<void>& task : tasks) proc_.spawn(joined_branch(std::move(task), join, world));
+  // Raw pointers, and a named awaiter: GCC 12 destroys a braced temporary inside
+  // co_await twice (lock/lock.hpp), which a shared_ptr in it would not survive.
+  struct Awaiter {
+    Join* join;
+    sim::World* world;
+    bool await_ready() const noexcept { return join->pending == 0; }
+    void await_suspend(std::coroutine_handle<> h) const {
+      join->waiter = world->current_fiber();
+      join->resume = h;
+    }
+    void await_resume() const noexcept {}
+  };
+  const Awaiter all_done{join.get(), world};
+  co_await all_done;
+}
+
 void SimEnv::record(Step step, int64_t first, int64_t second) { record_event(step, first, second, {}); }
 
 void SimEnv::record_text(Step step, std::string_view text) { record_event(step, 0, 0, text); }

@@ -51,6 +51,7 @@ class SimEnv final : public Env {
   sim::Rng& rng() override { return proc_.rng(); }
   TaskId spawn(Task<void> task) override { return proc_.spawn(std::move(task)); }
   void cancel(TaskId task) override { proc_.cancel(task); }
+  Task<void> run_parallel(std::vector<Task<void>> tasks) override;
   void record(Step step, int64_t first = 0, int64_t second = 0) override;
   void record_text(Step step, std::string_view text) override;
   uint32_t client() const override { return client_; }

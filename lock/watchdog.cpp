@@ -1,5 +1,7 @@
 #include "locksim/lock/watchdog.hpp"
 
+#include <algorithm>
+
 #include "locksim/lock/algorithms.hpp"
 #include "locksim/lock/scripts.hpp"
 
@@ -20,7 +22,7 @@ Task<bool> WatchdogLock::acquire(Env& env) {
     Command renewal = cmd("EVAL", std::string(scripts::kCompareAndPexpire), "1", key(), token(), ms(params().lease));
     start_renewal(
         env, renew_interval(), [renewal] { return renewal; }, [](const RedisResult& r) { return replied_int(r, 1); },
-        renewal_);
+        renewal_, RenewalRetry{params().lease, std::min(params().retry, renew_interval())});
   }
   co_return held;
 }

@@ -26,6 +26,8 @@ std::string_view to_string(Cause c) {
     case Cause::SelfDeadlock: return "nested-acquire-waits-on-itself";
     case Cause::InnerRelease: return "inner-release-freed-lock";
     case Cause::Overtaken: return "overtaken-by-later-arrivals";
+    case Cause::RenewalOutlivedRelease: return "renewal-outlived-release";
+    case Cause::QueueStalled: return "queue-stalled-by-dead-waiter";
   }
   return "?";
 }
@@ -60,6 +62,8 @@ std::string_view describe(Cause c) {
     case Cause::SelfDeadlock: return "a nested acquire waited on the lock its caller holds";
     case Cause::InnerRelease: return "an inner release freed the lock under the outer hold";
     case Cause::Overtaken: return "later arrivals kept winning the retry race";
+    case Cause::RenewalOutlivedRelease: return "a renewal kept the lock alive after its holder stopped holding it";
+    case Cause::QueueStalled: return "the queue kept waiters waiting behind a waiter that was gone";
   }
   return "?";
 }

@@ -35,6 +35,8 @@ enum class Cause : uint8_t {
   SelfDeadlock,       // a nested acquire waited on the lock its caller holds
   InnerRelease,       // an inner release freed the lock under the outer hold
   Overtaken,          // later arrivals kept winning the retry race
+  RenewalOutlivedRelease,  // a renewal kept re-arming the lock after its holder stopped holding it
+  QueueStalled,            // the queue kept a waiter waiting behind a waiter that was gone
 };
 inline constexpr Cause kAllCauses[] = {
     Cause::Unknown,           Cause::LeasePaused,     Cause::LeaseOutworked,   Cause::RenewalStopped,
@@ -42,7 +44,7 @@ inline constexpr Cause kAllCauses[] = {
     Cause::StaleRenewal,      Cause::TakeoverRace,    Cause::RedisRestartLost, Cause::FailoverLost,
     Cause::RedlockForgotVote, Cause::WatchLost,       Cause::FenceBackwards,   Cause::DelayedWrite,
     Cause::AmbiguousReply,    Cause::CrashNoTtl,      Cause::CrashBlocked,     Cause::SelfDeadlock,
-    Cause::InnerRelease,      Cause::Overtaken};
+    Cause::InnerRelease,      Cause::Overtaken,       Cause::RenewalOutlivedRelease, Cause::QueueStalled};
 // "lease-paused", "redis-clock-jump", ...
 std::string_view to_string(Cause c);
 std::optional<Cause> parse_cause(std::string_view text);

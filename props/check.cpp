@@ -92,6 +92,11 @@ Verdict check(const lock::History& history, const lock::SimulationConfig& config
     each.fault = why.fault;
     each.sentence += ": " + why.sentence;
   }
+  // The liveness checks name their own cause (check_zombie.cpp).
+  add(detail::no_zombie_lock(c));
+  add(detail::no_stalled_wait(c));
+  std::stable_sort(v.violations.begin(), v.violations.end(),
+                   [](const Violation& a, const Violation& b) { return a.from < b.from; });
   // A failing variant comes first: the other findings may be its consequences.
   if (auto failed = detail::variant_error(c)) v.violations.insert(v.violations.begin(), std::move(*failed));
   return v;

@@ -56,6 +56,9 @@ std::optional<Violation> fenced_writes(const Context& c);
 std::optional<Violation> reentrancy(const Context& c);
 std::optional<Violation> bounded_wait(const Context& c, Metrics& m);
 std::optional<Violation> variant_error(const Context& c);
+// Liveness (check_zombie.cpp): each violation comes with its cause.
+std::optional<Violation> no_zombie_lock(const Context& c);
+std::optional<Violation> no_stalled_wait(const Context& c);
 void expiry_drift(const Context& c, Metrics& m);
 
 }  // namespace detail

@@ -405,6 +405,8 @@ Explanation Classifier::explain(const Violation& v) {
           fmt::format("{} crashed at {} and its key outlived lease + slack", name(first), sim::format_instant(v.from)));
     case Property::Reentrancy: return reentrancy(first, v);
     case Property::VariantError: break;  // the variant's own error: nothing to classify
+    case Property::NoZombieLock:
+    case Property::NoStalledWait: break;  // their checks name the cause (check_zombie.cpp)
     case Property::BoundedWait:
       return make(Cause::Overtaken, "",
                   fmt::format("later arrivals kept winning the retry race while {} waited", name(first)));

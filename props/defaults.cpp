@@ -84,6 +84,9 @@ FaultModel default_model(std::string_view algorithm) {
   m.failover_on_master_crash = m.base.masters == 1;
   if (const lock::Algorithm* a = lock::find_algorithm(algorithm)) {
     m.base.lock = a->defaults;  // a variant's own defaults; flags override them
+    if (a->masters) m.base.masters = a->masters;  // the deployment a variant declares
+    if (a->replica) m.base.replica = true;
+    m.failover_on_master_crash = m.base.masters == 1 && !m.base.replica;
     // Nesting where reentrancy is part of the algorithm's story (F16), or declared by a variant.
     if (a->reentrant || a->failures.find("F16") != std::string_view::npos) m.nested = 1;
     // Redisson's lock(leaseTime): drawn for the built-ins that take it. A variant is

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "locksim/lock/registry.hpp"
+
 namespace locksim::props {
 
 std::string_view to_string(FaultFamily k) {
@@ -223,6 +225,17 @@ class FaultDrawer {
 
 }  // namespace
 
+// A variant's own parameters with a range, unless the command line set them.
+static void draw_variant_params(Scenario& s) {
+  const lock::Algorithm* a = lock::find_algorithm(s.algorithm);
+  if (!a) return;
+  for (const lock::VariantParam& p : a->own_params)
+    if (p.min && !s.lock.custom.count(p.name)) {
+      const std::string value = lock::drawn_value(p, *rc::gen::inRange(0, 1001) / 1000.0);
+      if (value != p.default_value) s.lock.custom[p.name] = value;
+    }
+}
+
 rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
   return rc::gen::exec([model]() {
     Scenario s = model.base;
@@ -231,6 +244,7 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
     w.clients = *rc::gen::inRange<uint32_t>(model.min_clients, model.max_clients + 1);
     w.iterations = *rc::gen::inRange<uint32_t>(1, model.max_iterations + 1);
     draw_workload_extras(model, s);
+    draw_variant_params(s);
     FaultDrawer faults(model, s);
     // Swarm: a kind is on or off for the whole run; shrinking turns kinds off.
     // When every kind came out off, one is turned on: a fault model's run

@@ -10,6 +10,8 @@ std::string_view to_string(Property p) {
     case Property::FencedWrites: return "fenced-writes";
     case Property::Reentrancy: return "reentrancy";
     case Property::BoundedWait: return "bounded-wait";
+    case Property::NoZombieLock: return "no-zombie-lock";
+    case Property::NoStalledWait: return "no-stalled-wait";
     case Property::VariantError: return "variant-error";
   }
   return "?";

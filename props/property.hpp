@@ -23,6 +23,11 @@ enum class Property : uint8_t {
   FencedWrites,
   Reentrancy,
   BoundedWait,
+  // Liveness (check_zombie.cpp): the lock is not kept alive while no client holds it
+  // (a zombie lock), and a waiter is not kept waiting while the lock is free (a
+  // stalled queue), each for longer than the lease plus the deadlock slack.
+  NoZombieLock,
+  NoStalledWait,
   // Not a lock property: a Lua variant failed (a Lua error, an unhandled error
   // reply, a budget). Reported before any other, as it says the run is not the
   // lock's but the variant's bug.
@@ -31,7 +36,8 @@ enum class Property : uint8_t {
 // The lock properties (VariantError is not one).
 inline constexpr Property kAllProperties[] = {Property::MutualExclusion,  Property::NoDeadlock,
                                               Property::OwnerOnlyRelease, Property::FencedWrites,
-                                              Property::Reentrancy,       Property::BoundedWait};
+                                              Property::Reentrancy,       Property::BoundedWait,
+                                              Property::NoZombieLock,     Property::NoStalledWait};
 std::string_view to_string(Property p);
 std::optional<Property> parse_property(std::string_view text);
 

@@ -1,0 +1,204 @@
+// The liveness properties (docs/failures.md, F24 and F25):
+// no-zombie-lock: nothing keeps the lock alive while no client holds it. A renewal
+//   that goes on re-arming the key after its holder stopped holding it (Redisson's
+//   renewal that outlives a timed-out unlock) keeps everyone out while nobody works.
+// no-stalled-wait: a waiter is not kept waiting while the lock is free. A waiter
+//   that reached Redis and was refused while the lock was free, and again at least
+//   the bound later with the lock free all along, waits on something that is not the
+//   lock (a fair-lock queue stalled behind a waiter that is gone).
+// The bound of both is the lease plus the deadlock slack, as no-deadlock's: the time a
+// correct lock needs to get over a holder or a waiter that died.
+//
+// Followed on the node that serves the lock (the master, the replica once promoted);
+// a lock on several masters (Redlock) or in the database is not followed here.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "locksim/lock/registry.hpp"
+#include "locksim/lock/unix_time.hpp"
+#include "locksim/props/check.hpp"
+
+namespace locksim::props::detail {
+
+using lock::Step;
+
+namespace {
+
+Duration liveness_bound(const Context& c) { return c.config.lock.lease + c.options.deadlock_slack; }
+
+std::string in_ms(Duration d) { return sim::format_duration(sim::milliseconds(d.ns / 1'000'000)); }
+
+bool followed(const Context& c) {
+  if (c.config.masters != 1) return false;
+  const lock::Algorithm* a = lock::find_algorithm(c.config.algorithm);
+  return !(a && a->uses_database);
+}
+
+// The lock key's presence on the serving node, event by event.
+class ServingKey {
+ public:
+  // Applies the event; true if it concerned the serving node's lock key.
+  void see(const Context& c, const lock::HistoryEvent& e) {
+    if (e.step == Step::ReplicaPromoted) {
+      serving_ = e.server;
+      return;
+    }
+    if (e.step == Step::ServerCrashed && !e.keys_survive) exists_[e.server] = false;
+    if (!c.is_lock_key(e)) return;
+    if (e.step == Step::KeySet || e.step == Step::KeyExpireChanged) {
+      exists_[e.server] = true;
+      deadline_ms_[e.server] = e.expire_at_ms;
+    }
+    if (e.step == Step::KeyDeleted || e.step == Step::KeyExpired) exists_[e.server] = false;
+  }
+  // When the serving node's key expires by its deadline (read as true time, as
+  // check_liveness.cpp reads it), if it has one: expiry is lazy, so no event may say so.
+  Instant deadline() const {
+    auto it = deadline_ms_.find(serving_);
+    if (it == deadline_ms_.end() || it->second < 0) return Instant::never();
+    return Instant{sim::milliseconds(it->second - lock::kEpochMs).ns};
+  }
+  bool held() const {
+    auto it = exists_.find(serving_);
+    return it != exists_.end() && it->second;
+  }
+  uint32_t serving() const { return serving_; }
+
+ private:
+  uint32_t serving_ = 0;
+  std::map<uint32_t, bool> exists_;
+  std::map<uint32_t, int64_t> deadline_ms_;
+};
+
+}  // namespace
+
+std::optional<Violation> no_zombie_lock(const Context& c) {
+  if (!followed(c)) return std::nullopt;
+  ServingKey key;
+  std::map<uint32_t, bool> holding;  // client -> between its Acquired and its Released (outermost)
+  std::optional<Instant> idle_since;  // the key held while no client holds the lock
+  uint32_t rearmed_by = lock::kNoClient;
+  Instant rearmed_at;
+  uint32_t rearms = 0;  // by rearmed_by in this stretch: a second one is a renewal that lives on
+  Instant last_rearm;
+  auto nobody_holds = [&] {
+    for (const auto& [client, h] : holding)
+      if (h) return false;
+    return true;
+  };
+  // Over the bound; or, at the run's end, still held and re-armed twice since its client
+  // stopped holding it (a renewal in flight at the release re-arms once; one that lives
+  // on keeps the lock for as long as its process lives).
+  auto judge = [&](Instant end, bool run_end, Instant deadline) -> std::optional<Violation> {
+    if (!idle_since || rearmed_by == lock::kNoClient) return std::nullopt;
+    if (deadline < end) {  // it expired before anyone noticed
+      end = std::max(deadline, *idle_since);
+      run_end = false;
+    }
+    if (end - *idle_since < liveness_bound(c) && !(run_end && rearms >= 2)) return std::nullopt;
+    return Violation{Property::NoZombieLock,
+                     {rearmed_by},
+                     c.config.lock.key,
+                     *idle_since,
+                     end,
+                     fmt::format("the lock stayed held from {} to {} while no client held it ({}{}): {}'s renewal "
+                                 "re-armed it at {}, after {} stopped holding it, {} time{} in all",
+                                 sim::format_instant(*idle_since), sim::format_instant(end), in_ms(end - *idle_since),
+                                 end - *idle_since < liveness_bound(c)
+                                     ? ", and it was still held, and still renewed, when the run ended"
+                                     : fmt::format(", more than the lease + {} slack",
+                                                   sim::format_duration(c.options.deadlock_slack)),
+                                 c.name(rearmed_by), sim::format_instant(rearmed_at), c.name(rearmed_by), rearms,
+                                 rearms == 1 ? "" : "s"),
+                     Cause::RenewalOutlivedRelease};
+  };
+  for (const auto& e : c.history.events()) {
+    const Instant deadline_before = key.deadline();
+    key.see(c, e);
+    if (e.step == Step::Acquired && e.depth == 0) holding[e.client] = true;
+    if ((e.step == Step::Released && e.depth == 0) || e.step == Step::Crashed) holding[e.client] = false;
+    const bool idle = key.held() && nobody_holds();
+    // A re-arm by a renewal of a client that no longer holds the lock.
+    if (idle && idle_since && c.is_lock_key(e) && e.server == key.serving() && e.client != lock::kNoClient &&
+        e.purpose == lock::Purpose::Renew && (e.step == Step::KeyExpireChanged || e.step == Step::KeySet) &&
+        (rearmed_by == lock::kNoClient || rearmed_by == e.client)) {
+      if (rearmed_by == lock::kNoClient || e.at != last_rearm) ++rearms;  // one command's effects share an instant
+      if (rearmed_by == lock::kNoClient) rearmed_at = e.at;
+      rearmed_by = e.client;
+      last_rearm = e.at;
+    }
+    if (idle && !idle_since) idle_since = e.at;
+    if (!idle && idle_since) {
+      if (auto v = judge(e.at, false, deadline_before)) return v;
+      idle_since.reset();
+      rearmed_by = lock::kNoClient;
+      rearms = 0;
+    }
+  }
+  return judge(c.end.at, true, key.deadline());
+}
+
+std::optional<Violation> no_stalled_wait(const Context& c) {
+  if (!followed(c)) return std::nullopt;
+  ServingKey key;
+  struct Waiter {
+    bool waiting = false;
+    std::optional<Instant> refused_free;  // its first command that ran while the lock was free, this stretch
+    std::optional<Instant> last_asked;    // its latest such command: a refusal once it still waits after it
+  };
+  std::map<uint32_t, Waiter> waiters;
+  std::map<uint32_t, Instant> gone;  // clients that died while waiting, and when
+  for (const auto& e : c.history.events()) {
+    const bool was_held = key.held();
+    key.see(c, e);
+    if (key.held() && !was_held)
+      for (auto& [client, w] : waiters) w.refused_free.reset(), w.last_asked.reset();  // taken: a new stretch
+    if (e.client == lock::kNoClient) continue;
+    Waiter& w = waiters[e.client];
+    if (e.step == Step::AcquireStart && e.depth == 0) w = Waiter{true, std::nullopt, std::nullopt};
+    if (e.step == Step::Acquired && e.depth == 0) w = Waiter{};
+    if (e.step == Step::Crashed) {
+      if (w.waiting) gone[e.client] = e.at;
+      w = Waiter{};
+    }
+    // Its command reached the serving node (it changed a key there) while the lock was free.
+    const bool ran_here = e.server == key.serving() && e.purpose == lock::Purpose::Acquire &&
+                          (e.step == Step::KeySet || e.step == Step::KeyExpireChanged || e.step == Step::KeyDeleted);
+    const bool gave_up = e.step == Step::AcquireFailed && e.depth == 0;
+    if (!w.waiting || key.held() || !(ran_here || gave_up)) continue;
+    // The command before this one was a refusal: the waiter asked again (or gave up) after it.
+    // (Effects of one command share its instant: the command that wins is never counted.)
+    // A waiter silent for longer than a lease (paused, cut off) may have lost its place
+    // by the queue's own rule: the stretch starts again.
+    if (ran_here && w.last_asked && e.at - *w.last_asked > c.config.lock.lease) w.refused_free.reset();
+    std::optional<Instant> refused;
+    if (w.last_asked && (gave_up || e.at > *w.last_asked)) refused = w.last_asked;
+    if (ran_here && !w.refused_free) w.refused_free = e.at;
+    const std::optional<Instant> first = w.refused_free;
+    if (ran_here) w.last_asked = e.at;
+    if (gave_up) w = Waiter{};
+    if (!refused || !first || *refused - *first < liveness_bound(c)) continue;
+    std::string behind;
+    for (const auto& [client, at] : gone)
+      if (at <= e.at) behind += fmt::format("{}{} died waiting at {}", behind.empty() ? "" : ", ", c.name(client),
+                                            sim::format_instant(at));
+    return Violation{
+        Property::NoStalledWait,
+        {e.client},
+        c.config.lock.key,
+        *first,
+        *refused,
+        fmt::format("{} waited while the lock was free from {} to {} ({}, more than the lease + {} slack), asking "
+                    "and refused all along: {}",
+                    c.name(e.client), sim::format_instant(*first), sim::format_instant(*refused),
+                    in_ms(*refused - *first), sim::format_duration(c.options.deadlock_slack),
+                    behind.empty() ? "no waiter ahead of it died, yet the queue did not let it in"
+                                   : "the queue waited for a waiter that was gone (" + behind + ")"),
+        Cause::QueueStalled};
+  }
+  return std::nullopt;
+}
+
+}  // namespace locksim::props::detail
