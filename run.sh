@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # One entry point for people and CI: installs missing Debian packages,
 # configures and builds into build/, then runs what was asked.
-#   ./run.sh tour     build, then walk the lock evolution (the main job)
+#   ./run.sh tour     build the program only, then walk the lock evolution (the main job)
 #   ./run.sh test     build, then run the whole test suite with ctest
 #   ./run.sh bench    build, then run the benchmark programs
 #   ./run.sh build    just build
 # Environment: BUILD_DIR (default build), CMAKE_ARGS (extra configure flags).
 set -euo pipefail
+user_dir=$PWD
 cd "$(dirname "$0")"
 
 # What building and the tour need; kept small.
@@ -14,7 +15,7 @@ packages=(cmake g++ make pkg-config catch2 librapidcheck-dev libfmt-dev
           liblua5.1-0-dev lua-cjson lua-bitop libcli11-dev libhiredis-dev libevent-dev libasio-dev
           nlohmann-json3-dev)
 # Servers and clients that only the tests and benchmarks use.
-test_packages=(redis-server redis-tools mariadb-server libmariadb-dev parallel python3-redis clang)
+test_packages=(redis-server redis-tools mariadb-server libmariadb-dev parallel python3-redis clang chromium)
 
 install_missing() {
   local missing=() p
@@ -42,13 +43,40 @@ jobs=$(nproc)
 # has installed them.
 require_servers=OFF
 [[ $what == test ]] && require_servers=ON
+# The tour builds the program alone (no tests, benchmarks or examples): its
+# first chapter comes minutes after a fresh clone. The build log goes to a file
+# and one line shows the progress; the other commands build everything.
+mkdir -p "$build_dir"
+log="$build_dir/build.log"
 # shellcheck disable=SC2086
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCKSIM_REQUIRE_TEST_SERVERS=$require_servers \
-      ${CMAKE_ARGS:-} >/dev/null
-cmake --build "$build_dir" -j "$jobs"
+      ${CMAKE_ARGS:-} >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
+targets=()
+[[ $what == tour ]] && targets=(--target locksim)
+progress() {  # "[ 42%] Building ..." -> one line, rewritten in place on a terminal
+  local line pct=""
+  while IFS= read -r line; do
+    printf '%s\n' "$line" >>"$log"
+    [[ $line =~ ^\[\ *([0-9]+)%\] ]] || continue
+    [[ ${BASH_REMATCH[1]} == "$pct" ]] && continue
+    pct=${BASH_REMATCH[1]}
+    if [[ -t 2 ]]; then printf '\rrun.sh: building %s%% (log: %s)' "$pct" "$log" >&2; fi
+  done
+  [[ -t 2 ]] && printf '\n' >&2
+  return 0
+}
+echo "run.sh: building ${targets[*]:-everything} in $build_dir (log: $log)" >&2
+if ! cmake --build "$build_dir" -j "$jobs" "${targets[@]}" 2>&1 | progress; then
+  echo "run.sh: the build failed; the end of $log:" >&2
+  tail -n 40 "$log" >&2
+  exit 1
+fi
+# Replay lines the program prints name it as the user can type it from where they stand.
+program=$(realpath --relative-to="$user_dir" "$build_dir/cli/locksim")
+[[ $program == /* || $program == .* ]] || program=./$program
 
 case "$what" in
-  tour)  exec "$build_dir/cli/locksim" tour "$@" ;;
+  tour)  exec -a "$program" "$build_dir/cli/locksim" tour "$@" ;;
   test)  exec ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" "$@" ;;
   bench) for b in "$build_dir"/bench/bench_*; do [[ -x $b ]] && "$b"; done ;;
   build) ;;

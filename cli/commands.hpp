@@ -67,6 +67,8 @@ struct ReplayOptions {
 struct TourOptions {
   OutputOptions output;
   std::string only;  // one algorithm id
+  bool verbose = false;  // the search's statistics too
+  std::string html;      // write the tour as one HTML page here instead
 };
 
 // --shard I/N: the I-th of N interleaved slices of the run indices (0-based).

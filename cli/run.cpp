@@ -13,6 +13,7 @@
 #include "locksim/cli/verdicts.hpp"
 #include "locksim/lock/sources.hpp"
 #include "locksim/render/chrome_trace.hpp"
+#include "locksim/render/sequence.hpp"
 #include "locksim/render/svg.hpp"
 #include "locksim/render/text.hpp"
 #include "locksim/sim/files.hpp"
@@ -124,7 +125,7 @@ ShownRun show_run(const RunRecord& run, const std::string& title, const OutputOp
     whole.highlights = t.highlights;
     render::Timeline all = render::build_timeline(run.history, trace, whole);
     if (!output.trace_json.empty()) shown.files.emplace_back(output.trace_json, render::render_chrome_trace(all));
-    if (!output.svg.empty()) shown.files.emplace_back(output.svg, render::render_svg(all));
+    if (!output.svg.empty()) shown.files.emplace_back(output.svg, render::render_sequence_svg(all));
   }
   return shown;
 }

@@ -73,7 +73,7 @@ std::deque<Algorithm> single_key_evolution() {
   };
 }
 
-// What production locks add: renewal, reentrancy, optimistic locking, fencing, fairness, several masters.
+// What production locks add to the main line: renewal, fencing, several masters.
 std::deque<Algorithm> production_locks() {
   const std::vector<std::string_view> watchdog_params = spin_params({"renew-interval", "explicit-lease"});
   return {
@@ -84,6 +84,27 @@ std::deque<Algorithm> production_locks() {
        .params = watchdog_params,
        .safe_without_faults = true,
        .make = make_watchdog},
+      {.id = "fenced",
+       .summary = "watchdog plus an INCR fencing token checked by the resource",
+       .documents = "-",
+       .failures = "fixes F13 at the resource (F19)",
+       .params = watchdog_params,
+       .safe_without_faults = true,
+       .make = make_fenced},
+      {.id = "redlock",
+       .summary = "SET NX PX on N independent masters; held with a majority within the validity time",
+       .documents = "approaches evolution",
+       .failures = "survives one master failing; shows F18",
+       .params = spin_params(),
+       .safe_without_faults = false,
+       .make = make_redlock},
+  };
+}
+
+// Variants beside the main line: reentrancy, optimistic locking, fairness, waiting on pub/sub.
+std::deque<Algorithm> variants() {
+  const std::vector<std::string_view> watchdog_params = spin_params({"renew-interval", "explicit-lease"});
+  return {
       {.id = "reentrant",
        .summary = "Redisson hash lock: hold counts per owner, Lua scripts, watchdog",
        .documents = "approaches evolution",
@@ -98,13 +119,6 @@ std::deque<Algorithm> production_locks() {
        .params = spin_params(),
        .safe_without_faults = false,
        .make = make_watch_multi},
-      {.id = "fenced",
-       .summary = "watchdog plus an INCR fencing token checked by the resource",
-       .documents = "-",
-       .failures = "fixes F13 at the resource (F19)",
-       .params = watchdog_params,
-       .safe_without_faults = true,
-       .make = make_fenced},
       {.id = "fair",
        .summary = "FIFO ticket queue of waiters, Redisson fair lock style",
        .documents = "evolution",
@@ -112,13 +126,6 @@ std::deque<Algorithm> production_locks() {
        .params = spin_params(),
        .safe_without_faults = false,
        .make = make_fair},
-      {.id = "redlock",
-       .summary = "SET NX PX on N independent masters; held with a majority within the validity time",
-       .documents = "approaches evolution",
-       .failures = "survives one master failing; shows F18",
-       .params = spin_params(),
-       .safe_without_faults = false,
-       .make = make_redlock},
       {.id = "pubsub-wait",
        .summary = "token-lua whose waiters SUBSCRIBE and wake on the unlock PUBLISH (or at the PTTL), Redisson style",
        .documents = "evolution",
@@ -170,10 +177,13 @@ std::deque<Algorithm> database_locks() {
   };
 }
 
+// The order of `locksim list` and the tour: the Redis evolution (docs/failures.md's
+// order), the variants beside it, the database locks as an appendix.
 std::deque<Algorithm>& registry() {
   static std::deque<Algorithm> list = [] {
     std::deque<Algorithm> all = single_key_evolution();
     for (Algorithm& a : production_locks()) all.push_back(std::move(a));
+    for (Algorithm& a : variants()) all.push_back(std::move(a));
     for (Algorithm& a : database_locks()) all.push_back(std::move(a));
     return all;
   }();

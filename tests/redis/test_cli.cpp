@@ -92,3 +92,32 @@ TEST_CASE("Console: replies, clock directive, bad input") {
   CHECK(messages.find("line 10: usage: .advance") != std::string::npos);
   CHECK(messages.find("line 11: unknown directive '.bogus'") != std::string::npos);
 }
+
+TEST_CASE("Console: a prompt and a greeting only for a person, HELP, LOCKSIM commands") {
+  std::istringstream in("HELP\nSET k v PX 1000\nLOCKSIM.ADVANCE 1500\nGET k\nLOCKSIM.TIME\nLOCKSIM.JUMP -500\n"
+                        "SET k v\nLOCKSIM.RESTART\nGET k\nLOCKSIM.NOPE\nLOCKSIM.ADVANCE -1\n");
+  std::ostringstream out, err;
+  ConsoleOptions options;
+  options.prompt = true;
+  options.fail_on_error = true;
+  CHECK(run_console(in, out, err, options) == 1);  // the two bad LOCKSIM lines
+  const std::string text = out.str();
+  CHECK(text.rfind("locksim redis:", 0) == 0);
+  CHECK(text.find(kConsoleHelp) != std::string::npos);
+  for (const char* documented : {".advance", "LOCKSIM.ADVANCE", "LOCKSIM.TIME", "LOCKSIM.JUMP", "LOCKSIM.RESTART"})
+    CHECK(std::string(kConsoleHelp).find(documented) != std::string::npos);
+  const int64_t later = kConsoleStartMs + 1500;
+  CHECK(text.find("locksim> (integer) " + std::to_string(later) + "\n") != std::string::npos);
+  CHECK(text.find("locksim> (nil)\n") != std::string::npos);  // expired, then forgotten by the restart
+  CHECK(text.find("(integer) " + std::to_string(later - 500)) != std::string::npos);
+  CHECK(text.find("ERR unknown LOCKSIM command") != std::string::npos);
+  CHECK(text.find("ERR usage: LOCKSIM.ADVANCE") != std::string::npos);
+  size_t prompts = 0;
+  for (size_t at = text.find("locksim> "); at != std::string::npos; at = text.find("locksim> ", at + 1)) ++prompts;
+  CHECK(prompts == 12);  // before each of the 11 lines, and at the end of input
+
+  std::istringstream piped("GET k\n");
+  std::ostringstream piped_out, piped_err;
+  CHECK(run_console(piped, piped_out, piped_err) == 0);
+  CHECK(piped_out.str() == "(nil)\n");  // a script's output: replies only
+}
