@@ -1,5 +1,6 @@
 // locksim: the lock evolution tour, checks, replays, timelines and the Redis
 // model's console. Usage errors exit 2 with one line naming the problem.
+#include "locksim/cli/signals.hpp"
 #include "locksim/cli/app.hpp"
 
 #include <fmt/format.h>
@@ -97,6 +98,7 @@ int run_parsed(const std::vector<Subcommand>& commands, const std::vector<std::s
 int main(int argc, char** argv) {
   base::keep_freed_memory_for_reuse();
   if (argc > 0 && argv[0]) default_program_name(argv[0]);
+  install_signal_handlers();
   CLI::App app{
       "locksim: Redis distributed-lock algorithms in a deterministic simulator, each documented failure "
       "found, shrunk and shown as a replayable timeline.",

@@ -16,8 +16,10 @@
 #include "locksim/cli/commands.hpp"
 #include "locksim/cli/inventory_output.hpp"
 #include "locksim/cli/progress.hpp"
+#include "locksim/cli/signals.hpp"
 #include "locksim/cli/subcommand.hpp"
 #include "locksim/cli/verdicts.hpp"
+#include "locksim/props/exercised.hpp"
 #include "locksim/props/defaults.hpp"
 #include "locksim/props/explorer.hpp"
 #include "locksim/props/inventory.hpp"
@@ -83,6 +85,15 @@ std::string metrics_text(const props::Metrics& m) {
 
 namespace {
 
+// No failure found: 0, unless the runs exercised nothing (props/exercised.hpp),
+// which is said on stderr and is exit status 2, as a variant that needs fixing.
+int exercised_status(const props::Metrics& m, std::optional<props::Property> target, uint64_t runs) {
+  const std::optional<std::string> why = props::unexercised(m, target, runs);
+  if (!why) return 0;
+  std::cerr << fmt::format("locksim: check: {}; nothing was exercised, so passing proves nothing\n", *why);
+  return 2;
+}
+
 void save_regression(const std::string& path, props::Property p, const props::Scenario& s, std::string& out) {
   props::Regression reg;
   reg.violates = true;
@@ -114,7 +125,7 @@ int check_first(const CheckFlags& o, const props::FaultModel& model, props::Expl
     out += fmt::format("{} run{}, no violation of {}; {}\n", r.runs, r.runs == 1 ? "" : "s",
                        x.target ? looked_for : "any property (" + property_list() + ")", metrics_text(r.worst));
     std::cout << out;
-    return 0;
+    return exercised_status(r.worst, x.target, r.runs);
   }
   const props::Counterexample& found = *r.found;
   const uint32_t clients = found.shrunk.workload.clients;
@@ -147,7 +158,11 @@ int check_inventory(const CheckFlags& o, const props::FaultModel& model, const p
   const auto started = std::chrono::steady_clock::now();
   Progress progress(fmt::format("check {}", o.algorithm), x.runs);
   io.progress = [&](uint32_t done) { progress.update(done); };
-  const props::Inventory inv = props::take_inventory(model, io, o.jobs);
+  io.interrupted = &interrupted();
+  const props::Inventory inv = [&] {
+    const InterruptibleScope ctrl_c_stops_the_runs;
+    return props::take_inventory(model, io, o.jobs);
+  }();
   progress.finish();
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (o.timing)
@@ -156,6 +171,8 @@ int check_inventory(const CheckFlags& o, const props::FaultModel& model, const p
   InventoryContext ctx{o.algorithm, x.seed, assumptions,
                        model,       o.runs, o.shard.empty() ? Shard{} : parse_shard(o.shard)};
   std::string out = o.json ? inventory_json(ctx, inv) : inventory_text(ctx, inv, x.target, o.output);
+  if (inv.partial && !o.json)
+    out += fmt::format("interrupted: a partial inventory, of {} of the {} runs asked for\n", inv.runs, x.runs);
   if (!o.save.empty()) {
     for (const auto& f : inv.failures) save_regression(o.save, f.property, f.example.shrunk, out);
     if (!inv.failures.empty() && !o.json)
@@ -166,7 +183,8 @@ int check_inventory(const CheckFlags& o, const props::FaultModel& model, const p
   // A variant's own Lua error is a usage error of sorts: its file needs fixing.
   for (const auto& f : inv.failures)
     if (f.property == props::Property::VariantError) return 2;
-  return inv.failures.empty() ? 0 : 1;
+  if (inv.failures.empty() && inv.partial) return 130;  // as a shell reports an interrupted command
+  return inv.failures.empty() ? exercised_status(inv.worst, x.target, inv.runs) : 1;
 }
 
 }  // namespace

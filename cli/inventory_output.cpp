@@ -8,6 +8,7 @@
 #include "locksim/lock/registry.hpp"
 #include "locksim/render/chrome_trace.hpp"
 #include "locksim/render/duration.hpp"
+#include "locksim/render/terminal_safe.hpp"
 
 namespace locksim::cli {
 
@@ -85,7 +86,7 @@ std::string describe_counterexample(const std::string& algorithm, const props::C
   if (!output.trace_json.empty())
     out += fmt::format("wrote {} (open it in https://ui.perfetto.dev)\n", output.trace_json);
   if (!output.svg.empty()) out += fmt::format("wrote {}\n", output.svg);
-  return out;
+  return render::terminal_safe(out, output.use_colour());  // the why and the fault name the key: user text
 }
 
 std::string inventory_text(const InventoryContext& ctx, const props::Inventory& inv,
@@ -123,7 +124,7 @@ std::string inventory_text(const InventoryContext& ctx, const props::Inventory& 
   }
   out += fmt::format("\n{} failure{} under the stated assumptions ({}); exit status 1.\n", inv.failures.size(),
                      inv.failures.size() == 1 ? "" : "s", assumptions_text(ctx.assumptions));
-  return out;
+  return render::terminal_safe(out, output.use_colour());
 }
 
 std::string inventory_json(const InventoryContext& ctx, const props::Inventory& inv) {
@@ -147,7 +148,9 @@ std::string inventory_json(const InventoryContext& ctx, const props::Inventory& 
         join(needs, ", "), f.example.shrunk.workload.clients, json_string(f.example.violation.fault),
         json_string(f.example.violation.sentence), json_string(replay_line(f.example.shrunk, ctx.assumptions)));
   }
-  out += inv.failures.empty() ? "]}\n" : "\n]}\n";
+  out += inv.failures.empty() ? "]" : "\n]";
+  if (inv.partial) out += ", \"partial\": true";  // interrupted: merge refuses it as a shard
+  out += "}\n";
   return out;
 }
 

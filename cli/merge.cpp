@@ -9,9 +9,11 @@
 
 #include <algorithm>
 #include <iostream>
+#include <limits>
 #include <map>
 
 #include "locksim/cli/commands.hpp"
+#include "locksim/cli/merge.hpp"
 #include "locksim/cli/subcommand.hpp"
 #include "locksim/render/chrome_trace.hpp"
 #include "locksim/sim/files.hpp"
@@ -24,46 +26,166 @@ using Json = nlohmann::ordered_json;
 
 // A shard's inventory is a few KB per failure; far more is not a 'check --json' output.
 constexpr size_t kMaxShardBytes = 64u * 1024 * 1024;
+// Limits checked while parsing, before anything is built by them: the format is
+// three levels deep and its objects have a dozen keys; nlohmann's ordered objects
+// insert a key in linear time, and comparing or printing a value recurses.
+constexpr int kMaxDepth = 16;
+constexpr size_t kMaxKeys = 256;
+constexpr uint64_t kMaxShards = 1'000'000;
 
 // The fields every shard of one sweep shares.
 const char* const kSweepFields[] = {"algorithm", "seed", "budget", "deployment", "assumptions"};
+
+// The schema of `check --json` (inventory_output.cpp), as merge reads it. A field
+// check adds goes here; fields not listed pass through as they are.
+enum class Kind { String, StringOrNull, Unsigned, Boolean, Strings, Shard, Failures };
+struct Field {
+  const char* name;
+  Kind kind;
+};
+constexpr Field kInventoryFields[] = {
+    {"algorithm", Kind::String}, {"seed", Kind::Unsigned},     {"runs", Kind::Unsigned},
+    {"budget", Kind::Unsigned},  {"shard", Kind::Shard},       {"deployment", Kind::String},
+    {"assumptions", Kind::Strings}, {"failures", Kind::Failures},
+};
+constexpr Field kFailureFields[] = {
+    {"property", Kind::String}, {"cause", Kind::String},    {"catalogue", Kind::StringOrNull},
+    {"inherent", Kind::Boolean}, {"runs", Kind::Unsigned},  {"first_run", Kind::Unsigned},
+    {"needs", Kind::Strings},   {"clients", Kind::Unsigned}, {"fault", Kind::String},
+    {"why", Kind::String},      {"replay", Kind::String},
+};
+
+const char* kind_text(Kind kind) {
+  switch (kind) {
+    case Kind::String: return "a string";
+    case Kind::StringOrNull: return "a string or null";
+    case Kind::Unsigned: return "an integer from 0 to 2^64-1";
+    case Kind::Boolean: return "true or false";
+    case Kind::Strings: return "an array of strings";
+    case Kind::Shard: return "[index, count] with index < count";
+    case Kind::Failures: return "an array of failures";
+  }
+  return "";
+}
+
+bool all_strings(const Json& v) {
+  return std::all_of(v.begin(), v.end(), [](const Json& e) { return e.is_string(); });
+}
+
+bool has_kind(const Json& v, Kind kind) {
+  switch (kind) {
+    case Kind::String: return v.is_string();
+    case Kind::StringOrNull: return v.is_string() || v.is_null();
+    case Kind::Unsigned: return v.is_number_unsigned();
+    case Kind::Boolean: return v.is_boolean();
+    case Kind::Strings: return v.is_array() && all_strings(v);
+    case Kind::Shard:
+      return v.is_array() && v.size() == 2 && v[0].is_number_unsigned() && v[1].is_number_unsigned() &&
+             v[0].get<uint64_t>() < v[1].get<uint64_t>();
+    case Kind::Failures: return v.is_array();
+  }
+  return false;
+}
+
+// Every field of `table` present in the object `v` with its kind; `what` names it in errors.
+template <size_t N>
+void check_fields(const Json& v, const Field (&table)[N], const std::string& what) {
+  if (!v.is_object()) throw UsageError(fmt::format("merge: {} is not a JSON object", what));
+  for (const Field& field : table) {
+    const auto it = v.find(field.name);
+    if (it == v.end())
+      throw UsageError(
+          fmt::format("merge: {} has no \"{}\": is it the output of 'locksim check --json'?", what, field.name));
+    if (!has_kind(*it, field.kind))
+      throw UsageError(fmt::format("merge: {}: \"{}\" must be {}", what, field.name, kind_text(field.kind)));
+  }
+}
+
+// Parses `text`, refusing nesting deeper than kMaxDepth and objects of more than
+// kMaxKeys keys as they are met: what is past them is discarded unbuilt, so
+// neither a deep value nor a flood of keys costs more than reading it.
+Json parse_bounded(const std::string& text, const std::string& path) {
+  std::string refused;
+  std::vector<size_t> keys_at_depth;
+  auto limit = [&](int depth, nlohmann::json::parse_event_t event, Json&) {
+    using Event = nlohmann::json::parse_event_t;
+    if (!refused.empty()) return false;
+    if (depth > kMaxDepth) {
+      refused = fmt::format("nested deeper than {} levels", kMaxDepth);
+      return false;
+    }
+    const auto d = static_cast<size_t>(depth);
+    if (event == Event::object_start) {
+      if (keys_at_depth.size() <= d) keys_at_depth.resize(d + 1);
+      keys_at_depth[d] = 0;
+    } else if (event == Event::key && d >= 1 && d <= keys_at_depth.size() && ++keys_at_depth[d - 1] > kMaxKeys) {
+      refused = fmt::format("an object with more than {} keys", kMaxKeys);
+      return false;
+    }
+    return true;
+  };
+  Json j;
+  try {
+    j = Json::parse(text, limit);
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(fmt::format("merge: '{}' is not JSON ({})", path, e.what()));
+  }
+  if (!refused.empty()) throw UsageError(fmt::format("merge: '{}' holds {}: it is not a 'check --json' output", path, refused));
+  return j;
+}
+
+Json parse_inventory(const std::string& text, const std::string& path) {
+  Json j = parse_bounded(text, path);
+  if (!j.is_object()) throw UsageError(fmt::format("merge: '{}' is not a JSON object", path));
+  check_fields(j, kInventoryFields, fmt::format("'{}'", path));
+  if (const auto partial = j.find("partial"); partial != j.end() && *partial != false)
+    throw UsageError(fmt::format("merge: '{}' is a partial inventory (its check was interrupted): run that shard again",
+                                 path));
+  size_t n = 0;
+  for (const Json& f : j["failures"]) check_fields(f, kFailureFields, fmt::format("'{}', failure {}", path, ++n));
+  return j;
+}
 
 Json read_json(const std::string& path) {
   // A regular file of bounded size: /dev/zero or a FIFO would never end.
   std::string error;
   const auto text = sim::read_input_file(path, kMaxShardBytes, &error);
   if (!text) throw UsageError(fmt::format("merge: {}", error));
-  Json j = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) throw UsageError(fmt::format("merge: '{}' is not a JSON object", path));
-  for (const char* field : {"algorithm", "seed", "runs", "budget", "shard", "deployment", "assumptions", "failures"})
-    if (!j.contains(field))
-      throw UsageError(
-          fmt::format("merge: '{}' has no \"{}\": is it the output of 'locksim check --json'?", path, field));
-  const Json& shard = j["shard"];
-  if (!shard.is_array() || shard.size() != 2 || !shard[0].is_number_unsigned() || !shard[1].is_number_unsigned() ||
-      !j["failures"].is_array() || !j["runs"].is_number_unsigned())
-    throw UsageError(fmt::format("merge: '{}': malformed shard, runs or failures", path));
-  return j;
+  return parse_inventory(*text, path);
 }
 
-// Every shard 0..N-1 of the same sweep, once.
+// Every shard 0..N-1 of the same sweep, once. Nothing is sized by N: it must be
+// the number of files given, which is checked first.
 void check_sweep(const std::vector<Json>& shards, const std::vector<std::string>& paths) {
   const uint64_t count = shards.front()["shard"][1];
-  std::vector<std::string> seen(count);
+  if (count > kMaxShards)
+    throw UsageError(fmt::format("merge: '{}' claims {} shards; at most {} are merged", paths[0], count, kMaxShards));
+  std::map<uint64_t, std::string> seen;  // shard index -> its file
   for (size_t i = 0; i < shards.size(); ++i) {
     for (const char* field : kSweepFields)
       if (shards[i][field] != shards.front()[field])
         throw UsageError(fmt::format("merge: '{}' and '{}' are not shards of one sweep: their \"{}\" differ", paths[0],
                                      paths[i], field));
     const uint64_t index = shards[i]["shard"][0], n = shards[i]["shard"][1];
-    if (n != count || index >= count)
+    if (n != count)
       throw UsageError(fmt::format("merge: '{}' is shard {}/{}, the others are of {}", paths[i], index, n, count));
-    if (!seen[index].empty())
-      throw UsageError(fmt::format("merge: shard {}/{} given twice ('{}', '{}')", index, count, seen[index], paths[i]));
-    seen[index] = paths[i];
+    const auto [it, fresh] = seen.try_emplace(index, paths[i]);
+    if (!fresh)
+      throw UsageError(fmt::format("merge: shard {}/{} given twice ('{}', '{}')", index, count, it->second, paths[i]));
   }
-  for (uint64_t i = 0; i < count; ++i)
-    if (seen[i].empty()) throw UsageError(fmt::format("merge: shard {}/{} is missing", i, count));
+  uint64_t expected = 0;
+  for (const auto& [index, path] : seen) {
+    if (index != expected) break;
+    ++expected;
+  }
+  if (expected < count) throw UsageError(fmt::format("merge: shard {}/{} is missing", expected, count));
+}
+
+// a + b, refused when it does not fit the 64 bits of a count.
+uint64_t checked_sum(uint64_t a, uint64_t b, const char* what) {
+  if (b > std::numeric_limits<uint64_t>::max() - a)
+    throw UsageError(fmt::format("merge: the shards' {} add up past 2^64-1: they are not one sweep's", what));
+  return a + b;
 }
 
 // One failure as a shard reported it, with its place in that shard's list:
@@ -77,13 +199,14 @@ Json merge(const std::vector<Json>& shards) {
   std::map<std::pair<std::string, std::string>, Found> by_failure;  // (property, cause)
   uint64_t runs = 0;
   for (const Json& s : shards) {
-    runs += s["runs"].get<uint64_t>();
+    runs = checked_sum(runs, s["runs"].get<uint64_t>(), "runs");
     size_t place = 0;
     for (const Json& f : s["failures"]) {
-      auto key = std::make_pair(f.value("property", ""), f.value("cause", ""));
+      auto key = std::make_pair(f["property"].get<std::string>(), f["cause"].get<std::string>());
       auto [it, fresh] = by_failure.try_emplace(key, Found{f, place++});
       if (fresh) continue;
-      const uint64_t total = it->second.failure["runs"].get<uint64_t>() + f["runs"].get<uint64_t>();
+      const uint64_t total =
+          checked_sum(it->second.failure["runs"].get<uint64_t>(), f["runs"].get<uint64_t>(), "runs of a failure");
       if (f["first_run"].get<uint64_t>() < it->second.failure["first_run"].get<uint64_t>())
         it->second = Found{f, place - 1};
       it->second.failure["runs"] = total;
@@ -144,6 +267,8 @@ int cmd_merge(const std::vector<std::string>& paths) {
 }
 
 }  // namespace
+
+void check_shard_text(const std::string& text, const std::string& name) { parse_inventory(text, name); }
 
 Subcommand add_merge_command(CLI::App& parent) {
   auto paths = std::make_shared<std::vector<std::string>>();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <charconv>
 
 #include "locksim/cli/program_name.hpp"
@@ -76,6 +77,25 @@ std::string shell_word(const std::string& text) {
   if (!text.empty() && text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-+") ==
                            std::string::npos)
     return text;
+  // Control characters would be mangled on the terminal (or run): ANSI-C quoting
+  // (bash, zsh, ksh) writes them as \xNN.
+  const bool controls = std::any_of(text.begin(), text.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return c < 0x20 || c == 0x7f;
+  });
+  if (controls) {
+    std::string out = "$'";
+    for (char ch : text) {
+      const auto c = static_cast<unsigned char>(ch);
+      if (c < 0x20 || c == 0x7f)
+        out += fmt::format("\\x{:02x}", c);
+      else if (ch == '\\' || ch == '\'')
+        out += std::string("\\") + ch;
+      else
+        out += ch;
+    }
+    return out + "'";
+  }
   std::string out = "'";
   for (char ch : text) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
   return out + "'";
@@ -298,7 +318,7 @@ std::string run_command(const lock::SimulationConfig& c) {
   if (w.iterations != d.workload.iterations) s += fmt::format(" --iterations {}", w.iterations);
   const lock::LockParams defaults = algorithm ? algorithm->defaults : lock::LockParams{};
   for (const auto& p : lock::lock_param_table())
-    if (p.get(c.lock) != p.get(defaults)) s += fmt::format(" --{} {}", p.name, p.get(c.lock));
+    if (p.get(c.lock) != p.get(defaults)) s += fmt::format(" --{} {}", p.name, shell_word(p.get(c.lock)));
   if (!c.faults.empty()) s += fmt::format(" --faults \"{}\"", sim::to_string(c.faults));
   for (const auto& x : w.slow_work)
     s += fmt::format(" --slow-work {}:{}:{}", lock::client_name(x.client), x.iteration, sim::format_duration(x.work));

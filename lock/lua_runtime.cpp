@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -99,6 +100,19 @@ std::string where_in_file(lua_State* L, int from_level = 1) {
     if (lua_getinfo(L, "Sl", &ar) && ar.source[0] == '@' && ar.currentline > 0)
       return fmt::format("{}:{}: ", ar.short_src, ar.currentline);
   return {};
+}
+
+// Every call into a variant is protected; an error outside them anyway (a bug of
+// ours) would make Lua 5.1 end the process with exit status 1, which means
+// "violation found". It is reported as the variant error it is: a message naming
+// the file, and exit status 2 (exit, not _exit, so temporary files are removed).
+int report_panic(lua_State* L) {
+  const LuaRuntime::Context& c = ctx(L);
+  const char* text = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : lua_typename(L, lua_type(L, -1));
+  std::fprintf(stderr, "locksim: %s: error outside a protected call in %s: %s\n",
+               c.self ? c.self->path().c_str() : "a Lua variant", c.running, text);
+  std::fflush(stderr);
+  std::exit(2);
 }
 
 // Counts instructions, and the bytes allocated meanwhile (never wall time); the
@@ -608,7 +622,9 @@ LuaRuntime::LuaRuntime(std::string path, const LuaBudget& budget)
   context_->budget = budget;
   arena_->begin_region(kRegionBytes);
   L_ = lua_newstate(capped_alloc, static_cast<redis::LuaMeter*>(context_.get()));
-  if (L_) open_sandbox();
+  if (!L_) return;
+  lua_atpanic(L_, report_panic);
+  open_sandbox();
 }
 
 void LuaRuntime::set_params(const LockParams& params) {
@@ -868,16 +884,23 @@ std::string LuaRuntime::error_message(lua_State* thread, int status) {
                        c.running);
   if (lua_type(thread, -1) == LUA_TSTRING) return lua_tostring(thread, -1);
   if (lua_type(thread, -1) == LUA_TTABLE) {
-    lua_getfield(thread, -1, "err");
-    lua_getfield(thread, -2, "where");
+    // Read raw: this runs outside any protected call, and a metamethod of the
+    // variant's error object (an __index that errors or loops) would be a Lua panic.
+    lua_pushliteral(thread, "err");
+    lua_rawget(thread, -2);
+    lua_pushliteral(thread, "where");
+    lua_rawget(thread, -3);
     std::string err = lua_type(thread, -2) == LUA_TSTRING ? lua_tostring(thread, -2) : "";
     std::string where = lua_type(thread, -1) == LUA_TSTRING ? lua_tostring(thread, -1) : "";
     lua_pop(thread, 2);
     if (!err.empty())
       return fmt::format("{}unhandled error reply in {}: {}", where.empty() ? path_ + ": " : where, c.running, err);
   }
-  return fmt::format("{}: {} raised an error that is not a string ({} value)", path_, c.running,
-                     lua_typename(thread, lua_type(thread, -1)));
+  // error(value) adds no position to a value that is not a string; a coroutine that
+  // died keeps its stack, which still says where.
+  std::string where = where_in_file(thread, 0);
+  return fmt::format("{}{} raised an error that is not a string ({} value)", where.empty() ? path_ + ": " : where,
+                     c.running, lua_typename(thread, lua_type(thread, -1)));
 }
 
 LuaThread::LuaThread(std::shared_ptr<LuaRuntime> runtime, lua_State* thread, int ref, bool task)

@@ -178,9 +178,40 @@ std::string to_string(const LockParams& p) {
     std::string v = info.get(p);
     if (v == info.get(defaults)) continue;
     if (!s.empty()) s += ' ';
-    s += fmt::format("{}={}", info.name, v);
+    s += fmt::format("{}={}", info.name, encode_param_value(v));
   }
   return s;
+}
+
+std::string encode_param_value(std::string_view value) {
+  std::string out;
+  for (const char ch : value) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c <= ' ' || c >= 0x7f || c == '%' || c == '\'' || c == '"' || c == '\\' || c == '[' || c == ']')
+      out += fmt::format("%{:02X}", c);
+    else
+      out += ch;
+  }
+  return out;
+}
+
+std::string decode_param_value(std::string_view word) {
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  std::string out;
+  for (size_t i = 0; i < word.size(); ++i) {
+    if (word[i] == '%' && i + 2 < word.size() && hex(word[i + 1]) >= 0 && hex(word[i + 2]) >= 0) {
+      out += static_cast<char>(hex(word[i + 1]) * 16 + hex(word[i + 2]));
+      i += 2;
+    } else {
+      out += word[i];
+    }
+  }
+  return out;
 }
 
 }  // namespace locksim::lock

@@ -64,4 +64,12 @@ const ParamInfo* find_lock_param(std::string_view name);
 // "lease=1s retry=100ms ..." : only the parameters that differ from the defaults.
 std::string to_string(const LockParams& p);
 
+// A parameter's value as a word of the scenario text (props/scenario.cpp): that
+// text is split at whitespace, saved one scenario a line, single-quoted in replay
+// commands and shown on terminals, so every byte that is not printable ASCII, and
+// ' " \\ % [ ] (which bracket faults=[...]) and space, is written %XX (a key "a\nb" is key=a%0Ab).
+std::string encode_param_value(std::string_view value);
+// The inverse; a '%' not followed by two hex digits stays as it is.
+std::string decode_param_value(std::string_view word);
+
 }  // namespace locksim::lock

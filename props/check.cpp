@@ -68,6 +68,27 @@ std::optional<Violation> variant_error(const Context& c) {
 }
 }  // namespace detail
 
+namespace {
+// What the run gave the properties to check (exercised.hpp).
+void count_exercised(const lock::History& history, Metrics& m) {
+  std::vector<bool> holding(history.clients().size(), false);
+  for (const auto& e : history.events()) {
+    const bool known = e.client < holding.size();
+    if (e.step == lock::Step::Acquired && e.depth == 0) {
+      ++m.acquisitions;
+      if (known) holding[e.client] = true;
+    } else if (e.step == lock::Step::AcquireStart && e.depth > 0) {
+      ++m.nested_acquisitions;
+    } else if ((e.step == lock::Step::Released && e.depth == 0) || e.step == lock::Step::Crashed) {
+      if (known) holding[e.client] = false;
+    } else if ((e.step == lock::Step::WriteAccepted || e.step == lock::Step::WriteRejected) && known &&
+               holding[e.client]) {
+      ++m.held_writes;
+    }
+  }
+}
+}  // namespace
+
 Verdict check(const lock::History& history, const lock::SimulationConfig& config, const RunEnd& end,
               const CheckOptions& options) {
   detail::Context c{history, config, end, options};
@@ -82,8 +103,7 @@ Verdict check(const lock::History& history, const lock::SimulationConfig& config
   add(detail::reentrancy(c));
   add(detail::bounded_wait(c, v.metrics));
   detail::expiry_drift(c, v.metrics);
-  for (const auto& e : history.events())
-    if (e.step == lock::Step::Acquired && e.depth == 0) ++v.metrics.acquisitions;
+  count_exercised(history, v.metrics);
   std::stable_sort(v.violations.begin(), v.violations.end(),
                    [](const Violation& a, const Violation& b) { return a.from < b.from; });
   for (Violation& each : v.violations) {

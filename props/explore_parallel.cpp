@@ -41,6 +41,8 @@ ExploreResult explore_parallel(const FaultModel& model, const ExploreOptions& op
     result.worst.longest_wait = std::max(result.worst.longest_wait, p.worst.longest_wait);
     result.worst.max_overtakes = std::max(result.worst.max_overtakes, p.worst.max_overtakes);
     result.worst.acquisitions += p.worst.acquisitions;
+    result.worst.held_writes += p.worst.held_writes;
+    result.worst.nested_acquisitions += p.worst.nested_acquisitions;
   }
   if (!first) {
     result.runs = options.runs;

@@ -40,6 +40,8 @@ void merge(Metrics& into, const Metrics& m) {
   into.longest_wait = std::max(into.longest_wait, m.longest_wait);
   into.max_overtakes = std::max(into.max_overtakes, m.max_overtakes);
   into.acquisitions += m.acquisitions;
+  into.held_writes += m.held_writes;
+  into.nested_acquisitions += m.nested_acquisitions;
 }
 
 // The violation an exploration looks for in a run, with its cause.

@@ -29,6 +29,8 @@ void merge_metrics(Metrics& into, const Metrics& m) {
   into.longest_wait = std::max(into.longest_wait, m.longest_wait);
   into.max_overtakes = std::max(into.max_overtakes, m.max_overtakes);
   into.acquisitions += m.acquisitions;
+  into.held_writes += m.held_writes;
+  into.nested_acquisitions += m.nested_acquisitions;
 }
 
 void merge_tally(Tally& into, const Tally& part) {
@@ -78,6 +80,7 @@ Part run_part(const FaultModel& model, const InventoryOptions& o, unsigned job, 
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() > o.time_limit_s)
       break;
     if (stop.past(i)) break;
+    if (o.interrupted && o.interrupted->load(std::memory_order_relaxed)) break;
     const uint32_t run = o.first_run + i * o.stride;
     RunResult r = run_scenario(draw(model, o.seed, run), o.check);
     ++part.runs;
@@ -190,6 +193,7 @@ Inventory take_inventory(const FaultModel& model, const InventoryOptions& o, uns
     tally.clear();
     tally.emplace(Key{Property::VariantError, variant_error->second.first.cause}, variant_error->second);
   }
+  inv.partial = !variant_error && o.interrupted && o.interrupted->load() && inv.runs < o.runs;
   std::vector<std::pair<Key, Seen>> found(tally.begin(), tally.end());
   inv.failures.resize(found.size());
   on_threads(found.size(), jobs,

@@ -7,6 +7,7 @@
 // whether it is inherent to the deployment — the best-known lock for that
 // deployment (watchdog on one Redis or with a replica, redlock on several
 // masters) fails the same scenario the same way.
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <string>
@@ -36,12 +37,15 @@ struct InventoryOptions {
   bool shrink = true;
   uint32_t max_shrink_runs = 150;  // per failure
   double time_limit_s = 0;         // stop drawing after this much wall time (0: the whole budget)
+  // Set from outside (Ctrl-C): stop drawing, as at the time limit; the inventory is then partial.
+  const std::atomic<bool>* interrupted = nullptr;
   CheckOptions check;
   std::function<void(uint32_t done)> progress;  // from one thread at a time
 };
 
 struct Inventory {
   uint32_t runs = 0;              // runs made
+  bool partial = false;           // interrupted before the budget was spent (InventoryOptions::interrupted)
   std::vector<Failure> failures;  // the algorithm's own first, then the inherent ones; each by first run
   Metrics worst;                  // the largest of each metric over all runs
 };

@@ -57,6 +57,10 @@ struct Metrics {
   Duration longest_wait{};     // F20: longest acquire wait (successful or not)
   uint32_t max_overtakes = 0;  // F20: most later arrivals that won while one client waited
   uint32_t acquisitions = 0;
+  // What the other properties had to check (props/exercised.hpp): resource writes
+  // made while holding (fenced-writes), acquires made while holding (reentrancy).
+  uint32_t held_writes = 0;
+  uint32_t nested_acquisitions = 0;
 };
 
 struct Verdict {

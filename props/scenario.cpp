@@ -348,7 +348,7 @@ bool parse_word(Parser& p, std::string_view word, ParseState& st, std::vector<st
   if (!parse_run_word(p, word, name, value, st.s, known)) return false;
   if (known) return true;
   if (const lock::ParamInfo* param = lock::find_lock_param(name)) {
-    auto why = param->set(st.s.lock, value);
+    auto why = param->set(st.s.lock, lock::decode_param_value(value));
     return !why || p.fail(word, *why);
   }
   return p.fail(word, fmt::format("unknown setting '{}'", name));

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -80,6 +81,28 @@ extern "C" void kill_children_and_die(int sig) {
   remove_dirs_from_handler();
   ::signal(sig, SIG_DFL);
   ::raise(sig);
+}
+
+// How a child that ended did: "exited with status 0", "was killed by signal 9".
+std::string how_it_ended(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status));
+  return "ended";
+}
+
+// The server's log, which lives in a temporary directory removed as the error
+// unwinds, copied to a file of its own that stays; what to tell the user of it.
+std::string keep_log(const std::string& log) {
+  std::error_code error;
+  if (!std::filesystem::exists(log, error) || std::filesystem::file_size(log, error) == 0)
+    return "it wrote no log (is it a redis-server?)";
+  std::string kept = (std::filesystem::temp_directory_path() / "locksim-redis-start-XXXXXX.log").string();
+  const int fd = ::mkstemps(kept.data(), 4);
+  if (fd < 0) return "its log could not be kept: " + std::string(std::strerror(errno));
+  ::close(fd);
+  std::filesystem::copy_file(log, kept, std::filesystem::copy_options::overwrite_existing, error);
+  if (error) return "its log could not be kept: " + error.message();
+  return "see its log, kept in " + kept;
 }
 
 bool executable(const std::string& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0; }
@@ -193,7 +216,8 @@ void RedisProcess::wait_ready() {
     if (::waitpid(pid_, &status, WNOHANG) == pid_) {
       unregister_child(pid_);
       pid_ = -1;
-      throw NoRedisServer(options_.binary + " exited at start; see " + options_.dir + "/" + options_.name + ".log");
+      throw NoRedisServer(options_.binary + " " + how_it_ended(status) + " at start; " +
+                          keep_log(options_.dir + "/" + options_.name + ".d/redis.log"));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "locksim/render/duration.hpp"
+#include "locksim/render/terminal_safe.hpp"
 
 namespace locksim::render {
 
@@ -281,7 +282,7 @@ std::string render_story(const Timeline& t, size_t max_lines, bool colour) {
   if (last < lines.size())
     out +=
         fmt::format("  {:>8}  ({} later event{})\n", "...", lines.size() - last, lines.size() - last == 1 ? "" : "s");
-  return out;
+  return terminal_safe(out, colour);
 }
 
 namespace {
@@ -533,7 +534,7 @@ std::string render_text(const Timeline& t, const TextOptions& options) {
   draw_violations(canvas);
   if (options.legend) draw_legend(canvas, letters);
   if (options.story) canvas.out += render_story(t, options.story_lines, options.colour);
-  return canvas.out;
+  return terminal_safe(canvas.out, options.colour);  // the key and a variant's log lines are user text
 }
 
 }  // namespace locksim::render

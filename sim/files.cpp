@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <filesystem>
 
@@ -30,6 +32,60 @@ std::string temporary_beside(const std::string& path) {
   return (std::filesystem::path(directory_of(path)) /
           fmt::format(".{}.tmp.{}.{}", p.filename().string(), getpid(), counter++))
       .string();
+}
+
+// The temporaries being written now, for a signal handler to remove: fixed slots
+// of plain characters, as nothing else may be touched in a handler.
+struct PendingSlot {
+  std::atomic<bool> claimed{false};
+  std::atomic<bool> live{false};
+  char path[PATH_MAX] = {};
+};
+constexpr int kPendingSlots = 16;
+PendingSlot pending[kPendingSlots];
+
+// Notes `path` as a temporary that a signal ending the process must remove, for
+// as long as it lives. More temporaries than slots at once (never, in one
+// process of ours) are simply not noted.
+class PendingTemporary {
+ public:
+  explicit PendingTemporary(const std::string& path) {
+    if (path.size() >= PATH_MAX) return;
+    for (PendingSlot& s : pending)
+      if (!s.claimed.exchange(true)) {
+        std::memcpy(s.path, path.c_str(), path.size() + 1);
+        s.live.store(true);
+        slot_ = &s;
+        return;
+      }
+  }
+  ~PendingTemporary() {
+    if (!slot_) return;
+    slot_->live.store(false);
+    slot_->claimed.store(false);
+  }
+  PendingTemporary(const PendingTemporary&) = delete;
+  PendingTemporary& operator=(const PendingTemporary&) = delete;
+
+ private:
+  PendingSlot* slot_ = nullptr;
+};
+
+// The file a write to `path` lands in: symbolic links followed (at most 40, as
+// the kernel does), so that the rename replaces the file a link points to and
+// the link stays a link. A loop is left to open() to report (ELOOP).
+std::string resolve_links(const std::string& path) {
+  std::string current = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st {};
+    if (::lstat(current.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return current;
+    char target[PATH_MAX];
+    const ssize_t n = ::readlink(current.c_str(), target, sizeof target - 1);
+    if (n <= 0) return current;
+    const std::string next(target, static_cast<size_t>(n));
+    current = next.front() == '/' ? next : (std::filesystem::path(directory_of(current)) / next).string();
+  }
+  return current;
 }
 
 bool write_all(int fd, std::string_view text) {
@@ -89,7 +145,8 @@ std::optional<std::string> output_path_problem(const std::string& path) {
     return fmt::format("cannot write '{}': {}", path, std::strerror(errno));
   }
   // The file is written beside itself and renamed: the directory must take a new file.
-  const std::string probe = temporary_beside(path);
+  const std::string probe = temporary_beside(resolve_links(path));
+  const PendingTemporary noted(probe);
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return fmt::format("cannot write '{}': {}", path, std::strerror(errno));
   ::close(fd);
@@ -97,17 +154,28 @@ std::optional<std::string> output_path_problem(const std::string& path) {
   return std::nullopt;
 }
 
+void remove_pending_temporaries() noexcept {
+  for (PendingSlot& s : pending)
+    if (s.live.load()) ::unlink(s.path);
+}
+
 bool write_file_atomically(const std::string& path, std::string_view text, bool sync, std::string* error) {
   if (auto problem = output_path_problem(path)) return fail(error, *problem);
-  const std::string temp = temporary_beside(path);
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  const std::string target = resolve_links(path);
+  // A file that exists keeps its permissions (a 0600 file stays private); a new
+  // one gets 0666 less the umask, as any program's output.
+  struct stat st {};
+  const bool existed = ::stat(target.c_str(), &st) == 0;
+  const std::string temp = temporary_beside(target);
+  const PendingTemporary noted(temp);
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0) return fail(error, fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
-  bool ok = write_all(fd, text) && (!sync || ::fsync(fd) == 0);
+  bool ok = (!existed || ::fchmod(fd, st.st_mode & 07777) == 0) && write_all(fd, text) && (!sync || ::fsync(fd) == 0);
   const int saved = errno;
   ok = (::close(fd) == 0) && ok;
-  if (ok && ::rename(temp.c_str(), path.c_str()) == 0) {
+  if (ok && ::rename(temp.c_str(), target.c_str()) == 0) {
     if (sync) {  // the rename itself survives a crash once the directory is synced
-      const int dir = ::open(directory_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      const int dir = ::open(directory_of(target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       if (dir >= 0) {
         ::fsync(dir);
         ::close(dir);

@@ -25,8 +25,14 @@ std::optional<std::string> read_input_file(const std::string& path, size_t cap =
 // Nothing when it can; the reason otherwise.
 std::optional<std::string> output_path_problem(const std::string& path);
 
-// Writes `text` to a temporary file beside `path`, optionally fsyncs it, and
-// renames it over `path`. False, with a reason, on any error (nothing is left behind).
+// Writes `text` to a temporary file beside `path` (beside the file it links to,
+// when it is a symbolic link), with the mode of the file it replaces, optionally
+// fsyncs it, and renames it over that file. False, with a reason, on any error
+// (nothing is left behind).
 bool write_file_atomically(const std::string& path, std::string_view text, bool sync, std::string* error = nullptr);
+
+// Removes the temporaries being written at this moment. Async-signal-safe: for a
+// handler of a signal that ends the process (SIGINT, SIGTERM, SIGHUP).
+void remove_pending_temporaries() noexcept;
 
 }  // namespace locksim::sim

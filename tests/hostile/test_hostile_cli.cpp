@@ -5,10 +5,12 @@
 #include <unistd.h>
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -115,7 +117,10 @@ TEST_CASE("Every lease the validator accepts works in check as in run", "[hostil
     for (const std::string lease : {"1ms", "4ms", "20ms"}) {
       Result r = run_locksim("check " + algorithm + " --lease " + lease + " --runs 10 --no-shrink --colour never");
       INFO(algorithm << " --lease " << lease << ": " << r.err);
-      CHECK((r.status == 0 || r.status == 1));
+      // Redlock's lease must outlast a round to the masters: with 1ms or 4ms it never
+      // acquires, which check now says (exit 2) instead of passing (issue 33).
+      const bool never_acquired = r.status == 2 && r.err.find("the lock was never acquired") != std::string::npos;
+      CHECK((r.status == 0 || r.status == 1 || (algorithm == "redlock" && never_acquired)));
     }
   }
 }
@@ -228,4 +233,309 @@ TEST_CASE("check --list-runs refuses more runs than it may list", "[hostile]") {
   CHECK(r.status == 2);
   CHECK(r.err.find("--list-runs prints one line per run: at most 10000000 (this shard has 100000000)") !=
         std::string::npos);
+}
+
+// ---- issue 33: merge, variant errors, checks that exercised nothing, outputs ----
+
+namespace {
+
+// A valid shard of a two-shard sweep as 'check --json' writes it, with `edit`
+// (a Python-free textual replacement of the first occurrence) applied.
+std::string shard_json(uint64_t index, const std::string& failure_extra = "", const std::string& top_extra = "") {
+  return "{\"algorithm\": \"set-nx-px\", \"seed\": 1, \"runs\": 10, \"budget\": 20, \"shard\": [" +
+         std::to_string(index) +
+         ", 2], \"deployment\": \"one Redis\", \"assumptions\": [], \"failures\": [\n"
+         "  {\"property\": \"mutual-exclusion\", \"cause\": \"lease-expired-slow\", \"catalogue\": \"F10\", "
+         "\"inherent\": false, \"runs\": 3, \"first_run\": " +
+         std::to_string(index) +
+         ", \"needs\": [\"slow-work\"], \"clients\": 2, \"fault\": \"\", \"why\": \"w\", \"replay\": \"r\"" +
+         failure_extra + "}\n]" + top_extra + "}\n";
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = temp_path(name);
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+std::string replace_first(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+// `locksim merge` of shard 0 edited as given, with the untouched shard 1.
+Result merge_edited(const std::string& from, const std::string& to) {
+  const std::string s0 = write_temp("s0.json", replace_first(shard_json(0), from, to));
+  const std::string s1 = write_temp("s1.json", shard_json(1));
+  Result r = run_locksim("merge '" + s0 + "' '" + s1 + "'");
+  std::remove(s0.c_str());
+  std::remove(s1.c_str());
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("merge of two well-formed shards adds their counts", "[hostile]") {
+  const Result r = merge_edited("\"seed\": 1", "\"seed\": 1");
+  CHECK(r.status == 1);
+  CHECK(r.out.find("\"runs\": 20") != std::string::npos);
+  CHECK(r.out.find("\"runs\": 6, \"first_run\": 0") != std::string::npos);
+}
+
+TEST_CASE("merge refuses a shard count it would allocate by, at once", "[hostile]") {
+  for (const std::string count : {"100000000", "4000000000", "18446744073709551615"}) {
+    const std::string s0 = write_temp("big.json", replace_first(shard_json(0), "[0, 2]", "[0, " + count + "]"));
+    const Result r = run_locksim("merge '" + s0 + "'");
+    INFO(r.err);
+    CHECK(r.status == 2);
+    CHECK(r.err.find("claims " + count + " shards") != std::string::npos);
+    std::remove(s0.c_str());
+  }
+  // Under the limit, a count larger than the files given is a missing shard, found without a table of that size.
+  const std::string s0 = write_temp("many.json", replace_first(shard_json(0), "[0, 2]", "[0, 900000]"));
+  const Result r = run_locksim("merge '" + s0 + "'");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("shard 1/900000 is missing") != std::string::npos);
+  std::remove(s0.c_str());
+}
+
+TEST_CASE("merge checks every field's type before using it", "[hostile]") {
+  const std::pair<std::pair<std::string, std::string>, std::string> cases[] = {
+      {{"\"failures\": [\n  {", "\"failures\": [1, {"}, "failure 1 is not a JSON object"},
+      {{"\"inherent\": false, ", ""}, "has no \"inherent\""},
+      {{"\"first_run\": 0, ", ""}, "has no \"first_run\""},
+      {{"\"property\": \"mutual-exclusion\"", "\"property\": 7"}, "\"property\" must be a string"},
+      {{"\"runs\": 3", "\"runs\": -3"}, "\"runs\" must be an integer from 0 to 2^64-1"},
+      {{"\"shard\": [0, 2]", "\"shard\": [2, 2]"}, "\"shard\" must be [index, count] with index < count"},
+      {{"\"seed\": 1", "\"seed\": \"1\""}, "\"seed\" must be an integer"},
+      {{"\"assumptions\": []", "\"assumptions\": [1]"}, "\"assumptions\" must be an array of strings"},
+  };
+  for (const auto& [edit, expected] : cases) {
+    const Result r = merge_edited(edit.first, edit.second);
+    INFO(edit.second << ": " << r.err);
+    CHECK(r.status == 2);
+    CHECK(r.err.find(expected) != std::string::npos);
+    CHECK(r.err.find("internal error") == std::string::npos);
+  }
+}
+
+TEST_CASE("merge refuses deep nesting and floods of keys as it parses", "[hostile]") {
+  const std::string deep = std::string(1'000'000, '[') + std::string(1'000'000, ']');
+  Result r = merge_edited("\"deployment\": \"one Redis\"", "\"deployment\": " + deep);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("nested deeper than") != std::string::npos);
+  std::string keys;
+  for (int i = 0; i < 100'000; ++i) keys += ", \"extra" + std::to_string(i) + "\": 0";
+  r = merge_edited("\"seed\": 1", "\"seed\": 1" + keys);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("more than 256 keys") != std::string::npos);
+  // A few fields a newer check adds pass through.
+  r = merge_edited("\"seed\": 1", "\"seed\": 1, \"evidence\": {\"a\": [1, 2]}");
+  CHECK(r.status == 1);
+  CHECK(r.out.find("\"evidence\": {\"a\": [1, 2]}") != std::string::npos);
+}
+
+TEST_CASE("merge refuses counts that add up past 2^64-1, and partial inventories", "[hostile]") {
+  const std::string max = "18446744073709551615";
+  const std::string s0 = write_temp("o0.json", replace_first(shard_json(0), "\"runs\": 10", "\"runs\": " + max));
+  const std::string s1 = write_temp("o1.json", replace_first(shard_json(1), "\"runs\": 10", "\"runs\": " + max));
+  Result r = run_locksim("merge '" + s0 + "' '" + s1 + "'");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("add up past 2^64-1") != std::string::npos);
+  std::remove(s0.c_str());
+  std::remove(s1.c_str());
+  r = merge_edited("\"runs\": 3", "\"runs\": " + max);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("add up past 2^64-1") != std::string::npos);
+  const std::string p0 = write_temp("p0.json", shard_json(0, "", ", \"partial\": true"));
+  const std::string p1 = write_temp("p1.json", shard_json(1));
+  r = run_locksim("merge '" + p0 + "' '" + p1 + "'");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("partial inventory") != std::string::npos);
+  std::remove(p0.c_str());
+  std::remove(p1.c_str());
+}
+
+TEST_CASE("A variant's error object that cannot be read is a variant error naming its line, not a panic",
+          "[hostile]") {
+  check_variant_refused("index-errors",
+                        "function acquire()\n  error(setmetatable({}, {__index = function() error('no') end}))\nend\n"
+                        "function release() return true end\n",
+                        "index-errors.lua:2: acquire raised an error that is not a string (table value)");
+  check_variant_refused("index-loops",
+                        "function acquire()\n  error(setmetatable({}, {__index = function() while true do end end}))\n"
+                        "end\nfunction release() return true end\n",
+                        "raised an error that is not a string (table value)");
+  check_variant_refused("tostring-errors",
+                        "function acquire()\n  error(setmetatable({}, {__tostring = function() error('no') end}))\n"
+                        "end\nfunction release() return true end\n",
+                        "raised an error that is not a string (table value)");
+}
+
+TEST_CASE("check of a lock that never acquires, or of a property with nothing to check, is not a pass",
+          "[hostile]") {
+  const std::string never = write_temp("never.lua", "name = 'never'\nfunction acquire() return false end\nfunction release() return true end\n");
+  const Result r = run_locksim("check never --runs 20 --variant '" + never + "'");
+  CHECK(r.status == 2);
+  CHECK(r.out.find("20 runs, no violation") != std::string::npos);
+  CHECK(r.err.find("the lock was never acquired in 20 runs") != std::string::npos);
+  std::remove(never.c_str());
+  const Result fenced = run_locksim("check set-nx-px --faults none --runs 10 --property reentrancy");
+  CHECK(fenced.status == 2);
+  CHECK(fenced.err.find("reentrancy had nothing to check") != std::string::npos);
+  CHECK(run_locksim("check set-nx-px --faults none --runs 10 --property mutual-exclusion").status == 0);
+}
+
+namespace {
+
+// Runs a shell command line (stderr captured apart), as run_locksim does.
+Result run_shell(const std::string& command) {
+  const std::string err = temp_path("stderr");
+  const std::string cmd = command + " 2>'" + err + "' </dev/null";
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = slurp(err);
+  std::remove(err.c_str());
+  return r;
+}
+
+std::string bin() { return std::string("'") + LOCKSIM_BIN + "'"; }
+
+// A printed command ("locksim replay ...") run with the binary under test.
+std::string with_binary(const std::string& command) {
+  const std::string name = "locksim ";
+  return command.starts_with(name) ? bin() + " " + command.substr(name.size()) : command;
+}
+
+// The entries of a directory, but . and ..
+std::vector<std::string> entries(const std::string& dir) {
+  std::vector<std::string> names;
+  const Result r = run_shell("ls -A '" + dir + "'");
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) names.push_back(line);
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("--save writes through a symbolic link and keeps the file's mode", "[hostile]") {
+  const std::string target = temp_path("target.txt"), link = temp_path("link.txt");
+  std::ofstream(target) << "# saved counterexamples\n";
+  REQUIRE(chmod(target.c_str(), 0600) == 0);
+  REQUIRE(symlink(target.c_str(), link.c_str()) == 0);
+  const Result r = run_locksim("check set-nx-px --runs 200 --colour never --save '" + link + "'");
+  REQUIRE(r.status == 1);
+  struct stat st {};
+  REQUIRE(lstat(link.c_str(), &st) == 0);
+  CHECK(S_ISLNK(st.st_mode));
+  REQUIRE(stat(target.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  CHECK(slurp(target).find("\nviolates ") != std::string::npos);
+  std::remove(link.c_str());
+  std::remove(target.c_str());
+}
+
+TEST_CASE("--save past the file-size limit is an error that keeps the counterexample and no temporary",
+          "[hostile]") {
+  const std::string dir = temp_path("xfsz");
+  REQUIRE(mkdir(dir.c_str(), 0700) == 0);
+  const std::string file = dir + "/regressions.txt";
+  std::ofstream(file) << std::string(3000, '#') << "\n";
+  // ulimit -f counts 512-byte blocks in dash: the file may not grow past 1 KB.
+  const Result r = run_shell("ulimit -f 2; exec " + bin() + " check set-nx-px --runs 200 --colour never --save '" +
+                             file + "'");
+  CHECK(r.status == 2);
+  CHECK(r.out.find("scenario:") != std::string::npos);  // the counterexample, printed before the error
+  CHECK(r.err.find("--save") != std::string::npos);
+  CHECK(entries(dir) == std::vector<std::string>{"regressions.txt"});
+  std::remove(file.c_str());
+  rmdir(dir.c_str());
+}
+
+TEST_CASE("Keys with a newline, a quote or terminal escapes save, replay and print safely", "[hostile]") {
+  for (const std::string key : {"a\nb", "it's", "\x1b[2Jk\x07\x1b[31m"}) {
+    INFO(key);
+    const std::string file = temp_path("keys.txt");
+    std::remove(file.c_str());
+    REQUIRE(setenv("LOCKSIM_TEST_KEY", key.c_str(), 1) == 0);
+    const Result r = run_shell(bin() + " check set-nx-px --runs 200 --colour never --key \"$LOCKSIM_TEST_KEY\" --save '" +
+                               file + "'");
+    REQUIRE(r.status == 1);
+    CHECK(r.out.find('\x1b') == std::string::npos);
+    CHECK(r.out.find('\x07') == std::string::npos);
+    std::istringstream saved(slurp(file));
+    int lines = 0;
+    for (std::string line; std::getline(saved, line); ++lines) CHECK(line.starts_with("violates "));
+    CHECK(lines >= 1);
+    // The printed replay command is valid shell and reproduces the violation.
+    const size_t at = r.out.find("replay:     ");
+    REQUIRE(at != std::string::npos);
+    const size_t from = at + std::string("replay:     ").size();
+    const std::string command = r.out.substr(from, r.out.find('\n', from) - from);
+    const Result replayed = run_shell(with_binary(command) + " --colour never");
+    CHECK(replayed.status == 0);
+    const size_t hash = r.out.find("trace hash: ");  // the first counterexample's, as its replay line
+    REQUIRE(hash != std::string::npos);
+    CHECK(replayed.out.find(r.out.substr(hash, r.out.find('\n', hash) - hash)) != std::string::npos);
+    std::remove(file.c_str());
+    // run's replay command too (ANSI-C quoting for control characters: bash).
+    const Result run = run_shell(bin() + " run set-nx-px --colour never --key \"$LOCKSIM_TEST_KEY\"");
+    CHECK(run.out.find('\x1b') == std::string::npos);
+    const size_t line = run.out.find("replay: ");
+    REQUIRE(line != std::string::npos);
+    const size_t start = line + std::string("replay: ").size();
+    const std::string again =
+        write_temp("again.sh", with_binary(run.out.substr(start, run.out.find('\n', start) - start)) + " --colour never\n");
+    const Result rerun = run_shell("bash '" + again + "'");
+    CHECK(rerun.status == run.status);
+    CHECK(rerun.out == run.out);
+    std::remove(again.c_str());
+  }
+  unsetenv("LOCKSIM_TEST_KEY");
+}
+
+TEST_CASE("replay --real with a binary that is no redis-server says so, and points to no deleted log", "[hostile]") {
+  const Result r = run_locksim("replay --real --redis-server /bin/true 'set-nx-px clients=1'");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("/bin/true exited with status 0 at start; it wrote no log") != std::string::npos);
+}
+
+TEST_CASE("Ctrl-C during check ends it with the inventory so far, marked partial", "[hostile]") {
+  const Result r = run_shell("timeout --preserve-status -k 30 -s INT 4 " + bin() +
+                             " check set-nx-px --time 60s --runs 100000000 --jobs 1 --colour never");
+  CHECK((r.status == 1 || r.status == 130));
+  CHECK(r.out.find("interrupted: a partial inventory, of ") != std::string::npos);
+  CHECK(r.err.find("interrupted") != std::string::npos);
+}
+
+TEST_CASE("The console and a variant's simulated Redis load the guarded Lua libraries (CVE-2024-31449)",
+          "[hostile]") {
+  const std::string script =
+      write_temp("tohex.txt", "EVAL \"return bit.tohex(65535, -2147483648)\" 0\n"
+                              "EVAL \"cjson.encode_sparse_array(true, 0) return cjson.encode({[2^31-1] = 1})\" 0\n");
+  Result r = run_locksim("redis", script);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("\"0000FFFF\"") != std::string::npos);
+  CHECK(r.out.find("OOM") != std::string::npos);
+  std::remove(script.c_str());
+  const std::string variant =
+      write_temp("tohex.lua",
+                 "name = 'tohex'\n"
+                 "function acquire()\n"
+                 "  local r = call('EVAL', 'return bit.tohex(65535, -2147483648)', 0)\n"
+                 "  if r ~= '0000FFFF' then error('tohex answered ' .. tostring(r)) end\n"
+                 "  return call('SET', param('key'), 'x', 'NX', 'PX', param('lease')) ~= false\n"
+                 "end\n"
+                 "function release() return call('DEL', param('key')) == 1 end\n");
+  r = run_locksim("run tohex --variant '" + variant + "' --colour never");
+  INFO(r.out << r.err);
+  CHECK(r.status == 0);
+  std::remove(variant.c_str());
 }
