@@ -33,6 +33,9 @@ struct Labelled {
 
 // Commands a client repeats while it waits (the same command failing the same
 // way) are drawn as arrows, and only the first of each run is labelled.
+// A write to the fenced resource: drawn on the resource's lane, not as a command to Redis.
+bool to_resource(const Command& c) { return c.letter == 'R'; }
+
 bool repeats(const Command& a, const Command& b) {
   auto name = [](const std::string& text) { return text.substr(0, text.find(' ')); };
   return !a.changed_key && !b.changed_key && name(a.text) == name(b.text) && a.reply == b.reply &&
@@ -112,7 +115,9 @@ class Drawing {
     server_x_ = x + 30;
     key_x_ = server_x_ + 18;
     if (has_writes()) resource_x_ = key_x_ + 170;
-    server_name_ = t_.store == "db" ? "database" : t_.servers.size() > 1 ? "redis (all)" : "redis";
+    size_t redis_nodes = 0;
+    for (const std::string& node : t_.servers) redis_nodes += node.rfind("redis", 0) == 0 || node == "replica";
+    server_name_ = t_.store == "db" ? "database" : redis_nodes > 1 ? "redis (all)" : "redis";
     top_ = 58;
   }
 
@@ -135,7 +140,7 @@ class Drawing {
     for (size_t c = 0; c < t_.clients.size(); ++c) {
       const auto& cmds = t_.clients[c].commands;
       for (size_t i = 0; i < cmds.size(); ++i) {
-        if (i > 0 && repeats(cmds[i - 1], cmds[i])) continue;
+        if (to_resource(cmds[i]) || (i > 0 && repeats(cmds[i - 1], cmds[i]))) continue;
         size_t n = 1;
         while (i + n < cmds.size() && repeats(cmds[i + n - 1], cmds[i + n])) ++n;
         std::string text = fmt::format("{}: {} -> {}", t_.clients[c].name, shortened(cmds[i].text, 44),
@@ -297,7 +302,8 @@ class Drawing {
     std::string s;
     for (size_t c = 0; c < t_.clients.size(); ++c)
       for (const Command& cmd : t_.clients[c].commands)
-        s += arrow(client_x_[c], server_x_ - 2, y(cmd.sent) + 2, cmd.failed ? "arrow failed" : "arrow",
+        if (!to_resource(cmd))
+          s += arrow(client_x_[c], server_x_ - 2, y(cmd.sent) + 2, cmd.failed ? "arrow failed" : "arrow",
                    step_of(cmd.sent));
     return s;
   }
@@ -361,11 +367,12 @@ class Drawing {
         "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" "
         "orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" fill=\"#555\"/></marker></defs>\n"
         "<style>\n"
-        ".life{{stroke:#bbb;stroke-dasharray:4 3}} .arrow{{stroke:#777;stroke-width:1}} "
-        ".failed{{stroke:#c0392b;stroke-dasharray:3 2}} .write{{stroke:#2e7d32}} .rejected{{stroke:#c0392b;"
-        "stroke-width:2}}\n"
-        ".hold{{fill:#2e7d32}} .wait{{fill:#f2c14e}} .paused,.paused-holding{{fill:#8e44ad;opacity:.7}} "
-        ".crashed{{fill:#7f8c8d}} .fault{{fill:#8e44ad;opacity:.15}} .violation{{fill:#e74c3c;opacity:.18}}\n"
+        "line.life{{stroke:#bbb;stroke-dasharray:4 3}} line.arrow{{stroke:#777;stroke-width:1}} "
+        "line.failed{{stroke:#c0392b;stroke-dasharray:3 2}} line.write{{stroke:#2e7d32}} "
+        "line.rejected{{stroke:#c0392b;stroke-width:2}}\n"
+        "rect.hold{{fill:#2e7d32}} rect.wait{{fill:#f2c14e}} rect.paused,rect.paused-holding{{fill:#8e44ad;opacity:.7}} "
+        "rect.crashed{{fill:#7f8c8d}} rect.fault{{fill:#8e44ad;opacity:.15}} "
+        "rect.violation{{fill:#e74c3c;opacity:.18}}\n"
         "text.lane{{font-weight:bold}} text.time{{fill:#888}} text.cmd{{fill:#333}} text.failed{{fill:#c0392b}} "
         "text.key{{fill:#1f4e79}} text.fault{{fill:#6c3483}} text.write{{fill:#2e7d32}} "
         "text.rejected{{fill:#c0392b;font-weight:bold}} text.violation{{fill:#c0392b;font-weight:bold}} "
