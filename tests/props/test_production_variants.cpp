@@ -186,7 +186,7 @@ TEST_CASE("liveness: correct locks show no liveness failure of their own", "[var
   }
 }
 
-TEST_CASE("parallel: a parallel Redlock holds on 3 masters; without its validity check it does not",
+TEST_CASE("parallel: a parallel Redlock holds on 3 masters, and without its validity check it does not",
           "[variants][parallel]") {
   const lock::Algorithm* good = example("redlock_parallel.lua");
   const lock::Algorithm* bad = example("buggy/redlock_no_validity.lua");
