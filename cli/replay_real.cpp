@@ -32,6 +32,8 @@ SceneTime in_scene_time(const real::RealRun& run, double k) {
     if (e.expire_at_ms >= 0) e.expire_at_ms = lock::kEpochMs + shrink(e.expire_at_ms - lock::kEpochMs, k);
     s.history.add(std::move(e));
   }
+  s.history.ledger() = run.history().ledger();
+  s.history.ledger().map_times([k](sim::Instant t) { return shrink(t, k); });
   sim::NodeId last = 0;
   for (const sim::TraceEvent& e : run.trace().events())
     if (e.node != sim::kNoNode) last = std::max(last, e.node);

@@ -136,11 +136,11 @@ sim::Task<void> DbNode::cleanup_job(sim::Proc proc) {
   }
 }
 
-// The table's changes since the last record, as the key steps the checkers
-// and timelines read for Redis (the row's name is the key, its owner the
-// value, expires_at the deadline): a row a client's statement wrote or deleted
-// is its doing; a row the server removed (the cleanup job, a rollback at
-// session end or restart) goes as an expiry, by nobody.
+// The table's changes since the last record, as the ledger's facts (the
+// row's name is the lock's key, its owner the value, expires_at the
+// deadline): a row a client's statement wrote or deleted is its doing; a row
+// the server removed (the cleanup job, a rollback at session end or restart)
+// goes as an expiry, by nobody.
 void DbNode::record_changes(uint32_t client, Purpose purpose, bool by_server) {
   record_row_changes(client, purpose, by_server);
   record_lock_changes();
@@ -185,9 +185,9 @@ void DbNode::record_lock_changes() {
       const Session* ender = s == by_db_session_.end() ? nullptr : &sessions_.at(s->second);
       const std::string value = fmt::format("row lock of session {}", old.session);
       if (ender && ender->ending)
-        add_effect(Step::KeyDeleted, name, ender->client, ender->purpose, value, {}, -1);
+        add_effect(Step::KeyDeleted, name, ender->client, ender->purpose, value, {}, -1, true);
       else
-        add_effect(Step::KeyExpired, name, kNoClient, Purpose::Other, value, {}, -1);
+        add_effect(Step::KeyExpired, name, kNoClient, Purpose::Other, value, {}, -1, true);
     }
     if (!holder) continue;
     auto s = by_db_session_.find(*holder);
@@ -195,25 +195,45 @@ void DbNode::record_lock_changes() {
     const uint32_t client = taker ? taker->client : kNoClient;
     last_holders_[name] = Holder{*holder, client};
     add_effect(Step::KeySet, name, client, taker ? taker->purpose : Purpose::Other, {},
-               fmt::format("row lock of session {}", *holder), -1);
+               fmt::format("row lock of session {}", *holder), -1, true);
   }
+}
+
+// The ledger's change for a row or a row lock: a row's expires_at is on the
+// database's clock (its cleanup job's), and the row goes when the job deletes
+// it, not when that time passes; a row lock ended by the server (its
+// session's end, a restart, a deadlock) is lost with it, not expired.
+void DbNode::add_fact(Step step, const std::string& key, uint32_t client, Purpose purpose, const std::string& value,
+                      int64_t expire_at_ms, bool row_lock) {
+  Ledger& ledger = history_->ledger();
+  if (!ledger.tracks(key)) return;
+  KeyChange c;
+  c.at = world_.now();
+  c.node = kDatabaseNode;
+  c.key = key;
+  c.client = client;
+  c.purpose = purpose;
+  c.value = value;
+  switch (step) {
+    case Step::KeySet: c.kind = KeyChange::Kind::Set; break;
+    case Step::KeyDeleted: c.kind = KeyChange::Kind::Deleted; break;
+    default:
+      c.kind = row_lock ? KeyChange::Kind::Deleted : KeyChange::Kind::Expired;
+      c.client = kNoClient;
+      break;
+  }
+  if (expire_at_ms >= 0) {
+    c.store_deadline_ms = expire_at_ms;
+    c.deadline = c.at + world_.node(node_).clock.true_span(sim::milliseconds(expire_at_ms - local_ms()));
+  }
+  ledger.change(std::move(c));
 }
 
 void DbNode::add_effect(Step step, const std::string& key, uint32_t client, Purpose purpose,
                         std::optional<std::string> old_value, std::optional<std::string> new_value,
-                        int64_t expire_at_ms) {
+                        int64_t expire_at_ms, bool row_lock) {
   if (!history_) return;
-  HistoryEvent e;
-  e.at = world_.now();
-  e.local = world_.local_now(node_);
-  e.client = client;
-  e.purpose = purpose;
-  e.step = step;
-  e.key = key;
-  e.old_value = std::move(old_value);
-  e.new_value = std::move(new_value);
-  e.expire_at_ms = expire_at_ms;
-  history_->add(std::move(e));
+  add_fact(step, key, client, purpose, new_value.value_or(old_value.value_or("")), expire_at_ms, row_lock);
 }
 
 }  // namespace locksim::lock

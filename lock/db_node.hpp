@@ -8,11 +8,12 @@
 // session keeps its locks. A crash restarts the database: open transactions
 // roll back, committed rows stay. An optional cleanup job deletes the rows
 // whose expires_at has passed, on the database's own clock. Row changes go to
-// the history as key steps (KeySet, KeyDeleted, KeyExpired), so the checkers
-// read the lock table as they read a Redis key. A row lock a transaction
-// holds (SELECT ... FOR UPDATE) is recorded the same way, on the row's key:
-// set when granted, deleted by its client's COMMIT or ROLLBACK, expired when
-// the server ends the session (a dead client noticed, a restart, a deadlock).
+// the ledger (ledger.hpp) as facts about the lock instance the row is (on
+// kDatabaseNode): granted by an INSERT, released by its owner's DELETE,
+// expired when the cleanup job removes it. A row lock a transaction holds
+// (SELECT ... FOR UPDATE) is an instance too, on the row's name: granted,
+// released by its client's COMMIT or ROLLBACK, lost when the server ends the
+// session (a dead client noticed, a restart, a deadlock).
 #include <map>
 #include <optional>
 #include <set>
@@ -76,7 +77,10 @@ class DbNode {
   void record_row_changes(uint32_t client, Purpose purpose, bool by_server);
   void record_lock_changes();
   void add_effect(Step step, const std::string& key, uint32_t client, Purpose purpose,
-                  std::optional<std::string> old_value, std::optional<std::string> new_value, int64_t expire_at_ms);
+                  std::optional<std::string> old_value, std::optional<std::string> new_value, int64_t expire_at_ms,
+                  bool row_lock = false);
+  void add_fact(Step step, const std::string& key, uint32_t client, Purpose purpose, const std::string& value,
+                int64_t expire_at_ms, bool row_lock);
   static void wait_timer_event(sim::World& w, const sim::Event& e);
   static void session_end_event(sim::World& w, const sim::Event& e);
   sim::Task<void> cleanup_job(sim::Proc proc);

@@ -16,20 +16,25 @@ class DelSetnx final : public DelReleaseLock {
   using DelReleaseLock::DelReleaseLock;
 
  protected:
-  std::string expiry(Env& env) const {
-    return std::to_string(unix_ms(env.local_now()) + params().lease.ns / 1'000'000 + 1);
-  }
+  int64_t expiry(Env& env) const { return unix_ms(env.local_now()) + params().lease.ns / 1'000'000 + 1; }
 
   Task<bool> try_acquire(Env& env) override {
-    auto r = co_await env.redis(cmd("SETNX", key(), expiry(env)), Purpose::Acquire);
-    if (replied_int(r, 1)) co_return true;
+    const int64_t first = expiry(env);
+    auto r = co_await env.redis(cmd("SETNX", key(), std::to_string(first)), Purpose::Acquire);
+    if (replied_int(r, 1)) {
+      env.hold_until(from_unix_ms(first));
+      co_return true;
+    }
     auto current = co_await env.redis(cmd("GET", key()), Purpose::Acquire);
     const bool expired = replied_timestamp_passed(current, unix_ms(env.local_now()));
     if (!expired) co_return false;
     // Expired: remove it and try again. Nothing stops another waiter doing the same.
     co_await env.redis(cmd("DEL", key()), Purpose::Acquire);
-    auto again = co_await env.redis(cmd("SETNX", key(), expiry(env)), Purpose::Acquire);
-    co_return replied_int(again, 1);
+    const int64_t second = expiry(env);
+    auto again = co_await env.redis(cmd("SETNX", key(), std::to_string(second)), Purpose::Acquire);
+    if (!replied_int(again, 1)) co_return false;
+    env.hold_until(from_unix_ms(second));
+    co_return true;
   }
 };
 

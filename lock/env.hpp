@@ -79,6 +79,13 @@ class Env {
     (void)text;
     record(step);
   }
+  // The lock's own rule for when this client's hold lapses, for a lock whose
+  // deadline lives in its value (a timestamp lock): when this client's clock
+  // reads `local_deadline`. Told to the ledger with the grant it goes with.
+  virtual void hold_until(Instant local_deadline) { (void)local_deadline; }
+  // What the store has reported of lock instances so far (nullptr: nothing is
+  // followed). A variant's renewal is a command that re-armed its own instance there.
+  virtual const Ledger* ledger() const { return nullptr; }
   virtual uint32_t client() const = 0;
   virtual std::string_view client_name() const = 0;
   // The Lua instructions every Lua-variant client of this run has spent

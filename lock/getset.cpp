@@ -32,6 +32,7 @@ class Getset final : public SpinLock {
     auto r = co_await env.redis(cmd("SETNX", key(), std::to_string(expiry)), Purpose::Acquire);
     if (replied_int(r, 1)) {
       my_expiry_ = expiry;
+      env.hold_until(from_unix_ms(expiry));
       co_return true;
     }
     auto current = co_await env.redis(cmd("GET", key()), Purpose::Acquire);
@@ -42,6 +43,7 @@ class Getset final : public SpinLock {
     // Won only if nobody swapped between our GET and our GETSET.
     if (old.ok() && old.value.type == Reply::Type::Bulk && old.value.str == current.value.str) {
       my_expiry_ = expiry;
+      env.hold_until(from_unix_ms(expiry));
       co_return true;
     }
     co_return false;

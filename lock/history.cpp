@@ -50,6 +50,17 @@ std::string History::client_name(uint32_t client) const {
   return client < clients_.size() ? clients_[client] : fmt::format("client{}", client);
 }
 
+void History::client_stepped(const HistoryEvent& e) {
+  switch (e.step) {
+    case Step::Acquired: ledger_.client_acquired(e.client, e.at); break;
+    case Step::AcquireStart:
+    case Step::AcquireFailed:
+    case Step::ReleaseStart:
+    case Step::Crashed: ledger_.client_step(e.client); break;
+    default: break;
+  }
+}
+
 void set_step_details(HistoryEvent& e, int64_t first, int64_t second) {
   switch (e.step) {
     case Step::AcquireStart:

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "locksim/lock/ledger.hpp"
 #include "locksim/sim/time.hpp"
 
 namespace locksim::lock {
@@ -86,9 +87,15 @@ class History {
   const std::vector<std::string>& clients() const { return clients_; }
   std::string client_name(uint32_t client) const;
   static std::string describe(const HistoryEvent& e, std::string_view client_name);
+  // What happened to each lock instance, as the backends reported it (ledger.hpp).
+  Ledger& ledger() { return ledger_; }
+  const Ledger& ledger() const { return ledger_; }
+  // A client step, once recorded: the ledger hears the steps that settle a pending takeover.
+  void client_stepped(const HistoryEvent& e);
 
  private:
   std::vector<HistoryEvent> events_;
+  Ledger ledger_;
   std::vector<std::string> clients_;
 };
 

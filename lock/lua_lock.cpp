@@ -21,16 +21,27 @@ struct Outcome {
   std::string error;
 };
 
-// A spawned task's command is a renewal (as the built-in watchdog's loop
-// records it, so that a lapse after renewals stopped reads as such): refused
-// when it failed or answered 0, nil or an error.
-void record_renewal(Env& env, const RedisResult& r) {
+// A spawned task's command is a renewal when it re-armed the caller's own
+// live instance (the ledger's fact, not where the command came from): a
+// parallel Redlock's spawned SET NX is an acquire. While the caller holds the
+// lock, one refused (failed, or answered 0, nil or an error) without
+// re-arming is a failed renewal.
+bool rearmed_own(const Env& env, size_t facts_before) {
+  const Ledger* ledger = env.ledger();
+  if (!ledger) return false;
+  const auto& facts = ledger->facts();
+  for (size_t i = facts_before; i < facts.size(); ++i)
+    if (facts[i].kind == FactKind::Rearmed && facts[i].client == env.client() &&
+        ledger->instance(facts[i].instance).owner == env.client())
+      return true;
+  return false;
+}
+
+void record_renewal(Env& env, const RedisResult& r, size_t facts_before) {
+  if (rearmed_own(env, facts_before)) return env.record(Step::Renewed);
   const bool refused = !r.ok() || r.value.is_nil() || r.value.type == Reply::Type::Error ||
                        (r.value.type == Reply::Type::Integer && r.value.integer == 0);
-  if (refused)
-    env.record(Step::RenewFailed, r.ok() ? 0 : static_cast<int64_t>(r.status));
-  else
-    env.record(Step::Renewed);
+  if (refused) env.record(Step::RenewFailed, r.ok() ? 0 : static_cast<int64_t>(r.status));
 }
 
 // A request to Redis, on the connection and with the wait its kind says. A plain
@@ -47,10 +58,13 @@ Task<RedisResult> carry_out(Env& env, LuaRequest& request, Purpose purpose) {
 
 Task<int> run_parallel(LuaRuntime& rt, lua_State* co, LuaRequest& request, Env& env, Purpose purpose);
 
-// Runs the thread to its end, carrying out each request it yields.
-// A parallel branch's first result goes to slot `slot` of the table referenced by `results`.
+// Runs the thread to its end, carrying out each request it yields. Its
+// commands go with `purpose`; a spawned task's (phase set) with the phase
+// its client is in when it sends each: acquiring, releasing, or holding
+// (then renewing). A parallel branch's first result goes to slot `slot` of
+// the table referenced by `results`.
 Task<Outcome> drive(LuaThread thread, Env& env, Purpose purpose, const char* what, bool wants_boolean,
-                    int results = LUA_NOREF, int slot = 0) {
+                    const Purpose* phase = nullptr, int results = LUA_NOREF, int slot = 0) {
   LuaRuntime& rt = thread.runtime();
   lua_State* co = thread.get();
   uint64_t counter = 0;
@@ -70,16 +84,19 @@ Task<Outcome> drive(LuaThread thread, Env& env, Purpose purpose, const char* wha
         lua_settop(co, 0);
         nargs = 0;
       } else if (request.kind == LuaRequest::Kind::Parallel) {
-        const int results = co_await run_parallel(rt, co, request, env, purpose);
+        const int pushed = co_await run_parallel(rt, co, request, env, phase ? *phase : purpose);
         if (!rt.failure().empty()) {
           Outcome failed;
           failed.error = rt.failure();
           co_return failed;
         }
-        nargs = results;
+        nargs = pushed;
       } else {
-        RedisResult result = co_await carry_out(env, request, purpose);
-        if (purpose == Purpose::Renew && request.kind == LuaRequest::Kind::Call) record_renewal(env, result);
+        const Purpose now_for = phase ? *phase : purpose;
+        const size_t facts_before = env.ledger() ? env.ledger()->facts().size() : 0;
+        RedisResult result = co_await carry_out(env, request, now_for);
+        if (now_for == Purpose::Renew && request.kind == LuaRequest::Kind::Call)
+          record_renewal(env, result, facts_before);
         nargs = rt.push_result(co, result, request.where);
       }
       continue;
@@ -118,7 +135,7 @@ void report(LuaRuntime& rt, Env* env, std::string message) {
 // goes to slot `index` of the results table (registry ref `results`).
 Task<void> run_branch(LuaThread thread, Env& env, Purpose purpose, int results, int index) {
   LuaRuntime& rt = thread.runtime();
-  Outcome out = co_await drive(std::move(thread), env, purpose, "a parallel branch", false, results, index);
+  Outcome out = co_await drive(std::move(thread), env, purpose, "a parallel branch", false, nullptr, results, index);
   if (!out.ok) report(rt, &env, std::move(out.error));
 }
 
@@ -141,9 +158,10 @@ Task<int> run_parallel(LuaRuntime& rt, lua_State* co, LuaRequest& request, Env& 
   co_return index;
 }
 
-Task<void> run_task(LuaThread thread, Env& env) {
+// `phase` lives in the LuaLock, which cancels its tasks before it goes.
+Task<void> run_task(LuaThread thread, Env& env, const Purpose* phase) {
   LuaRuntime& rt = thread.runtime();
-  Outcome out = co_await drive(std::move(thread), env, Purpose::Renew, "a spawned task", false);
+  Outcome out = co_await drive(std::move(thread), env, Purpose::Renew, "a spawned task", false, phase);
   if (!out.ok) report(rt, &env, std::move(out.error));
 }
 
@@ -152,7 +170,7 @@ class LuaLock final : public Lock {
   LuaLock(std::shared_ptr<const LuaVariant> variant, const LockParams& params)
       : Lock(params), variant_(std::move(variant)), rt_(acquire_variant_runtime(*variant_, params)) {
     rt_->spawner = [this](lua_State* thread, int ref, int) -> TaskId {
-      return env_->spawn(run_task(LuaThread(rt_, thread, ref, true), *env_));
+      return env_->spawn(run_task(LuaThread(rt_, thread, ref, true), *env_, &phase_));
     };
   }
 
@@ -164,12 +182,16 @@ class LuaLock final : public Lock {
   }
 
   Task<bool> acquire(Env& env) override {
+    phase_ = Purpose::Acquire;
     const bool held = co_await enter(env, "acquire", Purpose::Acquire);
+    phase_ = Purpose::Renew;
     co_return held;
   }
 
   Task<bool> release(Env& env) override {
+    phase_ = Purpose::Release;
     const bool released = co_await enter(env, "release", Purpose::Release);
+    phase_ = Purpose::Renew;
     co_return released;
   }
 
@@ -227,6 +249,8 @@ class LuaLock final : public Lock {
   std::shared_ptr<const LuaVariant> variant_;
   std::shared_ptr<LuaRuntime> rt_;
   Env* env_ = nullptr;  // the incarnation's Env, from the first entry on
+  // What this client is doing, for its spawned tasks' commands: acquiring, releasing, or holding or idle (Renew).
+  Purpose phase_ = Purpose::Renew;
 };
 
 }  // namespace

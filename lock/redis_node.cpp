@@ -55,7 +55,10 @@ RedisNode::RedisNode(sim::World& world, std::string name, History* history, bool
   service_.on_disconnect([this](sim::SessionId s) { closed(s); });
   service_.describe(render_command, [](const redis::Reply& r) { return redis::to_string(r); });
   world.node(node_).crash_hooks.push_back([this] {
+    if (history_) history_->ledger().server_crashed(index_, world_.now(), persistent_);
+    crashing_ = true;
     if (!persistent_) server_.flushall();
+    crashing_ = false;
     replication_connection_ = 0;  // flushall dropped connection state; reconnect lazily
     timer_at_.reset();            // the crash made its event stale
   });
@@ -198,8 +201,53 @@ void RedisNode::apply_replicated(const std::vector<redis::Propagated>& batch, ui
   deliver_pushed();  // a replicated write may serve a client blocked on this node
 }
 
+KeyChange key_change(const redis::KeyEffect& effect, Instant at, uint32_t node, uint32_t client, Purpose purpose,
+                     const Ledger& ledger, const sim::LocalClock& clock) {
+  KeyChange c;
+  c.at = at;
+  c.node = node;
+  c.key = effect.key;
+  c.client = client;
+  c.purpose = purpose;
+  c.value = effect.new_value.value_or("");
+  const int64_t local_ms = unix_ms(clock.local(at));
+  switch (effect.kind) {
+    case redis::KeyEffect::Kind::Set: c.kind = KeyChange::Kind::Set; break;
+    case redis::KeyEffect::Kind::Deleted: c.kind = KeyChange::Kind::Deleted; break;
+    case redis::KeyEffect::Kind::ExpireChanged: c.kind = KeyChange::Kind::Rearmed; break;
+    case redis::KeyEffect::Kind::Expired: {
+      c.kind = KeyChange::Kind::Expired;
+      c.client = kNoClient;
+      c.purpose = Purpose::Other;
+      // The first instant since it was last armed at which the store's clock read its deadline.
+      const LockInstance* live = ledger.live(effect.key, node);
+      if (!live || live->store_deadline_ms < 0 || live->store_deadline_ms > local_ms) return c;
+      Instant lo = live->last_armed, hi = at;
+      while (hi.ns - lo.ns > 1'000) {
+        const Instant mid{lo.ns + (hi.ns - lo.ns) / 2};
+        (unix_ms(clock.local(mid)) >= live->store_deadline_ms ? hi : lo) = mid;
+      }
+      c.at = hi;
+      return c;
+    }
+  }
+  if (effect.expire_at_ms >= 0) {
+    c.store_deadline_ms = effect.expire_at_ms;
+    // At the pace of true time: a drifting clock's expiry then shows as early (or late).
+    c.deadline = at + sim::milliseconds(effect.expire_at_ms - local_ms);
+  }
+  return c;
+}
+
 void RedisNode::on_effect(const redis::KeyEffect& effect) {
   if (!history_) return;
+  if (!crashing_ && history_->ledger().tracks(effect.key)) {
+    // A lazy expiry is the server's doing, whoever's command happened to find it.
+    const bool by_client = executing_ && effect.kind != redis::KeyEffect::Kind::Expired;
+    history_->ledger().change(key_change(effect, world_.now(), index_, by_client ? executing_->client : kNoClient,
+                                         by_client ? executing_->purpose : Purpose::Other, history_->ledger(),
+                                         world_.node(node_).clock));
+  }
   HistoryEvent& e = history_->emplace();
   e.at = world_.now();
   e.local = world_.local_now(node_);

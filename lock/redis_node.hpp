@@ -40,6 +40,13 @@ struct RedisRequest {
   Duration read_wait{};
 };
 
+// A model's effect on a key as the ledger's change (ledger.hpp), at true time
+// `at`, on a store whose clock is `clock`. A deadline goes in true time as it
+// would come had the clock kept pace; an expiry is dated when the clock
+// passed the deadline of the instance live there (a lazy expiry is seen late).
+KeyChange key_change(const redis::KeyEffect& effect, Instant at, uint32_t node, uint32_t client, Purpose purpose,
+                     const Ledger& ledger, const sim::LocalClock& clock);
+
 class RedisNode final : public redis::Observer {
  public:
   using Channel = sim::Channel<RedisRequest, redis::Reply>;
@@ -100,6 +107,7 @@ class RedisNode final : public redis::Observer {
   bool persistent_;
   uint32_t index_;
   const RedisRequest* executing_ = nullptr;
+  bool crashing_ = false;  // the crash's flush: the ledger hears of the loss once, not key by key
   redis::ConnectionId replication_connection_ = 0;
 };
 

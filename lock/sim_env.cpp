@@ -132,6 +132,13 @@ Task<void> SimEnv::run_parallel(std::vector<Task<void>> tasks) {
 
 void SimEnv::record(Step step, int64_t first, int64_t second) { record_event(step, first, second, {}); }
 
+void SimEnv::hold_until(Instant local_deadline) {
+  sim::World& w = proc_.world();
+  const Duration left = local_deadline - proc_.local_now();
+  const Duration span = left.ns > 0 ? w.node(proc_.id()).clock.true_span(left) : left;
+  history_.ledger().client_deadline(client_, w.now() + span);
+}
+
 void SimEnv::record_text(Step step, std::string_view text) { record_event(step, 0, 0, text); }
 
 void SimEnv::record_event(Step step, int64_t first, int64_t second, std::string_view text) {
@@ -144,6 +151,7 @@ void SimEnv::record_event(Step step, int64_t first, int64_t second, std::string_
   e.client = client_;
   e.step = step;
   set_step_details(e, first, second);
+  history_.client_stepped(e);
   // Steps go into the trace too, so that its hash covers what the clients did.
   w.trace().add(e.at, proc_.id(), sim::TraceKind::Note, static_cast<int64_t>(step), first,
                 w.trace().recording() ? History::describe(e, proc_.name()) : std::string());

@@ -54,6 +54,8 @@ class SimEnv final : public Env {
   Task<void> run_parallel(std::vector<Task<void>> tasks) override;
   void record(Step step, int64_t first = 0, int64_t second = 0) override;
   void record_text(Step step, std::string_view text) override;
+  void hold_until(Instant local_deadline) override;
+  const Ledger* ledger() const override { return &history_.ledger(); }
   uint32_t client() const override { return client_; }
   std::string_view client_name() const override { return proc_.name(); }
   uint64_t* run_lua_instructions() override { return run_lua_instructions_; }

@@ -35,6 +35,7 @@ Simulation::Simulation(const SimulationConfig& config) : config_(config), algori
   world_->network().set_default_latency(config_.latency);
   add_redis_deployment();
   add_resource();
+  history_.ledger().track(config_.lock.key);
   if (algorithm_->uses_database) {
     DbNodeOptions options = config_.database;
     options.lock_wait_timeout = config_.lock.wait_limit;
@@ -68,8 +69,10 @@ void Simulation::add_redis_deployment() {
     redis_nodes_.push_back(&w.make<RedisNode>(w, node_names[i], &history_, config_.persistent_redis,
                                               sim::LocalClock{sim::Duration{}, drift}, i));
   }
+  for (uint32_t i = 0; i < node_names.size(); ++i) history_.ledger().name_node(i, node_names[i]);
   for (uint32_t server = 0; server < config_.masters; ++server) serving_.push_back(server);
   if (!config_.replica) return;
+  history_.ledger().set_replica(0, 1);
   // The master's writes travel to the replica after the replication lag.
   redis_nodes_[0]->on_propagate([this](std::vector<redis::Propagated> batch, uint32_t client, Purpose purpose) {
     replication_.push_back(Replicated{std::move(batch), client, purpose, replication_epoch_});
@@ -134,6 +137,7 @@ void Simulation::record_node_fault(sim::NodeId node, sim::TraceKind kind) {
     e.keys_survive = config_.persistent_redis;
     e.server = r->index();
     history_.add(std::move(e));
+    if (kind == sim::TraceKind::Restart) history_.ledger().server_restarted(r->index(), world_->now());
     if (config_.replica && r->index() == 0 && kind == sim::TraceKind::Crash) {
       ++replication_epoch_;  // what had not left the master is lost with it
       if (!promoted_) world_->schedule(world_->now() + config_.failover_after, &Simulation::promote_event, this);
@@ -153,6 +157,7 @@ void Simulation::record_node_fault(sim::NodeId node, sim::TraceKind kind) {
       default: e.step = Step::Resumed; break;
     }
     history_.add(std::move(e));
+    history_.client_stepped(history_.events().back());
   }
 }
 
@@ -191,10 +196,14 @@ void Simulation::promote_event(sim::World& w, const sim::Event& e) {
   h.step = Step::ReplicaPromoted;
   h.server = 1;
   self->history_.add(std::move(h));
+  self->history_.ledger().promoted(1, w.now());
   w.note(self->redis_nodes_[1]->node(), "replica promoted to master");
 }
 
-void Simulation::run() { world_->run_until(sim::Instant{} + config_.horizon); }
+void Simulation::run() {
+  world_->run_until(sim::Instant{} + config_.horizon);
+  history_.ledger().settle();
+}
 
 sim::Task<void> Simulation::client_main(sim::Proc proc, uint32_t client) {
   const WorkloadParams& wl = config_.workload;

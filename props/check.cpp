@@ -28,32 +28,6 @@ RunEnd run_end(lock::Simulation& sim) {
 }
 
 namespace detail {
-bool won(const Context& c, const lock::HistoryEvent& effect) {
-  // The winner records Acquired on the reply, before touching the key again;
-  // a loser's next success needs another effect on the key first.
-  bool after = false;
-  for (const auto& e : c.history.events()) {
-    if (&e == &effect) {
-      after = true;
-      continue;
-    }
-    if (!after || e.client != effect.client) continue;
-    if (c.is_lock_key(e) && e.server == effect.server) return false;
-    switch (e.step) {
-      case lock::Step::Acquired: return true;
-      case lock::Step::AcquireFailed:
-      case lock::Step::Crashed: return false;
-      default: break;
-    }
-  }
-  return false;
-}
-
-bool starts_instance(const Context& c, const lock::HistoryEvent& e, const Instance& current) {
-  if (!c.is_lock_key(e) || e.step != lock::Step::KeySet || e.purpose != lock::Purpose::Acquire) return false;
-  if (!e.old_value) return true;
-  return e.client != current.owner && won(c, e);
-}
 std::optional<Violation> variant_error(const Context& c) {
   for (const auto& e : c.history.events()) {
     if (e.step != lock::Step::VariantError) continue;

@@ -35,20 +35,7 @@ struct Context {
   bool is_lock_key(const lock::HistoryEvent& e) const { return e.key == config.lock.key; }
 };
 
-// Who holds the lock key's current instance, event by event.
-struct Instance {
-  uint32_t owner = lock::kNoClient;
-  Instant since;
-};
-
-// Whether the acquire command behind a key effect won the lock: the client's
-// next step is Acquired.
-bool won(const Context& c, const lock::HistoryEvent& effect);
-// Whether a key effect begins a new lock instance: an acquire sets the free
-// key, or wins a takeover (GETSET) of someone else's. A loser's GETSET rewrites
-// the value but the winner still holds (F06).
-bool starts_instance(const Context& c, const lock::HistoryEvent& effect, const Instance& current);
-
+// Ownership is the ledger's (c.history.ledger(), lock/ledger.hpp): no checker rebuilds it from key changes.
 std::optional<Violation> mutual_exclusion(const Context& c);
 std::optional<Violation> owner_only_release(const Context& c);
 std::optional<Violation> no_deadlock(const Context& c, Metrics& m);

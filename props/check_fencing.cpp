@@ -5,6 +5,8 @@
 // never frees the lock under the outer hold.
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "locksim/props/check.hpp"
 
 namespace locksim::props::detail {
@@ -13,33 +15,40 @@ using lock::Step;
 
 namespace {
 
-// When a hold was granted, as a position in the history: the holder's last
-// acquire effect before it learned it acquired. With a fencing token, that is
-// the command that set the token (INCR): the token's order is the order of
-// holds, across a Redis restart too (a counter that starts over is then
-// caught). Without a token, the lock key's acquire effect. A client learns
-// late when its reply is delayed or it is paused: that order is not the
-// order of holds.
-size_t granted_at(const Context& c, size_t acquired) {
+// When a hold was granted, as an order of holds. With a fencing token, the
+// command that set the token (INCR), by its position in the history: the
+// token's order is the order of holds, across a Redis restart too (a counter
+// that starts over is then caught). Without a token, the grant of the
+// holder's instance (the ledger's). A client learns late when its reply is
+// delayed or it is paused: that order is not the order of holds.
+using HoldOrder = std::pair<Instant, size_t>;
+
+HoldOrder granted_at(const Context& c, size_t acquired) {
   const lock::HistoryEvent& a = c.history.events()[acquired];
-  const std::string token = std::to_string(a.token);
-  for (size_t i = acquired; i-- > 0;) {
-    const lock::HistoryEvent& e = c.history.events()[i];
-    if (e.client != a.client) continue;
-    if (e.step == Step::AcquireStart && e.depth == 0) break;
-    if (e.purpose != lock::Purpose::Acquire || e.step != Step::KeySet) continue;
-    if (a.token >= 0 ? e.new_value == token : c.is_lock_key(e)) return i;
+  if (a.token >= 0) {
+    const std::string token = std::to_string(a.token);
+    for (size_t i = acquired; i-- > 0;) {
+      const lock::HistoryEvent& e = c.history.events()[i];
+      if (e.client != a.client) continue;
+      if (e.step == Step::AcquireStart && e.depth == 0) break;
+      if (e.purpose == lock::Purpose::Acquire && e.step == Step::KeySet && e.new_value == token) return {e.at, i};
+    }
+    return {a.at, acquired};
   }
-  return acquired;
+  const lock::LockInstance* last = nullptr;
+  for (const lock::LockInstance* i : c.history.ledger().granted_to(a.client))
+    if (i->key == c.config.lock.key && i->granted <= a.at) last = i;
+  if (!last) return {a.at, acquired};
+  return {last->granted, last->id};
 }
 
 }  // namespace
 
 std::optional<Violation> fenced_writes(const Context& c) {
-  constexpr size_t kNoHold = ~size_t{0};
-  std::vector<size_t> hold_of(c.history.clients().size(), kNoHold);
+  const HoldOrder kNoHold{Instant::never(), ~size_t{0}};
+  std::vector<HoldOrder> hold_of(c.history.clients().size(), kNoHold);
   std::vector<Instant> hold_since(c.history.clients().size());
-  size_t newest_written = 0;
+  HoldOrder newest_written{};
   bool written = false;
   uint32_t newest_writer = lock::kNoClient;
   Instant newest_at;
@@ -52,7 +61,7 @@ std::optional<Violation> fenced_writes(const Context& c) {
       hold_since[e.client] = e.at;
     }
     if (e.step != Step::WriteAccepted || hold_of[e.client] == kNoHold) continue;
-    const size_t hold = hold_of[e.client];
+    const HoldOrder hold = hold_of[e.client];
     if (written && hold < newest_written) {
       return Violation{
           Property::FencedWrites,
@@ -72,34 +81,49 @@ std::optional<Violation> fenced_writes(const Context& c) {
 }
 
 std::optional<Violation> reentrancy(const Context& c) {
+  // An inner release (ReleaseStart at depth > 0, until Released) that ended its own instance.
+  std::vector<std::vector<std::pair<Instant, Instant>>> inner(c.history.clients().size());
+  std::vector<std::optional<Instant>> open(c.history.clients().size());
+  std::optional<Violation> found;
   std::vector<std::optional<Instant>> nested_start(c.history.clients().size());
-  std::vector<bool> inner_release(c.history.clients().size(), false);
   for (const auto& e : c.history.events()) {
-    if (e.step == Step::KeyDeleted && c.is_lock_key(e) && e.client < inner_release.size() && inner_release[e.client]) {
-      return Violation{
-          Property::Reentrancy,
-          {e.client},
-          c.config.lock.key,
-          e.at,
-          e.at,
-          fmt::format("{}'s inner release deleted the lock while its outer hold went on", c.name(e.client))};
-    }
     if (e.client >= nested_start.size()) continue;
+    if (e.step == Step::ReleaseStart) open[e.client] = e.depth > 0 ? std::optional<Instant>(e.at) : std::nullopt;
+    if (e.step == Step::Released && open[e.client]) {
+      inner[e.client].push_back({*open[e.client], e.at});
+      open[e.client].reset();
+    }
     if (e.step == Step::AcquireStart && e.depth > 0) nested_start[e.client] = e.at;
-    if (e.step == Step::ReleaseStart) inner_release[e.client] = e.depth > 0;
-    if (e.step == Step::Released) inner_release[e.client] = false;
-    if (e.step == Step::AcquireFailed && e.depth > 0) {
+    if (e.step == Step::AcquireFailed && e.depth > 0 && !found) {
       Instant from = nested_start[e.client].value_or(e.at);
-      return Violation{Property::Reentrancy,
-                       {e.client},
-                       c.config.lock.key,
-                       from,
-                       e.at,
-                       fmt::format("{} could not take again the lock it holds: it waited {} on itself",
-                                   c.name(e.client), sim::format_span(e.at - from))};
+      found = Violation{Property::Reentrancy,
+                        {e.client},
+                        c.config.lock.key,
+                        from,
+                        e.at,
+                        fmt::format("{} could not take again the lock it holds: it waited {} on itself",
+                                    c.name(e.client), sim::format_span(e.at - from))};
     }
   }
-  return std::nullopt;
+  for (uint32_t client = 0; client < open.size(); ++client)
+    if (open[client]) inner[client].push_back({*open[client], c.end.at});
+  const lock::Ledger& ledger = c.history.ledger();
+  for (const lock::LockInstance& i : ledger.instances()) {
+    if (i.end != lock::InstanceEnd::Released || i.ended_by >= inner.size() || i.key != c.config.lock.key) continue;
+    if (found && found->from <= i.ended) continue;
+    for (const auto& [from, to] : inner[i.ended_by]) {
+      if (i.ended < from || i.ended > to) continue;
+      found = Violation{
+          Property::Reentrancy,
+          {i.ended_by},
+          c.config.lock.key,
+          i.ended,
+          i.ended,
+          fmt::format("{}'s inner release deleted the lock while its outer hold went on", c.name(i.ended_by))};
+      break;
+    }
+  }
+  return found;
 }
 
 }  // namespace locksim::props::detail

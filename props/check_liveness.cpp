@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "locksim/lock/redis_node.hpp"
 #include "locksim/props/check.hpp"
@@ -18,84 +19,41 @@ using lock::Step;
 
 namespace {
 
-// Each death of a client while it owned the lock key's instance, and when the
-// key next became someone else's (or the run ended).
+// Each death of a client while it owned the lock key's instance, and when
+// that instance ended (or the run did), from the ledger.
 struct OrphanedLock {
   uint32_t holder;
   Instant died, freed;
   bool freed_before_end;
-  bool expires = false;  // the key has a deadline (a TTL, or an expiry timestamp as its value)
+  bool expires = false;  // it has a deadline: a TTL, or the lock's own (a timestamp lock's, which others take over)
 };
-
-// A timestamp lock (getset, del-setnx) keeps its expiry in the value, on the
-// holder's clock, and any later client takes it over once that passes: a
-// deadline without a TTL. A plain value ("1") is no deadline.
-std::optional<int64_t> expiry_timestamp(const lock::HistoryEvent& e) {
-  if (!e.new_value || e.new_value->empty() || e.new_value->size() > 18) return std::nullopt;
-  int64_t ms = 0;
-  for (char ch : *e.new_value) {
-    if (ch < '0' || ch > '9') return std::nullopt;
-    ms = ms * 10 + (ch - '0');
-  }
-  if (ms < 100'000'000'000) return std::nullopt;  // before 1973: not a Unix time in ms (a plain "1")
-  return ms;
-}
 
 std::vector<OrphanedLock> orphans(const Context& c) {
   std::vector<OrphanedLock> out;
-  Instance current;
-  constexpr size_t kNone = ~size_t{0};
-  size_t open = kNone;  // index in out of the orphan awaiting its end
-  // Expiry is lazy: a key nobody touches still frees at its deadline. The
-  // deadline is on the server's clock, read here as true time (Redis's clock
-  // is not skewed in these runs; a jump makes this approximate).
-  int64_t deadline_ms = -1;
-  auto deadline = [&] {
-    return deadline_ms < 0 ? Instant::never() : Instant{sim::milliseconds(deadline_ms - lock::kEpochMs).ns};
-  };
+  const lock::Ledger& ledger = c.history.ledger();
+  // Followed on the first node that serves (with several masters, each has its own copy).
   for (const auto& e : c.history.events()) {
-    // Followed on the first Redis node (with several masters, each has its own copy).
-    if (e.server != 0 && (c.is_lock_key(e) || e.step == Step::ServerCrashed)) continue;
-    if (open != kNone && e.at >= deadline()) {
-      out[open].freed = std::max(deadline(), out[open].died);
-      out[open].freed_before_end = true;
-      open = kNone;
+    if (e.step != Step::Crashed) continue;
+    const lock::LockInstance* held = nullptr;
+    for (const lock::LockInstance& i : ledger.instances()) {
+      if (i.owner != e.client || i.key != c.config.lock.key || i.granted > e.at || i.over() <= e.at || i.copy) continue;
+      if (i.node != 0 && i.node != lock::kDatabaseNode && !(ledger.has_replica() && i.node == ledger.replica()))
+        continue;
+      if (!ledger.serving(i.node, e.at)) continue;
+      held = &i;
     }
-    if (c.is_lock_key(e) && (e.step == Step::KeySet || e.step == Step::KeyExpireChanged)) {
-      deadline_ms = e.expire_at_ms;
-      if (auto stamp = expiry_timestamp(e); stamp && deadline_ms < 0 && e.step == Step::KeySet) deadline_ms = *stamp;
-    }
-    if (e.step == Step::ServerCrashed && !e.keys_survive) {
-      // No persistence: every key is gone, an orphaned lock with it.
-      if (open != kNone) {
-        out[open].freed = e.at;
-        out[open].freed_before_end = true;
-        open = kNone;
-      }
-      current = {};
-      deadline_ms = -1;
-      continue;
-    }
-    if (e.step == Step::Crashed && e.client == current.owner && open == kNone) {
-      out.push_back(OrphanedLock{e.client, e.at, c.end.at, false, deadline_ms >= 0});
-      open = out.size() - 1;
-      continue;
-    }
-    if (!c.is_lock_key(e)) continue;
-    if (e.step == Step::KeyDeleted || e.step == Step::KeyExpired || starts_instance(c, e, current)) {
-      if (open != kNone) {
-        out[open].freed = e.at;
-        out[open].freed_before_end = true;
-        open = kNone;
-      }
-      current = e.step == Step::KeySet ? Instance{e.client, e.at} : Instance{};
-    }
-  }
-  // Still orphaned at the end: it frees at its deadline, if it has one, even
-  // past the end of the run (the window is what it costs, F11).
-  if (open != kNone && deadline_ms >= 0) {
-    out[open].freed = std::max(deadline(), out[open].died);
-    out[open].freed_before_end = deadline() <= c.end.at;
+    if (!held || (!out.empty() && out.back().holder == e.client && out.back().freed > e.at)) continue;
+    // A failover hands it on: it is freed when the copy goes.
+    const lock::LockInstance* last = held;
+    while (last->end == lock::InstanceEnd::HandedOver && last->successor != lock::kNoInstance)
+      last = &ledger.instance(last->successor);
+    const bool expires = last->deadline != Instant::never() || last->holder_deadline != Instant::never();
+    // Still live at the end: it frees at its deadline, if it has one, even past the end of the run (the window is what it
+    // costs, F11).
+    const Instant deadline = last->deadline != Instant::never() ? last->deadline : last->holder_deadline;
+    const Instant freed = std::max(last->live() ? deadline : last->ended, e.at);
+    out.push_back(OrphanedLock{e.client, e.at, freed == Instant::never() ? c.end.at : freed,
+                               freed != Instant::never() && freed <= c.end.at, expires});
   }
   return out;
 }
@@ -272,17 +230,21 @@ std::optional<Violation> bounded_wait(const Context& c, Metrics& m) {
   return found;
 }
 
+// F06: a losing acquire's write moved the holder's deadline (a timestamp in
+// the value): the ledger's foreign rewrites by acquires, the values before and after.
 void expiry_drift(const Context& c, Metrics& m) {
-  for (const auto& e : c.history.events()) {
-    if (!c.is_lock_key(e) || e.step != Step::KeySet || e.purpose != lock::Purpose::Acquire) continue;
-    if (!e.old_value || !e.new_value || won(c, e)) continue;
-    // A losing GETSET replaced the winner's expiry timestamp with its own.
+  const lock::Ledger& ledger = c.history.ledger();
+  std::vector<std::string> value(ledger.instances().size());
+  for (const lock::LockFact& f : ledger.facts()) {
+    if (f.kind == lock::FactKind::Ended) continue;
+    std::string before = std::exchange(value[f.instance], f.value);
+    if (f.kind != lock::FactKind::RearmedByOther || f.purpose != lock::Purpose::Acquire) continue;
     try {
-      int64_t drift_ms = std::stoll(*e.new_value) - std::stoll(*e.old_value);
+      int64_t drift_ms = std::stoll(f.value) - std::stoll(before);
       if (drift_ms < 0) drift_ms = -drift_ms;
       m.expiry_drift = std::max(m.expiry_drift, sim::milliseconds(drift_ms));
     } catch (...) {
-      // Not a timestamp lock: no drift to measure.
+      // Values that are not timestamps: no drift to measure.
     }
   }
 }

@@ -1,7 +1,7 @@
 // owner-only-release: a release or renewal by client A never removes or
-// changes a lock instance that client B acquired. Instances are followed
-// through the key effects: one begins when an acquire sets the key (or takes
-// it over), and ends when the key is deleted or expires.
+// changes a lock instance that client B acquired. Read from the ledger
+// (lock/ledger.hpp): an instance another client's release or renewal deleted
+// or changed, on a node that served clients then.
 #include <fmt/format.h>
 
 #include "locksim/props/check.hpp"
@@ -9,46 +9,32 @@
 namespace locksim::props::detail {
 
 using lock::Purpose;
-using lock::Step;
 
 std::optional<Violation> owner_only_release(const Context& c) {
-  // One instance per Redis node: each node's key has its own history.
-  std::vector<Instance> instances(1);
-  bool promoted = false;
-  for (const auto& e : c.history.events()) {
-    if (e.step == Step::ReplicaPromoted) promoted = true;
-    // A replica only mirrors its master (late, and without the master's expiries)
-    // until it is promoted; then the master's old copy no longer counts.
-    if (c.config.replica && (e.server == 1) != promoted) continue;
-    if (instances.size() <= e.server) instances.resize(e.server + 1);
-    Instance& current = instances[e.server];
-    if (e.step == Step::ServerCrashed && !e.keys_survive) current = {};  // no persistence: every key is gone
-    if (!c.is_lock_key(e)) continue;
-    const bool by_release = e.purpose == Purpose::Release || e.purpose == Purpose::Renew;
-    const bool foreign = current.owner != lock::kNoClient && e.client != current.owner && e.client != lock::kNoClient;
-    if (by_release && foreign &&
-        (e.step == Step::KeyDeleted || e.step == Step::KeySet || e.step == Step::KeyExpireChanged)) {
-      Violation v;
-      v.property = Property::OwnerOnlyRelease;
-      v.clients = {current.owner, e.client};
-      v.key = e.key;
-      v.from = current.since;
-      v.to = e.at;
-      const char* what = e.step == Step::KeyDeleted ? "deleted" : "changed";
-      v.sentence = fmt::format("{}'s {} {} the lock {} had acquired at {}", c.name(e.client), to_string(e.purpose),
-                               what, c.name(current.owner), sim::format_instant(current.since));
-      return v;
-    }
-    switch (e.step) {
-      case Step::KeySet:
-        if (starts_instance(c, e, current)) current = {e.client, e.at};
-        break;
-      case Step::KeyDeleted:
-      case Step::KeyExpired: current = {}; break;
-      default: break;
-    }
+  const lock::Ledger& ledger = c.history.ledger();
+  std::optional<Violation> found;
+  auto consider = [&](const lock::LockInstance& i, uint32_t by, Purpose purpose, Instant at, const char* what) {
+    if (purpose != Purpose::Release && purpose != Purpose::Renew) return;
+    if (by == lock::kNoClient || by == i.owner || i.owner == lock::kNoClient || i.key != c.config.lock.key) return;
+    if (i.copy || !ledger.serving(i.node, at)) return;
+    if (found && found->to <= at) return;
+    Violation v;
+    v.property = Property::OwnerOnlyRelease;
+    v.clients = {i.owner, by};
+    v.key = i.key;
+    v.from = i.granted;
+    v.to = at;
+    v.sentence = fmt::format("{}'s {} {} the lock {} had acquired at {}", c.name(by), to_string(purpose), what,
+                             c.name(i.owner), sim::format_instant(i.granted));
+    found = std::move(v);
+  };
+  for (const lock::LockFact& f : ledger.facts()) {
+    const lock::LockInstance& i = ledger.instance(f.instance);
+    if (f.kind == lock::FactKind::RearmedByOther) consider(i, f.client, f.purpose, f.at, "changed");
+    if (f.kind == lock::FactKind::Ended && i.end == lock::InstanceEnd::ReleasedByOther)
+      consider(i, f.client, f.purpose, f.at, "deleted");
   }
-  return std::nullopt;
+  return found;
 }
 
 }  // namespace locksim::props::detail

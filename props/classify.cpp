@@ -1,11 +1,13 @@
-// The classifier: follows the lock instance that a violation overran, per
-// Redis node, to the event that ended it (a delete, an overwrite, an expiry,
-// a server that forgot it, a failover), then asks why that event came early
-// or why the holder did not notice: Redis's clock against true time, the
-// holder's pauses and clock, its renewals, the faults of the plan.
+// The classifier: takes from the ledger (lock/ledger.hpp) how the lock
+// instances of the hold that a violation overran ended, per node (a delete,
+// a takeover, an expiry, a server that forgot it, a failover), then asks why
+// that end came early or why the holder did not notice: the store's clock
+// against true time, the holder's pauses and clock, its renewals, the faults
+// of the plan.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "locksim/lock/redis_node.hpp"
 #include "locksim/props/check.hpp"
@@ -20,14 +22,13 @@ using lock::Step;
 
 namespace {
 
-// How a holder's instance on one node ended.
+// How a holder's instance on one node ended, as the ledger recorded it.
 struct Ending {
   enum class Kind : uint8_t { Deleted, Overwritten, Expired, ServerLost, FailedOver } kind;
-  uint32_t node = 0;
-  const HistoryEvent* event = nullptr;    // the effect or server event that ended it
-  const HistoryEvent* refresh = nullptr;  // the holder's last set or re-arm of it (for expiry)
+  const lock::LockInstance* instance = nullptr;
+  uint32_t node() const { return instance->node; }
+  Instant at() const { return instance->ended; }
 };
-
 class Classifier {
  public:
   Classifier(const lock::History& h, const lock::SimulationConfig& cfg) : h_(h), cfg_(cfg), faults_(h, cfg) {}
@@ -35,19 +36,19 @@ class Classifier {
 
  private:
   std::string name(uint32_t c) const { return h_.client_name(c); }
-  bool lock_key(const HistoryEvent& e) const { return e.key == cfg_.lock.key; }
   Instant acquire_start(uint32_t client, Instant before) const;
   std::vector<Ending> endings(uint32_t holder, Instant since, Instant until) const;
   Explanation lapse(uint32_t holder, Instant since, Instant until, uint32_t successor) const;
   Explanation ended(uint32_t holder, const Ending& e) const;
   Explanation expired(uint32_t holder, const Ending& e) const;
   Explanation overwritten(uint32_t holder, const Ending& e) const;
+  Explanation taken_over(uint32_t holder, const lock::LockInstance& i, std::string_view how) const;
   Explanation on_time(uint32_t holder, Instant from, Instant to, std::string_view what) const;
   Explanation reentrancy(uint32_t first, const Violation& v) const;
   bool renews() const;
-  // Per node: when the acquire begun at `since` set the key it then learned it won
-  // (its last set there before it acquired); `since` where there is none.
-  std::vector<Instant> winning_sets(uint32_t holder, Instant since, size_t nodes) const;
+  // The instances the hold begun at `since` was granted: per node, the holder's
+  // last grant before it learned it acquired (an earlier attempt's is not the hold's).
+  std::vector<const lock::LockInstance*> hold_instances(uint32_t holder, Instant since) const;
   // Whether the holder tried to renew its lease in (after, until].
   bool renewed_within(uint32_t holder, Instant after, Instant until) const;
 
@@ -70,15 +71,23 @@ Instant Classifier::acquire_start(uint32_t client, Instant before) const {
   return since;
 }
 
-std::vector<Instant> Classifier::winning_sets(uint32_t holder, Instant since, size_t nodes) const {
-  std::vector<Instant> won(nodes, since);
-  for (const auto& e : h_.events()) {
-    if (e.at < since || e.client != holder) continue;
-    if (e.step == Step::KeySet && e.purpose == Purpose::Acquire && lock_key(e) && e.server < nodes)
-      won[e.server] = e.at;
-    if (e.step == Step::Acquired && e.depth == 0) return won;
+std::vector<const lock::LockInstance*> Classifier::hold_instances(uint32_t holder, Instant since) const {
+  Instant acquired = Instant::never();
+  for (const auto& e : h_.events())
+    if (e.at >= since && e.client == holder && e.step == Step::Acquired && e.depth == 0) {
+      acquired = e.at;
+      break;
+    }
+  std::map<uint32_t, const lock::LockInstance*> per_node;
+  const lock::Ledger& ledger = h_.ledger();
+  for (const lock::LockInstance& i : ledger.instances()) {
+    if (i.owner != holder || i.key != cfg_.lock.key || i.copy || !ledger.serving(i.node, i.granted)) continue;
+    if (i.granted < since || i.granted > acquired) continue;
+    per_node[i.node] = &i;
   }
-  return std::vector<Instant>(nodes, since);
+  std::vector<const lock::LockInstance*> out;
+  for (const auto& [node, i] : per_node) out.push_back(i);
+  return out;
 }
 
 bool Classifier::renewed_within(uint32_t holder, Instant after, Instant until) const {
@@ -94,68 +103,25 @@ bool Classifier::renews() const {
   });
 }
 
-// Follows the owner of the lock key on every node; records each end of the
-// holder's instances between `since` and `until`.
+// Each end of the hold's instances between `since` and `until`, as the
+// ledger has them; an instance a failover handed to the promoted replica is
+// followed there.
 std::vector<Ending> Classifier::endings(uint32_t holder, Instant since, Instant until) const {
-  std::vector<detail::Instance> owner(std::max<size_t>(1, lock::redis_node_names(cfg_).size()));
-  std::vector<const HistoryEvent*> refresh(owner.size(), nullptr);
   std::vector<Ending> out;
-  const RunEnd end{until};
-  const CheckOptions options;
-  const detail::Context c{h_, cfg_, end, options};
-  const std::vector<Instant> won = winning_sets(holder, since, owner.size());
-  bool master_down = false, promoted = false;
-  for (const auto& e : h_.events()) {
-    if (e.at > until) break;
-    if (e.server >= owner.size()) continue;
-    const uint32_t n = e.server;
-    // A replica's copy only counts once it is promoted (it is followed before, to know what it lacks).
-    // An instance set before the set the holder learned it won by is not the hold's:
-    // a key an earlier incarnation set, or an earlier attempt whose reply was lost.
-    const bool mine = owner[n].owner == holder && owner[n].since >= won[n] && e.at >= since &&
-                      (!cfg_.replica || (n == 1) == promoted);
-    if (e.step == Step::ServerCrashed && !e.keys_survive) {
-      if (cfg_.replica && n == 0) {
-        master_down = true;
-        continue;
-      }  // failover, or a restart, decides
-      if (mine) out.push_back({Ending::Kind::ServerLost, n, &e, refresh[n]});
-      owner[n] = {};
-      continue;
-    }
-    if (e.step == Step::ServerRestarted && cfg_.replica && n == 0 && master_down) {
-      master_down = false;
-      if (!e.keys_survive) {
-        if (owner[0].owner == holder && e.at >= since) out.push_back({Ending::Kind::ServerLost, 0, &e, refresh[0]});
-        owner[0] = {};
-      }
-      continue;
-    }
-    if (e.step == Step::ReplicaPromoted) {
-      promoted = true;
-      if (owner[0].owner == holder && owner[1].owner != holder && e.at >= since)
-        out.push_back({Ending::Kind::FailedOver, 1, &e, refresh[0]});
-      continue;
-    }
-    if (!lock_key(e)) continue;
-    if (e.step == Step::KeyDeleted && e.client == lock::kNoClient) {  // a crash flushed the node
-      if (cfg_.replica && n == 0) continue;                           // failover, or a restart, decides
-      if (mine) out.push_back({Ending::Kind::ServerLost, n, &e, refresh[n]});
-      owner[n] = {};
-      continue;
-    }
-    if (e.step == Step::KeySet && detail::starts_instance(c, e, owner[n])) {
-      if (mine && e.client != holder) out.push_back({Ending::Kind::Overwritten, n, &e, refresh[n]});
-      owner[n] = {e.client, e.at};
-      refresh[n] = &e;
-    } else if ((e.step == Step::KeySet || e.step == Step::KeyExpireChanged) && owner[n].owner == e.client) {
-      refresh[n] = &e;
-    } else if (e.step == Step::KeyDeleted || e.step == Step::KeyExpired) {
-      if (mine && !(e.step == Step::KeyDeleted && e.client == holder))
-        out.push_back({e.step == Step::KeyExpired ? Ending::Kind::Expired : Ending::Kind::Deleted, n, &e, refresh[n]});
-      owner[n] = {};
+  for (const lock::LockInstance* i : hold_instances(holder, since)) {
+    while (i->end == lock::InstanceEnd::HandedOver && i->successor != lock::kNoInstance)
+      i = &h_.ledger().instance(i->successor);
+    if (i->live() || i->ended > until) continue;
+    switch (i->end) {
+      case lock::InstanceEnd::ReleasedByOther: out.push_back({Ending::Kind::Deleted, i}); break;
+      case lock::InstanceEnd::Overwritten: out.push_back({Ending::Kind::Overwritten, i}); break;
+      case lock::InstanceEnd::Expired: out.push_back({Ending::Kind::Expired, i}); break;
+      case lock::InstanceEnd::LostWithServer: out.push_back({Ending::Kind::ServerLost, i}); break;
+      case lock::InstanceEnd::LostInFailover: out.push_back({Ending::Kind::FailedOver, i}); break;
+      default: break;  // released by the holder itself, or still carried on
     }
   }
+  std::stable_sort(out.begin(), out.end(), [](const Ending& a, const Ending& b) { return a.at() < b.at(); });
   return out;
 }
 
@@ -199,101 +165,116 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
 }
 
 Explanation Classifier::expired(uint32_t holder, const Ending& e) const {
-  const HistoryEvent& x = *e.event;
+  const lock::LockInstance& i = *e.instance;
   const std::string key_text = fmt::format("{}'s lock", name(holder));
-  if (e.refresh) {
-    const HistoryEvent& r = *e.refresh;
-    // When the key should have expired, in true time, had Redis's clock kept pace.
-    const Instant due = r.at + sim::milliseconds(r.expire_at_ms - lock::unix_ms(r.local));
-    // Already due when the replica got it: Redis replicates absolute deadlines, and
-    // the master's clock had jumped back.
-    if (cfg_.replica && e.node == 1 && r.expire_at_ms >= 0 && due <= r.at + sim::milliseconds(2)) {
-      if (std::string jump = faults_.master_jump_back(r.at); !jump.empty())
-        return make(Cause::RedisClockJump, jump,
-                    fmt::format("redis's clock had jumped back, so {} reached the replica already due and expired "
-                                "there at {}",
-                                key_text, sim::format_instant(x.at)));
-    }
-    if (r.expire_at_ms >= 0 && x.at + sim::milliseconds(2) < due) {
-      const std::string node = lock::redis_node_name(cfg_, e.node);
-      std::string jump = faults_.redis_jump(node, r.at, x.at);
-      const std::string early = sim::format_span(due - x.at);
-      // A jump or a drift is the cause only when the holder would have left in time
-      // had the key lived its whole lease, or would have renewed it meanwhile.
-      const bool left_in_time = faults_.hold_end(holder, x.at) <= due || renewed_within(holder, x.at, due);
-      if (!jump.empty() && left_in_time)
-        return make(Cause::RedisClockJump, jump,
-                    fmt::format("{}'s clock jumped, so {} expired at {}, {} before its lease ended", node, key_text,
-                                sim::format_instant(x.at), early));
-      if (std::string drift = faults_.redis_drift(e.node); !drift.empty() && left_in_time)
-        return make(Cause::RedisClockDrift, drift,
-                    fmt::format("{}'s clock ran fast, so {} expired at {}, {} early", node, key_text,
-                                sim::format_instant(x.at), early));
-    }
-    // Expiry is lazy: the key may go only when touched; its lease ended at `due`.
-    return on_time(holder, r.at, r.expire_at_ms >= 0 ? std::min(x.at, due) : x.at, "'s lease expired");
+  // When it should have expired, in true time, had the store's clock kept pace since it was last armed.
+  const Instant due = i.deadline;
+  const bool has_ttl = due != Instant::never();
+  // Already due when the replica got it: Redis replicates absolute deadlines, and
+  // the master's clock had jumped back.
+  if (cfg_.replica && e.node() == 1 && has_ttl && due <= i.last_armed + sim::milliseconds(2)) {
+    if (std::string jump = faults_.master_jump_back(i.last_armed); !jump.empty())
+      return make(Cause::RedisClockJump, jump,
+                  fmt::format("redis's clock had jumped back, so {} reached the replica already due and expired "
+                              "there at {}",
+                              key_text, sim::format_instant(i.ended)));
   }
-  return on_time(holder, acquire_start(holder, x.at), x.at, "'s lease expired");
+  if (has_ttl && i.early > sim::milliseconds(2)) {
+    const std::string node = h_.ledger().node_name(e.node());
+    std::string jump = faults_.redis_jump(node, i.last_armed, i.ended);
+    const std::string early = sim::format_span(i.early);
+    // A jump or a drift is the cause only when the holder would have left in time
+    // had the key lived its whole lease, or would have renewed it meanwhile.
+    const bool left_in_time = faults_.hold_end(holder, i.ended) <= due || renewed_within(holder, i.ended, due);
+    if (!jump.empty() && left_in_time)
+      return make(Cause::RedisClockJump, jump,
+                  fmt::format("{}'s clock jumped, so {} expired at {}, {} before its lease ended", node, key_text,
+                              sim::format_instant(i.ended), early));
+    if (std::string drift = faults_.redis_drift(e.node()); !drift.empty() && left_in_time)
+      return make(Cause::RedisClockDrift, drift,
+                  fmt::format("{}'s clock ran fast, so {} expired at {}, {} early", node, key_text,
+                              sim::format_instant(i.ended), early));
+  }
+  return on_time(holder, i.last_armed, has_ttl ? std::min(i.ended, due) : i.ended, "'s lease expired");
 }
 
-// Someone else's acquire replaced the holder's live value.
+// Someone else's acquire took over the holder's live instance.
 Explanation Classifier::overwritten(uint32_t holder, const Ending& e) const {
-  const HistoryEvent& x = *e.event;
-  const std::string a = name(holder), y = name(x.client);
-  auto number = [](const std::optional<std::string>& s) {
-    return s && !s->empty() && std::all_of(s->begin(), s->end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-  };
-  if (!number(x.old_value) || !number(x.new_value)) {
-    if (std::string reset = faults_.reset_of(x.client, acquire_start(x.client, x.at), x.at); !reset.empty())
+  const lock::LockInstance& i = *e.instance;
+  const std::string a = name(holder), y = name(i.ended_by);
+  if (i.holder_deadline == Instant::never()) {
+    const Instant began = acquire_start(i.ended_by, i.ended);
+    if (std::string reset = faults_.reset_of(i.ended_by, began, i.ended); !reset.empty())
       return make(Cause::WatchLost, reset,
                   fmt::format("{}'s connection was reset, its WATCH was lost, and its EXEC overwrote {}'s lock", y, a));
+    // Its acquire began on the old master and its write ran on the promoted replica: whatever it
+    // watched or read there, the replica's connection never had it.
+    const lock::Ledger& ledger = h_.ledger();
+    if (ledger.has_replica() && i.node == ledger.replica() && ledger.promoted_at() && began < *ledger.promoted_at())
+      return make(Cause::WatchLost, faults_.server_crash(ledger.node_name(0), *ledger.promoted_at()),
+                  fmt::format("{}'s acquire began on the master that died; its EXEC ran unwatched on the replica "
+                              "promoted at {} and overwrote {}'s lock",
+                              y, sim::format_instant(*ledger.promoted_at()), a));
     return make(Cause::TakeoverRace, "", fmt::format("{}'s acquire overwrote {}'s live lock", y, a));
   }
-  // A timestamp lock: was the holder's timestamp really past, in true time?
-  const Instant set_at = e.refresh ? e.refresh->at : acquire_start(holder, x.at);
-  if (x.at + sim::milliseconds(2) < set_at + cfg_.lock.lease) {
-    std::string clock = faults_.clock_of(x.client, x.at);
-    if (clock.empty()) clock = faults_.clock_of(holder, x.at);
+  // A timestamp lock: had the holder's own deadline passed, in true time?
+  return taken_over(holder, i, "took over");
+}
+
+// A timestamp lock taken over at i.ended by another client's acquire: by its
+// own rule (the holder's deadline, in true time) it had lapsed, or the taker
+// misjudged it by a skewed clock, or it raced.
+Explanation Classifier::taken_over(uint32_t holder, const lock::LockInstance& i, std::string_view how) const {
+  const std::string a = name(holder), y = name(i.ended_by);
+  if (i.ended + sim::milliseconds(2) < i.holder_deadline) {
+    std::string clock = faults_.clock_of(i.ended_by, i.ended);
+    if (clock.empty()) clock = faults_.clock_of(holder, i.ended);
     if (!clock.empty())
       return make(Cause::ClientClockSkew, clock,
-                  fmt::format("{} judged {}'s timestamp expired by a skewed clock and took the lock over at {}", y, a,
-                              sim::format_instant(x.at)));
+                  fmt::format("{} judged {}'s timestamp expired by a skewed clock and {} the lock at {}", y, a, how,
+                              sim::format_instant(i.ended)));
     return make(Cause::TakeoverRace, "",
-                fmt::format("{} took over {}'s unexpired lock at {}", y, a, sim::format_instant(x.at)));
+                fmt::format("{} {} {}'s unexpired lock at {}", y, how, a, sim::format_instant(i.ended)));
   }
-  return on_time(holder, set_at, set_at + cfg_.lock.lease, "'s timestamp lapsed");
+  return on_time(holder, i.last_armed, i.holder_deadline, "'s timestamp lapsed");
 }
 
 Explanation Classifier::ended(uint32_t holder, const Ending& e) const {
-  const HistoryEvent& x = *e.event;
+  const lock::LockInstance& i = *e.instance;
   const std::string a = name(holder);
-  const std::string node = lock::redis_node_name(cfg_, e.node);
+  const std::string node = h_.ledger().node_name(e.node());
   switch (e.kind) {
     case Ending::Kind::Deleted: {
-      const std::string y = name(x.client);
-      if (x.purpose == Purpose::Acquire)
+      const std::string y = name(i.ended_by);
+      if (i.ended_purpose == Purpose::Acquire) {
+        // A timestamp lock's waiter deletes what it judged expired (del-setnx).
+        if (i.holder_deadline != Instant::never()) return taken_over(holder, i, "deleted");
         return make(Cause::TakeoverRace, "",
-                    fmt::format("{}'s acquire deleted {}'s fresh lock at {}", y, a, sim::format_instant(x.at)));
-      Explanation inner = lapse(x.client, acquire_start(x.client, x.at), x.at, holder);
-      const Cause c = x.purpose == Purpose::Renew ? Cause::StaleRenewal : Cause::StaleRelease;
+                    fmt::format("{}'s acquire deleted {}'s fresh lock at {}", y, a, sim::format_instant(i.ended)));
+      }
+      Explanation inner = lapse(i.ended_by, acquire_start(i.ended_by, i.ended), i.ended, holder);
+      const Cause c = i.ended_purpose == Purpose::Renew ? Cause::StaleRenewal : Cause::StaleRelease;
       return Explanation{c, inner.fault,
-                         fmt::format("{}'s stale {} deleted {}'s lock at {}; {}", y, to_string(x.purpose), a,
-                                     sim::format_instant(x.at), inner.sentence)};
+                         fmt::format("{}'s stale {} deleted {}'s lock at {}; {}", y, to_string(i.ended_purpose), a,
+                                     sim::format_instant(i.ended), inner.sentence)};
     }
     case Ending::Kind::Overwritten: return overwritten(holder, e);
     case Ending::Kind::Expired: return expired(holder, e);
     case Ending::Kind::ServerLost: {
-      const std::string fault = faults_.server_crash(node, x.at);
+      if (e.node() == lock::kDatabaseNode)
+        return on_time(holder, i.last_armed, i.ended, "'s transaction was ended by the database");
+      const std::string fault = faults_.server_crash(node, i.ended);
+      // Crashed without persistence: whether it came back or not, the lock is gone.
       if (cfg_.masters > 1)
         return make(Cause::RedlockForgotVote, fault,
-                    fmt::format("{} restarted without persistence and forgot its vote for {}", node, a));
+                    fmt::format("{} crashed without persistence and forgot its vote for {}", node, a));
       return make(Cause::RedisRestartLost, fault,
-                  fmt::format("{} restarted without persistence and forgot {}'s lock", node, a));
+                  fmt::format("{} crashed without persistence and forgot {}'s lock", node, a));
     }
     case Ending::Kind::FailedOver:
-      return make(Cause::FailoverLost, faults_.server_crash(lock::redis_node_name(cfg_, 0), x.at),
+      return make(Cause::FailoverLost, faults_.server_crash(h_.ledger().node_name(0), i.ended),
                   fmt::format("the master died before replicating {}'s lock; the replica promoted at {} never had it",
-                              a, sim::format_instant(x.at)));
+                              a, sim::format_instant(*h_.ledger().promoted_at())));
   }
   return {};
 }
@@ -305,15 +286,13 @@ Explanation Classifier::lapse(uint32_t holder, Instant since, Instant until, uin
   // The last end the successor's set followed on its node: an earlier instance of the
   // holder's (a key a failover kept, say) ended too, but the holder had set it again.
   const Ending* chosen = nullptr;
-  for (const Ending& e : all) {
-    for (const auto& x : h_.events()) {
-      if (x.at < e.event->at || x.at > until) continue;
-      if (x.client == successor && x.server == e.node && x.step == Step::KeySet && lock_key(x)) {
+  for (const Ending& e : all)
+    for (const lock::LockInstance& x : h_.ledger().instances())
+      if (x.owner == successor && x.node == e.node() && x.key == cfg_.lock.key && x.granted >= e.at() &&
+          x.granted <= until) {
         chosen = &e;
         break;
       }
-    }
-  }
   if (!chosen && !all.empty()) chosen = &all.front();
   if (chosen) return ended(holder, *chosen);
   if (faults_.reply_timed_out(holder, since, until) || faults_.reply_timed_out(successor, since, until))
@@ -339,10 +318,16 @@ Explanation Classifier::reentrancy(uint32_t first, const Violation& v) const {
       got = e.at;
       break;
     }
+  // Until it got in, or gave up (v.to): what became of the outer instance meanwhile.
+  const Instant until = std::max(got, v.to);
   const Explanation meanwhile =
-      got > nested ? lapse(first, acquire_start(first, nested), got, lock::kNoClient) : Explanation{};
+      until > nested ? lapse(first, acquire_start(first, nested), until, lock::kNoClient) : Explanation{};
   // Paused while its nested acquire was pending: it waited on nothing.
   if (meanwhile.cause == Cause::LeasePaused) return meanwhile;
+  // The store lost the outer instance: the nested acquire found no lock to re-enter, nor a store to ask.
+  if (meanwhile.cause == Cause::RedisRestartLost || meanwhile.cause == Cause::FailoverLost ||
+      meanwhile.cause == Cause::RedlockForgotVote)
+    return meanwhile;
   if (meanwhile.cause != Cause::Unknown)
     return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
                 fmt::format("{}'s nested acquire waited on the lock {} holds until its lease ran out, then took "
@@ -369,8 +354,9 @@ Explanation Classifier::explain(const Violation& v) {
     case Property::OwnerOnlyRelease: {
       // clients = {owner, the one whose release or renewal touched its lock}
       Explanation inner = lapse(second, acquire_start(second, v.to), v.to, first);
-      const bool renewal = std::any_of(h_.events().begin(), h_.events().end(), [&](const HistoryEvent& e) {
-        return e.at == v.to && e.client == second && lock_key(e) && e.purpose == Purpose::Renew;
+      const auto& facts = h_.ledger().facts();
+      const bool renewal = std::any_of(facts.begin(), facts.end(), [&](const lock::LockFact& f) {
+        return f.at == v.to && f.client == second && f.purpose == Purpose::Renew;
       });
       return Explanation{
           renewal ? Cause::StaleRenewal : Cause::StaleRelease, inner.fault,

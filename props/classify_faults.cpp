@@ -80,16 +80,6 @@ bool FaultFinder::entered_after(uint32_t client, Instant from, Instant to) const
   return entry && entry->at > to;
 }
 
-bool FaultFinder::direct(const HistoryEvent& e) const {
-  if (!cfg_.replica) return true;
-  bool promoted = false;
-  for (const auto& x : h_.events()) {
-    if (x.at > e.at) break;
-    if (x.step == Step::ReplicaPromoted) promoted = true;
-  }
-  return (e.server == 1) == promoted;
-}
-
 bool FaultFinder::clock_misled(uint32_t client, Instant from, Instant to) const {
   const lock::WorkloadParams& w = cfg_.workload;
   const bool skewed = (client < w.drifts_ppm.size() && w.drifts_ppm[client] != 0) || !clock_of(client, to).empty();
@@ -122,18 +112,22 @@ bool FaultFinder::clock_misled(uint32_t client, Instant from, Instant to) const 
 
 bool FaultFinder::reply_timed_out(uint32_t client, Instant from, Instant to) const {
   // A command that ran while its client concluded it had not: an acquire that
-  // set the key though the client never recorded the win, or a release that
-  // deleted it though the client recorded none. Only a lost or late reply does that.
+  // was granted the lock though the client never recorded the win, or a
+  // release that ended its instance though the client recorded none (the
+  // ledger's facts, on a node serving clients: a replica's copy is not the
+  // command's own effect). Only a lost or late reply does that.
+  const lock::Ledger& ledger = h_.ledger();
   const auto& events = h_.events();
-  for (size_t i = 0; i < events.size(); ++i) {
-    const HistoryEvent& e = events[i];
-    if (e.client != client || e.at < from || e.at > to || e.key != cfg_.lock.key) continue;
-    const bool set = e.step == Step::KeySet && e.purpose == lock::Purpose::Acquire;
-    const bool deleted = e.step == Step::KeyDeleted && e.purpose == lock::Purpose::Release;
-    if ((!set && !deleted) || !direct(e)) continue;  // a replica replaying it is not the command's own effect
-    for (size_t j = i + 1; j < events.size(); ++j) {
-      const HistoryEvent& n = events[j];
-      if (n.client != client || n.key == cfg_.lock.key) continue;
+  for (const lock::LockFact& f : ledger.facts()) {
+    if (f.client != client || f.at < from || f.at > to) continue;
+    const lock::LockInstance& i = ledger.instance(f.instance);
+    if (i.key != cfg_.lock.key || !ledger.serving(i.node, f.at)) continue;
+    const bool set = f.kind == lock::FactKind::Granted && f.purpose == lock::Purpose::Acquire;
+    const bool deleted = f.kind == lock::FactKind::Ended && f.purpose == lock::Purpose::Release;
+    if (!set && !deleted) continue;
+    // The client's next step after it.
+    for (const HistoryEvent& n : events) {
+      if (n.at < f.at || n.client != client) continue;
       if (set && n.step == Step::AcquireFailed) return true;
       if (deleted && n.step == Step::Released) {
         if (!n.own_lock) return true;

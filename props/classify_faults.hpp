@@ -50,9 +50,6 @@ class FaultFinder {
 
  private:
   std::string name(uint32_t c) const { return lock::client_name(c); }
-  // Whether a key effect is one a client's command made where it ran: with a replica,
-  // the replica's copies count only once it is promoted, the primary's only before.
-  bool direct(const lock::HistoryEvent& e) const;
   // The client's outermost acquire start at or before `from`, and the entry that followed it.
   const lock::HistoryEvent* acquire_start(uint32_t client, Instant from) const;
   const lock::HistoryEvent* entry_of(uint32_t client, Instant from) const;

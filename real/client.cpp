@@ -275,6 +275,13 @@ lock::TaskId RealClient::spawn(lock::Task<void> task) {
 
 void RealClient::cancel(lock::TaskId task) { doomed_.insert(task); }
 
+// Real clients' clocks are the loop's (faults skew them by an offset): the span left is true time.
+void RealClient::hold_until(sim::Instant local_deadline) {
+  run_.history().ledger().client_deadline(index_, run_.loop().now() + (local_deadline - local_now()));
+}
+
+const lock::Ledger* RealClient::ledger() const { return &run_.history().ledger(); }
+
 void RealClient::record(Step step, int64_t first, int64_t second) {
   lock::HistoryEvent e;
   e.at = run_.loop().now();
@@ -285,6 +292,7 @@ void RealClient::record(Step step, int64_t first, int64_t second) {
   run_.trace().add(e.at, run_.client_node(index_), TraceKind::Note, static_cast<int64_t>(step), first,
                    lock::History::describe(e, name_));
   run_.history().add(std::move(e));
+  run_.history().client_stepped(run_.history().events().back());
 }
 
 void RealClient::start() { main_ = spawn(main_task()); }

@@ -40,6 +40,8 @@ class RealClient final : public lock::Env {
   lock::TaskId spawn(lock::Task<void> task) override;
   void cancel(lock::TaskId task) override;
   void record(lock::Step step, int64_t first = 0, int64_t second = 0) override;
+  void hold_until(sim::Instant local_deadline) override;
+  const lock::Ledger* ledger() const override;
   uint32_t client() const override { return index_; }
   std::string_view client_name() const override { return name_; }
 

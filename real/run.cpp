@@ -72,6 +72,9 @@ RealRun::RealRun(const lock::SimulationConfig& config, const RealSetup& setup)
   }
   trace_.set_node_name(server_node(deployment_->nodes()), "store");
   history_.set_clients(names);
+  history_.ledger().track(config_.lock.key);
+  for (uint32_t n = 0; n < deployment_->nodes(); ++n) history_.ledger().name_node(n, deployment_->name(n));
+  if (config_.replica) history_.ledger().set_replica(0, 1);
   for (uint32_t c = 0; c < config_.workload.clients; ++c) clients_.push_back(std::make_unique<RealClient>(*this, c));
 }
 
@@ -88,6 +91,7 @@ void RealRun::run() {
   loop_.run();
   loop_.cancel(horizon);
   ended_at_ = loop_.now();
+  history_.ledger().settle();
   if (!failure_.empty()) throw std::runtime_error(failure_);
   read_end();
 }
@@ -215,6 +219,7 @@ void RealRun::crash_server(uint32_t node) {
       e.step = Step::ReplicaPromoted;
       e.server = 1;
       history_.add(std::move(e));
+      history_.ledger().promoted(1, loop_.now());
       trace_.add(loop_.now(), server_node(1), TraceKind::Note, 0, 0, "replica promoted to master");
     }
     client_settled();
@@ -226,6 +231,7 @@ void RealRun::restart_server(uint32_t node) {
   deployment_->process(node).start(false);  // clients that call before it listens see a lost connection
   trace_.add(loop_.now(), server_node(node), TraceKind::Restart, 1);
   server_event(Step::ServerRestarted, node);
+  history_.ledger().server_restarted(node, loop_.now());
 }
 
 void RealRun::apply_to_links(const sim::Fault& f) {

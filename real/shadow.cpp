@@ -28,7 +28,10 @@ void Shadow::disconnect(uint32_t client) {
 void Shadow::forget(sim::Instant at) {
   at_ = at;
   client_ = lock::kNoClient;
+  history_.ledger().server_crashed(server_, at, false);
+  forgetting_ = true;
   model_.flushall();
+  forgetting_ = false;
 }
 
 void Shadow::on_effect(const redis::KeyEffect& effect) {
@@ -52,6 +55,14 @@ void Shadow::on_effect(const redis::KeyEffect& effect) {
   e.expire_at_ms = effect.expire_at_ms;
   e.server = server_;
   history_.add(std::move(e));
+  // The shadow runs on real time: its clock is true time.
+  lock::Ledger& ledger = history_.ledger();
+  if (!forgetting_ && ledger.tracks(effect.key)) {
+    const bool by_client = effect.kind != redis::KeyEffect::Kind::Expired;
+    static const sim::LocalClock kTrueTime;
+    ledger.change(lock::key_change(effect, at_, server_, by_client ? client_ : lock::kNoClient,
+                                   by_client ? purpose_ : lock::Purpose::Other, ledger, kTrueTime));
+  }
 }
 
 }  // namespace locksim::real

@@ -37,6 +37,7 @@ class Shadow final : public redis::Observer {
   uint32_t client_ = lock::kNoClient;
   lock::Purpose purpose_ = lock::Purpose::Other;
   sim::Instant at_;
+  bool forgetting_ = false;  // a crash's flush: the ledger hears of the loss once
 };
 
 }  // namespace locksim::real

@@ -203,7 +203,9 @@ void tell_key_moments(const Timeline& t, std::vector<StoryLine>& out) {
           out.push_back({m.at, 1, fmt::format("{} overwrote {}'s lock{}", by, owner, cmd), true});
         break;
       case KeyMoment::Kind::Lost:
-        out.push_back({m.at, 1, fmt::format("{} lost: the Redis server crashed without persistence", t.key), true});
+        out.push_back({m.at, 1,
+                       fmt::format("{} {}", t.key, m.why.empty() ? "lost: the Redis server crashed without persistence" : m.why),
+                       true});
         break;
       case KeyMoment::Kind::Rearmed: break;
     }

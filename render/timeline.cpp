@@ -7,8 +7,6 @@
 #include <set>
 #include <utility>
 
-#include "locksim/lock/unix_time.hpp"
-
 namespace locksim::render {
 
 using lock::HistoryEvent;
@@ -94,13 +92,6 @@ namespace {
 
 bool is_key_effect(Step s) {
   return s == Step::KeySet || s == Step::KeyDeleted || s == Step::KeyExpireChanged || s == Step::KeyExpired;
-}
-
-// The deadline of a key effect, moved from the server's local clock to true time.
-Instant deadline_of(const HistoryEvent& e) {
-  if (e.expire_at_ms < 0) return Instant::never();
-  int64_t local_ns = lock::from_unix_ms(e.expire_at_ms).ns;
-  return Instant{local_ns + (e.at.ns - e.local.ns)};
 }
 
 class LaneBuilder {
@@ -218,10 +209,9 @@ bool add_trace_fault(Timeline& t, const sim::TraceEvent& e, const std::string& n
 // The commands of the client lanes, followed from sent to executed (or failed).
 class CommandTracker {
  public:
-  CommandTracker(Timeline& t, const std::vector<HistoryEvent>& events) : t_(t) {
-    for (const auto& e : events)
-      if (e.key == t.key && (e.step == Step::KeySet || e.step == Step::KeyDeleted || e.step == Step::KeyExpireChanged))
-        key_changes_.insert({e.client, e.at.ns});
+  CommandTracker(Timeline& t, const lock::Ledger& ledger) : t_(t) {
+    for (const lock::LockFact& f : ledger.facts())
+      if (ledger.instance(f.instance).key == t.key && f.client != kNoClient) key_changes_.insert({f.client, f.at.ns});
   }
 
   void sent(const sim::TraceEvent& e, uint32_t client) {
@@ -255,11 +245,10 @@ class CommandTracker {
   std::set<std::pair<uint32_t, int64_t>> key_changes_;                        // (client, at)
 };
 
-// Reads the trace into the timeline; returns when the Redis node crashed.
-std::vector<Instant> add_trace(Timeline& t, const std::vector<HistoryEvent>& events, const sim::Trace& trace) {
-  std::vector<Instant> redis_crashes;
+// Reads the trace into the timeline.
+void add_trace(Timeline& t, const lock::Ledger& ledger, const sim::Trace& trace) {
   const std::map<sim::NodeId, uint32_t> client_of = map_trace_nodes(t, trace);
-  CommandTracker commands(t, events);
+  CommandTracker commands(t, ledger);
   for (const auto& e : trace.events()) {
     if (e.at > t.end) break;
     auto client = client_of.find(e.node);
@@ -275,13 +264,10 @@ std::vector<Instant> add_trace(Timeline& t, const std::vector<HistoryEvent>& eve
       case sim::TraceKind::ConnectionLost: commands.failed(e); break;
       default:
         if (e.kind == sim::TraceKind::CallDeferred && trace.node_name(e.node) == "db") t.store = "db";
-        if (add_trace_fault(t, e, trace.node_name(e.node)) && e.kind == sim::TraceKind::Crash &&
-            trace.node_name(e.node) == "redis")
-          redis_crashes.push_back(e.at);
+        add_trace_fault(t, e, trace.node_name(e.node));
         break;
     }
   }
-  return redis_crashes;
 }
 
 // Without a trace, the faults that struck clients, from the history.
@@ -308,104 +294,110 @@ void add_history_faults(Timeline& t, const lock::History& history) {
 
 // --- the lock key ---
 
-// Who held the key when: its spans and the moments it changed hands, with the
-// expiries and the crashes of Redis (without persistence) that ended spans.
-class KeyTracker {
- public:
-  KeyTracker(Timeline& t, std::vector<Instant> redis_crashes) : t_(t), redis_crashes_(std::move(redis_crashes)) {}
-
-  void apply(const HistoryEvent& e) {
-    settle(e.at);
-    switch (e.step) {
-      case Step::KeySet: set(e); break;
-      case Step::KeyExpireChanged:
-        if (!present_) break;
-        cur_.ttl = e.expire_at_ms >= 0;
-        deadline_ = deadline_of(e);
-        t_.key_moments.push_back(KeyMoment{e.at, KeyMoment::Kind::Rearmed, e.client, cur_.owner, e.purpose, {}});
-        break;
-      case Step::KeyDeleted:
-        if (present_)
-          close(e.at, KeyMoment::Kind::Deleted, e.client, e.purpose);
-        else
-          t_.key_moments.push_back(KeyMoment{e.at, KeyMoment::Kind::Deleted, e.client, kNoClient, e.purpose, {}});
-        break;
-      case Step::KeyExpired:
-        if (present_) close(e.at, KeyMoment::Kind::Expired, kNoClient, lock::Purpose::Other);
-        break;
-      default: break;
-    }
+// The node the key lane shows at `at`: the database, or the first Redis node
+// (the master, then the replica once promoted; with several masters, the first).
+struct LaneNode {
+  const lock::Ledger& ledger;
+  bool database = false;
+  uint32_t at(Instant when) const {
+    if (database) return lock::kDatabaseNode;
+    if (ledger.has_replica() && ledger.promoted_at() && when >= *ledger.promoted_at()) return ledger.replica();
+    return 0;
   }
-
-  void finish() {
-    settle(t_.end);
-    if (!present_) return;
-    cur_.to = t_.end;
-    if (cur_.to > cur_.from) t_.key_spans.push_back(cur_);
+  // The part of [from, to) during which `node` is the one shown.
+  std::pair<Instant, Instant> window(uint32_t node, Instant from, Instant to) const {
+    if (database || !ledger.has_replica()) return {from, to};
+    const Instant promoted = ledger.promoted_at().value_or(Instant::never());
+    if (node == ledger.replica()) return {std::max(from, promoted), to};
+    return {from, std::min(to, promoted)};
   }
-
- private:
-  void set(const HistoryEvent& e) {
-    std::string value = e.new_value.value_or("");
-    if (present_ && cur_.owner == e.client) {
-      cur_.value = value;  // the owner changed its own key (a reentrant count, say): one span
-    } else {
-      uint32_t before = present_ ? cur_.owner : kNoClient;
-      if (present_) {
-        cur_.to = e.at;
-        if (cur_.to > cur_.from) t_.key_spans.push_back(cur_);
-      }
-      cur_ = KeySpan{e.at, e.at, e.client, value, false};
-      t_.key_moments.push_back(KeyMoment{e.at, KeyMoment::Kind::Set, e.client, before, e.purpose, {}});
-      present_ = true;
-    }
-    cur_.ttl = e.expire_at_ms >= 0;
-    deadline_ = deadline_of(e);
-  }
-
-  void close(Instant at, KeyMoment::Kind kind, uint32_t by, lock::Purpose purpose) {
-    cur_.to = at;
-    if (cur_.to > cur_.from) t_.key_spans.push_back(cur_);
-    t_.key_moments.push_back(KeyMoment{at, kind, by, cur_.owner, purpose, {}});
-    present_ = false;
-    deadline_ = Instant::never();
-  }
-
-  // Ends the span at its expiry or at a Redis crash, whichever came first, up to `until`.
-  void settle(Instant until) {
-    for (;;) {
-      Instant crash = next_crash_ < redis_crashes_.size() ? redis_crashes_[next_crash_] : Instant::never();
-      if (crash > until) crash = Instant::never();
-      if (present_ && deadline_ <= until && deadline_ <= crash) {
-        close(deadline_, KeyMoment::Kind::Expired, kNoClient, lock::Purpose::Other);
-        continue;
-      }
-      if (crash == Instant::never()) return;
-      ++next_crash_;
-      if (present_) close(crash, KeyMoment::Kind::Lost, kNoClient, lock::Purpose::Other);
-    }
-  }
-
-  Timeline& t_;
-  std::vector<Instant> redis_crashes_;
-  size_t next_crash_ = 0;
-  bool present_ = false;
-  KeySpan cur_;
-  Instant deadline_ = Instant::never();
 };
 
-void add_key_spans(Timeline& t, const std::vector<HistoryEvent>& events, std::vector<Instant> redis_crashes,
-                   bool replica) {
-  KeyTracker key(t, std::move(redis_crashes));
-  bool promoted = false;
-  for (const auto& e : events) {
-    if (e.at > t.end) break;
-    if (e.step == Step::ReplicaPromoted) promoted = true;
-    if (!is_key_effect(e.step) || e.key != t.key) continue;
-    if (replica && (e.server == 1) != promoted) continue;
-    key.apply(e);
+std::string why_lost(const lock::LockInstance& i) {
+  switch (i.end) {
+    case lock::InstanceEnd::LostInFailover: return "lost in the failover: the promoted replica never had it";
+    case lock::InstanceEnd::LostWithServer:
+      return i.node == lock::kDatabaseNode ? "lost: the database ended the transaction that held it"
+                                           : "lost: the Redis server crashed without persistence";
+    default: return "lost";
   }
-  key.finish();
+}
+
+KeyMoment moment(Instant at, KeyMoment::Kind kind, uint32_t client, uint32_t owner, lock::Purpose purpose) {
+  KeyMoment m;
+  m.at = at;
+  m.kind = kind;
+  m.client = client;
+  m.owner = owner;
+  m.purpose = purpose;
+  return m;
+}
+
+// Who held the key when (the ledger's instances where clients found them), and
+// the moments it changed hands, was re-armed, expired, was deleted or was lost.
+void add_key_spans(Timeline& t, const lock::Ledger& ledger) {
+  LaneNode lane{ledger, false};
+  for (const lock::LockInstance& i : ledger.instances())
+    if (i.key == t.key && i.node == lock::kDatabaseNode) lane.database = true;
+  if (lane.database) t.store = "db";
+  std::vector<uint32_t> predecessor(ledger.instances().size(), kNoClient);
+  for (const lock::LockInstance& i : ledger.instances())
+    if (i.end == lock::InstanceEnd::Overwritten && i.successor != lock::kNoInstance) predecessor[i.successor] = i.owner;
+  std::vector<std::pair<Instant, Instant>> shown(ledger.instances().size(), {Instant::never(), Instant::never()});
+  for (const lock::LockInstance& i : ledger.instances()) {
+    if (i.key != t.key || (lane.database != (i.node == lock::kDatabaseNode))) continue;
+    if (!lane.database && i.node != 0 && !(ledger.has_replica() && i.node == ledger.replica())) continue;
+    const Instant over = i.over() == Instant::never() ? t.end : std::min(i.over(), t.end);
+    auto [from, to] = lane.window(i.node, i.granted, over);
+    if (from > t.end || to < from || (to == from && i.granted != from)) continue;
+    shown[i.id] = {from, to};
+    if (to > from) t.key_spans.push_back(KeySpan{from, to, i.owner, i.value, i.deadline != Instant::never()});
+  }
+  for (const lock::LockFact& f : ledger.facts()) {
+    const lock::LockInstance& i = ledger.instance(f.instance);
+    const auto [from, to] = shown[f.instance];
+    if (from == Instant::never() || f.at > t.end) continue;
+    switch (f.kind) {
+      case lock::FactKind::Granted:
+      case lock::FactKind::Visible:
+        if (f.at == from) t.key_moments.push_back(moment(from, KeyMoment::Kind::Set, i.owner, predecessor[i.id], f.purpose));
+        break;
+      case lock::FactKind::Rearmed:
+      case lock::FactKind::RearmedByOther:
+        if (f.at >= from && f.at < to)
+          t.key_moments.push_back(moment(f.at, KeyMoment::Kind::Rearmed, f.client, i.owner, f.purpose));
+        break;
+      case lock::FactKind::Ended: {
+        if (f.at != to && i.ended != to) break;  // past the lane's window (a failover moved it on)
+        switch (i.end) {
+          case lock::InstanceEnd::Released:
+          case lock::InstanceEnd::ReleasedByOther:
+            t.key_moments.push_back(moment(i.ended, KeyMoment::Kind::Deleted, i.ended_by, i.owner, i.ended_purpose));
+            break;
+          case lock::InstanceEnd::Expired:
+            t.key_moments.push_back(moment(i.ended, KeyMoment::Kind::Expired, kNoClient, i.owner, lock::Purpose::Other));
+            break;
+          case lock::InstanceEnd::LostWithServer:
+          case lock::InstanceEnd::LostInFailover: {
+            KeyMoment m = moment(i.ended, KeyMoment::Kind::Lost, kNoClient, i.owner, lock::Purpose::Other);
+            m.why = why_lost(i);
+            t.key_moments.push_back(std::move(m));
+            break;
+          }
+          default: break;  // overwritten: the successor's grant says so; handed over: its copy goes on
+        }
+        break;
+      }
+    }
+  }
+  // Still live past its deadline (nobody touched it): it expired then.
+  for (const lock::LockInstance& i : ledger.instances()) {
+    const auto [from, to] = shown[i.id];
+    if (from == Instant::never() || !i.live() || i.deadline == Instant::never() || i.deadline > t.end) continue;
+    t.key_moments.push_back(moment(i.deadline, KeyMoment::Kind::Expired, kNoClient, i.owner, lock::Purpose::Other));
+  }
+  std::stable_sort(t.key_moments.begin(), t.key_moments.end(),
+                   [](const KeyMoment& a, const KeyMoment& b) { return a.at < b.at; });
 }
 
 // The command behind each key moment, when the trace says.
@@ -441,12 +433,11 @@ Timeline build_timeline(const lock::History& history, const sim::Trace* trace, c
   for (const auto& name : history.clients()) t.clients.push_back(ClientLane{name, {}, {}});
 
   add_client_states(t, history.events());
-  std::vector<Instant> redis_crashes;
   if (trace)
-    redis_crashes = add_trace(t, history.events(), *trace);
+    add_trace(t, history.ledger(), *trace);
   else
     add_history_faults(t, history);
-  add_key_spans(t, history.events(), std::move(redis_crashes), options.replica);
+  add_key_spans(t, history.ledger());
   if (t.has_commands) attach_key_commands(t);
   return t;
 }

@@ -58,7 +58,7 @@ struct ClientLane {
   std::vector<Command> commands;
 };
 
-// Who held the lock key over an interval (gaps: the key did not exist).
+// Who held the lock key over an interval (gaps: the key did not exist), from the ledger's instances.
 struct KeySpan {
   Instant from, to;
   uint32_t owner = kNoClient;  // the client whose command set it; kNoClient if unknown
@@ -74,6 +74,7 @@ struct KeyMoment {
   uint32_t owner = kNoClient;                    // whose lock the key held just before
   lock::Purpose purpose = lock::Purpose::Other;  // why the command was sent
   std::string text;                              // the command, when known
+  std::string why;                               // Lost: how ("the Redis server crashed without persistence", ...)
 };
 
 struct FaultMark {
@@ -103,8 +104,8 @@ struct TimelineOptions {
   std::string key = "lock";
   std::vector<Highlight> highlights;
   Instant end = Instant::never();  // draw up to here (default: the history's last event)
-  // A primary with a replica: the lock lane shows the key where clients find it, on
-  // the primary and, once it is promoted, on the replica (never the replica's copy).
+  // Unused: the lock lane always shows the key where clients find it (the ledger knows
+  // the replica: the primary and, once it is promoted, the replica, never its copy).
   bool replica = false;
 };
 

@@ -5,6 +5,7 @@
 #include "locksim/cli/verdicts.hpp"
 #include "locksim/lock/redis_node.hpp"
 #include "locksim/props/check.hpp"
+#include "locksim/props/scenario.hpp"
 #include "locksim/render/chrome_trace.hpp"
 #include "locksim/render/duration.hpp"
 #include "locksim/render/svg.hpp"
@@ -33,20 +34,49 @@ lock::HistoryEvent key(int64_t ms, uint32_t client, lock::Step step, int64_t lea
   return e;
 }
 
+// A step into a hand-built history, as a simulation records it: a key set also
+// goes to the ledger, as the store reports it (on a clock that keeps true time).
+void add(lock::History& h, lock::HistoryEvent e) {
+  if (e.step == lock::Step::KeySet) {
+    lock::KeyChange c;
+    c.at = e.at;
+    c.key = e.key;
+    c.client = e.client;
+    c.purpose = e.purpose;
+    c.value = e.new_value.value_or("");
+    c.store_deadline_ms = e.expire_at_ms;
+    if (e.expire_at_ms >= 0) c.deadline = lock::from_unix_ms(e.expire_at_ms);
+    h.ledger().change(c);
+  }
+  h.add(std::move(e));
+  h.client_stepped(h.events().back());
+}
+
+// The store's lazy expiry, found by a later command, dated at the deadline.
+void expire(lock::History& h, int64_t ms) {
+  lock::KeyChange c;
+  c.kind = lock::KeyChange::Kind::Expired;
+  c.at = sim::Instant{} + sim::milliseconds(ms);
+  c.key = "lock";
+  h.ledger().change(c);
+}
+
 // F07 by hand: A holds from 0 to 1.5s with a 1s lease, B gets in at 1.1s.
 lock::History f07() {
   lock::History h;
   h.set_clients({"A", "B"});
-  h.add(ev(0, 0, lock::Step::AcquireStart));
-  h.add(ev(0, 1, lock::Step::AcquireStart));
-  h.add(key(1, 0, lock::Step::KeySet, 1000));
-  h.add(ev(2, 0, lock::Step::Acquired));
-  h.add(ev(2, 0, lock::Step::Enter));
-  h.add(key(1100, 1, lock::Step::KeySet, 1000));
-  h.add(ev(1101, 1, lock::Step::Acquired));
-  h.add(ev(1101, 1, lock::Step::Enter));
-  h.add(ev(1500, 0, lock::Step::Leave));
-  h.add(ev(1700, 1, lock::Step::Leave));
+  add(h, ev(0, 0, lock::Step::AcquireStart));
+  add(h, ev(0, 1, lock::Step::AcquireStart));
+  add(h, key(1, 0, lock::Step::KeySet, 1000));
+  add(h, ev(2, 0, lock::Step::Acquired));
+  add(h, ev(2, 0, lock::Step::Enter));
+  expire(h, 1001);
+  add(h, key(1100, 1, lock::Step::KeySet, 1000));
+  add(h, ev(1101, 1, lock::Step::Acquired));
+  add(h, ev(1101, 1, lock::Step::Enter));
+  add(h, ev(1500, 0, lock::Step::Leave));
+  add(h, ev(1700, 1, lock::Step::Leave));
+  h.ledger().settle();
   return h;
 }
 
@@ -143,4 +173,27 @@ TEST_CASE("the checkers themselves reject what is broken") {
   CHECK_FALSE(test::xml_problem("<a x=1/>").empty());
   CHECK_FALSE(test::xml_problem("<a>&nope;</a>").empty());
   CHECK(test::xml_problem("<?xml version=\"1.0\"?>\n<a x=\"1\"><b/>t &amp; u</a>\n").empty());
+}
+
+TEST_CASE("a database lock's timeline tells what the database did, never a Redis key event") {
+  // The scenario of issue 27: a Redis node the lock never uses crashes meanwhile.
+  std::string error;
+  auto s = props::parse_scenario(
+      "db-insert-expiry seed=2650 clients=2 replica=1 lag=98ms failover=805ms slow=A:1:2.874s slow=B:1:1.511s ids=1,2 "
+      "faults=[crash redis @879ms]",
+      &error);
+  INFO(error);
+  REQUIRE(s);
+  s->record_trace = true;
+  lock::Simulation sim(*s);
+  sim.run();
+  render::TimelineOptions o;
+  render::Timeline t = render::build_timeline(sim.history(), &sim.world().trace(), o);
+  CHECK(t.store == "db");
+  REQUIRE_FALSE(t.key_spans.empty());
+  for (const render::KeyMoment& m : t.key_moments) CHECK(m.kind != render::KeyMoment::Kind::Lost);
+  const std::string out = render::render_text(t, render::TextOptions{});
+  CHECK(out.find("Redis server crashed") == std::string::npos);
+  CHECK(out.find("overwrote") == std::string::npos);
+  CHECK(out.find("lock expired") != std::string::npos);  // the cleanup job deleted A's row
 }

@@ -79,11 +79,15 @@ TEST_CASE("db-insert-delete: the row is the lock, a holder that crashes leaves i
   auto rows = lock_rows(*s);
   REQUIRE(rows.size() == 1);
   CHECK(rows[0].rfind("lock=" + client_name(holder) + ":", 0) == 0);
-  // The row's insert is in the history as the lock key's set, by the holder.
-  auto sets = steps(h, Step::KeySet, holder);
-  REQUIRE(sets.size() == 1);
-  CHECK(sets[0].key == "lock");
-  CHECK(sets[0].expire_at_ms == -1);
+  // The row's insert is in the ledger as the holder's instance, on the database, without a deadline, still live.
+  auto mine = h.ledger().granted_to(holder);
+  REQUIRE(mine.size() == 1);
+  CHECK(mine[0]->key == "lock");
+  CHECK(mine[0]->node == kDatabaseNode);
+  CHECK(mine[0]->deadline == sim::Instant::never());
+  CHECK(mine[0]->live());
+  // No Redis key events are faked for it.
+  CHECK(steps(h, Step::KeySet).empty());
 }
 
 TEST_CASE("db-insert-expiry: the cleanup job deletes a dead holder's row after its expiry", "[lock]") {
@@ -95,11 +99,14 @@ TEST_CASE("db-insert-expiry: the cleanup job deletes a dead holder's row after i
   c.workload.call_faults = {CallFault{holder, 2, CallFault::Kind::Crash}};
   auto s = run(c);
   const History& h = s->history();
-  auto expired = steps(h, Step::KeyExpired);
+  std::vector<const LockInstance*> expired;
+  for (const LockInstance& i : h.ledger().instances())
+    if (i.end == InstanceEnd::Expired) expired.push_back(&i);
   REQUIRE(expired.size() == 1);  // the cleanup job, on the database's clock
   const auto crash = steps(h, Step::Crashed, holder).at(0).at;
-  CHECK(expired[0].at > crash);
-  CHECK(expired[0].client == kNoClient);
+  CHECK(expired[0]->owner == holder);
+  CHECK(expired[0]->ended > crash);
+  CHECK(expired[0]->ended >= expired[0]->deadline);  // the job runs after the row's time has passed
   CHECK(steps(h, Step::Acquired, other).size() == 3);
   CHECK(lock_rows(*s).empty());
 }
@@ -174,8 +181,8 @@ TEST_CASE("db-reentrant: the owner re-enters with a count, and the row goes at t
   const History& h = s->history();
   CHECK(overlaps(h).empty());
   bool counted = false;
-  for (const HistoryEvent& e : steps(h, Step::KeySet))
-    counted |= e.new_value == "A/main#3" || e.new_value == "B/main#3";
+  for (const LockFact& f : h.ledger().facts())
+    counted |= f.kind == FactKind::Rearmed && (f.value == "A/main#3" || f.value == "B/main#3");
   CHECK(counted);
   CHECK(lock_rows(*s).empty());
 }

@@ -1,0 +1,342 @@
+#include "locksim/lock/ledger.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "locksim/base/assert.hpp"
+#include "locksim/lock/history.hpp"
+
+namespace locksim::lock {
+
+std::string_view to_string(InstanceEnd e) {
+  switch (e) {
+    case InstanceEnd::Live: return "live";
+    case InstanceEnd::Released: return "released";
+    case InstanceEnd::ReleasedByOther: return "released by another client";
+    case InstanceEnd::Overwritten: return "overwritten";
+    case InstanceEnd::Expired: return "expired";
+    case InstanceEnd::LostWithServer: return "lost with its server";
+    case InstanceEnd::LostInFailover: return "lost in a failover";
+    case InstanceEnd::HandedOver: return "carried on by the promoted replica";
+  }
+  return "?";
+}
+
+std::string_view to_string(FactKind k) {
+  switch (k) {
+    case FactKind::Granted: return "granted";
+    case FactKind::Visible: return "visible";
+    case FactKind::Rearmed: return "re-armed";
+    case FactKind::RearmedByOther: return "changed by another client";
+    case FactKind::Ended: return "ended";
+  }
+  return "?";
+}
+
+bool Ledger::tracks(std::string_view key) const { return tracked_.empty() || tracked_.count(key) > 0; }
+
+void Ledger::set_replica(uint32_t master, uint32_t replica) {
+  master_ = master;
+  replica_ = replica;
+}
+
+std::string Ledger::node_name(uint32_t node) const {
+  auto it = names_.find(node);
+  if (it != names_.end()) return it->second;
+  return node == kDatabaseNode ? "db" : fmt::format("redis{}", node);
+}
+
+const LockInstance& Ledger::instance(uint32_t id) const {
+  LOCKSIM_ASSERT(id < instances_.size(), fmt::format("a fact about lock instance {} the ledger does not know", id));
+  return instances_[id];
+}
+
+LockInstance& Ledger::mutable_instance(uint32_t id) {
+  LOCKSIM_ASSERT(id < instances_.size(), fmt::format("a fact about lock instance {} the ledger does not know", id));
+  return instances_[id];
+}
+
+const LockInstance* Ledger::live(std::string_view key, uint32_t node) const {
+  auto it = live_.find(std::make_pair(std::string(key), node));
+  return it == live_.end() ? nullptr : &instances_[it->second];
+}
+
+bool Ledger::serving(uint32_t node, Instant at) const {
+  if (replica_ == kNoInstance) return true;
+  const bool after = promoted_at_ && at >= *promoted_at_;
+  if (node == replica_) return after;
+  if (node == master_) return !after;
+  return true;
+}
+
+std::vector<const LockInstance*> Ledger::granted_to(uint32_t client) const {
+  std::vector<const LockInstance*> out;
+  for (const LockInstance& i : instances_)
+    if (i.owner == client && !i.copy) out.push_back(&i);
+  return out;
+}
+
+const LockInstance* Ledger::at(std::string_view key, uint32_t node, Instant when) const {
+  const LockInstance* found = nullptr;
+  for (const LockInstance& i : instances_)
+    if (i.node == node && i.key == key && i.granted <= when && when < i.over()) found = &i;
+  return found;
+}
+
+std::vector<const LockFact*> Ledger::facts_of(uint32_t id) const {
+  std::vector<const LockFact*> out;
+  for (const LockFact& f : facts_)
+    if (f.instance == id) out.push_back(&f);
+  return out;
+}
+
+void Ledger::fact(Instant at, FactKind kind, uint32_t id, uint32_t client, Purpose purpose, std::string value) {
+  (void)instance(id);  // asserts it is known
+  facts_.push_back(LockFact{at, kind, id, client, purpose, std::move(value)});
+}
+
+void Ledger::map_times(const std::function<Instant(Instant)>& to) {
+  auto map = [&](Instant& t) {
+    if (t != Instant::never()) t = to(t);
+  };
+  for (LockInstance& i : instances_) {
+    const Instant due = i.early.ns > 0 ? i.ended + i.early : Instant::never();
+    map(i.granted);
+    map(i.deadline);
+    map(i.holder_deadline);
+    map(i.last_armed);
+    map(i.ended);
+    if (due != Instant::never()) i.early = to(due) - i.ended;
+  }
+  for (LockFact& f : facts_) map(f.at);
+  if (promoted_at_) map(*promoted_at_);
+}
+
+// --- building ---
+
+bool Ledger::contested(const KeyChange& c) const {
+  if (c.kind != KeyChange::Kind::Set || c.purpose != Purpose::Acquire || c.client == kNoClient) return false;
+  if (is_copy_node(c.node)) return false;
+  const LockInstance* current = live(c.key, c.node);
+  return current && current->owner != c.client;
+}
+
+void Ledger::change(KeyChange c) {
+  if (!tracks(c.key)) return;
+  const bool waits = std::any_of(pending_.begin(), pending_.end(), [&](const Pending& p) {
+    return p.change.key == c.key && p.change.node == c.node;
+  });
+  if (!waits && !contested(c)) return apply(c, false);
+  // The writer of a pending write that touches the key again before saying it acquired did not win.
+  for (Pending& p : pending_)
+    if (p.contested && !p.resolved && p.change.client == c.client && p.change.key == c.key && p.change.node == c.node)
+      p.resolved = true;
+  const bool contest = !waits ? true : c.kind == KeyChange::Kind::Set && c.purpose == Purpose::Acquire &&
+                                           c.client != kNoClient && !is_copy_node(c.node);
+  pending_.push_back(Pending{std::move(c), contest, false, false});
+  drain();
+}
+
+void Ledger::drain() {
+  // Each (key, node) applies in order; a write awaiting its client's word holds back what follows it there.
+  for (;;) {
+    bool applied = false;
+    for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+      const bool blocked_before = std::any_of(pending_.begin(), it, [&](const Pending& p) {
+        return p.change.key == it->change.key && p.change.node == it->change.node;
+      });
+      if (blocked_before) continue;
+      if (it->contested && !it->resolved) {
+        // Whether it contests depends on the instance live when its turn comes.
+        if (contested(it->change)) continue;
+        it->contested = false;
+      }
+      const Pending p = std::move(*it);
+      pending_.erase(it);
+      apply(p.change, p.contested && p.took);
+      applied = true;
+      break;
+    }
+    if (!applied) return;
+  }
+}
+
+void Ledger::resolve(uint32_t client, bool took, Instant) {
+  bool any = false;
+  for (Pending& p : pending_)
+    if (p.contested && !p.resolved && p.change.client == client) {
+      p.resolved = true;
+      p.took = took;
+      any = true;
+    }
+  if (any) drain();
+}
+
+void Ledger::client_acquired(uint32_t client, Instant at) {
+  resolve(client, true, at);
+  auto declared = declared_.find(client);
+  if (declared == declared_.end()) return;
+  for (const auto& [slot, id] : live_)
+    if (instances_[id].owner == client && !instances_[id].copy) instances_[id].holder_deadline = declared->second;
+  declared_.erase(declared);
+}
+
+void Ledger::client_deadline(uint32_t client, Instant at) { declared_[client] = at; }
+
+void Ledger::client_step(uint32_t client) { resolve(client, false, Instant{}); }
+
+void Ledger::settle() {
+  for (Pending& p : pending_) p.resolved = true;
+  drain();
+  LOCKSIM_ASSERT(pending_.empty(), "the ledger settled with writes still pending");
+}
+
+uint32_t Ledger::grant(const KeyChange& c) {
+  const auto slot = std::make_pair(c.key, c.node);
+  LOCKSIM_ASSERT(!live_.count(slot), fmt::format("two live instances of {} on {}", c.key, node_name(c.node)));
+  LockInstance i;
+  i.id = static_cast<uint32_t>(instances_.size());
+  i.key = c.key;
+  i.node = c.node;
+  i.owner = c.client;
+  i.value = c.value;
+  i.granted = c.at;
+  i.last_armed = c.at;
+  i.deadline = c.deadline;
+  i.store_deadline_ms = c.store_deadline_ms;
+  i.copy = is_copy_node(c.node);
+  instances_.push_back(std::move(i));
+  live_[slot] = instances_.back().id;
+  fact(c.at, instances_.back().copy ? FactKind::Visible : FactKind::Granted, instances_.back().id, c.client,
+       c.purpose, c.value);
+  return instances_.back().id;
+}
+
+void Ledger::end(uint32_t id, InstanceEnd how, Instant at, uint32_t by, Purpose purpose) {
+  LockInstance& i = mutable_instance(id);
+  LOCKSIM_ASSERT(i.live(), fmt::format("instance {} of {} ended twice", id, i.key));
+  LOCKSIM_ASSERT(at >= i.granted, fmt::format("instance {} of {} ended at {} before its grant at {}", id, i.key,
+                                              sim::format_instant(at), sim::format_instant(i.granted)));
+  i.end = how;
+  i.ended = at;
+  i.ended_by = by;
+  i.ended_purpose = purpose;
+  live_.erase(std::make_pair(i.key, i.node));
+  fact(at, FactKind::Ended, id, by, purpose);
+}
+
+void Ledger::apply(const KeyChange& c, bool took_over) {
+  auto slot = live_.find(std::make_pair(c.key, c.node));
+  const uint32_t current = slot == live_.end() ? kNoInstance : slot->second;
+  switch (c.kind) {
+    case KeyChange::Kind::Set: {
+      if (current == kNoInstance) {
+        grant(c);
+        return;
+      }
+      LockInstance& i = mutable_instance(current);
+      // A replica's copy follows its master's writes: another client's write there is a new copy.
+      if (i.owner != c.client && (took_over || i.copy)) {
+        end(current, InstanceEnd::Overwritten, c.at, c.client, c.purpose);
+        const uint32_t next = grant(c);
+        instances_[current].successor = next;
+        return;
+      }
+      i.value = c.value;
+      i.deadline = c.deadline;
+      i.store_deadline_ms = c.store_deadline_ms;
+      if (i.owner == c.client) {
+        ++i.rearms;
+        i.last_armed = c.at;
+        fact(c.at, FactKind::Rearmed, current, c.client, c.purpose, c.value);
+      } else {
+        ++i.foreign_rearms;
+        fact(c.at, FactKind::RearmedByOther, current, c.client, c.purpose, c.value);
+      }
+      return;
+    }
+    case KeyChange::Kind::Rearmed: {
+      if (current == kNoInstance) return;
+      LockInstance& i = mutable_instance(current);
+      i.deadline = c.deadline;
+      i.store_deadline_ms = c.store_deadline_ms;
+      if (i.owner == c.client || i.copy) {
+        ++i.rearms;
+        i.last_armed = c.at;
+        fact(c.at, FactKind::Rearmed, current, c.client, c.purpose, i.value);
+      } else {
+        ++i.foreign_rearms;
+        fact(c.at, FactKind::RearmedByOther, current, c.client, c.purpose, i.value);
+      }
+      return;
+    }
+    case KeyChange::Kind::Deleted: {
+      if (current == kNoInstance) return;
+      const LockInstance& i = instances_[current];
+      InstanceEnd how = InstanceEnd::ReleasedByOther;
+      if (c.client == kNoClient)
+        how = InstanceEnd::LostWithServer;
+      else if (c.client == i.owner || i.copy)
+        how = InstanceEnd::Released;
+      end(current, how, c.at, c.client, c.purpose);
+      return;
+    }
+    case KeyChange::Kind::Expired: {
+      if (current == kNoInstance) return;
+      LockInstance& i = mutable_instance(current);
+      // The backend says when it went (a lazy expiry is seen late); early: before the deadline it was given.
+      const Instant at = std::max(c.at, i.granted);
+      if (i.deadline != Instant::never() && i.deadline > at) i.early = i.deadline - at;
+      end(current, InstanceEnd::Expired, at, kNoClient, Purpose::Other);
+      return;
+    }
+  }
+}
+
+void Ledger::server_crashed(uint32_t node, Instant at, bool keys_survive) {
+  drain();
+  if (node == master_ && replica_ != kNoInstance && !promoted_at_ && !keys_survive) master_down_ = at;
+  if (keys_survive) return;
+  std::vector<uint32_t> lost;
+  for (const auto& [slot, id] : live_)
+    if (slot.second == node) lost.push_back(id);
+  for (uint32_t id : lost) {
+    end(id, InstanceEnd::LostWithServer, std::max(at, instances_[id].granted), kNoClient, Purpose::Other);
+    if (master_down_ && node == master_) down_instances_.push_back(id);
+  }
+}
+
+void Ledger::server_restarted(uint32_t node, Instant) {
+  // Came back before any failover: what it lost was lost with it.
+  if (node == master_ && master_down_ && !promoted_at_) {
+    master_down_.reset();
+    down_instances_.clear();
+  }
+}
+
+void Ledger::promoted(uint32_t replica, Instant at) {
+  LOCKSIM_ASSERT(replica == replica_, fmt::format("node {} promoted, but the replica is {}", replica, replica_));
+  drain();
+  std::vector<uint32_t> masters = down_instances_;
+  for (const auto& [slot, id] : live_)
+    if (slot.second == master_) masters.push_back(id);
+  promoted_at_ = at;
+  for (uint32_t id : masters) {
+    const LockInstance* copy = live(instances_[id].key, replica_);
+    const bool carried = copy && copy->owner == instances_[id].owner;
+    if (instances_[id].live()) {
+      end(id, carried ? InstanceEnd::HandedOver : InstanceEnd::LostInFailover, at, kNoClient, Purpose::Other);
+    } else {
+      instances_[id].end = carried ? InstanceEnd::HandedOver : InstanceEnd::LostInFailover;  // decided now
+    }
+    if (carried) instances_[id].successor = copy->id;
+  }
+  down_instances_.clear();
+  master_down_.reset();
+  // The replica's copies now serve: they are the lock.
+  for (const auto& [slot, id] : live_)
+    if (slot.second == replica_) instances_[id].copy = false;
+}
+
+}  // namespace locksim::lock
