@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <tuple>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -58,11 +59,36 @@ std::string property_list() {
   return s;
 }
 
+// The algorithm's documented assumptions and what --assume adds to them ('none': nothing at all).
 props::Assumptions assumptions_of(const CheckFlags& o) {
   std::string error;
   auto a = props::parse_assumptions(o.assume, &error);
   if (!a) throw UsageError("--assume: " + error);
-  return *a;
+  if (o.assume == "none") return *a;
+  return props::combined(props::default_assumptions(o.algorithm), *a);
+}
+
+// "20ms" (pinned) or "1ms..100ms" (drawn from the range), within [lowest, 1h].
+std::pair<sim::Duration, sim::Duration> duration_range(const std::string& text, const char* flag, sim::Duration lowest) {
+  const size_t dots = text.find("..");
+  const sim::Duration lo = parse_duration_arg(text.substr(0, dots), flag);
+  const sim::Duration hi = dots == std::string::npos ? lo : parse_duration_arg(text.substr(dots + 2), flag);
+  if (lo < lowest || hi > sim::seconds(3600) || hi < lo)
+    throw UsageError(fmt::format("{} '{}': expected a duration or MIN..MAX from {} to 1h, MIN <= MAX", flag, text,
+                                 sim::format_duration(lowest)));
+  return {lo, hi};
+}
+
+// A replica's lag and failover delay: what the user pinned or ranged, else drawn from the defaults.
+void set_failover_timing(const CheckFlags& o, props::FaultModel& m) {
+  if ((!o.lag.empty() || !o.failover.empty()) && m.base.masters > 1)
+    throw UsageError("--lag and --failover shape a replica's failover: they go with a single master");
+  const sim::Duration lease = std::max(m.base.lock.lease, sim::milliseconds(50));
+  std::tie(m.lag_min, m.lag_max) = o.lag.empty() ? std::pair{sim::milliseconds(1), sim::milliseconds(100)}
+                                                 : duration_range(o.lag, "--lag", sim::Duration{});
+  std::tie(m.failover_min, m.failover_max) = o.failover.empty()
+                                                 ? std::pair{sim::milliseconds(50), lease}
+                                                 : duration_range(o.failover, "--failover", sim::milliseconds(1));
 }
 
 props::FaultModel make_model(const CheckFlags& o) {
@@ -78,6 +104,7 @@ props::FaultModel make_model(const CheckFlags& o) {
     if (auto error = info->set(m.base.lock, value)) throw UsageError(fmt::format("--{}: {}", name, *error));
     if (name == "explicit-lease") m.explicit_lease_mode = false;  // the user chose the mode
   }
+  set_failover_timing(o, m);
   std::string error;
   auto kinds = props::parse_fault_kinds(o.faults, &error);
   if (!kinds) throw UsageError("--faults: " + error);
@@ -149,7 +176,7 @@ int check_first(const CheckFlags& o, const props::FaultModel& model, props::Expl
   else
     out +=
         fmt::format(", shrunk in {} more runs to {} client{}\n", found.shrink_runs, clients, clients == 1 ? "" : "s");
-  out += "\n" + describe_counterexample(o.algorithm, found, o.output, assumptions_of(o));
+  out += "\n" + describe_counterexample(o.algorithm, found, o.output, model.assumed);
   if (!o.save.empty()) {
     save_regression(o.save, found.violation.property, found.shrunk, out);
     out += fmt::format("saved to {}\n", o.save);
@@ -191,14 +218,17 @@ int check_inventory(const CheckFlags& o, const props::FaultModel& model, const p
   // A variant's own Lua error is a usage error of sorts: its file needs fixing.
   for (const auto& f : inv.failures)
     if (f.property == props::Property::VariantError) return 2;
-  return inv.failures.empty() ? 0 : 1;
+  // Failures outside the assumptions are listed for the deployment to rule out; only the lock's own fail the check.
+  for (const auto& f : inv.failures)
+    if (!props::outside_assumptions(f)) return 1;
+  return 0;
 }
 
 }  // namespace
 
 int cmd_check(const CheckFlags& o) {
   const props::FaultModel model = make_model(o);
-  const props::Assumptions assumptions = assumptions_of(o);
+  const props::Assumptions& assumptions = model.assumed;
   std::optional<props::Property> target;
   if (!o.property.empty()) {
     target = props::parse_property(o.property);
@@ -276,9 +306,11 @@ Subcommand add_check_command(CLI::App& parent) {
       "The output does not depend on --jobs; --shard I/N runs the run indices i < --runs with i % N == I, so N "
       "machines with shards 0/N..N-1/N together cover every run once; their --json outputs merge by adding each "
       "failure's runs and keeping its lowest first_run.\n"
-      "Failures inherent to the deployment (the best-known lock for it - the watchdog on one Redis, redlock on "
-      "several masters - fails the same scenario the same way) are listed after the algorithm's own; both count "
-      "for the exit status. --assume narrows the faults to what you do not accept as the lock's problem.");
+      "Each failure is the lock's own when its counterexample stays inside the assumptions in force (the "
+      "algorithm's documented ones plus --assume; printed in the header and the JSON), else it is listed outside "
+      "them with the assumptions it breaks: what the deployment must rule out. Only the lock's own failures make "
+      "the exit status 1. Where the deployment's built-in counterpart (the watchdog on one Redis, redlock on "
+      "several masters) fails the same scenario the same way, the entry says so.");
   app->add_option("ALGORITHM", check.algorithm, "an algorithm id (see 'locksim list')")->required();
   auto* runs = app->add_option("--runs", check.runs, "how many scenarios to draw and run (default 1000)")
                    ->check(CLI::Range(1, 100'000'000));
@@ -299,6 +331,12 @@ Subcommand add_check_command(CLI::App& parent) {
       ->check(CLI::Range(1, 9));
   app->add_flag("--replica", check.replica,
                 "one master with an asynchronous replica, promoted when the master dies (F17)");
+  app->add_option("--lag", check.lag,
+                  "the replica's replication lag: a duration, or MIN..MAX to draw from (default 1ms..100ms, drawn "
+                  "whenever a replica is in play)");
+  app->add_option("--failover", check.failover,
+                  "how long after the master dies the replica is promoted: a duration, or MIN..MAX (default 50ms.."
+                  "one lease)");
   app->add_option("--jobs", check.jobs, "parallel simulations (the result is the same as with one)")
       ->check(CLI::Range(1, 256));
   app->add_option("--shard", check.shard,
@@ -312,9 +350,11 @@ Subcommand add_check_command(CLI::App& parent) {
                 "cause, catalogue, inherent, runs, first_run, needs, replay}]}; shards' outputs merge by adding runs "
                 "and keeping the lowest first_run");
   app->add_option("--assume", check.assume,
-                  "what you accept as outside the lock's responsibility, comma-separated: durable-redis (a restart "
-                  "keeps the data), sane-redis-clock (no jumps, drift within 1000 ppm), pause<=DURATION, no-failover; "
-                  "narrows the faults");
+                  "what the deployment guarantees, added to the algorithm's documented assumptions, comma-separated: "
+                  "durable-redis (a restart keeps the data), sane-redis-clock, sane-client-clock (no jumps, drift "
+                  "within 1000 ppm), no-failover, work<=D, pause<=D, delay<=D, clock<=D (bounds); none: assume "
+                  "nothing at all. Failures that need more are listed outside the assumptions; bounds shape the "
+                  "faults drawn");
   app->add_option("--nested", check.nested,
                   "draw nested acquires up to this depth in half the runs (default: 1 for "
                   "algorithms whose story includes reentrancy, else 0)")
