@@ -26,6 +26,8 @@ struct CheckFlags {
   uint32_t iterations = 0;  // most iterations per client (0: the model's 3)
   uint32_t masters = 0;     // independent Redis masters (0: the algorithm's own deployment; redlock: 3)
   bool replica = false;     // one master with an asynchronous replica and failover
+  std::string lag;          // the replication lag drawn, D or MIN..MAX ("": 1ms..100ms)
+  std::string failover;     // the failover's delay drawn, D or MIN..MAX ("": 50ms..one lease)
   std::map<std::string, std::string> lock_params;
   unsigned jobs = 1;
   std::string shard;  // "I/N", 0 <= I < N

@@ -29,23 +29,44 @@ std::string needs_text(const std::vector<props::FaultFamily>& kinds) {
 std::string replay_line(const props::Scenario& s, const props::Assumptions& a) {
   std::string line = replay_command(s);
   const std::vector<std::string> words = props::assumption_words(a);
-  if (!words.empty())
-    line.insert((program_name() + " replay ").size(), "--assume " + shell_quote(join(words, ",")) + " ");
+  if (!words.empty()) line += " --assume " + shell_quote(join(words, ","));
   return line;
 }
 
+// A cause the classifier has no mechanism for is never printed as 'unknown': the
+// failure is named by its necessary elements instead.
+std::string cause_name(const props::Failure& f) {
+  if (f.cause != props::Cause::Unknown) return std::string(props::to_string(f.cause));
+  return f.necessary.empty() ? "the faults of its example" : join(f.necessary, " with ");
+}
+
 std::string failure_title(const props::Failure& f) {
-  return fmt::format("{} by {}{}", props::to_string(f.property), props::to_string(f.cause),
+  return fmt::format("{} by {}{}", props::to_string(f.property), cause_name(f),
                      f.catalogue.empty() ? "" : fmt::format(" ({})", f.catalogue));
 }
 
-std::string failure_entry(size_t number, const props::Failure& f, uint32_t runs, const props::Assumptions& a) {
+// A failure outside the assumptions replays without them (replay refuses a scenario that breaks them).
+const props::Assumptions& replay_assumptions(const props::Failure& f, const props::Assumptions& a) {
+  static const props::Assumptions none;
+  return props::outside_assumptions(f) ? none : a;
+}
+
+std::string failure_entry(size_t number, const props::Failure& f, uint32_t runs, const props::Assumptions& a,
+                          const std::string& deployment) {
   std::string out = fmt::format("{}. {}\n", number, failure_title(f));
-  out += fmt::format("   cause:    {}\n", props::describe(f.cause));
+  out += fmt::format("   cause:    {}\n", f.cause == props::Cause::Unknown
+                                             ? "no mechanism fits; it needs each element below, as replays show"
+                                             : std::string(props::describe(f.cause)));
   out += fmt::format("   runs:     {} of {}, first run {}\n", f.runs, runs, f.first_run);
   out += fmt::format("   needs:    {}\n", needs_text(f.needs));
+  if (!f.necessary.empty()) out += fmt::format("   each necessary: {}\n", join(f.necessary, "; "));
+  for (size_t i = 0; i < f.breaks.size(); ++i)
+    out += fmt::format("   {}{}\n", i == 0 ? "breaks:   " : "          ", f.breaks[i]);
   out += fmt::format("   why:      {}\n", f.example.violation.sentence);
-  out += fmt::format("   replay:   {}\n", replay_line(f.example.shrunk, a));
+  if (f.inherent)
+    out += fmt::format("   also:     the {} lock fails this scenario the same way (inherent to {})\n",
+                       props::reference_algorithm(f.example.shrunk), deployment);
+  out += fmt::format("   replay:   {}\n", replay_line(f.example.shrunk, replay_assumptions(f, a)));
   return out;
 }
 
@@ -76,8 +97,11 @@ std::string describe_counterexample(const std::string& algorithm, const props::C
   std::string out = shown.text;
   if (!rec.verdict.find(p)) out += "(the recorded re-run did not show the violation: please report this scenario)\n";
   out += fmt::format("\nproperty:   {}\n", props::to_string(p));
-  out += fmt::format("cause:      {}: {}\n", props::to_string(found.violation.cause),
-                     props::describe(found.violation.cause));
+  if (found.violation.cause == props::Cause::Unknown)
+    out += "cause:      no mechanism fits; the scenario's faults are each needed, as replays without them show\n";
+  else
+    out += fmt::format("cause:      {}: {}\n", props::to_string(found.violation.cause),
+                       props::describe(found.violation.cause));
   if (!found.violation.fault.empty()) out += fmt::format("fault:      {}\n", found.violation.fault);
   out += fmt::format("why:        {}\n", found.violation.sentence);
   out += fmt::format("scenario:   {}\n", props::to_string(found.shrunk));
@@ -89,41 +113,105 @@ std::string describe_counterexample(const std::string& algorithm, const props::C
   return render::terminal_safe(out, output.use_colour());  // the why and the fault name the key: user text
 }
 
+namespace {
+
+std::string percent(double p) { return fmt::format("{:.3g} %", 100.0 * p); }
+
+std::string bound_sentence(const props::Evidence& e) {
+  if (e.runs_bitten == 0) return "no fault bit in any run: this result says nothing about faults";
+  return fmt::format(
+      "a failure that shows in at least {} of the runs where these faults bite would have been seen with 95 % "
+      "probability ({} biting run{})",
+      percent(props::detection_bound(e.runs_bitten)), e.runs_bitten, e.runs_bitten == 1 ? "" : "s");
+}
+
+}  // namespace
+
+std::string evidence_text(const props::Evidence& e, uint32_t runs_outside) {
+  std::string out = fmt::format("\nEvidence, over the {} run{} inside your assumptions{}:\n", e.runs,
+                                e.runs == 1 ? "" : "s",
+                                runs_outside ? fmt::format(" ({} more broke them)", runs_outside) : "");
+  const uint64_t idle = e.runs_with_faults - e.runs_bitten;
+  if (e.runs == 1 && e.runs_with_faults == 1 && idle == 1)
+    out += "  the run's faults never bit: they struck while no client was acquiring, holding or releasing\n";
+  else
+    out += fmt::format("  faults bit in {} run{}; in {} run{} the faults drawn never bit; {} run{} drew none\n",
+                       e.runs_bitten, e.runs_bitten == 1 ? "" : "s", idle, idle == 1 ? "" : "s",
+                       e.runs - e.runs_with_faults, e.runs - e.runs_with_faults == 1 ? "" : "s");
+  if (e.runs_with_faults > 0) {
+    out += fmt::format("  {:<14} {:>6} {:>6}", "fault", "drawn", "bit");
+    for (props::Phase p : props::kAllPhases) out += fmt::format(" {:>9}", props::to_string(p));
+    out += "\n";
+    for (size_t k = 0; k < props::kFaultFamilyCount; ++k) {
+      if (e.drawn[k] == 0) continue;
+      out += fmt::format("  {:<14} {:>6} {:>6}", props::to_string(props::kAllFaultFamilies[k]), e.drawn[k],
+                         e.bitten[k]);
+      for (size_t p = 0; p < props::kPhaseCount; ++p) out += fmt::format(" {:>9}", e.coverage[k][p]);
+      out += "\n";
+    }
+  }
+  out += "  " + bound_sentence(e) + ".\n";
+  return out;
+}
+
+std::string evidence_json(const props::Evidence& e, uint32_t runs_outside) {
+  using render::json_string;
+  std::string kinds;
+  for (size_t k = 0; k < props::kFaultFamilyCount; ++k) {
+    if (e.drawn[k] == 0) continue;
+    std::string phases;
+    for (size_t p = 0; p < props::kPhaseCount; ++p)
+      phases += fmt::format("{}{}: {}", p ? ", " : "", json_string(props::to_string(props::kAllPhases[p])),
+                            e.coverage[k][p]);
+    kinds += fmt::format("{}{}: {{\"drawn\": {}, \"bitten\": {}, \"phases\": {{{}}}}}", kinds.empty() ? "" : ", ",
+                         json_string(props::to_string(props::kAllFaultFamilies[k])), e.drawn[k], e.bitten[k], phases);
+  }
+  return fmt::format(
+      "{{\"runs\": {}, \"runs_outside\": {}, \"runs_with_faults\": {}, \"runs_bitten\": {}, \"bound\": {}, "
+      "\"kinds\": {{{}}}}}",
+      e.runs, runs_outside, e.runs_with_faults, e.runs_bitten,
+      e.runs_bitten ? json_string(percent(props::detection_bound(e.runs_bitten))) : "null", kinds);
+}
+
 std::string inventory_text(const InventoryContext& ctx, const props::Inventory& inv,
                            const std::optional<props::Property>& target, const OutputOptions& output) {
   std::string out;
   if (inv.failures.empty()) {
     const std::string looked = target ? std::string(props::to_string(*target)) : "any property";
-    return fmt::format(
-        "{} run{}, no violation of {}; longest wait {}, longest unavailability {}, expiry drift {}, "
-        "most overtakes {}, {} acquisitions\n",
-        inv.runs, inv.runs == 1 ? "" : "s", looked, render::human_duration(inv.worst.longest_wait),
-        render::human_duration(inv.worst.unavailability), render::human_duration(inv.worst.expiry_drift),
-        inv.worst.max_overtakes, inv.worst.acquisitions);
+    return fmt::format("{} run{}, no violation of {}; longest wait {}, longest unavailability {}, expiry drift {}, "
+                       "most overtakes {}, {} acquisitions\n",
+               inv.runs, inv.runs == 1 ? "" : "s", looked, render::human_duration(inv.worst.longest_wait),
+               render::human_duration(inv.worst.unavailability), render::human_duration(inv.worst.expiry_drift),
+               inv.worst.max_overtakes, inv.worst.acquisitions) +
+           evidence_text(inv.evidence, inv.runs_outside);
   }
   size_t own = 0;
-  for (const auto& f : inv.failures) own += f.inherent ? 0 : 1;
-  out += fmt::format("{} run{}: {} distinct failure{} ({} of {} itself, {} inherent to {})\n", inv.runs,
+  for (const auto& f : inv.failures) own += props::outside_assumptions(f) ? 0 : 1;
+  const std::string deployment = deployment_text(ctx.model.base);
+  out += fmt::format("{} run{}: {} distinct failure{} ({} under your assumptions, {} outside them)\n", inv.runs,
                      inv.runs == 1 ? "" : "s", inv.failures.size(), inv.failures.size() == 1 ? "" : "s", own,
-                     ctx.algorithm, inv.failures.size() - own, deployment_text(ctx.model.base));
+                     inv.failures.size() - own);
   const props::Failure& first = inv.failures.front();
   out += fmt::format("\nfound: {} violated in run {} by {}{}, shrunk in {} more runs to {} client{}\n\n",
-                     props::to_string(first.property), first.first_run, props::to_string(first.cause),
+                     props::to_string(first.property), first.example.run, cause_name(first),
                      first.catalogue.empty() ? "" : " (" + first.catalogue + ")", first.example.shrink_runs,
                      first.example.shrunk.workload.clients, first.example.shrunk.workload.clients == 1 ? "" : "s");
-  out += describe_counterexample(ctx.algorithm, first.example, output, ctx.assumptions);
+  out += describe_counterexample(ctx.algorithm, first.example, output, replay_assumptions(first, ctx.assumptions));
   size_t n = 0;
-  if (own > 0) out += fmt::format("\nFailures of {} itself:\n", ctx.algorithm);
+  if (own > 0) out += fmt::format("\nFailures under your assumptions ({}'s own):\n", ctx.algorithm);
   for (const auto& f : inv.failures)
-    if (!f.inherent) out += failure_entry(++n, f, inv.runs, ctx.assumptions);
+    if (!props::outside_assumptions(f)) out += failure_entry(++n, f, inv.runs, ctx.assumptions, deployment);
   if (own < inv.failures.size()) {
-    out += fmt::format("\nInherent to {} (the {} lock fails these scenarios the same way):\n",
-                       deployment_text(ctx.model.base), props::reference_algorithm(ctx.model.base));
+    out += "\nFailures outside your assumptions (what the deployment must rule out):\n";
     for (const auto& f : inv.failures)
-      if (f.inherent) out += failure_entry(++n, f, inv.runs, ctx.assumptions);
+      if (props::outside_assumptions(f)) out += failure_entry(++n, f, inv.runs, ctx.assumptions, deployment);
   }
-  out += fmt::format("\n{} failure{} under the stated assumptions ({}); exit status 1.\n", inv.failures.size(),
-                     inv.failures.size() == 1 ? "" : "s", assumptions_text(ctx.assumptions));
+  out += evidence_text(inv.evidence, inv.runs_outside);
+  if (own > 0)
+    out += fmt::format("\n{} failure{} under your assumptions ({}); exit status 1.\n", own, own == 1 ? "" : "s",
+                       assumptions_text(ctx.assumptions));
+  else
+    out += fmt::format("\nNo failure under your assumptions ({}); exit status 0.\n", assumptions_text(ctx.assumptions));
   return render::terminal_safe(out, output.use_colour());
 }
 
@@ -133,20 +221,27 @@ std::string inventory_json(const InventoryContext& ctx, const props::Inventory& 
   for (const auto& w : props::assumption_words(ctx.assumptions)) assumed.push_back(json_string(w));
   std::string out = fmt::format(
       "{{\"algorithm\": {}, \"seed\": {}, \"runs\": {}, \"budget\": {}, \"shard\": [{}, {}], "
-      "\"deployment\": {}, \"assumptions\": [{}], \"failures\": [",
+      "\"deployment\": {}, \"assumptions\": [{}], \"evidence\": {}, \"failures\": [",
       json_string(ctx.algorithm), ctx.seed, inv.runs, ctx.budget, ctx.shard.index, ctx.shard.count,
-      json_string(deployment_text(ctx.model.base)), join(assumed, ", "));
+      json_string(deployment_text(ctx.model.base)), join(assumed, ", "), evidence_json(inv.evidence, inv.runs_outside));
   for (size_t i = 0; i < inv.failures.size(); ++i) {
     const props::Failure& f = inv.failures[i];
     std::vector<std::string> needs;
     for (props::FaultFamily k : f.needs) needs.push_back(json_string(props::to_string(k)));
+    std::vector<std::string> breaks;
+    for (const std::string& b : f.breaks) breaks.push_back(json_string(b));
     out += fmt::format(
-        "{}\n  {{\"property\": {}, \"cause\": {}, \"catalogue\": {}, \"inherent\": {}, \"runs\": {}, "
-        "\"first_run\": {}, \"needs\": [{}], \"clients\": {}, \"fault\": {}, \"why\": {}, \"replay\": {}}}",
+        "{}\n  {{\"property\": {}, \"cause\": {}, \"catalogue\": {}, \"outside_assumptions\": {}, "
+        "\"breaks\": [{}], \"inherent\": {}, \"runs\": {}, "
+        "\"first_run\": {}, \"first_inside_run\": {}, \"example_run\": {}, \"needs\": [{}], \"clients\": {}, "
+        "\"fault\": {}, \"why\": {}, \"replay\": {}}}",
         i ? "," : "", json_string(props::to_string(f.property)), json_string(props::to_string(f.cause)),
-        f.catalogue.empty() ? "null" : json_string(f.catalogue), f.inherent ? "true" : "false", f.runs, f.first_run,
-        join(needs, ", "), f.example.shrunk.workload.clients, json_string(f.example.violation.fault),
-        json_string(f.example.violation.sentence), json_string(replay_line(f.example.shrunk, ctx.assumptions)));
+        f.catalogue.empty() ? "null" : json_string(f.catalogue), props::outside_assumptions(f) ? "true" : "false",
+        join(breaks, ", "), f.inherent ? "true" : "false", f.runs, f.first_run,
+        f.first_inside_run ? std::to_string(*f.first_inside_run) : "null", f.example.run, join(needs, ", "),
+        f.example.shrunk.workload.clients, json_string(f.example.violation.fault),
+        json_string(f.example.violation.sentence),
+        json_string(replay_line(f.example.shrunk, replay_assumptions(f, ctx.assumptions))));
   }
   out += inv.failures.empty() ? "]" : "\n]";
   if (inv.partial) out += ", \"partial\": true";  // interrupted: merge refuses it as a shard

@@ -32,5 +32,9 @@ std::string describe_counterexample(const std::string& algorithm, const props::C
 std::string inventory_text(const InventoryContext& ctx, const props::Inventory& inv,
                            const std::optional<props::Property>& target, const OutputOptions& output);
 std::string inventory_json(const InventoryContext& ctx, const props::Inventory& inv);
+// The evidence as text (a table of fault kinds by phase and the bound) and as the JSON
+// object check --json prints under "evidence" (merge sums shards' and prints it again).
+std::string evidence_text(const props::Evidence& e, uint32_t runs_outside);
+std::string evidence_json(const props::Evidence& e, uint32_t runs_outside);
 
 }  // namespace locksim::cli

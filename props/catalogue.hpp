@@ -57,6 +57,9 @@ const CatalogueEntry* find_entry(std::string_view id);
 // same drawn scenarios, in at least this share of its runs; below it the
 // check proves little and counts as failed.
 inline constexpr double kMinFixBite = 0.1;
+// A fix check draws runs until a fix that fails in this share of the biting runs would
+// have shown with 95 % probability (props/evidence.hpp): 59 biting runs.
+inline constexpr double kFixBound = 0.05;
 
 struct EntryOutcome {
   const CatalogueEntry* entry = nullptr;

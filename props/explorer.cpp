@@ -1,6 +1,8 @@
 #include "locksim/props/explorer.hpp"
 #include "locksim/props/shrink_memo.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <mutex>
 #include <optional>
@@ -212,6 +214,103 @@ void simplify(Scenario& s, const StillFails& fails, uint32_t budget, Counterexam
 
 }  // namespace
 
+std::vector<Element> elements_of(const Scenario& s) {
+  std::vector<Element> out;
+  auto add = [&](std::string what, Scenario without) {
+    normalize(without);
+    if (!(without == s)) out.push_back({std::move(what), std::move(without)});
+  };
+  const auto& plan = s.faults.faults;
+  for (size_t i = 0; i < plan.size(); ++i) {
+    if (plan[i].kind == sim::FaultKind::Heal) continue;
+    // A restart goes with its crash, but may also go alone (the node then stays down).
+    Scenario t = s;
+    t.faults.faults = without_fault(plan, i);
+    add("'" + sim::to_string(plan[i]) + "'", std::move(t));
+  }
+  const lock::WorkloadParams& w = s.workload;
+  for (size_t i = 0; i < w.slow_work.size(); ++i) {
+    Scenario t = s;
+    t.workload.slow_work.erase(t.workload.slow_work.begin() + static_cast<std::ptrdiff_t>(i));
+    add(fmt::format("{}'s {} section of {}", lock::client_name(w.slow_work[i].client), w.slow_work[i].iteration + 1,
+                    sim::format_duration(w.slow_work[i].work)),
+        std::move(t));
+  }
+  for (size_t i = 0; i < w.call_faults.size(); ++i) {
+    const lock::CallFault& c = w.call_faults[i];
+    Scenario t = s;
+    t.workload.call_faults.erase(t.workload.call_faults.begin() + static_cast<std::ptrdiff_t>(i));
+    add(c.kind == lock::CallFault::Kind::Crash
+            ? fmt::format("{}'s crash before its call {}", lock::client_name(c.client), c.call)
+            : fmt::format("{}'s {} pause before its call {}", lock::client_name(c.client),
+                          sim::format_duration(c.pause), c.call),
+        std::move(t));
+  }
+  for (size_t c = 0; c < w.clock_offsets.size(); ++c) {
+    Scenario t = s;
+    t.workload.clock_offsets[c] = {};
+    add(fmt::format("{}'s clock offset of {}", lock::client_name(static_cast<uint32_t>(c)),
+                    sim::format_duration(w.clock_offsets[c])),
+        std::move(t));
+  }
+  for (size_t c = 0; c < w.drifts_ppm.size(); ++c) {
+    Scenario t = s;
+    t.workload.drifts_ppm[c] = 0;
+    add(fmt::format("{}'s clock drift of {:+} ppm", lock::client_name(static_cast<uint32_t>(c)), w.drifts_ppm[c]),
+        std::move(t));
+  }
+  for (size_t n = 0; n < s.redis_drifts_ppm.size(); ++n) {
+    Scenario t = s;
+    t.redis_drifts_ppm[n] = 0;
+    add(fmt::format("{}'s clock drift of {:+} ppm", lock::redis_node_name(s, static_cast<uint32_t>(n)),
+                    s.redis_drifts_ppm[n]),
+        std::move(t));
+  }
+  if (s.latency.spike_probability > 0) {
+    Scenario t = s;
+    t.latency = Scenario{}.latency;
+    add("the delay spikes", std::move(t));
+  }
+  if (s.replica) {
+    Scenario t = s;
+    t.replica = false;
+    t.replication_lag = Scenario{}.replication_lag;
+    t.failover_after = Scenario{}.failover_after;
+    add("the replica", std::move(t));
+  }
+  if (w.nested > 0) {
+    Scenario t = s;
+    t.workload.nested = 0;
+    add("the nested acquire", std::move(t));
+  }
+  if (s.lock.explicit_lease.ns > 0) {
+    Scenario t = s;
+    t.lock.explicit_lease = {};
+    add("the explicit lease", std::move(t));
+  }
+  for (uint32_t k = 0; k < w.clients && w.clients > 1; ++k) add("client " + lock::client_name(k), remove_client(s, k));
+  return out;
+}
+
+Scenario one_minimal(const Scenario& s, const StillFails& still_fails, Counterexample* found) {
+  Scenario out = s;
+  // Each pass tries every element once; a removal that still fails is kept and the
+  // passes start over. Ends when no single element can go: at most one pass per element.
+  for (bool removed = true; removed;) {
+    removed = false;
+    for (Element& e : elements_of(out)) {
+      std::optional<Violation> v = still_fails(e.without);
+      if (found) ++found->shrink_runs;
+      if (!v) continue;
+      if (found) found->violation = std::move(*v);
+      out = std::move(e.without);
+      removed = true;
+      break;
+    }
+  }
+  return out;
+}
+
 Scenario remove_client(const Scenario& s, uint32_t k) {
   Scenario out = s;
   lock::WorkloadParams& w = out.workload;
@@ -245,7 +344,9 @@ RunResult run_scenario(const Scenario& s, const CheckOptions& options) {
   lock::Simulation sim(quiet);
   sim.run();
   RunResult r;
-  r.verdict = check(sim.history(), sim.config(), run_end(sim), options);
+  const RunEnd end = run_end(sim);
+  r.verdict = check(sim.history(), sim.config(), end, options);
+  r.evidence = evidence_of(s, sim.history(), end.at);
   r.trace_hash = sim.trace_hash();
   r.events = sim.world().events_processed();
   return r;
@@ -312,6 +413,8 @@ Counterexample shrink_run(const FaultModel& model, uint64_t seed, uint32_t run, 
   }
   found.shrunk = value_of(current);
   simplify(found.shrunk, still_fails, budget, found);
+  // Whatever the budget left, the example ends 1-minimal: every element is necessary.
+  found.shrunk = one_minimal(found.shrunk, still_fails, &found);
   return found;
 }
 

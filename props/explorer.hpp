@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "locksim/props/check.hpp"
+#include "locksim/props/evidence.hpp"
 #include "locksim/props/fault_model.hpp"
 #include "locksim/props/scenario.hpp"
 
@@ -17,6 +18,7 @@ struct RunResult {
   Verdict verdict;  // each violation with its classified cause
   uint64_t trace_hash = 0;
   uint64_t events = 0;
+  RunEvidence evidence;  // which of its faults bit, in which phases
 };
 
 // One scenario, run and checked.
@@ -56,12 +58,26 @@ struct ExploreResult {
 // The same scenario without client k: its faults go, later clients move up a name.
 Scenario remove_client(const Scenario& s, uint32_t k);
 
-// The scenario of run i for this model and seed.
-Scenario draw(const FaultModel& model, uint64_t seed, uint32_t run);
-
 // Whether a candidate scenario still shows the failure being shrunk: that
 // failure's violation, or nothing.
 using StillFails = std::function<std::optional<Violation>(const Scenario&)>;
+
+// One element of a scenario — a fault (a crash with its restart), a slow section, a
+// call fault, a clock error, the delay spikes, the replica, the nested acquire, the
+// explicit lease, a client — and the scenario without it.
+struct Element {
+  std::string what;  // "'pause A @1s for 800ms'", "client B", "the replica", ...
+  Scenario without;
+};
+std::vector<Element> elements_of(const Scenario& s);
+// Removes elements while the scenario still fails, until none can go (1-minimal: each
+// remaining element is necessary, as a replay without it shows). No budget: the passes
+// are bounded by the number of elements. Counts its runs into `found`, if given.
+Scenario one_minimal(const Scenario& s, const StillFails& still_fails, Counterexample* found = nullptr);
+
+// The scenario of run i for this model and seed.
+Scenario draw(const FaultModel& model, uint64_t seed, uint32_t run);
+
 // Still fails = violates `property` (with one of `causes`, if any are given).
 StillFails fails_with(Property property, std::vector<Cause> causes, const CheckOptions& check);
 // Shrinks run `run` of (model, seed), which fails as `found` says, to a

@@ -67,10 +67,6 @@ namespace {
 Duration ms_in(int64_t lo, int64_t hi) {
   return sim::milliseconds(*rc::gen::inRange<int64_t>(lo, std::max(lo, hi) + 1));
 }
-Duration signed_ms(int64_t hi) {
-  Duration magnitude = ms_in(0, hi);
-  return *rc::gen::arbitrary<bool>() ? -magnitude : magnitude;
-}
 sim::Instant at_in(Duration window) { return sim::Instant{} + ms_in(0, window.ms()); }
 uint32_t count(uint32_t max) { return *rc::gen::inRange<uint32_t>(1, max + 1); }
 
@@ -123,6 +119,21 @@ class FaultDrawer {
  private:
   uint32_t client() { return *rc::gen::inRange<uint32_t>(0, w_.clients); }
   // A Redis master, by name ("redis", or "redis1".."redisN").
+  // Whether this draw stays inside an assumption that is in force (always, if it is not).
+  // (Drawn so that rapidcheck's shrinking, toward 0 and false, moves a draw inside.)
+  bool inside_bound(bool in_force) { return !in_force || *rc::gen::inRange<int>(0, 4) != 3; }
+  // A flag (a durable Redis, sane clocks, no failover) does not shape the draws: the runs
+  // that break it are what shows the deployment's exposure, and as many are drawn as
+  // without it. (Kept as a hook: nothing draws inside a flag today.)
+  static bool inside_flag(bool) { return false; }
+  // A size of a bounded kind: inside the bound [lo, bound] or beyond it (bound, max(hi, 2 bound)];
+  // without a bound, [lo, hi].
+  Duration bounded(int64_t lo, int64_t hi, const std::optional<Duration>& bound) {
+    if (!bound) return ms_in(lo, hi);
+    const int64_t b = std::max<int64_t>(bound->ms(), 1);
+    if (inside_bound(true)) return ms_in(std::min(lo, b / 2), b);
+    return ms_in(b + 1, std::max(hi, 2 * b));
+  }
   std::string master() { return lock::redis_node_name(s_, *rc::gen::inRange<uint32_t>(0, s_.masters)); }
   static std::string name(uint32_t c) { return lock::client_name(c); }
   void push(sim::Fault f) { s_.faults.faults.push_back(std::move(f)); }
@@ -140,22 +151,25 @@ class FaultDrawer {
   }
   void pauses() {
     for (uint32_t i = count(model_.max_faults); i > 0; --i)
-      push({sim::FaultKind::Pause, name(client()), "", at_in(model_.window), ms_in(short_pause_ms_, pause_ms_)});
+      push({sim::FaultKind::Pause, name(client()), "", at_in(model_.window),
+            bounded(short_pause_ms_, pause_ms_, model_.assumed.max_pause)});
   }
   void slow_work() {
     for (uint32_t i = count(model_.max_faults); i > 0; --i)
       w_.slow_work.push_back(
-          {client(), *rc::gen::inRange<uint32_t>(0, w_.iterations), ms_in(lease_ms_ / 2, 3 * lease_ms_)});
+          {client(), *rc::gen::inRange<uint32_t>(0, w_.iterations),
+           bounded(lease_ms_ / 2, 3 * lease_ms_, model_.assumed.max_work)});
   }
   void delay_spikes() {
     s_.latency.spike_probability = *rc::gen::inRange<int>(1, 31) / 100.0;
     s_.latency.spike_scale = ms_in(1, 50);
     s_.latency.spike_alpha = 1.5;
-    s_.latency.spike_cap = ms_in(50, 2 * lease_ms_);
+    s_.latency.spike_cap = bounded(50, 2 * lease_ms_, model_.assumed.max_delay);
   }
   void cuts() {
     for (uint32_t i = count(model_.max_faults); i > 0; --i)
-      push({sim::FaultKind::Cut, name(client()), master(), at_in(model_.window), ms_in(10, 3 * lease_ms_)});
+      push({sim::FaultKind::Cut, name(client()), master(), at_in(model_.window),
+            bounded(10, 3 * lease_ms_, model_.assumed.max_delay)});
   }
   void resets() {
     for (uint32_t i = count(model_.max_faults); i > 0; --i)
@@ -164,23 +178,35 @@ class FaultDrawer {
   void clock_skew() {
     w_.clock_offsets.resize(w_.clients);
     w_.drifts_ppm.resize(w_.clients);
-    for (uint32_t c = 0; c < w_.clients; ++c) w_.clock_offsets[c] = signed_ms(2 * lease_ms_);
+    for (uint32_t c = 0; c < w_.clients; ++c) {
+      const auto& bound = model_.assumed.max_clock_error;
+      w_.clock_offsets[c] = bound ? bounded(0, 2 * lease_ms_, bound) : ms_in(0, 2 * lease_ms_);
+      if (*rc::gen::arbitrary<bool>()) w_.clock_offsets[c] = -w_.clock_offsets[c];
+    }
   }
   void clock_drift() {
     w_.clock_offsets.resize(w_.clients);
     w_.drifts_ppm.resize(w_.clients);
     for (uint32_t c = 0; c < w_.clients; ++c) {
-      int64_t ppm = *rc::gen::inRange<int64_t>(0, 200'001);
+      const bool sane = inside_flag(model_.assumed.sane_client_clock);
+      int64_t ppm = *rc::gen::inRange<int64_t>(0, (sane ? kSaneDriftPpm : 200'000) + 1);
       w_.drifts_ppm[c] = *rc::gen::arbitrary<bool>() ? -ppm : ppm;
     }
   }
   void clock_jumps() {
     for (uint32_t i = count(model_.max_faults); i > 0; --i) {
-      std::string node = model_.redis_clock_jumps && *rc::gen::arbitrary<bool>() ? master() : name(client());
-      push({sim::FaultKind::ClockJump, node, "", at_in(model_.window), signed_ms(3 * lease_ms_)});
+      const bool on_redis = model_.redis_clock_jumps && *rc::gen::arbitrary<bool>();
+      std::string node = on_redis ? master() : name(client());
+      const Assumptions& a = model_.assumed;
+      Duration by = on_redis || !a.max_clock_error ? ms_in(0, 3 * lease_ms_) : bounded(0, 3 * lease_ms_, a.max_clock_error);
+      if (*rc::gen::arbitrary<bool>()) by = -by;
+      // A clock assumed sane does not jump, in the runs drawn inside the assumption.
+      if (inside_flag(on_redis ? a.sane_redis_clock : a.sane_client_clock)) continue;
+      push({sim::FaultKind::ClockJump, node, "", at_in(model_.window), by});
     }
   }
   void redis_restarts() {
+    if (inside_flag(model_.assumed.durable_redis)) s_.persistent_redis = true;
     for (uint32_t i = count(model_.max_faults); i > 0; --i) {
       sim::Instant at = at_in(model_.window);
       std::string node = master();
@@ -190,19 +216,39 @@ class FaultDrawer {
     }
   }
   void master_crash() {
-    if (model_.failover_on_master_crash && s_.masters == 1 && !s_.replica) {
-      // One master dying for good is an outage, not a safety question, unless a replica takes over.
-      s_.replica = true;
-      s_.replication_lag = ms_in(1, 100);
-      s_.failover_after = ms_in(50, lease_ms_);
+    // One master dying for good is an outage, not a safety question, unless a replica takes over.
+    const bool brings_replica = model_.failover_on_master_crash && s_.masters == 1 && !s_.replica;
+    // How late the replica hears of writes and how soon it is promoted decide whether a
+    // hold is lost (F17): drawn, like every other fault's size, unless pinned. A replica
+    // of the base scenario keeps the base's timing unless the model gives ranges.
+    if (brings_replica || (s_.replica && model_.lag_max.ns > 0))
+      s_.replication_lag = in(model_.lag_min, model_.lag_max, sim::milliseconds(1), sim::milliseconds(100));
+    if (brings_replica || (s_.replica && model_.failover_max.ns > 0))
+      s_.failover_after = in(model_.failover_min, model_.failover_max, sim::milliseconds(50),
+                             sim::milliseconds(std::max<int64_t>(50, lease_ms_)));
+    if (brings_replica) s_.replica = true;
+    const sim::Instant at = at_in(model_.window);
+    // No failover assumed: in the runs inside it, no replica is promoted (and a master
+    // that dies for good is an outage, not a question this check asks).
+    if (s_.replica && inside_flag(model_.assumed.no_failover)) {
+      if (brings_replica) s_.replica = false;
+      return;
     }
-    push({sim::FaultKind::Crash, master(), "", at_in(model_.window), {}});
+    push({sim::FaultKind::Crash, master(), "", at, {}});
+  }
+  // A duration in [lo, hi] (whole milliseconds), or in [dlo, dhi] when hi is zero.
+  static Duration in(Duration lo, Duration hi, Duration dlo, Duration dhi) {
+    // Always one draw, so that pinning a value leaves the rest of the scenario as drawn.
+    if (hi.ns <= 0) return ms_in(dlo.ms(), dhi.ms());
+    if (lo == hi) return (void)ms_in(0, 0), lo;  // keeps sub-millisecond pins exact
+    return ms_in(lo.ms(), hi.ms());
   }
   // Each master's own rate; the replica keeps true time. Drawn as client drifts are.
   void redis_drift() {
     s_.redis_drifts_ppm.resize(s_.masters);
     for (int64_t& drift : s_.redis_drifts_ppm) {
-      const int64_t ppm = *rc::gen::inRange<int64_t>(0, 200'001);
+      const bool sane = inside_flag(model_.assumed.sane_redis_clock);
+      const int64_t ppm = *rc::gen::inRange<int64_t>(0, (sane ? kSaneDriftPpm : 200'000) + 1);
       drift = *rc::gen::arbitrary<bool>() ? -ppm : ppm;
     }
   }
@@ -213,7 +259,8 @@ class FaultDrawer {
             {client(), *rc::gen::inRange<uint32_t>(1, model_.max_call + 1), lock::CallFault::Kind::Crash, {}});
       else
         w_.call_faults.push_back({client(), *rc::gen::inRange<uint32_t>(1, model_.max_call + 1),
-                                  lock::CallFault::Kind::Pause, ms_in(short_pause_ms_, pause_ms_)});
+                                  lock::CallFault::Kind::Pause,
+                                  bounded(short_pause_ms_, pause_ms_, model_.assumed.max_pause)});
     }
   }
 
@@ -245,6 +292,11 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
     w.iterations = *rc::gen::inRange<uint32_t>(1, model.max_iterations + 1);
     draw_workload_extras(model, s);
     draw_variant_params(s);
+    if (const auto& bound = model.assumed.max_work; bound && w.work_max > *bound) {
+      // Every section of the assumed world fits the bound; only slow work goes beyond it.
+      w.work_max = *bound;
+      w.work_min = std::min(w.work_min, w.work_max);
+    }
     FaultDrawer faults(model, s);
     // Swarm: a kind is on or off for the whole run; shrinking turns kinds off.
     // When every kind came out off, one is turned on: a fault model's run

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "locksim/props/assumptions.hpp"
 #include "locksim/props/property.hpp"
 #include "locksim/props/scenario.hpp"
 
@@ -62,6 +63,17 @@ struct FaultModel {
   bool failover_on_master_crash = false;  // a drawn master crash comes with a replica that takes over
   bool explicit_lease_mode = false;       // a quarter of the runs use the algorithm's explicit (unrenewed) lease
   bool contention = false;                // a quarter of the runs: 4-5 clients, short work, 3-4 iterations
+  // A failover's timing, drawn whenever a replica is in play and a master crash is drawn
+  // (the base's replica or one a drawn master crash brings): the replication lag and how
+  // long after the master dies the replica is promoted, each in [min, max] (equal: pinned).
+  // Zero max: the defaults, a lag of 1..100ms and a failover of 50ms..one lease.
+  Duration lag_min{}, lag_max{};
+  Duration failover_min{}, failover_max{};
+  // The assumptions in force shape the faults: of a bounded kind (work, pause, delay,
+  // clock error), three draws in four fall inside the bound and one beyond it; flags
+  // (a durable Redis, sane clocks, no failover) leave the draws as they are. (Nothing
+  // stated: drawn as always.) The runs beyond show what the deployment must rule out.
+  Assumptions assumed;
 };
 
 rc::Gen<Scenario> scenario_generator(const FaultModel& model);

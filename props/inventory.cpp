@@ -20,7 +20,15 @@ struct Seen {
   uint32_t runs = 0;
   uint32_t first_run = 0;
   Violation first;
+  // The first run that showed it inside the assumptions in force, if one did: then
+  // the failure is the lock's own, and its example comes from that run.
+  std::optional<std::pair<uint32_t, Violation>> first_inside;
 };
+
+void keep_first_inside(Seen& into, const Seen& other) {
+  if (other.first_inside && (!into.first_inside || other.first_inside->first < into.first_inside->first))
+    into.first_inside = other.first_inside;
+}
 using Tally = std::map<Key, Seen>;
 
 void merge_metrics(Metrics& into, const Metrics& m) {
@@ -38,6 +46,7 @@ void merge_tally(Tally& into, const Tally& part) {
     auto [it, fresh] = into.try_emplace(key, seen);
     if (fresh) continue;
     it->second.runs += seen.runs;
+    keep_first_inside(it->second, seen);
     if (seen.first_run < it->second.first_run) {
       it->second.first_run = seen.first_run;
       it->second.first = seen.first;
@@ -49,6 +58,8 @@ void merge_tally(Tally& into, const Tally& part) {
 struct Part {
   Tally tally;
   Metrics worst;
+  Evidence evidence;
+  uint32_t runs_outside = 0;
   uint32_t runs = 0;
   std::optional<std::pair<uint32_t, Seen>> variant_error;  // the part's first (local index, what)
 };
@@ -82,18 +93,25 @@ Part run_part(const FaultModel& model, const InventoryOptions& o, unsigned job, 
     if (stop.past(i)) break;
     if (o.interrupted && o.interrupted->load(std::memory_order_relaxed)) break;
     const uint32_t run = o.first_run + i * o.stride;
-    RunResult r = run_scenario(draw(model, o.seed, run), o.check);
+    const Scenario drawn = draw(model, o.seed, run);
+    RunResult r = run_scenario(drawn, o.check);
+    const bool inside = broken_assumptions(drawn, model.assumed).empty();
     ++part.runs;
     merge_metrics(part.worst, r.verdict.metrics);
+    if (inside)
+      part.evidence.add(r.evidence);
+    else
+      ++part.runs_outside;
     for (const Violation& v : r.verdict.violations) {
       if (v.property == Property::VariantError && !part.variant_error) {
-        part.variant_error = {i, Seen{1, run, v}};
+        part.variant_error = {i, Seen{1, run, v, std::nullopt}};
         stop.lower_to(i);
       }
       if (o.target && v.property != *o.target) continue;
       auto [it, fresh] = part.tally.try_emplace(Key{v.property, v.cause});
-      if (fresh) it->second = Seen{0, run, v};
+      if (fresh) it->second = Seen{0, run, v, std::nullopt};
       ++it->second.runs;
+      if (inside && !it->second.first_inside) it->second.first_inside = {run, v};
     }
     tick();
   }
@@ -106,17 +124,24 @@ Failure finish(const FaultModel& model, const InventoryOptions& o, const Key& ke
   f.cause = key.second;
   f.runs = seen.runs;
   f.first_run = seen.first_run;
+  if (seen.first_inside) f.first_inside_run = seen.first_inside->first;
+  // A failure seen inside the assumptions is the lock's own: its example comes from there.
+  const uint32_t example_run = seen.first_inside ? seen.first_inside->first : seen.first_run;
+  const Violation& example_violation = seen.first_inside ? seen.first_inside->second : seen.first;
   if (o.shrink) {
-    f.example = shrink_run(model, o.seed, seen.first_run, seen.first, fails_with(f.property, {f.cause}, o.check),
+    f.example = shrink_run(model, o.seed, example_run, example_violation, fails_with(f.property, {f.cause}, o.check),
                            o.max_shrink_runs);
   } else {
-    f.example.original = f.example.shrunk = draw(model, o.seed, seen.first_run);
-    f.example.run = seen.first_run;
-    f.example.violation = seen.first;
+    f.example.original = f.example.shrunk = draw(model, o.seed, example_run);
+    f.example.run = example_run;
+    f.example.violation = example_violation;
   }
   f.needs = kinds_in(f.example.shrunk);
-  f.inherent = inherent_in(f.example.shrunk, f.property, f.cause, o.check) ||
-               inherent_in(f.example.original, f.property, f.cause, o.check);
+  if (o.shrink)
+    for (const Element& e : elements_of(f.example.shrunk))
+      if (!e.what.starts_with("client ")) f.necessary.push_back(e.what);
+  f.breaks = broken_assumptions(f.example.shrunk, model.assumed);
+  f.inherent = inherent_in(f.example.shrunk, f.property, f.cause, o.check);
   if (const CatalogueEntry* e = match_entry(f.example.shrunk, f.property, f.cause)) f.catalogue = e->id;
   return f;
 }
@@ -157,6 +182,7 @@ Scenario with_reference(const Scenario& s) {
 bool inherent_in(const Scenario& s, Property p, Cause c, const CheckOptions& check) {
   // Waiting fairly and nesting are what an algorithm does, not what a deployment costs.
   if (p == Property::BoundedWait || c == Cause::SelfDeadlock || c == Cause::InnerRelease) return false;
+  if (reference_algorithm(s) == s.algorithm) return false;  // a lock is no counterpart of itself
   RunResult r = run_scenario(with_reference(s), check);
   for (const Violation& v : r.verdict.violations)
     if (v.property == p && v.cause == c) return true;
@@ -180,6 +206,8 @@ Inventory take_inventory(const FaultModel& model, const InventoryOptions& o, uns
   std::optional<std::pair<uint32_t, Seen>> variant_error;
   for (const Part& p : parts) {
     inv.runs += p.runs;
+    inv.runs_outside += p.runs_outside;
+    inv.evidence.add(p.evidence);
     merge_metrics(inv.worst, p.worst);
     merge_tally(tally, p.tally);
     if (p.variant_error && (!variant_error || p.variant_error->first < variant_error->first))
@@ -190,6 +218,8 @@ Inventory take_inventory(const FaultModel& model, const InventoryOptions& o, uns
     // made past it depends on the number of jobs).
     inv.runs = variant_error->first + 1;
     inv.worst = Metrics{};
+    inv.evidence = Evidence{};
+    inv.runs_outside = 0;
     tally.clear();
     tally.emplace(Key{Property::VariantError, variant_error->second.first.cause}, variant_error->second);
   }
@@ -199,7 +229,7 @@ Inventory take_inventory(const FaultModel& model, const InventoryOptions& o, uns
   on_threads(found.size(), jobs,
              [&](size_t i) { inv.failures[i] = finish(model, o, found[i].first, found[i].second); });
   std::stable_sort(inv.failures.begin(), inv.failures.end(), [](const Failure& a, const Failure& b) {
-    if (a.inherent != b.inherent) return !a.inherent;
+    if (outside_assumptions(a) != outside_assumptions(b)) return !outside_assumptions(a);
     return a.first_run < b.first_run;
   });
   return inv;

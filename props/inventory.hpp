@@ -22,8 +22,17 @@ struct Failure {
   Cause cause = Cause::Unknown;
   uint32_t runs = 0;       // runs that showed it
   uint32_t first_run = 0;  // global index of the first
+  std::optional<uint32_t> first_inside_run;  // the first that stayed inside the assumptions (its example's run)
   Counterexample example;  // from the first run, shrunk keeping property and cause
   std::vector<FaultFamily> needs;
+  // The example's elements, each necessary (removing it makes the failure go, by replay),
+  // clients aside: "'pause A @1s for 800ms'", "the replica", ...
+  std::vector<std::string> necessary;
+  // The assumptions in force that its example's faults break, one line each: empty for
+  // a failure of the lock's own, else what the deployment must rule out.
+  std::vector<std::string> breaks;
+  // Extra information: the built-in counterpart for the deployment (never the algorithm
+  // itself) fails the same scenario, on the same schedule, the same way.
   bool inherent = false;
   std::string catalogue;  // "F07", or "" when no entry documents it
 };
@@ -46,17 +55,25 @@ struct InventoryOptions {
 struct Inventory {
   uint32_t runs = 0;              // runs made
   bool partial = false;           // interrupted before the budget was spent (InventoryOptions::interrupted)
-  std::vector<Failure> failures;  // the algorithm's own first, then the inherent ones; each by first run
+  std::vector<Failure> failures;  // the algorithm's own (under the assumptions) first, then those outside; each by first run
   Metrics worst;                  // the largest of each metric over all runs
+  // Over the runs that stayed inside the assumptions in force (the runs that test
+  // the lock itself): which faults bit, in which phases, and so what a clean result proves.
+  Evidence evidence;
+  uint32_t runs_outside = 0;  // runs whose faults broke some assumption
 };
 
 // The same answer for any number of jobs (without a time limit).
 Inventory take_inventory(const FaultModel& model, const InventoryOptions& options, unsigned jobs = 1);
 
+// Whether a failure needs a fault outside the assumptions in force.
+inline bool outside_assumptions(const Failure& f) { return !f.breaks.empty(); }
+
 // The best-known algorithm for the deployment of `s`, and `s` with it.
 std::string reference_algorithm(const Scenario& s);
 Scenario with_reference(const Scenario& s);
-// Whether the reference fails `s` with the same property and cause.
+// Whether the reference fails `s` with the same property and cause (never, when the
+// reference is the scenario's own algorithm).
 bool inherent_in(const Scenario& s, Property p, Cause c, const CheckOptions& check = {});
 
 }  // namespace locksim::props

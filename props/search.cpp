@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <tuple>
 
 #include "locksim/lock/params.hpp"
 #include "locksim/lock/registry.hpp"
@@ -15,7 +16,45 @@ namespace {
 
 [[noreturn]] void refuse(std::string message) { throw std::invalid_argument(std::move(message)); }
 
+sim::Duration duration_of(std::string_view text, const char* flag) {
+  sim::Duration d;
+  std::string error;
+  if (!sim::parse_duration(text, d, &error)) refuse(fmt::format("{}: {}", flag, error));
+  return d;
+}
+
+// "20ms" (pinned) or "1ms..100ms" (drawn from the range), within [lowest, 1h].
+std::pair<sim::Duration, sim::Duration> duration_range(const std::string& text, const char* flag, sim::Duration lowest) {
+  const size_t dots = text.find("..");
+  const sim::Duration lo = duration_of(std::string_view(text).substr(0, dots), flag);
+  const sim::Duration hi = dots == std::string::npos ? lo : duration_of(std::string_view(text).substr(dots + 2), flag);
+  if (lo < lowest || hi > sim::seconds(3600) || hi < lo)
+    refuse(fmt::format("{} '{}': expected a duration or MIN..MAX from {} to 1h, MIN <= MAX", flag, text,
+                       sim::format_duration(lowest)));
+  return {lo, hi};
+}
+
+// The replica's lag and the failover's timing: drawn whenever a replica is in play.
+void set_failover_timing(const SearchSettings& o, FaultModel& m) {
+  if ((!o.lag.empty() || !o.failover.empty()) && m.base.masters > 1)
+    refuse("--lag and --failover shape a replica's failover: they go with a single master");
+  const sim::Duration lease = std::max(m.base.lock.lease, sim::milliseconds(50));
+  std::tie(m.lag_min, m.lag_max) = o.lag.empty() ? std::pair{sim::milliseconds(1), sim::milliseconds(100)}
+                                                 : duration_range(o.lag, "--lag", sim::Duration{});
+  std::tie(m.failover_min, m.failover_max) = o.failover.empty()
+                                                 ? std::pair{sim::milliseconds(50), lease}
+                                                 : duration_range(o.failover, "--failover", sim::milliseconds(1));
+}
+
 }  // namespace
+
+Assumptions assumptions_in_force(const std::string& algorithm, const std::string& assume) {
+  std::string error;
+  auto a = parse_assumptions(assume, &error);
+  if (!a) refuse("--assume: " + error);
+  if (assume == "none") return *a;
+  return combined(default_assumptions(algorithm), *a);
+}
 
 FaultModel search_model(const SearchSettings& o) {
   if (!lock::find_algorithm(o.algorithm)) refuse(fmt::format("unknown algorithm '{}'", o.algorithm));
@@ -54,9 +93,8 @@ FaultModel search_model(const SearchSettings& o) {
   if (o.clients || o.clients_max || o.iterations) m.contention = false;
   if (o.iterations) m.max_iterations = o.iterations;
   if (o.nested) m.nested = o.nested;
-  auto assumed = parse_assumptions(o.assume, &error);
-  if (!assumed) refuse("--assume: " + error);
-  assume(m, *assumed);
+  set_failover_timing(o, m);
+  assume(m, assumptions_in_force(o.algorithm, o.assume));
   return m;
 }
 

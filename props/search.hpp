@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "locksim/props/assumptions.hpp"
 #include "locksim/props/defaults.hpp"
 #include "locksim/props/fault_model.hpp"
 
@@ -22,12 +23,18 @@ struct SearchSettings {
   bool replica = false;                            // one master with an asynchronous replica
   uint32_t nested = 0;                             // draw nested acquires up to this depth (0: the algorithm's default)
   std::map<std::string, std::string> lock_params;  // as the --lease=... flags
-  std::string assume;                              // as `check --assume`
+  std::string assume;                              // as `check --assume` (added to the algorithm's defaults; "none": none)
+  std::string lag;                                 // as `check --lag`: "20ms" or "1ms..100ms" (empty: drawn 1ms..100ms)
+  std::string failover;                            // as `check --failover` (empty: drawn 50ms..the lease)
 };
 
 // Throws std::invalid_argument, with the message `check` prints, for an
 // unknown algorithm, fault kind, lock parameter or assumption, or settings
 // that contradict each other.
 FaultModel search_model(const SearchSettings& s);
+
+// The assumptions in force for these settings: the algorithm's defaults plus
+// `assume` (or exactly none for "none"). Throws as search_model.
+Assumptions assumptions_in_force(const std::string& algorithm, const std::string& assume);
 
 }  // namespace locksim::props

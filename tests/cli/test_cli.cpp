@@ -359,6 +359,9 @@ TEST_CASE("check gives the same output with --jobs 1 and --jobs 2") {
   CHECK(found.out.find("found: ") != std::string::npos);
   CHECK(found.out.find("^") != std::string::npos);
   CHECK(field(found.out, "replay:").rfind("locksim replay '", 0) == 0);
+  // The lock's own failure replays under the assumptions it was found under.
+  CHECK(field(found.out, "replay:").find("' --assume 'durable-redis,sane-redis-clock,no-failover'") !=
+        std::string::npos);
   Result clean = run_locksim("check watchdog --runs 24 --faults none");
   REQUIRE(clean.status == 0);
   CHECK(clean.out.find("24 runs, no violation of any property") != std::string::npos);
@@ -522,25 +525,30 @@ std::map<std::string, JsonFailure> json_failures(const std::string& out) {
 
 }  // namespace
 
-TEST_CASE("check lists every distinct failure with its cause, the algorithm's own before the inherent ones") {
+TEST_CASE("check lists every distinct failure with its cause, the lock's own before those outside the assumptions") {
   const std::string args = "check set-nx-px --faults slow-work,redis-restart --runs 150 --seed 1";
   Result r = run_locksim(args);
   INFO(r.err);
   REQUIRE(r.status == 1);
   CHECK(r.out.find("distinct failures") != std::string::npos);
   CHECK(r.out.find("cause:      ") != std::string::npos);
-  const size_t own = r.out.find("Failures of set-nx-px itself:"), inherent = r.out.find("Inherent to one Redis");
+  CHECK(r.out.find("assuming: durable-redis, sane-redis-clock, no-failover") != std::string::npos);
+  const size_t own = r.out.find("Failures under your assumptions (set-nx-px's own):"),
+               outside = r.out.find("Failures outside your assumptions");
   REQUIRE(own != std::string::npos);
-  REQUIRE(inherent != std::string::npos);
-  CHECK(own < inherent);
-  CHECK(r.out.find("mutual-exclusion by lease-expired-working (F07)", own) < inherent);
-  CHECK(r.out.find("mutual-exclusion by redis-restart-forgot-key", inherent) != std::string::npos);
+  REQUIRE(outside != std::string::npos);
+  CHECK(own < outside);
+  CHECK(r.out.find("mutual-exclusion by lease-expired-working (F07)", own) < outside);
+  CHECK(r.out.find("mutual-exclusion by redis-restart-forgot-key", outside) != std::string::npos);
+  CHECK(r.out.find("breaks:   durable-redis: ", outside) != std::string::npos);
+  CHECK(r.out.find("Evidence, over the ") != std::string::npos);
+  CHECK(r.out.find("unknown") == std::string::npos);
 
   // --first keeps the old stop-at-first behaviour.
   Result first = run_locksim(args + " --first");
   REQUIRE(first.status == 1);
   CHECK(first.out.find("found: ") != std::string::npos);
-  CHECK(first.out.find("Failures of") == std::string::npos);
+  CHECK(first.out.find("Failures under") == std::string::npos);
 }
 
 TEST_CASE("check --json: one object, and shards merge into the one-machine answer") {
@@ -552,8 +560,10 @@ TEST_CASE("check --json: one object, and shards merge into the one-machine answe
   INFO(checker.error());
   REQUIRE(checker.valid());
   for (const char* key :
-       {"\"algorithm\": \"set-nx-px\"", "\"seed\": 2", "\"runs\": 90", "\"assumptions\": []", "\"catalogue\": \"F07\"",
-        "\"inherent\": true", "\"inherent\": false", "\"needs\": [", "\"replay\": \"locksim replay '"}) {
+       {"\"algorithm\": \"set-nx-px\"", "\"seed\": 2", "\"runs\": 90",
+        "\"assumptions\": [\"durable-redis\", \"sane-redis-clock\", \"no-failover\"]", "\"catalogue\": \"F07\"",
+        "\"outside_assumptions\": true", "\"outside_assumptions\": false", "\"evidence\": {\"runs\": ",
+        "\"bound\": \"", "\"needs\": [", "\"replay\": \"locksim replay '"}) {
     INFO(key);
     CHECK(whole.out.find(key) != std::string::npos);
   }
@@ -585,7 +595,7 @@ TEST_CASE("check --assume narrows the faults, prints in the header and belongs t
   Result found = run_locksim("check set-nx-px --faults slow-work --assume 'durable-redis,pause<=100ms' --runs 60");
   REQUIRE(found.status == 1);
   const std::string replay = field(found.out, "replay:");
-  CHECK(replay.find("--assume 'durable-redis,pause<=100ms'") != std::string::npos);
+  CHECK(replay.find("--assume 'durable-redis,sane-redis-clock,no-failover,pause<=100ms'") != std::string::npos);
   Result again = run_locksim(replay.substr(8));
   INFO(again.err);
   CHECK(again.status == 0);
@@ -620,4 +630,47 @@ TEST_CASE("check draws nested acquires where reentrancy is documented, and for a
   CHECK(unexercised.status == 2);
   CHECK(unexercised.err.find("reentrancy had nothing to check") != std::string::npos);
   CHECK(run_locksim("check set-nx-px --faults none --runs 40 --property reentrancy --nested 1").status == 1);
+}
+
+TEST_CASE("check --lag and --failover shape a replica's failover; bad values are usage errors") {
+  for (const char* bad : {"--replica --lag soon", "--replica --lag 5ms..1ms", "--replica --failover 0s",
+                          "--masters 3 --lag 10ms", "--replica --failover 2h"}) {
+    INFO(bad);
+    Result r = run_locksim(std::string("check watchdog --runs 1 ") + bad);
+    CHECK(r.status == 2);
+    CHECK(r.err.find("--") != std::string::npos);
+  }
+  // Pinned: every drawn master crash comes with exactly this timing.
+  Result pinned = run_locksim(
+      "check watchdog --replica --faults master-crash --lag 7ms --failover 300ms --runs 30 --json --no-shrink");
+  INFO(pinned.err);
+  CHECK(pinned.status != 2);
+  // Drawn by default: the watchdog's failover loss (F17) is found without the catalogue's tuning.
+  Result found = run_locksim("check watchdog --replica --faults master-crash --property mutual-exclusion --first "
+                             "--runs 5000");
+  INFO(found.out);
+  CHECK(found.status == 1);
+  CHECK(found.out.find("failover-lost-key") != std::string::npos);
+}
+
+TEST_CASE("check --assume: every bound reads, bad words are usage errors, and a clean result carries evidence") {
+  for (const char* bad : {"pause<=", "work<=-1s", "delay<=1h1s", "pause<=1s,pause<=2s", "clock<=x", "none,work<=1s"}) {
+    INFO(bad);
+    Result r = run_locksim(std::string("check token-lua --runs 1 --assume '") + bad + "'");
+    CHECK(r.status == 2);
+    CHECK(r.err.find("--assume") != std::string::npos);
+  }
+  Result clean = run_locksim(
+      "check token-lua --lease 30s --faults pause,slow-work --assume 'work<=10s,pause<=5s' --runs 200 --property "
+      "mutual-exclusion");
+  INFO(clean.out << clean.err);
+  CHECK(clean.status == 0);
+  CHECK(clean.out.find("assuming: durable-redis, sane-redis-clock, no-failover, work<=10s, pause<=5s") !=
+        std::string::npos);
+  CHECK(clean.out.find("Evidence, over the ") != std::string::npos);
+  CHECK(clean.out.find("would have been seen with 95 % probability") != std::string::npos);
+  // A pause that strikes after everything is done tested nothing, and says so.
+  Result idle = run_locksim("check set-nx-px --faults pause --assume 'pause<=50ms' --runs 1 --clients 1");
+  INFO(idle.out);
+  CHECK(idle.out.find("Evidence") != std::string::npos);
 }

@@ -71,8 +71,10 @@ std::map<std::pair<std::string, std::string>, nlohmann::json> inventory(const st
 // ("check ALGO ..."), shows the same property violated for the same cause.
 bool same_failure_on_builtin(const std::string& replay, const std::vector<std::string>& builtins,
                              const std::pair<std::string, std::string>& failure) {
-  const size_t open = replay.rfind(" '");
-  const std::string scenario = replay.substr(open + 2, replay.size() - open - 3);  // inside the last quotes
+  // The scenario is the last quoted word before the assumptions it was found under.
+  const std::string line = replay.substr(0, replay.find(" --assume "));
+  const size_t open = line.rfind(" '");
+  const std::string scenario = line.substr(open + 2, line.size() - open - 3);  // inside the last quotes
   const std::string rest = scenario.substr(scenario.find(' '));                   // without the variant's name
   for (const std::string& builtin : builtins) {
     const std::string algorithm = builtin.substr(6, builtin.find(' ', 6) - 6);  // "check ALGO ..."

@@ -1,0 +1,213 @@
+#include "locksim/props/assumptions.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "locksim/lock/registry.hpp"
+#include "locksim/lock/simulation.hpp"
+
+namespace locksim::props {
+
+namespace {
+
+// A bound's word: "pause<=" and friends, with what it bounds.
+struct BoundWord {
+  std::string_view prefix;
+  std::optional<Duration> Assumptions::*field;
+  Duration lowest;
+};
+constexpr BoundWord kBounds[] = {
+    {"work<=", &Assumptions::max_work, sim::milliseconds(1)},
+    {"pause<=", &Assumptions::max_pause, sim::milliseconds(1)},
+    {"delay<=", &Assumptions::max_delay, sim::milliseconds(1)},
+    {"clock<=", &Assumptions::max_clock_error, sim::Duration{}},
+};
+
+struct FlagWord {
+  std::string_view word;
+  bool Assumptions::*field;
+};
+constexpr FlagWord kFlags[] = {
+    {"durable-redis", &Assumptions::durable_redis},
+    {"sane-redis-clock", &Assumptions::sane_redis_clock},
+    {"sane-client-clock", &Assumptions::sane_client_clock},
+    {"no-failover", &Assumptions::no_failover},
+};
+
+std::string known_words() {
+  return "durable-redis, sane-redis-clock, sane-client-clock, no-failover, work<=D, pause<=D, delay<=D, clock<=D, "
+         "none";
+}
+
+std::string bound_word(std::string_view prefix, Duration d) {
+  return std::string(prefix) + sim::format_duration(d);
+}
+
+}  // namespace
+
+std::optional<Assumptions> parse_assumptions(std::string_view text, std::string* error) {
+  Assumptions a;
+  if (text == "none") return a;
+  auto fail = [&](std::string message) -> std::optional<Assumptions> {
+    if (error) *error = std::move(message);
+    return std::nullopt;
+  };
+  if (text.empty()) return a;  // nothing stated
+  std::vector<std::string_view> seen;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = text.find(',', start);
+    const std::string_view word =
+        text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    bool matched = false;
+    for (const FlagWord& f : kFlags) {
+      if (word != f.word) continue;
+      if (std::find(seen.begin(), seen.end(), f.word) != seen.end())
+        return fail(fmt::format("'{}' is stated twice", word));
+      seen.push_back(f.word);
+      a.*f.field = true;
+      matched = true;
+    }
+    for (const BoundWord& b : kBounds) {
+      if (matched || !word.starts_with(b.prefix)) continue;
+      if (std::find(seen.begin(), seen.end(), b.prefix) != seen.end())
+        return fail(fmt::format("'{}': {} is stated twice", word, b.prefix.substr(0, b.prefix.size() - 2)));
+      seen.push_back(b.prefix);
+      Duration d{};
+      std::string why;
+      if (!sim::parse_duration(word.substr(b.prefix.size()), d, &why)) return fail(fmt::format("'{}': {}", word, why));
+      if (d < b.lowest || d > sim::seconds(3600))
+        return fail(fmt::format("'{}': the bound must be {} to 1h", word, sim::format_duration(b.lowest)));
+      a.*b.field = d;
+      matched = true;
+    }
+    if (!matched) {
+      if (word == "none") return fail("'none' stands alone: it means no assumption at all");
+      return fail(fmt::format("unknown assumption '{}' (known: {})", word, known_words()));
+    }
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return a;
+}
+
+std::vector<std::string> assumption_words(const Assumptions& a) {
+  std::vector<std::string> out;
+  for (const FlagWord& f : kFlags)
+    if (a.*f.field) out.emplace_back(f.word);
+  for (const BoundWord& b : kBounds)
+    if (a.*b.field) out.push_back(bound_word(b.prefix, *(a.*b.field)));
+  return out;
+}
+
+Assumptions combined(const Assumptions& base, const Assumptions& extra) {
+  Assumptions out = base;
+  for (const FlagWord& f : kFlags) out.*f.field = base.*f.field || extra.*f.field;
+  for (const BoundWord& b : kBounds)
+    if (extra.*b.field) out.*b.field = extra.*b.field;
+  return out;
+}
+
+std::vector<std::string> broken_assumptions(const Scenario& s, const Assumptions& a) {
+  std::vector<std::pair<std::string, std::string>> found;  // (word, line)
+  auto breaks = [&](std::string word, std::string what) { found.emplace_back(word, word + ": " + what); };
+  const lock::WorkloadParams& w = s.workload;
+  for (const sim::Fault& f : s.faults.faults) {
+    const bool on_client = client_index(f.node).has_value();
+    const std::string quoted = "'" + sim::to_string(f) + "'";
+    if (f.kind == sim::FaultKind::Crash && !on_client && a.durable_redis && !s.persistent_redis &&
+        std::any_of(s.faults.faults.begin(), s.faults.faults.end(),
+                    [&](const sim::Fault& r) { return r.kind == sim::FaultKind::Restart && r.node == f.node; }))
+      breaks("durable-redis", quoted + " restarts without persistence");
+    if (f.kind == sim::FaultKind::Crash && !on_client && a.no_failover && s.replica && f.node == "redis")
+      breaks("no-failover", quoted + " promotes the replica");
+    if (f.kind == sim::FaultKind::ClockJump && !on_client && a.sane_redis_clock) breaks("sane-redis-clock", quoted);
+    if (f.kind == sim::FaultKind::ClockJump && on_client && a.sane_client_clock) breaks("sane-client-clock", quoted);
+    if (f.kind == sim::FaultKind::ClockJump && on_client && a.max_clock_error &&
+        std::abs(f.amount.ns) > a.max_clock_error->ns)
+      breaks(bound_word("clock<=", *a.max_clock_error), quoted);
+    if (f.kind == sim::FaultKind::Pause && a.max_pause && f.amount > *a.max_pause)
+      breaks(bound_word("pause<=", *a.max_pause), quoted);
+    if (f.kind == sim::FaultKind::Cut && a.max_delay && f.amount > *a.max_delay)
+      breaks(bound_word("delay<=", *a.max_delay), quoted + " holds messages back longer");
+  }
+  for (size_t n = 0; n < s.redis_drifts_ppm.size(); ++n)
+    if (a.sane_redis_clock && std::abs(s.redis_drifts_ppm[n]) > kSaneDriftPpm)
+      breaks("sane-redis-clock", fmt::format("{}'s clock drifts {:+} ppm (more than {})", lock::redis_node_name(s, n),
+                                             s.redis_drifts_ppm[n], kSaneDriftPpm));
+  for (size_t c = 0; c < w.drifts_ppm.size(); ++c)
+    if (a.sane_client_clock && std::abs(w.drifts_ppm[c]) > kSaneDriftPpm)
+      breaks("sane-client-clock", fmt::format("{}'s clock drifts {:+} ppm (more than {})", lock::client_name(c),
+                                              w.drifts_ppm[c], kSaneDriftPpm));
+  for (size_t c = 0; c < w.clock_offsets.size(); ++c)
+    if (a.max_clock_error && std::abs(w.clock_offsets[c].ns) > a.max_clock_error->ns)
+      breaks(bound_word("clock<=", *a.max_clock_error),
+             fmt::format("{}'s clock is off by {}", lock::client_name(c), sim::format_duration(w.clock_offsets[c])));
+  for (const lock::CallFault& c : w.call_faults)
+    if (a.max_pause && c.kind == lock::CallFault::Kind::Pause && c.pause > *a.max_pause)
+      breaks(bound_word("pause<=", *a.max_pause),
+             fmt::format("{} pauses {} before its call {}", lock::client_name(c.client),
+                         sim::format_duration(c.pause), c.call));
+  if (a.max_work) {
+    for (const lock::SlowWork& sw : w.slow_work)
+      if (sw.work > *a.max_work)
+        breaks(bound_word("work<=", *a.max_work),
+               fmt::format("{} works {} in its section {}", lock::client_name(sw.client),
+                           sim::format_duration(sw.work), sw.iteration));
+    if (w.work_max > *a.max_work)
+      breaks(bound_word("work<=", *a.max_work),
+             fmt::format("sections are drawn up to {}", sim::format_duration(w.work_max)));
+  }
+  if (a.max_delay) {
+    const sim::LatencyDist& l = s.latency;
+    const Duration longest = l.base + l.jitter + (l.spike_probability > 0 ? l.spike_cap : Duration{});
+    if (longest > *a.max_delay)
+      breaks(bound_word("delay<=", *a.max_delay),
+             fmt::format("a message may take {} one way", sim::format_duration(longest)));
+  }
+  // In assumption_words order, each line once.
+  std::vector<std::string> order;
+  for (const FlagWord& f : kFlags) order.emplace_back(f.word);
+  for (const BoundWord& b : kBounds) order.emplace_back(b.prefix);
+  std::vector<std::string> out;
+  for (const std::string& word : order)
+    for (const auto& [w2, line] : found)
+      if (w2.starts_with(word) && std::find(out.begin(), out.end(), line) == out.end()) out.push_back(line);
+  return out;
+}
+
+std::vector<std::string> broken_words(const Scenario& s, const Assumptions& a) {
+  std::vector<std::string> words;
+  for (const std::string& line : broken_assumptions(s, a)) {
+    std::string word = line.substr(0, line.find(':'));
+    if (std::find(words.begin(), words.end(), word) == words.end()) words.push_back(word);
+  }
+  return words;
+}
+
+std::optional<std::string> breaks_assumptions(const Scenario& s, const Assumptions& a) {
+  std::vector<std::string> lines = broken_assumptions(s, a);
+  if (lines.empty()) return std::nullopt;
+  return lines.front();
+}
+
+Assumptions default_assumptions(std::string_view algorithm) {
+  Assumptions a;
+  const lock::Algorithm* algo = lock::find_algorithm(algorithm);
+  if (algo && algo->uses_database) return a;  // a database lock needs nothing of Redis
+  a.durable_redis = true;
+  a.sane_redis_clock = true;
+  if (algorithm == "redlock") {
+    // antirez's condition for Redlock's validity time: clocks that run at about the same
+    // rate. Its other one, pauses and work well inside the lease, is the user's to state
+    // (--assume pause<=D,work<=D): without it Redlock fails (Kleppmann), as check shows.
+    a.sane_client_clock = true;
+  } else {
+    a.no_failover = true;  // one Redis: a promoted replica is a different deployment (--replica)
+  }
+  return a;
+}
+
+}  // namespace locksim::props
