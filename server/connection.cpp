@@ -102,6 +102,13 @@ void Connection::pump() {
 
 void Connection::run_commands() {
   while (!core_.paused && !close_after_reply && !waiting_ && out_.size() < kOutputHighWater && !closed_) {
+    const Verdict verdict = held_ ? screen_command(core_, *this, argv_) : Verdict{};
+    if (held_ && verdict.action == Verdict::Action::Hold) break;  // still paused: pumped at its end
+    if (held_) {
+      held_ = false;
+      execute(argv_, verdict);
+      continue;
+    }
     size_t pos = in_begin_;
     parser_.set_unauthenticated(!authenticated);
     const auto result = parser_.parse(std::string_view(in_.data(), in_end_), pos, argv_);
@@ -118,16 +125,29 @@ void Connection::run_commands() {
       close_after_reply = true;
       break;
     }
-    execute(argv_);
+    const Verdict fresh = screen_command(core_, *this, argv_);
+    if (fresh.action == Verdict::Action::Hold) {
+      held_ = true;
+      break;
+    }
+    execute(argv_, fresh);
   }
   // (A read in progress writes at in_end_: the buffer is rearranged only between reads.)
   if (in_begin_ == in_end_ && !reading_) in_begin_ = in_end_ = 0;
 }
 
-void Connection::execute(const redis::Command& argv) {
+void Connection::execute(const redis::Command& argv, const Verdict& verdict) {
   const size_t reply_start = out_.size();
   reply_suppressed = false;
-  answer(argv);
+  switch (verdict.action) {  // a LOCKSIM.FAULT rule's (traffic.cpp)
+    case Verdict::Action::Skip: return;
+    case Verdict::Action::Close: close(); return;
+    case Verdict::Action::Error: out_ += "-" + verdict.error + "\r\n"; break;
+    default: answer(argv);
+  }
+  note_command(core_, *this, argv, std::string_view(out_).substr(reply_start));
+  if (verdict.drop_reply) out_.resize(reply_start);
+  hold_reply_ms = std::max(hold_reply_ms, verdict.delay_ms);
   // CLIENT REPLY OFF/SKIP silence the reply; pub/sub notices go out anyway (CLIENT_PUSHING).
   const bool silenced = reply_suppressed || ((reply_off || skipping_) && !is_subscription_command(argv[0]));
   if (silenced) out_.resize(reply_start);
@@ -246,17 +266,21 @@ void Connection::on_read(const std::error_code& ec, size_t n) {
     return;
   }
   in_end_ += n;
+  core_.traffic.net_input_bytes += n;
+  last_active_ms = Clock::host_ms();
   pump();
 }
 
 void Connection::start_write() {
   sending_.swap(out_);
   writing_ = true;
-  if (core_.reply_delay_ms <= 0) {
+  const int64_t delay_ms = std::max(core_.reply_delay_ms, hold_reply_ms);
+  hold_reply_ms = 0;
+  if (delay_ms <= 0) {
     write_now();
     return;
   }
-  delay_timer_.expires_after(std::chrono::milliseconds(core_.reply_delay_ms));
+  delay_timer_.expires_after(std::chrono::milliseconds(delay_ms));
   delay_timer_.async_wait([self = shared_from_this()](const std::error_code&) {
     if (!self->closed_) self->write_now();
   });
@@ -298,13 +322,15 @@ void Connection::reset_connection_state() {
   reply_off = skip_next = false;
 }
 
+int64_t Connection::age_seconds() const { return (Clock::host_ms() - created_ms_) / 1000; }
+
 std::string Connection::info_line() const {
   const int64_t now = Clock::host_ms();
   std::string line =
       "id=" + std::to_string(id_) + " addr=" + peer_ + " laddr=" + local_ +
       " fd=" + std::to_string(closed_ ? -1 : const_cast<Socket&>(socket_).native_handle()) + " name=" + name +
       " age=" + std::to_string((now - created_ms_) / 1000) +
-      " idle=0 flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=" + std::to_string(in_end_ - in_begin_) +
+      " idle=0 flags=" + std::string(monitor ? "O" : "N") + " db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=" + std::to_string(in_end_ - in_begin_) +
       " qbuf-free=" + std::to_string(in_.size() - in_end_) +
       " argv-mem=0 multi-mem=0 rbs=" + std::to_string(in_.size()) + " rbp=0 obl=" + std::to_string(out_.size()) +
       " oll=0 omem=" + std::to_string(sending_.size()) +

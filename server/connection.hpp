@@ -33,6 +33,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void reset_connection_state();
   // The CLIENT INFO / CLIENT LIST line (without the newline).
   std::string info_line() const;
+  const std::string& peer() const { return peer_; }
+  const std::string& local_address() const { return local_; }
+  int64_t age_seconds() const;
 
   // Front-end state the connection commands change.
   redis::Protocol protocol = redis::Protocol::Resp2;
@@ -42,6 +45,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // CLIENT REPLY: OFF silences every reply, SKIP the next command's; the CLIENT REPLY
   // OFF/SKIP command itself answers nothing (reply_suppressed).
   bool reply_off = false, skip_next = false, reply_suppressed = false;
+  bool monitor = false;      // MONITOR: receives every other client's commands
+  ClientTracking tracking;   // CLIENT TRACKING's settings
+  int64_t hold_reply_ms = 0;  // the next write waits this long (a DELAY fault, DEBUG SLEEP)
+  int64_t last_active_ms = Clock::host_ms();  // the last read (CONFIG SET timeout)
 
  private:
   void start_read();
@@ -50,7 +57,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void write_now();
   void on_written(const std::error_code& ec);
   void run_commands();
-  void execute(const redis::Command& argv);
+  void execute(const redis::Command& argv, const Verdict& verdict);
   void answer(const redis::Command& argv);
   void write_exec_reply(const redis::Reply& reply);
   void track_transaction(const redis::Command& argv, const redis::Reply& reply);
@@ -73,6 +80,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool reading_ = false, writing_ = false, closed_ = false;
   bool waiting_ = false;                       // a blocking command (BLPOP) waits for its reply from the outbox
   Resp3Form blocked_form_ = Resp3Form::Plain;  // ... and is typed as this in RESP3
+  bool held_ = false;  // argv_ waits for CLIENT PAUSE to end (traffic.hpp)
   bool skipping_ = false;                      // this command's reply is skipped (CLIENT REPLY SKIP came before)
   bool in_multi_ = false;                      // MULTI answered OK; EXEC, DISCARD or RESET not yet
   std::vector<redis::Command> queued_;         // the commands MULTI queued, in order

@@ -47,6 +47,12 @@ template <class StreamSocket>
 void Server::Core::admit(StreamSocket socket, bool is_tcp) {
   const auto protocol = socket.local_endpoint().protocol();
   Socket generic(io, asio::generic::stream_protocol(protocol.family(), protocol.protocol()), socket.release());
+  if (!admit_connection(*this)) {  // LOCKSIM.FAULT REFUSE: reset at once, nothing read or written
+    std::error_code ignored;
+    generic.set_option(asio::socket_base::linger(true, 0), ignored);
+    generic.close(ignored);
+    return;
+  }
   if (clients.size() >= options.maxclients) {
     // Redis answers and closes: the error is written before the connection is refused.
     static const std::string kFull = "-ERR max number of clients reached\r\n";
