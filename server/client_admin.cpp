@@ -132,6 +132,7 @@ Reply client_pause(Server::Core& core, const Command& argv) {
   int64_t ms = 0;
   if (!redis::parse_int64(argv[2], ms)) return Reply::error("ERR timeout is not an integer or out of range");
   if (ms < 0) return Reply::error("ERR timeout is negative");
+  if (ms > kMaxDurationMs) return Reply::error("ERR timeout is out of range");  // now + ms must not overflow
   bool writes_only = false;
   if (argv.size() == 4) {
     if (redis::equals_lower(argv[3], "write")) writes_only = true;

@@ -32,6 +32,12 @@ std::optional<int64_t> non_negative(const std::string& text) {
   return v;
 }
 
+// A duration: at most kMaxDurationMs, so a deadline (now + ms) or a timer cannot overflow.
+std::optional<int64_t> duration_ms(const std::string& text) {
+  auto ms = non_negative(text);
+  return ms && *ms <= kMaxDurationMs ? ms : std::nullopt;
+}
+
 std::string lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;
@@ -44,8 +50,8 @@ Reply add_rule(Traffic& traffic, const Command& argv) {
   const std::string kind = lower(argv[2]);
   size_t i = 3;
   if (kind == "delay") {
-    auto ms = i < argv.size() ? non_negative(argv[i]) : std::nullopt;
-    if (!ms) return Reply::error("ERR DELAY wants a number of milliseconds >= 0");
+    auto ms = i < argv.size() ? duration_ms(argv[i]) : std::nullopt;
+    if (!ms) return Reply::error("ERR DELAY wants a number of milliseconds from 0 to 31536000000 (a year)");
     rule.kind = FaultRule::Kind::Delay;
     rule.delay_ms = *ms;
     ++i;
@@ -89,8 +95,8 @@ Reply add_rule(Traffic& traffic, const Command& argv) {
       if (!n || *n == 0) return Reply::error("ERR COUNT wants a number of commands > 0");
       rule.remaining = *n;
     } else if (option == "for") {
-      auto ms = non_negative(value);
-      if (!ms) return Reply::error("ERR FOR wants a number of milliseconds >= 0");
+      auto ms = duration_ms(value);
+      if (!ms) return Reply::error("ERR FOR wants a number of milliseconds from 0 to 31536000000 (a year)");
       rule.until_ms = Clock::host_ms() + *ms;
     } else {
       return usage();
@@ -134,8 +140,8 @@ Reply run_fault_command(Server::Core& core, const Command& argv) {
     return Reply::array(std::move(lines));
   }
   if (sub == "refuse" && argv.size() == 3) {
-    auto ms = non_negative(argv[2]);
-    if (!ms) return Reply::error("ERR REFUSE wants a number of milliseconds >= 0");
+    auto ms = duration_ms(argv[2]);
+    if (!ms) return Reply::error("ERR REFUSE wants a number of milliseconds from 0 to 31536000000 (a year)");
     traffic.refuse_until_ms = *ms == 0 ? 0 : Clock::host_ms() + *ms;
     return Reply::ok();
   }

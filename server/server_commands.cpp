@@ -71,7 +71,9 @@ Reply debug_sleep(Server::Core& core, Connection& conn, const Command& argv) {
     return Reply::error("ERR value is not a valid float");
   const int64_t ms = seconds <= 0 ? 0 : static_cast<int64_t>(std::min<long double>(seconds * 1000, 1e12L));
   if (ms == 0) return Reply::ok();
+  if (ms > kMaxDurationMs) return Reply::error("ERR timeout is out of range");  // as LOCKSIM.PAUSE
   if (core.clock.mode() == TimeMode::Manual) {
+    if (!core.clock.can_shift(ms)) return Reply::error("ERR the clock would leave its range (1970 to 2262)");
     core.clock.shift(ms);
     return Reply::ok();
   }
