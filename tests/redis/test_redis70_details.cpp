@@ -15,16 +15,16 @@ TEST_CASE("SETBIT that leaves the bit as it was does not abort another client's 
   m.run({"GET", "bits"});
   CHECK(to_string(m.run_on(other, {"SETBIT", "bits", "3", "1"})) == "(integer) 1");  // already 1
   CHECK(to_string(m.run_on(other, {"SETBIT", "bits", "5", "0"})) == "(integer) 0");  // already 0
-  CHECK(m.text({"EXEC"}) != "(nil)");
+  CHECK(m.text({"EXEC"}) != "(nil array)");
   // A bit that does change, or a string that grows, is a write.
   m.run({"WATCH", "bits"});
   m.run({"MULTI"});
   m.run_on(other, {"SETBIT", "bits", "5", "1"});
-  CHECK(m.text({"EXEC"}) == "(nil)");
+  CHECK(m.text({"EXEC"}) == "(nil array)");
   m.run({"WATCH", "bits"});
   m.run({"MULTI"});
   m.run_on(other, {"SETBIT", "bits", "100", "0"});  // grows the string: Redis counts it
-  CHECK(m.text({"EXEC"}) == "(nil)");
+  CHECK(m.text({"EXEC"}) == "(nil array)");
 }
 
 TEST_CASE("ZADD of -0 stores 0; a skiplist's update keeps -0; ZINCRBY answers -0", "[redis70]") {

@@ -66,14 +66,15 @@ TEST_CASE("SCAN returns every key present for the whole scan while others come a
     stable.insert("stable:" + std::to_string(i));
   }
   for (int i = 0; i < 2000; ++i) m.run({"SET", "doomed:" + std::to_string(i), "v"});
-  // Between calls: delete a block of doomed keys and add many new ones, so the table
-  // shrinks and grows under the cursor.
-  int added = 0;
+  // Between calls: first many new keys (the table grows from 4096 to 8192 buckets under
+  // the cursor), then the doomed ones go (it shrinks back).
+  int added = 0, deleted = 0;
   const auto seen = scan_all(m, {"SCAN"}, 1, [&](int call) {
-    if (call % 3 == 0) {
-      for (int j = 0; j < 60; ++j) m.run({"DEL", "doomed:" + std::to_string(call * 20 + j)});
+    if (call < 40) {
+      for (int j = 0; j < 60; ++j) m.run({"SET", "new:" + std::to_string(added++), "v"});
     } else {
-      for (int j = 0; j < 90; ++j) m.run({"SET", "new:" + std::to_string(added++), "v"});
+      for (int j = 0; j < 100 && deleted < 2000; ++j) m.run({"DEL", "doomed:" + std::to_string(deleted++)});
+      for (int j = 0; j < 100 && deleted >= 2000 && added > 0; ++j) m.run({"DEL", "new:" + std::to_string(--added)});
     }
   });
   for (const auto& key : stable) REQUIRE(seen.count(key) == 1);
