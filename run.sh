@@ -15,7 +15,8 @@ packages=(cmake g++ make pkg-config catch2 librapidcheck-dev libfmt-dev
           liblua5.1-0-dev lua-cjson lua-bitop libcli11-dev libhiredis-dev libevent-dev libasio-dev
           nlohmann-json3-dev)
 # Servers and clients that only the tests and benchmarks use.
-test_packages=(redis-server redis-tools mariadb-server libmariadb-dev parallel python3-redis clang chromium)
+test_packages=(redis-server redis-tools mariadb-server libmariadb-dev parallel python3-redis python3-pytest clang chromium
+               libgtest-dev libgmock-dev)
 
 install_missing() {
   local missing=() p
@@ -33,7 +34,8 @@ what=${1:-tour}
 shift || true
 case "$what" in
   tour|build) install_missing "${packages[@]}" ;;
-  test|bench) install_missing "${packages[@]}" "${test_packages[@]}" ;;
+  test|bench) install_missing "${packages[@]}" "${test_packages[@]}"
+              command -v npm >/dev/null || install_missing nodejs npm ;;  # a Node from elsewhere has its npm
   *) echo "usage: ./run.sh tour|test|bench|build" >&2; exit 2 ;;
 esac
 
@@ -74,6 +76,12 @@ fi
 # Replay lines the program prints name it as the user can type it from where they stand.
 program=$(realpath --relative-to="$user_dir" "$build_dir/cli/locksim")
 [[ $program == /* || $program == .* ]] || program=./$program
+
+# The Node fixtures' client libraries (examples/fixtures), pinned, from npm's registry.
+node_packages=(ioredis@5.4.1 redis@4.7.0)
+if [[ $what == test ]]; then
+  npm install --no-audit --no-fund --silent --prefix "$build_dir/node" "${node_packages[@]}" >/dev/null
+fi
 
 case "$what" in
   tour)  exec -a "$program" "$build_dir/cli/locksim" tour "$@" ;;

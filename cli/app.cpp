@@ -12,6 +12,7 @@
 #include "locksim/base/allocator.hpp"
 #include "locksim/cli/options.hpp"
 #include "locksim/cli/program_name.hpp"
+#include "locksim/cli/serve.hpp"
 #include "locksim/cli/subcommand.hpp"
 #include "locksim/lock/lua_variant.hpp"
 #include "locksim/sim/world.hpp"
@@ -99,6 +100,9 @@ int main(int argc, char** argv) {
   base::keep_freed_memory_for_reuse();
   if (argc > 0 && argv[0]) default_program_name(argv[0]);
   install_signal_handlers();
+  // A test fixture that starts redis-server starts the model when its path names locksim.
+  if (argc > 0 && argv[0] && std::string_view(argv[0]).substr(std::string_view(argv[0]).find_last_of('/') + 1) == "redis-server")
+    return run_as_redis_server(argc, argv);
   CLI::App app{
       "locksim: Redis distributed-lock algorithms in a deterministic simulator, each documented failure "
       "found, shrunk and shown as a replayable timeline.",

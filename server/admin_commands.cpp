@@ -3,6 +3,7 @@
 #include <array>
 
 #include "locksim/server/connection.hpp"
+#include "locksim/server/traffic.hpp"
 #include "locksim/sim/redis/arguments.hpp"
 #include "locksim/sim/redis/command_table.hpp"
 
@@ -84,6 +85,7 @@ Reply run_admin_command(Server::Core& core, Connection& caller, const Command& a
     return Reply::ok();
   }
   if (name == "drop") return drop_command(core, caller, argv);
+  if (name == "fault") return run_fault_command(core, argv);
   if (name == "restart" && need(1)) {
     core.restart(caller.id());
     caller.close_after_reply = true;  // a restart closes every connection

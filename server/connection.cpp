@@ -123,6 +123,13 @@ void Connection::run_commands() {
       yielded_ = true;
       break;
     }
+    if (held_) {  // a command CLIENT PAUSE held: it runs first, once the pause is over
+      const Verdict verdict = screen_command(core_, *this, argv_);
+      if (verdict.action == Verdict::Action::Hold) break;  // still paused: pumped at its end
+      held_ = false;
+      execute(argv_, verdict);
+      continue;
+    }
     size_t pos = in_begin_;
     parser_.set_unauthenticated(!authenticated);
     parser_.set_limits(protocol_limits());
@@ -141,18 +148,41 @@ void Connection::run_commands() {
       close_after_reply = true;
       break;
     }
-    execute(argv_);
+    const Verdict fresh = screen_command(core_, *this, argv_);
+    if (fresh.action == Verdict::Action::Hold) {
+      held_ = true;
+      break;
+    }
+    execute(argv_, fresh);
   }
   // (A read in progress writes at in_end_: the buffer is rearranged only between reads.)
   if (in_begin_ == in_end_ && !reading_) in_begin_ = in_end_ = 0;
 }
 
-void Connection::execute(const redis::Command& argv) {
+// Runs one command under a LOCKSIM.FAULT verdict (traffic.cpp): a dropped request
+// runs nothing; a Close verdict closes through close(), released with the rest below.
+void Connection::execute(const redis::Command& argv, const Verdict& verdict) {
   LOCKSIM_ASSERT(!closed_, "a closed connection runs a command");
   LOCKSIM_ASSERT(core_.command_depth == 0, "a command runs inside another");
+  if (verdict.action == Verdict::Action::Skip) return;
+  if (verdict.action == Verdict::Action::Close) {
+    close();
+    core_.release_retired();
+    return;
+  }
   const size_t reply_start = out_.size();
   reply_suppressed = false;
-  core_.run_command(id_, [&] { answer(argv); });
+  core_.run_command(id_, [&] {
+    if (verdict.action == Verdict::Action::Error)
+      out_ += "-" + verdict.error + "\r\n";
+    else
+      answer(argv);
+  });
+  // (A connection closed meanwhile has no pending output: nothing of it was written.)
+  const bool wrote = out_.size() > reply_start;
+  note_command(core_, *this, argv, wrote ? std::string_view(out_).substr(reply_start) : std::string_view{});
+  if (verdict.drop_reply && wrote) out_.resize(reply_start);
+  hold_reply_ms = std::max(hold_reply_ms, verdict.delay_ms);
   // CLIENT REPLY OFF/SKIP silence the reply; pub/sub notices go out anyway (CLIENT_PUSHING).
   const bool silenced = reply_suppressed || ((reply_off || skipping_) && !is_subscription_command(argv[0]));
   if (silenced && out_.size() > reply_start) out_.resize(reply_start);
@@ -326,17 +356,21 @@ void Connection::on_read(const std::error_code& ec, size_t n) {
     return;
   }
   in_end_ += n;
+  core_.traffic.net_input_bytes += n;
+  last_active_ms = Clock::host_ms();
   pump();
 }
 
 void Connection::start_write() {
   sending_.swap(out_);
   writing_ = true;
-  if (core_.reply_delay_ms <= 0) {
+  const int64_t delay_ms = std::max(core_.reply_delay_ms, hold_reply_ms);
+  hold_reply_ms = 0;
+  if (delay_ms <= 0) {
     write_now();
     return;
   }
-  delay_timer_.expires_after(std::chrono::milliseconds(core_.reply_delay_ms));
+  delay_timer_.expires_after(std::chrono::milliseconds(delay_ms));
   delay_timer_.async_wait([self = shared_from_this()](const std::error_code&) {
     if (!self->closed_) self->write_now();
   });
@@ -378,13 +412,15 @@ void Connection::reset_connection_state() {
   subscriptions_ = 0;  // RESET left every subscription
 }
 
+int64_t Connection::age_seconds() const { return (Clock::host_ms() - created_ms_) / 1000; }
+
 std::string Connection::info_line() const {
   const int64_t now = Clock::host_ms();
   std::string line =
       "id=" + std::to_string(id_) + " addr=" + peer_ + " laddr=" + local_ +
       " fd=" + std::to_string(closed_ ? -1 : const_cast<Socket&>(socket_).native_handle()) + " name=" + name +
       " age=" + std::to_string((now - created_ms_) / 1000) +
-      " idle=0 flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=" + std::to_string(in_end_ - in_begin_) +
+      " idle=0 flags=" + std::string(monitor ? "O" : "N") + " db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=" + std::to_string(in_end_ - in_begin_) +
       " qbuf-free=" + std::to_string(in_.size() - in_end_) +
       " argv-mem=0 multi-mem=0 rbs=" + std::to_string(in_.size()) + " rbp=0 obl=" + std::to_string(out_.size()) +
       " oll=0 omem=" + std::to_string(sending_.size()) +

@@ -38,6 +38,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // What the client holds: its query buffer, the arguments read, the replies not yet
   // written (maxmemory-clients).
   size_t memory_bytes() const;
+  const std::string& peer() const { return peer_; }
+  const std::string& local_address() const { return local_; }
+  int64_t age_seconds() const;
 
   // Front-end state the connection commands change.
   redis::Protocol protocol = redis::Protocol::Resp2;
@@ -47,6 +50,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // CLIENT REPLY: OFF silences every reply, SKIP the next command's; the CLIENT REPLY
   // OFF/SKIP command itself answers nothing (reply_suppressed).
   bool reply_off = false, skip_next = false, reply_suppressed = false;
+  bool monitor = false;      // MONITOR: receives every other client's commands
+  ClientTracking tracking;   // CLIENT TRACKING's settings
+  int64_t hold_reply_ms = 0;  // the next write waits this long (a DELAY fault, DEBUG SLEEP)
+  int64_t last_active_ms = Clock::host_ms();  // the last read (CONFIG SET timeout)
 
  private:
   void start_read();
@@ -55,7 +62,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void write_now();
   void on_written(const std::error_code& ec);
   void run_commands();
-  void execute(const redis::Command& argv);
+  void execute(const redis::Command& argv, const Verdict& verdict);
   void answer(const redis::Command& argv);
   void write_exec_reply(const redis::Reply& reply);
   void append_reply_releasing(redis::Reply reply, Resp3Form form);
@@ -84,6 +91,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool yielded_ = false;  // its turn ended with commands left to run (kTurn)
   bool waiting_ = false;                       // a blocking command (BLPOP) waits for its reply from the outbox
   Resp3Form blocked_form_ = Resp3Form::Plain;  // ... and is typed as this in RESP3
+  bool held_ = false;  // argv_ waits for CLIENT PAUSE to end (traffic.hpp)
   bool skipping_ = false;                      // this command's reply is skipped (CLIENT REPLY SKIP came before)
   bool in_multi_ = false;                      // MULTI answered OK; EXEC, DISCARD or RESET not yet
   std::vector<redis::Command> queued_;         // the commands MULTI queued, in order

@@ -11,6 +11,7 @@
 
 #include "locksim/server/clock.hpp"
 #include "locksim/server/server.hpp"
+#include "locksim/server/traffic.hpp"
 #include "locksim/sim/redis/server.hpp"
 
 namespace locksim::server {
@@ -41,6 +42,7 @@ struct Server::Core {
   int64_t reply_delay_ms = 0;
   bool paused = false;
   asio::steady_timer pause_timer{io};
+  Traffic traffic{io};  // CLIENT PAUSE, LOCKSIM.FAULT rules, MONITOR, INFO's counts (traffic.hpp)
 
   void accept_tcp();
   void accept_local();

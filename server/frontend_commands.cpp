@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "locksim/server/connection.hpp"
+#include "locksim/server/frontend.hpp"
 #include "locksim/sim/redis/arguments.hpp"
 #include "locksim/sim/redis/glob.hpp"
 
@@ -133,24 +134,12 @@ Reply cmd_client(Server::Core& core, Connection& conn, const Command& argv) {
     return Reply::ok();
   }
   if (redis::equals_lower(sub, "info")) return arity(2, "client|info").value_or(Reply::bulk(conn.info_line() + "\n"));
-  if (redis::equals_lower(sub, "list")) {
-    std::string text;
-    for (const auto& [id, client] : core.clients) text += client->info_line() + "\n";
-    return Reply::bulk(std::move(text));
-  }
-  if (redis::equals_lower(sub, "kill")) {
-    int64_t id = 0;
-    if (argv.size() == 4 && redis::equals_lower(argv[2], "id") && redis::parse_int64(argv[3], id))
-      return Reply::integer_(core.drop(static_cast<redis::ConnectionId>(id)) ? 1 : 0);
-    return Reply::error("ERR syntax error");
-  }
+  if (auto reply = run_client_admin(core, conn, argv)) return std::move(*reply);
   if (redis::equals_lower(sub, "reply") && argv.size() == 3) return client_reply(conn, argv[2]);
   // The model holds the blocked commands (its connection ids are the clients' ids).
   if (redis::equals_lower(sub, "unblock")) return core.model.execute(conn.id(), argv, core.clock.now_ms());
   // Sent by newer clients on connect; accepted and ignored.
-  if (redis::equals_lower(sub, "setinfo") || redis::equals_lower(sub, "no-evict") ||
-      redis::equals_lower(sub, "no-touch"))
-    return Reply::ok();
+  if (redis::equals_lower(sub, "setinfo")) return Reply::ok();
   std::string text = "ERR unknown subcommand '" + sub.substr(0, 128) + "'. Try CLIENT HELP.";
   return Reply::error(std::move(text));
 }
@@ -166,7 +155,7 @@ std::vector<std::pair<std::string, std::string>> config_parameters(const Server:
           {"port", std::to_string(core.port)},
           {"requirepass", core.options.requirepass},
           {"save", ""},
-          {"timeout", "0"},
+          {"timeout", std::to_string(core.traffic.idle_timeout_s)},
           {"unixsocket", core.options.unix_path}});
   return parameters;
 }
@@ -214,6 +203,14 @@ Reply cmd_config(Server::Core& core, const Command& argv, std::optional<Reply> f
   if (redis::equals_lower(argv[1], "set") && argv.size() >= 3) {
     if (from_model && !from_model->is_error()) return std::move(*from_model);
     if (auto limits = config_set_limits(core, argv)) return std::move(*limits);
+    if (argv.size() == 4 && redis::equals_lower(argv[2], "timeout")) {  // the front-end's own
+      int64_t seconds = 0;
+      if (!redis::parse_int64(argv[3], seconds) || seconds < 0)
+        return Reply::error("ERR CONFIG SET failed (possibly related to argument 'timeout') - argument couldn't be "
+                            "parsed into an integer");
+      set_idle_timeout(core, seconds);
+      return Reply::ok();
+    }
     bool all_without_effect = argv.size() % 2 == 0;
     for (size_t i = 2; i < argv.size() && all_without_effect; i += 2) all_without_effect = without_effect(argv[i]);
     if (all_without_effect) return Reply::ok();
@@ -223,27 +220,6 @@ Reply cmd_config(Server::Core& core, const Command& argv, std::optional<Reply> f
   if (from_model) return std::move(*from_model);
   if (redis::equals_lower(argv[1], "resetstat")) return Reply::ok();
   return Reply::error("ERR unknown subcommand '" + argv[1].substr(0, 128) + "'. Try CONFIG HELP.");
-}
-
-Reply cmd_command(const Command& argv) {
-  if (argv.size() >= 2 && redis::equals_lower(argv[1], "count")) return Reply::integer_(0);
-  return Reply::array({});  // no command metadata: clients then fall back to their defaults
-}
-
-Reply cmd_info(Server::Core& core) {
-  std::string text =
-      "# Server\r\nredis_version:" + std::string(kRedisVersion) +
-      "\r\nredis_mode:standalone\r\nos:locksim serve\r\narch_bits:64\r\nprocess_id:" + std::to_string(::getpid()) +
-      "\r\ntcp_port:" + std::to_string(core.port) +
-      "\r\n\r\n# Clients\r\nconnected_clients:" + std::to_string(core.clients.size()) +
-      "\r\nmaxclients:" + std::to_string(core.options.maxclients) +
-      "\r\nblocked_clients:0\r\n\r\n# Memory\r\nused_memory:0\r\nmaxmemory:0\r\n\r\n# Persistence\r\n"
-      "loading:0\r\nasync_loading:0\r\nrdb_changes_since_last_save:0\r\naof_enabled:0\r\n"
-      "aof_rewrite_in_progress:0\r\nrdb_bgsave_in_progress:0\r\n\r\n# Replication\r\nrole:master\r\n"
-      "connected_slaves:0\r\n\r\n# Keyspace\r\n";
-  const size_t keys = core.model.dbsize(core.clock.now_ms());
-  if (keys) text += "db0:keys=" + std::to_string(keys) + ",expires=0,avg_ttl=0\r\n";
-  return Reply::bulk(std::move(text));
 }
 
 // The model's own answer when it has the command; nullopt when it does not know it.
@@ -284,6 +260,29 @@ Reply cmd_reset(Server::Core& core, Connection& conn, const Command& argv) {
   return Reply::status("RESET");
 }
 
+// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: nothing to save, so every form but ABORT
+// stops the server; like Redis, the caller gets no reply, only its connection closed.
+Reply cmd_shutdown(Server::Core& core, Connection& conn, const Command& argv) {
+  bool abort = false;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    const std::string& option = argv[i];
+    if (redis::equals_lower(option, "abort")) {
+      abort = true;
+    } else if (!redis::equals_lower(option, "nosave") && !redis::equals_lower(option, "save") &&
+               !redis::equals_lower(option, "now") && !redis::equals_lower(option, "force")) {
+      return Reply::error("ERR syntax error");
+    }
+  }
+  if (abort) return argv.size() == 2 ? Reply::error("ERR No shutdown in progress.") : Reply::error("ERR syntax error");
+  conn.reply_suppressed = true;
+  conn.close_after_reply = true;
+  // After this command's turn: the connections close and run() returns.
+  asio::post(core.io, [&core] {
+    if (!core.stopped) core.shutdown();
+  });
+  return Reply::ok();
+}
+
 Reply cmd_select(Server::Core& core, Connection& conn, const Command& argv) {
   if (auto reply = model_answer(core, conn, argv)) return std::move(*reply);
   int64_t index = 0;
@@ -295,7 +294,8 @@ Reply cmd_select(Server::Core& core, Connection& conn, const Command& argv) {
 // Redis queues these inside MULTI (only QUIT and RESET run at once), so the model queues
 // them for the front-end (redis::HostCommands). CONFIG, INFO and SELECT are the model's own.
 bool queued_for_frontend(std::string_view name) {
-  for (std::string_view ours : {"client", "hello", "auth", "command", "memory"})
+  for (std::string_view ours : {"client", "hello", "auth", "command", "memory", "shutdown", "monitor", "role", "latency",
+                                "slowlog", "lastsave", "save", "bgsave", "bgrewriteaof", "readonly", "readwrite", "acl"})
     if (redis::equals_lower(name, ours)) return true;
   return name.size() > 8 && redis::equals_lower(name.substr(0, 8), "locksim.");
 }
@@ -306,10 +306,19 @@ std::optional<Reply> check_queued(const Command& argv) {
   char buffer[24];
   std::string_view name;
   if (!redis::to_lower(argv[0], buffer, sizeof buffer, name)) return std::nullopt;
-  const size_t least = name == "client" || name == "auth" || name == "memory" ? 2 : 1;
+  const size_t least =
+      name == "client" || name == "auth" || name == "memory" || name == "latency" || name == "slowlog" || name == "acl"
+          ? 2
+          : 1;
   if (argv.size() < least) return wrong_args(name);
   if (name != "client") return std::nullopt;
-  static constexpr std::array<std::pair<const char*, int>, 11> kClientSubcommands = {{{"id", 2},
+  static constexpr std::array<std::pair<const char*, int>, 17> kClientSubcommands = {{{"id", 2},
+                                                                                      {"pause", -3},
+                                                                                      {"unpause", 2},
+                                                                                      {"tracking", -3},
+                                                                                      {"getredir", 2},
+                                                                                      {"trackinginfo", 2},
+                                                                                      {"caching", 3},
                                                                                       {"getname", 2},
                                                                                       {"setname", 3},
                                                                                       {"info", 2},
@@ -347,7 +356,7 @@ std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, 
   char buffer[24];
   std::string_view name;
   if (!redis::to_lower(argv[0], buffer, sizeof buffer, name)) return std::nullopt;
-  if (name.size() < 4 || name.size() > 16) {
+  if (name.size() < 3 || name.size() > 16) {
     if (!name.starts_with("locksim.")) return std::nullopt;
   }
   // Before AUTH only AUTH, HELLO and QUIT run (Redis authRequired).
@@ -359,18 +368,18 @@ std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, 
     return Reply::ok();
   }
   const bool ours = name == "client" || name == "config" || name == "command" || name == "info" || name == "select" ||
-                    name == "memory" || name.starts_with("locksim.");
+                    name == "memory" || name == "shutdown" || name.starts_with("locksim.") || is_server_command(name) ||
+                    (name == "debug" && argv.size() >= 2 && redis::equals_lower(argv[1], "sleep"));
   if (!ours) return std::nullopt;
   if (!conn.authenticated) return Reply::error("NOAUTH Authentication required.");
   if (name.starts_with("locksim.")) return run_admin_command(core, conn, argv);
   if (name == "client") return cmd_client(core, conn, argv);
+  if (name == "shutdown") return cmd_shutdown(core, conn, argv);
+  if (auto reply = run_server_command(core, conn, argv, name)) return reply;
   // CONFIG and INFO: the model's when it has them (its parameters change its semantics).
   if (name == "config") return cmd_config(core, argv, model_answer(core, conn, argv));
-  if (name == "info") {
-    if (auto reply = model_answer(core, conn, argv)) return reply;
-  }
-  if (name == "command") return cmd_command(argv);
-  if (name == "info") return cmd_info(core);
+  if (name == "info") return run_info_command(core, conn, argv);
+  if (name == "command") return run_command_command(argv);
   if (name == "memory") return cmd_memory(core, conn, argv);
   if (argv.size() != 2) return wrong_args("select");
   return cmd_select(core, conn, argv);

@@ -47,6 +47,15 @@ std::optional<uint64_t> parse_memory(std::string_view text);
 std::string format_output_limits(const ClientLimits& limits);
 bool parse_output_limits(std::string_view text, ClientLimits& limits);
 
+// The parameters CONFIG SET, a config file and serve's arguments set with Redis's
+// names: proto-max-bulk-len, client-query-buffer-limit, client-output-buffer-limit,
+// maxmemory-clients (a percent of `maxmemory` too) and protected-mode (any case).
+bool is_limit_parameter(std::string_view name);
+// One of them set into `limits` or `protected_mode`: empty, or why the value is refused
+// (Redis's wording: "argument must be a memory value").
+std::string set_limit_parameter(const std::string& name, const std::string& value, ClientLimits& limits,
+                                bool& protected_mode, size_t maxmemory);
+
 // Whether a client of this class, holding `bytes` of output, must be closed now. The
 // soft limit counts from soft_since_ms (0: not over it yet), which it updates.
 bool output_limit_reached(const OutputLimit& limit, size_t bytes, int64_t now_ms, int64_t& soft_since_ms);

@@ -13,21 +13,23 @@ namespace {
 constexpr int64_t kLongMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kOneMb = 1024 * 1024;
 
-bool ours(const std::string& name) {
+bool ours(const std::string& name) { return is_limit_parameter(name); }
+
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+}  // namespace
+
+bool is_limit_parameter(std::string_view name) {
   for (const char* known : {"proto-max-bulk-len", "client-query-buffer-limit", "client-output-buffer-limit",
                             "maxmemory-clients", "protected-mode"})
     if (redis::equals_lower(name, known)) return true;
   return false;
 }
 
-std::string lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
-// One parameter into `limits`/`protected_mode`; the error's reason, or empty.
-std::string set_one(const std::string& name, const std::string& value, ClientLimits& limits, bool& protected_mode,
-                    size_t maxmemory) {
+std::string set_limit_parameter(const std::string& name, const std::string& value, ClientLimits& limits,
+                                bool& protected_mode, size_t maxmemory) {
   const std::string key = lower(name);
   if (key == "protected-mode") {
     const std::string v = lower(value);
@@ -53,7 +55,6 @@ std::string set_one(const std::string& name, const std::string& value, ClientLim
   if (key == "maxmemory-clients") limits.maxmemory_clients = static_cast<size_t>(*bytes);
   return "";
 }
-}  // namespace
 
 std::vector<std::pair<std::string, std::string>> limit_parameters(const Server::Core& core) {
   const ClientLimits& l = core.options.limits;
@@ -75,7 +76,7 @@ std::optional<Reply> config_set_limits(Server::Core& core, const redis::Command&
   for (size_t i = 2; i + 1 < argv.size(); i += 2) {
     if (!ours(argv[i])) return Reply::error("ERR Unknown option or number of arguments for CONFIG SET - '" + argv[i] + "'");
     const std::string failed =
-        set_one(argv[i], argv[i + 1], limits, protected_mode, core.options.model.maxmemory_bytes);
+        set_limit_parameter(argv[i], argv[i + 1], limits, protected_mode, core.options.model.maxmemory_bytes);
     if (!failed.empty())
       return Reply::error("ERR CONFIG SET failed (possibly related to argument '" + argv[i] + "') - " + failed);
   }

@@ -148,7 +148,16 @@ void Server::Core::admit(StreamSocket socket, bool is_tcp) {
   if (ec) return;
   const bool denied = protected_mode_denies(options.protected_mode, !options.requirepass.empty(), endpoint.data());
   Socket generic(io, asio::generic::stream_protocol(protocol.family(), protocol.protocol()), socket.release());
-  if (clients.size() >= options.maxclients) return refuse(std::move(generic), "-ERR max number of clients reached\r\n");
+  if (!admit_connection(*this)) {  // LOCKSIM.FAULT REFUSE: reset at once, nothing read or written
+    std::error_code ignored;
+    generic.set_option(asio::socket_base::linger(true, 0), ignored);
+    generic.close(ignored);
+    return;
+  }
+  if (clients.size() >= options.maxclients) {
+    ++traffic.connections_rejected;  // INFO rejected_connections, as Redis counts it
+    return refuse(std::move(generic), "-ERR max number of clients reached\r\n");
+  }
   if (denied) return refuse(std::move(generic), kProtectedModeDenied);
   const redis::ConnectionId id = model.connect();
   auto connection = std::make_shared<Connection>(*this, std::move(generic), id, is_tcp);
@@ -232,6 +241,8 @@ void Server::Core::shutdown() {
   pause_timer.cancel();
   tick_timer.cancel();
   accept_backoff.cancel();
+  traffic.pause_timer.cancel();  // CLIENT PAUSE and CONFIG SET timeout (traffic.hpp)
+  traffic.idle_timer.cancel();
   drop_all_but(0);
   release_retired();
   io.stop();

@@ -116,6 +116,12 @@ Reply cmd_setbit(ExecContext& ctx, const Command& argv) {
   if (error.is_error()) return error;
   const size_t byte = offset >> 3;
   const unsigned bit = 7 - static_cast<unsigned>(offset & 7);
+  // Redis 7.0: a bit left as it was, in a string not created or grown, changes nothing
+  // (no WATCH is touched, no event is sent).
+  if (entry && entry->str.size() > byte) {
+    const int current = (static_cast<unsigned char>(entry->str[byte]) >> bit) & 1;
+    if (current == (argv[3] == "1" ? 1 : 0)) return Reply::integer_(current);
+  }
   int previous = 0;
   edit_string(ctx, argv[1], entry, [&](std::string& s) {
     if (s.size() <= byte) s.resize(byte + 1, '\0');

@@ -336,13 +336,14 @@ Reply cmd_zadd(ExecContext& ctx, const Command& argv) {
       }
       if ((gt && score <= *current) || (lt && score >= *current)) continue;
       if (score != *current) {
-        zset.set(member, score);
+        // A listpack keeps scores as text and reads "-0" back as 0; a skiplist's update keeps -0.
+        zset.set(member, zset.skiplist ? score : score + 0.0);
         ++updated;
       }
       if (incr) incr_reply = Reply::bulk(format_double(score));
     } else {
       if (xx) continue;
-      zset.set(member, score);
+      zset.set(member, score + 0.0);  // a new member's -0 is stored as 0 (Redis 7.0, either encoding)
       zset.update_encoding(ctx.limits(), member);
       ++added;
       if (incr) incr_reply = Reply::bulk(format_double(score));

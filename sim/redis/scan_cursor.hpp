@@ -1,8 +1,13 @@
 #pragma once
-// The SCAN family's cursor (internal). Redis walks its hash table in reverse-binary
-// bucket order; the model walks elements in the order of a fixed 63-bit hash of their
-// name, and the cursor is the next hash to visit. That keeps Redis's guarantee (an
-// element present for the whole scan is returned at least once) and is deterministic.
+// The SCAN family's cursor (internal), as Redis's dictScan: a reverse-binary counter
+// over a table of 2^B buckets, B = log2 of the power of two at or above the element
+// count (at least 4 buckets). An element's bucket is the top B bits of a fixed 64-bit
+// hash of its name, and buckets are visited in hash order, so the cursor, bit-reversed,
+// is a position in that order that keeps its meaning when B changes between calls: a
+// bigger table resumes at the same place, a smaller one a little earlier (repeats, never
+// misses). Hence Redis's guarantee (an element present for the whole scan is returned)
+// with cursors below the table size, far below 2^53 (clients and Lua hold them as
+// doubles), and deterministic.
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -23,11 +28,27 @@ struct ScanOptions {
   std::optional<std::string> type;
 };
 
-inline uint64_t scan_hash(std::string_view name) {  // FNV-1a, folded into [1, 2^63)
+inline uint64_t scan_hash(std::string_view name) {  // FNV-1a, then a 64-bit finaliser
   uint64_t h = 1469598103934665603ULL;
   for (unsigned char c : name) h = (h ^ c) * 1099511628211ULL;
-  h &= (uint64_t{1} << 63) - 1;
-  return h == 0 ? 1 : h;
+  h ^= h >> 33;  // FNV's low bits are weak and the bucket is the top bits: mix them up
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  return h ^ (h >> 33);
+}
+
+inline uint64_t reverse_bits(uint64_t v) {
+  uint64_t r = 0;
+  for (int i = 0; i < 64; ++i, v >>= 1) r = (r << 1) | (v & 1);
+  return r;
+}
+
+// The table's size in bits for n elements (Redis: a power of two, at least 4 buckets).
+inline int scan_table_bits(size_t n) {
+  int bits = 2;
+  while (bits < 62 && (size_t{1} << bits) < n) ++bits;
+  return bits;
 }
 
 // Redis parseScanCursorOrReply and scanGenericCommand's options.
@@ -70,29 +91,36 @@ inline bool parse_scan(const Command& argv, size_t cursor_at, bool allow_type, S
 
 // One SCAN step over `items` (any order): [next cursor, elements]; `render` gives the
 // reply elements of an item (a key, or a field and its value), `name` the hashed name.
+// Whole buckets are returned, at least COUNT elements unless the scan ends.
 template <typename Item, typename Render, typename Name>
 Reply scan_reply(const std::vector<Item>& items, const ScanOptions& o, Render render, Name name) {
+  const int bits = scan_table_bits(items.size());
+  const uint64_t mask = (uint64_t{1} << bits) - 1;
+  const auto bucket_of = [bits](uint64_t hash) { return hash >> (64 - bits); };
+  // The cursor's low bits, reversed, are the first bucket to visit.
+  const uint64_t first_bucket = reverse_bits(o.cursor & mask) >> (64 - bits);
   std::vector<std::pair<uint64_t, const Item*>> order;
   for (const Item& item : items) {
     const uint64_t h = scan_hash(name(item));
-    if (h >= o.cursor || o.cursor == 0) order.emplace_back(h, &item);
+    if (bucket_of(h) >= first_bucket) order.emplace_back(h, &item);
   }
+  const auto before = [&](const auto& a, const auto& b) {
+    return a.first < b.first || (a.first == b.first && name(*a.second) < name(*b.second));
+  };
   const size_t take = std::min(order.size(), static_cast<size_t>(o.count));
-  std::partial_sort(order.begin(), order.begin() + static_cast<long>(take), order.end(),
-                    [&](const auto& a, const auto& b) {
-                      return a.first < b.first || (a.first == b.first && name(*a.second) < name(*b.second));
-                    });
-  // Never split a hash value between two calls.
+  std::partial_sort(order.begin(), order.begin() + static_cast<long>(take), order.end(), before);
+  // Never split a bucket between two calls: the rest of the last one comes now.
   size_t n = take;
   while (n < order.size() && n > 0) {
-    auto next = std::min_element(order.begin() + static_cast<long>(n), order.end());
-    if (next->first != order[n - 1].first) break;
+    auto next = std::min_element(order.begin() + static_cast<long>(n), order.end(), before);
+    if (bucket_of(next->first) != bucket_of(order[n - 1].first)) break;
     std::iter_swap(order.begin() + static_cast<long>(n), next);
     ++n;
   }
   uint64_t next_cursor = 0;
   if (n < order.size()) {
-    next_cursor = std::min_element(order.begin() + static_cast<long>(n), order.end())->first;
+    const uint64_t next_bucket = bucket_of(std::min_element(order.begin() + static_cast<long>(n), order.end(), before)->first);
+    next_cursor = reverse_bits(next_bucket << (64 - bits));
   }
   std::vector<Reply> elements;
   for (size_t i = 0; i < n; ++i) {

@@ -209,6 +209,24 @@ TEST_CASE("serve: time controls refuse what would overflow, with Redis-style err
   CHECK(c.command("PING") == "PONG");
 }
 
+TEST_CASE("serve: CLIENT PAUSE, DEBUG SLEEP and LOCKSIM.FAULT durations are bounded as the time controls are",
+          "[hostile]") {
+  RunningServer s;  // manual time: DEBUG SLEEP moves the clock
+  Hiredis c(s.port());
+  CHECK(c.command("CLIENT PAUSE 9223372036854775807") == "(error) ERR timeout is out of range");
+  CHECK(c.command("DEBUG SLEEP 1e300") == "(error) ERR timeout is out of range");
+  CHECK(c.command("LOCKSIM.FAULT ADD DELAY 9223372036854775807").starts_with("(error) ERR DELAY wants"));
+  CHECK(c.command("LOCKSIM.FAULT ADD CLOSE FOR 9223372036854775807").starts_with("(error) ERR FOR wants"));
+  CHECK(c.command("LOCKSIM.FAULT REFUSE 9223372036854775807").starts_with("(error) ERR REFUSE wants"));
+  CHECK(c.command("LOCKSIM.FAULT LIST") == "[]");
+  // A clock a day before its end: a year's DEBUG SLEEP would leave the range, a second does not.
+  const long long now = std::stoll(c.command("LOCKSIM.TIME").substr(10));
+  CHECK(c.command("LOCKSIM.JUMP %lld", static_cast<long long>(Clock::kMaxMs - 86'400'000LL - now)).starts_with("(integer) "));
+  CHECK(c.command("DEBUG SLEEP 31536000").starts_with("(error) ERR the clock would leave"));
+  CHECK(c.command("DEBUG SLEEP 1") == "OK");
+  CHECK(c.command("PING") == "PONG");
+}
+
 TEST_CASE("serve: maxmemory is reported as enforced", "[hostile]") {
   RunningServer s;
   Hiredis c(s.port());

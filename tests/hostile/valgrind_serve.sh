@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The use-after-free of issue 33 under valgrind: MULTI, CLIENT KILL ID <own id>, SET,
+# The use-after-free of issue 33 under valgrind: MULTI, CLIENT KILL ID <own id> SKIPME no, SET,
 # RPUSH, SUBSCRIBE x40, EXEC, then PUBLISH from another client, against
 # `locksim serve` run by valgrind's memcheck. Passes if the server answers after it and
 # valgrind reports no error.   tests/hostile/valgrind_serve.sh [LOCKSIM]
@@ -39,7 +39,7 @@ def read_until_closed(s):
 victim, other = connect(), connect()
 victim.sendall(resp("CLIENT", "ID"))
 own = victim.recv(64).strip()[1:].decode()
-pipeline = resp("MULTI") + resp("CLIENT", "KILL", "ID", own) + resp("SET", "k", "v") + resp("RPUSH", "l", "a")
+pipeline = resp("MULTI") + resp("CLIENT", "KILL", "ID", own, "SKIPME", "no") + resp("SET", "k", "v") + resp("RPUSH", "l", "a")
 pipeline += b"".join(resp("SUBSCRIBE", "ch%d" % i) for i in range(40)) + resp("EXEC")
 victim.sendall(pipeline)
 read_until_closed(victim)
