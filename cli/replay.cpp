@@ -46,6 +46,10 @@ Loaded parse_text(std::string text, const std::string& where, const std::string&
       text = trim(text.substr(program.size() + 8));
       break;
     }
+  // check prints the assumptions after the scenario ('...' --assume 'words'): the
+  // scenario alone is the run (the assumptions change no event of it).
+  if (const size_t assume = text.rfind("' --assume '"); assume != std::string::npos && text.back() == '\'')
+    text = text.substr(0, assume + 1);
   if (text.size() >= 2 && text.front() == '\'' && text.back() == '\'') text = text.substr(1, text.size() - 2);
   Loaded l;
   l.origin = where;

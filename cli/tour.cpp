@@ -433,6 +433,10 @@ std::string show_matrix(Matrix& matrix, const std::vector<std::string>& shown_al
                         int width) {
   std::string out = "\n" + rule(style, "what the tour found", width);
   std::array<size_t, std::size(props::kAllProperties)> col{};
+  // A property no shown version was checked for gets no column (the matrix stays in 80 columns).
+  std::array<bool, std::size(props::kAllProperties)> used{};
+  for (const auto& id : shown_algorithms)
+    for (size_t p = 0; p < col.size(); ++p) used[p] = used[p] || matrix[id][p].held || !matrix[id][p].violated.empty();
   for (size_t p = 0; p < col.size(); ++p) {
     col[p] = kShort[p].size();
     for (const auto& [algo, cells] : matrix) {
@@ -444,13 +448,15 @@ std::string show_matrix(Matrix& matrix, const std::vector<std::string>& shown_al
   size_t first = 9;
   for (const auto& id : shown_algorithms) first = std::max(first, id.size());
   std::string head = fmt::format("{:<{}}", "algorithm", first);
-  for (size_t p = 0; p < col.size(); ++p) head += fmt::format("  {:<{}}", kShort[p], col[p]);
+  for (size_t p = 0; p < col.size(); ++p)
+    if (used[p]) head += fmt::format("  {:<{}}", kShort[p], col[p]);
   while (!head.empty() && head.back() == ' ') head.pop_back();
   out += head + "\n";
   for (const auto& id : shown_algorithms) {
     const auto& cells = matrix[id];
     std::string row = fmt::format("{:<{}}", id, first);
     for (size_t p = 0; p < col.size(); ++p) {
+      if (!used[p]) continue;
       std::string text;
       for (const auto& v : cells[p].violated) text += (text.empty() ? "" : ",") + v;
       std::string painted;

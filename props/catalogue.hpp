@@ -53,12 +53,12 @@ struct CatalogueEntry {
 const std::vector<CatalogueEntry>& catalogue();
 const CatalogueEntry* find_entry(std::string_view id);
 
-// A survival or fix check bites when the pre-fix version fails, over the
-// same drawn scenarios, in at least this share of its runs; below it the
-// check proves little and counts as failed.
-inline constexpr double kMinFixBite = 0.1;
-// A fix check draws runs until a fix that fails in this share of the biting runs would
-// have shown with 95 % probability (props/evidence.hpp): 59 biting runs.
+// A survival or fix check bites when the pre-fix version fails, over the same
+// drawn scenarios, in enough runs that a fix failing in this share of the biting
+// runs would have shown with 95 % probability (props/evidence.hpp): 59 biting
+// runs. It draws until then; below it the check proves little and counts as
+// failed. (What share of all runs bite does not matter: the bound is over the
+// biting runs.)
 inline constexpr double kFixBound = 0.05;
 
 struct EntryOutcome {

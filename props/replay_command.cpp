@@ -23,11 +23,13 @@ std::string variant_file(std::string_view algorithm) {
 
 std::string replay_command(const Scenario& s, const Assumptions& assumed, std::string_view program) {
   std::string line = std::string(program) + " replay ";
+  if (std::string file = variant_file(s.algorithm); !file.empty()) line += "--variant " + shell_quote(file) + " ";
+  line += shell_quote(to_string(s));
+  // The assumptions last, as `check` prints them: the scenario stays the second word.
   std::string words;
   for (const std::string& w : assumption_words(assumed)) words += (words.empty() ? "" : ",") + w;
-  if (!words.empty()) line += "--assume " + shell_quote(words) + " ";
-  if (std::string file = variant_file(s.algorithm); !file.empty()) line += "--variant " + shell_quote(file) + " ";
-  return line + shell_quote(to_string(s));
+  if (!words.empty()) line += " --assume " + shell_quote(words);
+  return line;
 }
 
 }  // namespace locksim::props

@@ -47,7 +47,8 @@ Failure failure_of(const props::Failure& f, const props::Assumptions& assumed, c
   out.own = own_failure(f);
   out.shrunk = f.example.shrunk;
   out.scenario = props::to_string(f.example.shrunk);
-  out.replay = props::replay_command(f.example.shrunk, assumed, program);
+  // A failure outside the assumptions replays without them (replay refuses a scenario that breaks them).
+  out.replay = props::replay_command(f.example.shrunk, out.own ? assumed : props::Assumptions{}, program);
   return out;
 }
 
@@ -58,7 +59,7 @@ CheckReport check_lock(const std::string& algorithm, const CheckSettings& s) {
   // The model and the inventory `locksim check` makes, from the same settings.
   const props::FaultModel model = props::search_model({algorithm, s.faults, s.clients, s.clients_max, s.iterations,
                                                        s.masters, s.replica, s.nested, s.lock_params, s.assume});
-  const props::Assumptions assumed = *props::parse_assumptions(s.assume);  // search_model has read them
+  const props::Assumptions& assumed = model.assumed;  // the algorithm's defaults and s.assume, as check prints
   if (s.runs == 0) throw std::invalid_argument("check_lock: runs must be at least 1");
   props::InventoryOptions options;
   options.seed = s.seed;

@@ -331,9 +331,9 @@ TEST_CASE("merge refuses deep nesting and floods of keys as it parses", "[hostil
   CHECK(r.status == 2);
   CHECK(r.err.find("more than 256 keys") != std::string::npos);
   // A few fields a newer check adds pass through.
-  r = merge_edited("\"seed\": 1", "\"seed\": 1, \"evidence\": {\"a\": [1, 2]}");
+  r = merge_edited("\"seed\": 1", "\"seed\": 1, \"notes\": {\"a\": [1, 2]}");
   CHECK(r.status == 1);
-  CHECK(r.out.find("\"evidence\": {\"a\": [1, 2]}") != std::string::npos);
+  CHECK(r.out.find("\"notes\": {\"a\": [1, 2]}") != std::string::npos);
 }
 
 TEST_CASE("merge refuses counts that add up past 2^64-1, and partial inventories", "[hostile]") {
@@ -425,7 +425,7 @@ std::vector<std::string> entries(const std::string& dir) {
 
 }  // namespace
 
-TEST_CASE("--save writes through a symbolic link and keeps the file's mode", "[hostile]") {
+TEST_CASE("save: --save writes through a symbolic link and keeps the file's mode", "[hostile]") {
   const std::string target = temp_path("target.txt"), link = temp_path("link.txt");
   std::ofstream(target) << "# saved counterexamples\n";
   REQUIRE(chmod(target.c_str(), 0600) == 0);
@@ -442,7 +442,7 @@ TEST_CASE("--save writes through a symbolic link and keeps the file's mode", "[h
   std::remove(target.c_str());
 }
 
-TEST_CASE("--save past the file-size limit is an error that keeps the counterexample and no temporary",
+TEST_CASE("save: --save past the file-size limit is an error that keeps the counterexample and no temporary",
           "[hostile]") {
   const std::string dir = temp_path("xfsz");
   REQUIRE(mkdir(dir.c_str(), 0700) == 0);

@@ -132,7 +132,7 @@ TEST_CASE("ledger: an expiry says how early it came, in true time", "[lock][ledg
   CHECK(a.early == 600_ms);
 }
 
-TEST_CASE("ledger: a crash without persistence loses the instance; with it, nothing ends", "[lock][ledger]") {
+TEST_CASE("ledger: a crash without persistence loses the instance, with it, nothing ends", "[lock][ledger]") {
   Ledger l;
   l.change(set(0_ms, 0, Purpose::Acquire, "a"));
   l.server_crashed(0, at(100_ms), true);

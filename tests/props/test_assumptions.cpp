@@ -29,7 +29,7 @@ Scenario scenario(std::string_view text) {
 
 }  // namespace
 
-TEST_CASE("assumptions: every word reads back; bad input is refused with the word named", "[props]") {
+TEST_CASE("assumptions: every word reads back, bad input is refused with the word named", "[props]") {
   std::string error;
   auto a = parse_assumptions(
       "work<=10s,pause<=5s,delay<=100ms,clock<=50ms,durable-redis,no-failover,sane-redis-clock,sane-client-clock",

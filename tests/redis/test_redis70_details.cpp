@@ -27,7 +27,7 @@ TEST_CASE("SETBIT that leaves the bit as it was does not abort another client's 
   CHECK(m.text({"EXEC"}) == "(nil array)");
 }
 
-TEST_CASE("ZADD of -0 stores 0; a skiplist's update keeps -0; ZINCRBY answers -0", "[redis70]") {
+TEST_CASE("ZADD of -0 stores 0, a skiplist update keeps -0, ZINCRBY answers -0", "[redis70]") {
   Model m;
   m.run({"ZADD", "z", "-0", "a"});
   CHECK(m.text({"ZSCORE", "z", "a"}) == "\"0\"");
