@@ -248,6 +248,27 @@ int cmd_check(const CheckFlags& o) {
 
 namespace locksim::cli {
 
+// The world each run draws: its clients, their work, the deployment and its failover.
+void add_world_options(CLI::App& app_ref, CheckFlags& check) {
+  CLI::App* app = &app_ref;
+  app->add_option("--clients", check.clients, "exactly this many clients per run (default 2 to 3)")
+      ->check(CLI::Range(1, 26));
+  app->add_option("--clients-max", check.clients_max, "at most this many clients per run (default 3)")
+      ->check(CLI::Range(1, 26));
+  app->add_option("--iterations", check.iterations, "at most this many critical sections per client (default 3)")
+      ->check(CLI::Range(1, 1000));
+  app->add_option("--masters", check.masters, "independent Redis masters (default: 3 for redlock, 1 for the others)")
+      ->check(CLI::Range(1, 9));
+  app->add_flag("--replica", check.replica,
+                "one master with an asynchronous replica, promoted when the master dies (F17)");
+  app->add_option("--lag", check.lag,
+                  "the replica's replication lag: a duration, or MIN..MAX to draw from (default 1ms..100ms, drawn "
+                  "whenever a replica is in play)");
+  app->add_option("--failover", check.failover,
+                  "how long after the master dies the replica is promoted: a duration, or MIN..MAX (default 50ms.."
+                  "one lease)");
+}
+
 Subcommand add_check_command(CLI::App& parent) {
   struct State {
     CheckFlags check;
@@ -282,22 +303,7 @@ Subcommand add_check_command(CLI::App& parent) {
   app->add_option("--property", check.property,
                   "look for this property only: mutual-exclusion, no-deadlock, owner-only-release, fenced-writes, "
                   "reentrancy, bounded-wait (default any)");
-  app->add_option("--clients", check.clients, "exactly this many clients per run (default 2 to 3)")
-      ->check(CLI::Range(1, 26));
-  app->add_option("--clients-max", check.clients_max, "at most this many clients per run (default 3)")
-      ->check(CLI::Range(1, 26));
-  app->add_option("--iterations", check.iterations, "at most this many critical sections per client (default 3)")
-      ->check(CLI::Range(1, 1000));
-  app->add_option("--masters", check.masters, "independent Redis masters (default: 3 for redlock, 1 for the others)")
-      ->check(CLI::Range(1, 9));
-  app->add_flag("--replica", check.replica,
-                "one master with an asynchronous replica, promoted when the master dies (F17)");
-  app->add_option("--lag", check.lag,
-                  "the replica's replication lag: a duration, or MIN..MAX to draw from (default 1ms..100ms, drawn "
-                  "whenever a replica is in play)");
-  app->add_option("--failover", check.failover,
-                  "how long after the master dies the replica is promoted: a duration, or MIN..MAX (default 50ms.."
-                  "one lease)");
+  add_world_options(*app, check);
   app->add_option("--jobs", check.jobs, "parallel simulations (the result is the same as with one)")
       ->check(CLI::Range(1, 256));
   app->add_option("--shard", check.shard,
