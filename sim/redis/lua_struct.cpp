@@ -180,6 +180,8 @@ lua_Number get_integer(const char* buff, bool little, bool is_signed, size_t siz
     value = (value << 8) | static_cast<unsigned char>(buff[at]);
   }
   if (is_signed) {
+    // 'i0' is a size Redis accepts: no bytes, the value 0 (and no sign bit to extend).
+    if (size == 0) return 0;
     if (size < 8) {
       const uint64_t mask = uint64_t{1} << (size * 8 - 1);
       return static_cast<lua_Number>(static_cast<int64_t>((value ^ mask) - mask));

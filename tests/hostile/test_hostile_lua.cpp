@@ -211,5 +211,8 @@ TEST_CASE("CVE-2018-11219 and CVE-2020-14147: struct sizes cannot overflow their
   CHECK(lua.eval("return struct.unpack('dc0', struct.pack('d', 1e300) .. 'abc')").find("data string too short") !=
         std::string::npos);
   CHECK(lua.eval("return {struct.unpack('Bc0', '\\3abcd')}") == "[\"abc\", (integer) 5]");
+  // Found by fuzz_lua_libs: a signed integer of size 0 has no sign bit to extend.
+  CHECK(lua.eval("return {struct.unpack('i0', 'x')}") == "[(integer) 0, (integer) 1]");
+  CHECK(lua.eval("return {struct.unpack('<i0>i0', '')}") == "[(integer) 0, (integer) 0, (integer) 1]");
   CHECK(lua.eval("local f = string.rep('x', 1000000) for i = 1, 1000 do struct.pack(f) end").starts_with(kBusy));
 }
