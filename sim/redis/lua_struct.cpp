@@ -3,6 +3,7 @@
 // purpose: every error is a Lua error (longjmp), so no frame here owns C++ objects.
 #include <lua.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <climits>
 #include <cstdint>
@@ -191,6 +192,21 @@ lua_Number get_integer(const char* buff, bool little, bool is_signed, size_t siz
   return static_cast<lua_Number>(value);
 }
 
+// 'f' or 'd' as stored: its bytes in the header's order, read as the machine's float.
+lua_Number get_float(const char* data, bool little, char opt, size_t size) {
+  char buff[sizeof(double)];
+  std::memcpy(buff, data, size);
+  if (!little) std::reverse(buff, buff + size);
+  if (opt == 'f') {
+    float f;
+    std::memcpy(&f, buff, sizeof f);
+    return f;
+  }
+  double d;
+  std::memcpy(&d, buff, sizeof d);
+  return d;
+}
+
 int struct_unpack(lua_State* L) {
   Header h;
   const char* fmt = charged_format(L);
@@ -222,27 +238,10 @@ int struct_unpack(lua_State* L) {
         break;
       case 'x': break;
       case 'f':
-      case 'd': {
-        char buff[sizeof(double)];
-        std::memcpy(buff, data + pos, size);
-        if (!h.little)
-          for (size_t i = 0; i < size / 2; ++i) {
-            char t = buff[i];
-            buff[i] = buff[size - 1 - i];
-            buff[size - 1 - i] = t;
-          }
-        if (opt == 'f') {
-          float f;
-          std::memcpy(&f, buff, sizeof f);
-          lua_pushnumber(L, f);
-        } else {
-          double d;
-          std::memcpy(&d, buff, sizeof d);
-          lua_pushnumber(L, d);
-        }
+      case 'd':
+        lua_pushnumber(L, get_float(data + pos, h.little, opt, size));
         ++n;
         break;
-      }
       case 'c': {
         if (size == 0) {
           if (n == 0 || !lua_isnumber(L, -1)) luaL_error(L, "format 'c0' needs a previous size");
