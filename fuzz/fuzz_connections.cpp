@@ -102,10 +102,11 @@ bool probe_answers_ping() {
     const ssize_t got = readable ? ::recv(probe, reply, 7, MSG_WAITALL) : -1;
     ::close(probe);
     if (got == 7 && std::string(reply) == "+PONG\r\n") return true;
-    std::fprintf(stderr, "probe %d: %s (%zd bytes: %.7s)\n", attempt, readable ? "answered" : "no answer in 5 s", got,
-                 reply);
-    if (got != 0) return false;  // no answer, or a wrong one; 0 is a closed connection
+    if (got == 0) continue;  // closed: ended by a kill in flight
+    std::fprintf(stderr, "probe: %s (%zd bytes: %.7s)\n", readable ? "answered" : "no answer in 5 s", got, reply);
+    return false;
   }
+  std::fprintf(stderr, "probe: closed by the server three times\n");
   return false;
 }
 // What the server says about its connections, for a failure report.
