@@ -9,6 +9,7 @@
 // their entries are explored. It ends with a matrix of algorithms x
 // properties built from what the tour itself found and checked.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <atomic>
@@ -27,6 +28,7 @@
 #include "locksim/cli/program_name.hpp"
 #include "locksim/cli/progress.hpp"
 #include "locksim/cli/subcommand.hpp"
+#include "locksim/cli/tour_assumptions.hpp"
 #include "locksim/cli/tour_html.hpp"
 #include "locksim/cli/tour_lessons.hpp"
 #include "locksim/base/assert.hpp"
@@ -337,7 +339,7 @@ std::vector<const props::CatalogueEntry*> tour_entries(const TourOptions& option
   return entries;
 }
 
-std::string part_head(Part part, const Style& style, int width) {
+std::string part_head(Part part, const Style& style) {
   switch (part) {
     case Part::MainLine:
       return "\n" + style.bold("Part 1. The lock in Redis, version by version") + "\n";
@@ -357,9 +359,27 @@ constexpr std::string_view kRedlockArgument =
     "paused past V still believes it holds (F13 breaks Redlock as it breaks one Redis; fencing answers it); "
     "(2) bounded delays - a late reply eats V unseen; (3) bounded clock error - each master expires the key on its "
     "own clock, and a fast or jumping clock frees a vote early; (4) delayed restarts - a master that restarts "
-    "without its data must stay down a lease before voting again, or it forgets a vote it gave (F18). "
-    "check's --assume states these (durable-redis, sane-redis-clock, pause<=D) and the search then finds no "
-    "counterexample that breaks them.";
+    "without its data must stay down a lease before voting again, or it forgets a vote it gave (F18).";
+
+// The argument, then tried: each scenario's outcome and the assumption it breaks.
+std::string show_assumption_trials(const Style& style, int width, bool& all_expected) {
+  const std::vector<AssumptionTrial> trials = try_redlock_assumptions();
+  std::string out = wrap_field(
+      "", fmt::format("{} Each tried now, under --assume {}:", kRedlockArgument, kRedlockAssumptions), width);
+  size_t what_width = 0;
+  for (const AssumptionTrial& t : trials) what_width = std::max(what_width, t.what.size());
+  for (const AssumptionTrial& t : trials) {
+    std::string outcome = t.violated ? style.red(fmt::format("both held {:<6}", render::human_duration(t.overlap)))
+                                     : style.green(fmt::format("{:<16}", "held"));
+    std::string judged = t.broken.empty() ? "inside every assumption" : fmt::format("breaks {}", fmt::join(t.broken, ", "));
+    if (!t.as_argued()) {
+      all_expected = false;
+      judged += style.red(t.problem.empty() ? "  (not as argued)" : "  (" + t.problem + ")");
+    }
+    out += fmt::format("  {:<{}}  {}  {}\n", t.what, what_width, outcome, judged);
+  }
+  return out;
+}
 
 std::string introduction(const Style& style, int width) {
   std::string out = style.bold("The Redis lock evolution, one failure at a time") + "\n";
@@ -410,7 +430,7 @@ std::string show_algorithm(const lock::Algorithm& a, const std::string& head,
     const std::string line = show_line(*e, by_entry.at(e), style, width, options.verbose, matrix, all_expected);
     if (options.verbose || !by_entry.at(e).outcome.as_expected) out += line;
   }
-  if (id == "redlock") out += "\n" + wrap_field("", kRedlockArgument, width);
+  if (id == "redlock") out += "\n" + show_assumption_trials(style, width, all_expected);
   if (!any && options.verbose) {
     // No failure of its own in the catalogue: what it fixes, checked.
     for (const props::CatalogueEntry* e : entries) {
@@ -537,7 +557,7 @@ int cmd_tour(const TourOptions& options) {
     if (!options.only.empty() && id != options.only) continue;
     std::string out;
     if (options.only.empty() && (number == 1 || part_of(a) != part_of(*algos[number - 2])))
-      out += part_head(part_of(a), style, width);
+      out += part_head(part_of(a), style);
     shown_algorithms.push_back(id);
     matrix[id];
     const std::string head = fmt::format("{}/{}  {}", number, algos.size(), id);

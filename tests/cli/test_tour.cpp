@@ -15,6 +15,7 @@
 #include <string>
 
 #include "checkers.hpp"
+#include "locksim/cli/tour_assumptions.hpp"
 #include "locksim/cli/tour_html.hpp"
 #include "locksim/cli/tour_lessons.hpp"
 #include "locksim/render/sequence.hpp"
@@ -156,6 +157,22 @@ TEST_CASE("every failure the catalogue documents has a chapter, and every chapte
     }
 }
 
+TEST_CASE("the Redlock chapter tries its argument: each failure breaks an assumption, inside them all it holds") {
+  const std::vector<cli::AssumptionTrial> trials = cli::try_redlock_assumptions();
+  REQUIRE(trials.size() == 4);
+  std::set<std::string> broken;
+  for (const cli::AssumptionTrial& t : trials) {
+    INFO(t.scenario);
+    CHECK(t.problem.empty());
+    CHECK(t.as_argued());
+    if (t.violated) CHECK(t.overlap >= sim::milliseconds(100));  // an overlap a person can see
+    for (const std::string& word : t.broken) broken.insert(word);
+  }
+  CHECK(broken == std::set<std::string>{"durable-redis", "pause<=500ms", "sane-redis-clock"});
+  CHECK(!trials.back().violated);
+  CHECK(trials.back().broken.empty());
+}
+
 TEST_CASE("try it: a varied scenario replaces the word that sets the same thing") {
   CHECK(cli::vary_scenario("set-nx-px clients=2 work=400ms slow=A:0:1.5s", "slow=A:0:2s") ==
         "set-nx-px clients=2 work=400ms slow=A:0:2s");
@@ -187,8 +204,8 @@ TEST_CASE("sequence diagram: labels of crowded events never overlap") {
     t.clients.push_back(lane);
   }
   t.faults.push_back({t.start, sim::milliseconds(10), "A", "pause"});
-  t.key_moments.push_back({t.start, render::KeyMoment::Kind::Set, 0, render::kNoClient});
-  t.key_moments.push_back({t.start, render::KeyMoment::Kind::Expired, render::kNoClient, 0});
+  t.key_moments.push_back({t.start, render::KeyMoment::Kind::Set, 0, render::kNoClient, lock::Purpose::Other, "", ""});
+  t.key_moments.push_back({t.start, render::KeyMoment::Kind::Expired, render::kNoClient, 0, lock::Purpose::Other, "", ""});
   t.highlights.push_back({{0, 1}, t.start, t.start + sim::milliseconds(1), "mutual-exclusion", "A and B both held lock"});
   const render::SequenceLayout layout = render::layout_sequence(t);
   CHECK(layout.steps >= 15);
