@@ -8,6 +8,7 @@
 
 #include "locksim/cli/entries.hpp"
 #include "locksim/cli/program_name.hpp"
+#include "locksim/cli/tour_wire.hpp"
 #include "locksim/cli/verdicts.hpp"
 #include "locksim/render/sequence.hpp"
 #include "locksim/render/svg.hpp"
@@ -105,14 +106,28 @@ std::string figure(const LessonRun& run, const props::CatalogueEntry& entry, con
       xml_escape(program_name()), xml_escape(shell_quote(props::to_string(run.scenario))));
 }
 
+// The version in a line beside the one before it, then the commands one client sends, as a diff.
+std::string what_changed(const lock::Algorithm& algorithm, const lock::Algorithm* previous) {
+  std::string out = "<p><b>What changed</b>:</p>\n<pre class=\"diff\">";
+  if (previous) out += fmt::format("<span class=\"del\">- {}: {}</span>\n", xml_escape(previous->id), xml_escape(previous->summary));
+  out += fmt::format("<span class=\"add\">+ {}: {}</span></pre>\n", xml_escape(algorithm.id), xml_escape(algorithm.summary));
+  const std::vector<std::string> now = wire_commands(algorithm);
+  if (now.empty()) return out;
+  out += fmt::format("<p>On the wire, one client locking, working and unlocking{}:</p>\n<pre class=\"diff wire\">",
+                     previous ? fmt::format(" (against {})", xml_escape(previous->id)) : "");
+  for (const DiffLine& d : diff_lines(previous ? wire_commands(*previous) : std::vector<std::string>{}, now)) {
+    const char* css = d.mark == '-' ? "del" : d.mark == '+' ? "add" : "same";
+    out += fmt::format("<span class=\"{}\">{} {}</span>\n", css, d.mark, xml_escape(d.text));
+  }
+  return out + "</pre>\n";
+}
+
 std::string chapter(const Lesson& lesson, const props::CatalogueEntry& entry, const lock::Algorithm& algorithm,
                     const lock::Algorithm* previous, const TimedOutcome& found, bool& all_as_told) {
   std::string out = fmt::format("<section class=\"chapter\" id=\"{}\">\n<h2><span class=\"id\">{}</span> {} &mdash; {}</h2>\n",
                                 xml_escape(entry.id), xml_escape(entry.id), xml_escape(algorithm.id),
                                 xml_escape(lesson.title));
-  out += "<p><b>What changed</b>:</p>\n<pre class=\"diff\">";
-  if (previous) out += fmt::format("<span class=\"del\">- {}: {}</span>\n", xml_escape(previous->id), xml_escape(previous->summary));
-  out += fmt::format("<span class=\"add\">+ {}: {}</span></pre>\n", xml_escape(algorithm.id), xml_escape(algorithm.summary));
+  out += what_changed(algorithm, previous);
   LessonRun told = replay_lesson(lesson, entry);
   out += fmt::format("<p><b>The scenario</b>: {}</p>\n", xml_escape(lesson.setup));
   if (!told.as_told()) {

@@ -18,6 +18,7 @@
 #include "locksim/cli/tour_assumptions.hpp"
 #include "locksim/cli/tour_html.hpp"
 #include "locksim/cli/tour_lessons.hpp"
+#include "locksim/cli/tour_wire.hpp"
 #include "locksim/render/sequence.hpp"
 #include "locksim/render/text.hpp"
 
@@ -173,6 +174,30 @@ TEST_CASE("the Redlock chapter tries its argument: each failure breaks an assump
   CHECK(trials.back().broken.empty());
 }
 
+TEST_CASE("what changed, on the wire: the commands one client sends, recorded, and a diff of two versions") {
+  const auto wire = [](std::string_view id) { return cli::wire_commands(*lock::find_algorithm(id)); };
+  CHECK(wire("set-nx-px") == std::vector<std::string>{"SET lock 1 NX PX 1000", "DEL lock"});
+  CHECK(wire("setnx-expire") == std::vector<std::string>{"SETNX lock 1", "EXPIRE lock 1", "DEL lock"});
+  const std::vector<std::string> lua = wire("token-lua");
+  REQUIRE(lua.size() == 2);
+  CHECK(lua[0] == "SET lock <token> NX PX 1000");
+  CHECK(lua[1].starts_with("EVAL "));
+  CHECK(lua[1].ends_with(" 1 lock <token>"));
+  // Redlock asks each of the three masters it is designed for.
+  const std::vector<std::string> redlock = wire("redlock");
+  CHECK(std::count(redlock.begin(), redlock.end(), "SET lock <token> NX PX 1000") == 3);
+  // A timestamp lock's value is its expiry, not a token.
+  CHECK(wire("del-setnx").front() == "SETNX lock <expiry>");
+
+  const std::vector<cli::DiffLine> diff = cli::diff_lines({"SETNX lock 1", "EXPIRE lock 1", "DEL lock"},
+                                                          {"SET lock 1 NX PX 1000", "DEL lock"});
+  std::string text;
+  for (const cli::DiffLine& d : diff) text += std::string(1, d.mark) + " " + d.text + "\n";
+  CHECK(text == "- SETNX lock 1\n- EXPIRE lock 1\n+ SET lock 1 NX PX 1000\n  DEL lock\n");
+  CHECK(cli::diff_lines({}, {"A"}).front().mark == '+');
+  CHECK(cli::diff_lines({"A"}, {}).front().mark == '-');
+}
+
 TEST_CASE("try it: a varied scenario replaces the word that sets the same thing") {
   CHECK(cli::vary_scenario("set-nx-px clients=2 work=400ms slow=A:0:1.5s", "slow=A:0:2s") ==
         "set-nx-px clients=2 work=400ms slow=A:0:2s");
@@ -261,6 +286,9 @@ TEST_CASE("tour --html: one self-contained page, a chapter per failure, steps an
   CHECK(page.find("This scenario does not fail as told") == std::string::npos);
   CHECK(page.find("REJECTED") != std::string::npos);
   CHECK(page.find("<select>") != std::string::npos);
+  // What changed is shown as the commands one client sends, diffed against the version before.
+  CHECK(page.find("<span class=\"add\">+ EXPIRE lock 1</span>") != std::string::npos);
+  CHECK(page.find("<span class=\"del\">- DEL lock</span>") != std::string::npos);
   std::remove(path.c_str());
 }
 
