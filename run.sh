@@ -35,6 +35,8 @@ shift || true
 case "$what" in
   tour|build) install_missing "${packages[@]}" ;;
   test|bench) install_missing "${packages[@]}" "${test_packages[@]}"
+              # The embedded peer bench_redis measures beside the model (bench/peers/).
+              [[ $what == bench ]] && install_missing python3-fakeredis python3-lupa
               command -v npm >/dev/null || install_missing nodejs npm ;;  # a Node from elsewhere has its npm
   *) echo "usage: ./run.sh tour|test|bench|build" >&2; exit 2 ;;
 esac
