@@ -58,8 +58,12 @@ linker=()
 if command -v mold >/dev/null && [[ ${CMAKE_ARGS:-} != *LINKER_FLAGS* ]]; then
   linker=(-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=mold -DCMAKE_SHARED_LINKER_FLAGS=-fuse-ld=mold)
 fi
+# Line tables only (-g1): backtraces and sanitizer reports still name file and
+# line, and g++ compiles about a quarter faster than at -g (cli/check.cpp: 22.5 s
+# -> 17 s); configure a Debug build for a debugger's view of variables.
+debug_info=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG")
 # shellcheck disable=SC2086
-cmake -S . -B "$build_dir" "${linker[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCKSIM_REQUIRE_TEST_SERVERS=$require_servers \
+cmake -S . -B "$build_dir" "${linker[@]}" "${debug_info[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCKSIM_REQUIRE_TEST_SERVERS=$require_servers \
       ${CMAKE_ARGS:-} >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
 targets=()
 [[ $what == tour ]] && targets=(--target locksim)
