@@ -88,7 +88,9 @@ std::string History::describe(const HistoryEvent& e, std::string_view client_nam
     case Step::AcquireStart:
       if (e.depth > 0) s += fmt::format(" (nested {})", e.depth);
       break;
-    case Step::Released: s += e.own_lock ? " (own lock)" : " (not released)"; break;
+    // What the lock says of its release (a DEL answers 1 for another's key too): the
+    // ledger, not this line, says whose key went (the timeline's "A deleted B's").
+    case Step::Released: s += e.own_lock ? " (its release reported success)" : " (its release reported failure)"; break;
     case Step::WriteAccepted:
     case Step::WriteRejected: s += fmt::format(" token {} (highest seen {})", e.token, e.highest_seen); break;
     case Step::KeySet:

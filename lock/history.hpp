@@ -61,7 +61,7 @@ struct HistoryEvent {
   Step step = Step::AcquireStart;
   Purpose purpose = Purpose::Other;
   // The step's details (see Step for which steps carry which; the others leave them at their defaults):
-  bool own_lock = false;      // Released: the client believes it released its own lock
+  bool own_lock = false;      // Released: the lock reported its release a success (it believes the key was its own)
   bool keys_survive = false;  // ServerCrashed/ServerRestarted: persistence keeps the node's keys
   int64_t depth = 0;          // acquire/release steps: the nesting depth, 0 outermost
   int64_t token = 0;          // Acquired: the fence token or -1; WriteAccepted/WriteRejected: the write's token

@@ -31,7 +31,7 @@ struct Algorithm {
   uint32_t masters = 0;
   bool replica = false;
   // A variant's own parameters (param(), --param NAME=VALUE; check draws the ranged ones).
-  std::vector<VariantParam> own_params;
+  std::vector<VariantParam> own_params{};
   // Keeps its lock in the database (the "db" node), not in Redis.
   bool uses_database = false;
   // Waits on Redis (pub/sub messages, blocking commands): the simulator can
