@@ -15,7 +15,7 @@ packages=(cmake g++ make pkg-config catch2 librapidcheck-dev libfmt-dev
           liblua5.1-0-dev lua-cjson lua-bitop libcli11-dev libhiredis-dev libevent-dev libasio-dev
           nlohmann-json3-dev)
 # Servers and clients that only the tests and benchmarks use.
-test_packages=(redis-server redis-tools mariadb-server libmariadb-dev parallel python3-redis python3-pytest clang chromium
+test_packages=(redis-server redis-tools mariadb-server libmariadb-dev parallel python3-redis python3-pytest clang chromium faketime
                libgtest-dev libgmock-dev)
 
 install_missing() {
