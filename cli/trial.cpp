@@ -223,7 +223,7 @@ int cmd_trial(const TrialFlags& f, bool kinds_given) {
                              f.clients == 1 ? "" : "s", sim::format_duration(duration), f.servers,
                              f.servers == 1 ? "" : "s", trial::kinds_text(model.kinds), f.seed)
               << std::flush;
-  size_t holds = 0;
+  size_t holds = 0, writes = 0, refused = 0;
   for (uint32_t r = 0; r < f.runs; ++r) {
     const trial::Schedule schedule = trial::draw(f.seed, r, f.clients, f.servers, duration, model);
     Progress progress(fmt::format("run {}/{}", r + 1, f.runs), static_cast<uint64_t>(duration.ms()));
@@ -234,23 +234,26 @@ int cmd_trial(const TrialFlags& f, bool kinds_given) {
     require_marks(run);
     const trial::Judgement j = trial::judge(run, judge_options);
     holds += j.holds;
+    writes += j.writes;
+    refused += j.rejected_writes;
+    const std::string counts = fmt::format("{} critical sections, {} writes ({} refused as stale), {} faults", j.holds,
+                                           j.writes, j.rejected_writes, run.faults.size());
     if (!j.violated()) {
       if (!f.json)
-        std::cout << fmt::format("run {}/{}: {} critical sections, {} writes ({} refused), {} faults: no violation\n",
-                                 r + 1, f.runs, j.holds, j.writes, j.rejected_writes, run.faults.size())
-                  << client_failures_text(run) << std::flush;
+        std::cout << fmt::format("run {}/{}: {}: no violation\n", r + 1, f.runs, counts) << client_failures_text(run)
+                  << std::flush;
       continue;
     }
     if (f.json) {
       std::vector<std::string> all;
       for (const auto& found : j.findings) all.push_back(finding_json(run, found, f));
       std::cout << fmt::format("{{\"command\": {}, \"seed\": {}, \"runs\": {}, \"failed_run\": {}, \"holds\": {}, "
-                               "\"faults\": {}, \"violations\": [{}]}}\n",
-                               json_string(command_text(f.command)), f.seed, r + 1, r + 1, holds,
+                               "\"writes\": {}, \"refused_writes\": {}, \"faults\": {}, \"violations\": [{}]}}\n",
+                               json_string(command_text(f.command)), f.seed, r + 1, r + 1, holds, writes, refused,
                                json_string(trial::kinds_text(model.kinds)), join(all, ", "));
       return 1;
     }
-    std::cout << fmt::format("run {}/{}: {} critical sections, {} faults\n", r + 1, f.runs, j.holds, run.faults.size());
+    std::cout << fmt::format("run {}/{}: {}\n", r + 1, f.runs, counts);
     for (const auto& found : j.findings) std::cout << finding_text(run, found, f);
     std::cout << client_failures_text(run);
     std::cout << fmt::format("violation found in run {}; exit status 1.\n", r + 1);
@@ -258,8 +261,8 @@ int cmd_trial(const TrialFlags& f, bool kinds_given) {
   }
   if (f.json)
     std::cout << fmt::format("{{\"command\": {}, \"seed\": {}, \"runs\": {}, \"failed_run\": null, \"holds\": {}, "
-                             "\"faults\": {}, \"violations\": []}}\n",
-                             json_string(command_text(f.command)), f.seed, f.runs, holds,
+                             "\"writes\": {}, \"refused_writes\": {}, \"faults\": {}, \"violations\": []}}\n",
+                             json_string(command_text(f.command)), f.seed, f.runs, holds, writes, refused,
                              json_string(trial::kinds_text(model.kinds)));
   else
     std::cout << fmt::format("no violation in {} run{} ({} critical sections); exit status 0.\n", f.runs,

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <thread>
 
@@ -172,12 +173,13 @@ class Run {
     const std::string length = std::to_string(std::max<int64_t>(1, f.length.ms()));
     switch (f.kind) {
       case FaultKind::Pause:
+        // Pauses of one client may overlap: it continues when the last of them ends.
         if (e.start) {
-          clients_[f.client]->stop();
+          if (pauses_[f.client]++ == 0) clients_[f.client]->stop();
           paused_at_[e.fault] = record_.faults.size();
           record_.faults.push_back({f, now, now});
         } else {
-          clients_[f.client]->cont();
+          if (--pauses_[f.client] == 0) clients_[f.client]->cont();
           record_.faults[paused_at_[e.fault]].to = now;
         }
         return;
@@ -244,6 +246,7 @@ class Run {
   std::vector<std::unique_ptr<ClientProcess>> clients_;
   std::vector<Event> events_;
   std::map<size_t, size_t> paused_at_;  // schedule index -> record_.faults index
+  std::map<uint32_t, int> pauses_;       // client -> pauses in force
   Clock::time_point t0_;
   int64_t board_t0_ns_ = 0;
   RunRecord record_;

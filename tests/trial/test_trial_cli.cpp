@@ -166,3 +166,25 @@ TEST_CASE("bad input is refused with exit 2 and a reason", "[trial]") {
   // ... and one that fails at once says so, with its output.
   refused("--duration 500ms --faults none -- sh -c 'echo no redis here; exit 3'", "no redis here");
 }
+
+TEST_CASE("a fenced C++ client: its writes pass a default trial, and beyond its lease mutual exclusion fails but no stale write is accepted", "[trial]") {
+  const std::string client = LOCKSIM_FENCED_CLIENT;
+  const Result clean = trial("--json --duration 3s -- " + client);
+  INFO(clean.out << clean.err);
+  REQUIRE(clean.status == 0);
+  const auto c = nlohmann::json::parse(clean.out);
+  CHECK(c["writes"].get<int>() > 10);
+
+  // Pauses up to 3 s against a 500 ms lease: holders overlap, and the fence refuses the stale one.
+  const Result paused =
+      trial("--json --runs 3 --duration 4s --faults pause --max-pause 3s --mean-gap 300ms -- " + client + " 500 50");
+  INFO(paused.out << paused.err);
+  REQUIRE(paused.status == 1);
+  const auto p = nlohmann::json::parse(paused.out);
+  REQUIRE(!p["violations"].empty());
+  CHECK(p["violations"][0]["property"] == "mutual-exclusion");
+  for (const auto& v : p["violations"]) CHECK(v["property"] != "fenced-writes");
+  bool paused_named = false;
+  for (const auto& f : p["violations"][0]["faults"]) paused_named = paused_named || std::string(f).rfind("pause of", 0) == 0;
+  CHECK(paused_named);
+}
