@@ -77,8 +77,9 @@ fi
 program=$(realpath --relative-to="$user_dir" "$build_dir/cli/locksim")
 [[ $program == /* || $program == .* ]] || program=./$program
 
-# The Node fixtures' client libraries (examples/fixtures), pinned, from npm's registry.
-node_packages=(ioredis@5.4.1 redis@4.7.0)
+# The Node fixtures' client libraries (examples/fixtures) and the lock libraries on trial
+# (examples/trial), pinned, from npm's registry.
+node_packages=(ioredis@5.4.1 redis@4.7.0 redlock@4.2.0 redis-semaphore@5.8.0)
 if [[ $what == test ]]; then
   npm install --no-audit --no-fund --silent --prefix "$build_dir/node" "${node_packages[@]}" >/dev/null
 fi
