@@ -18,6 +18,7 @@
 #include "locksim/render/chrome_trace.hpp"
 #include "locksim/trial/client_process.hpp"
 #include "locksim/trial/runner.hpp"
+#include "locksim/trial/shrink.hpp"
 #include "locksim/trial/verdict.hpp"
 
 namespace locksim::cli {
@@ -33,6 +34,8 @@ struct TrialFlags {
   std::string duration = "10s", faults = kDefaultFaults, max_pause = "1s", max_delay = "2s", max_skew = "2s",
               max_jump = "30s", mean_gap = "1s", stall = "10s", grace = "2s", replay;
   bool json = false;
+  bool shrink = false;       // --replay: remove faults while it still reproduces
+  double threshold = 0.5;    // ... at least this often
 };
 
 using render::json_string;
@@ -164,6 +167,7 @@ int cmd_replay(const TrialFlags& f, const trial::JudgeOptions& judge_options, Pr
   }
   const trial::Schedule schedule = trial::parse_schedule(text);
   if (f.tries < 1 || f.tries > 1000) throw UsageError("--tries must be 1..1000");
+  if (f.threshold <= 0 || f.threshold > 1) throw UsageError("--threshold must be in (0, 1]");
   const trial::RunSetup setup = run_setup(f, progress_slot);
   std::map<std::string, uint32_t> by_property;
   uint32_t reproduced = 0;
@@ -192,14 +196,49 @@ int cmd_replay(const TrialFlags& f, const trial::JudgeOptions& judge_options, Pr
   }
   std::vector<std::string> counts;
   for (const auto& [p, n] : by_property) counts.push_back(f.json ? fmt::format("{}: {}", json_string(p), n) : fmt::format("{} {}", p, n));
-  if (f.json) {
-    std::cout << fmt::format("{{\"schedule\": {}, \"tries\": {}, \"reproduced\": {}, \"properties\": {{{}}}, \"results\": [{}]}}\n",
-                             json_string(trial::to_text(schedule)), f.tries, reproduced, join(counts, ", "),
-                             join(json_tries, ", "));
-  } else {
+  if (!f.json)
     std::cout << fmt::format("reproduced in {} of {} tries ({}%){}{}\n", reproduced, f.tries, reproduced * 100 / f.tries,
-                             counts.empty() ? "" : ": ", join(counts, ", "));
+                             counts.empty() ? "" : ": ", join(counts, ", "))
+              << std::flush;
+  std::string shrunk_json = "null";
+  if (f.shrink && reproduced > 0) {
+    // The property shrinking keeps: the one reproduced most often.
+    std::string target;
+    uint32_t most = 0;
+    for (const auto& [p, n] : by_property)
+      if (n > most) target = p, most = n;
+    const auto rate = [&](const trial::Schedule& candidate) {
+      uint32_t hits = 0;
+      for (uint32_t i = 0; i < f.tries; ++i) {
+        const trial::RunRecord run = run_one(candidate, setup);
+        for (const auto& found : trial::judge(run, judge_options).findings)
+          if (props::to_string(found.violation.property) == target) {
+            ++hits;
+            break;
+          }
+      }
+      return static_cast<double>(hits) / f.tries;
+    };
+    const auto said = [&](const trial::ShrinkStep& step) {
+      if (!f.json)
+        std::cout << fmt::format("  without {}: {:.0f}% -> {}\n", trial::describe(step.removed), step.rate * 100,
+                                 step.kept ? "kept" : "removed")
+                  << std::flush;
+    };
+    if (!f.json)
+      std::cout << fmt::format("shrinking ({} violated at least {:.0f}% of {} tries):\n", target, f.threshold * 100, f.tries);
+    const trial::Shrunk shrunk = trial::shrink(schedule, f.threshold, rate, said);
+    if (!f.json)
+      std::cout << fmt::format("shrunk to {} fault{}: {}\nreplay:   {}\n", shrunk.schedule.faults.size(),
+                               shrunk.schedule.faults.size() == 1 ? "" : "s", trial::to_text(shrunk.schedule),
+                               replay_line(shrunk.schedule, f));
+    shrunk_json = json_string(trial::to_text(shrunk.schedule));
   }
+  if (f.json)
+    std::cout << fmt::format("{{\"schedule\": {}, \"tries\": {}, \"reproduced\": {}, \"properties\": {{{}}}, "
+                             "\"results\": [{}], \"shrunk\": {}}}\n",
+                             json_string(trial::to_text(schedule)), f.tries, reproduced, join(counts, ", "),
+                             join(json_tries, ", "), shrunk_json);
   return reproduced > 0 ? 1 : 0;
 }
 
@@ -209,6 +248,7 @@ int cmd_trial(const TrialFlags& f, bool kinds_given) {
   if (stall < sim::milliseconds(100)) throw UsageError("--stall must be at least 100ms");
   const trial::JudgeOptions judge_options{.stall = stall};
   Progress* progress_slot = nullptr;
+  if (f.shrink && f.replay.empty()) throw UsageError("--shrink goes with --replay SCHEDULE");
   if (!f.replay.empty()) return cmd_replay(f, judge_options, progress_slot);
   if (f.clients < 1 || f.clients > 64) throw UsageError("--clients must be 1..64");
   if (f.servers < 1 || f.servers > 16) throw UsageError("--servers must be 1..16");
@@ -301,6 +341,9 @@ Subcommand add_trial_command(CLI::App& parent) {
   app->add_option("--grace", f->grace, "at the end, SIGTERM, then SIGKILL after this long (default 2s)");
   app->add_option("--replay", f->replay, "re-run this schedule (its text, or a file holding it) --tries times");
   app->add_option("--tries", f->tries, "--replay: how many times (default 5)");
+  app->add_flag("--shrink", f->shrink,
+                "--replay: then remove faults, last first, while the violation still reproduces at --threshold");
+  app->add_option("--threshold", f->threshold, "--shrink: the reproduction rate a fault's removal must keep (default 0.5)");
   app->add_flag("--json", f->json, "the result as one JSON object");
   return {app, [f, kinds] { return cmd_trial(*f, kinds->count() > 0); }};
 }

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "locksim/trial/schedule.hpp"
+#include "locksim/trial/shrink.hpp"
 
 using namespace locksim;
 using namespace locksim::trial;
@@ -75,4 +76,30 @@ TEST_CASE("a hostile schedule is refused with its reason", "[trial]") {
   refused("clients=2 faults=pause:c1@banana+1s", "time 'banana'");
   refused("clients=2 duration=1h9999999999h faults=none", "duration");
   refused("speed=3 faults=none", "unknown");
+}
+
+TEST_CASE("shrinking keeps the faults without which the violation stops reproducing", "[trial]") {
+  const Schedule found = parse_schedule(
+      "clients=3 duration=4s faults=pause:c1@1s+800ms,cut:c2@1.5s+100ms,delay:c3@2s+1s/+900ms,lose:c1@3s+100ms");
+  // A stand-in for re-running: the violation needs the pause of c1 always, and the delay
+  // of c3 half the time; the cut and the lost reply change nothing.
+  auto has = [](const Schedule& s, FaultKind k) {
+    for (const Fault& f : s.faults)
+      if (f.kind == k) return true;
+    return false;
+  };
+  auto rate = [&](const Schedule& s) {
+    if (!has(s, FaultKind::Pause)) return 0.0;
+    return has(s, FaultKind::Delay) ? 1.0 : 0.5;
+  };
+  std::vector<std::string> said;
+  const Shrunk at_most_half = shrink(found, 0.5, rate, [&](const ShrinkStep& s) { said.push_back(describe(s.removed)); });
+  CHECK(to_text(at_most_half.schedule) == "clients=3 servers=1 duration=4s faults=pause:c1@1s+800ms");
+  CHECK(said.size() == 4);
+  const Shrunk strict = shrink(found, 0.9, rate);
+  CHECK(to_text(strict.schedule) == "clients=3 servers=1 duration=4s faults=pause:c1@1s+800ms,delay:c3@2s+1s/+900ms");
+  REQUIRE(strict.steps.size() == 4);
+  CHECK(strict.steps[1].kept);   // the delay: 0.5 without it
+  CHECK(strict.steps[3].kept);   // the pause: 0 without it
+  CHECK_FALSE(strict.steps[0].kept);
 }

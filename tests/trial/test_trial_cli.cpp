@@ -110,6 +110,17 @@ TEST_CASE("redis-py's Lock with a lease shorter than its work is caught, and re-
   CHECK_THAT(replay.out, Catch::Contains("reproduced in 2 of 2 tries (100%): mutual-exclusion 2"));
 }
 
+TEST_CASE("a replayed schedule shrinks to the faults it needs: none, for a lease shorter than the work", "[trial]") {
+  const Result r = trial("--json --tries 2 --shrink --replay "
+                         "'clients=2 duration=1s faults=cut:c1@300ms+50ms,lose:c2@600ms+50ms' -- " +
+                         python() + " " + example("redis_py_lock.py") + " --lease 0.2 --work 0.4");
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 1);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["reproduced"] == 2);
+  CHECK(j["shrunk"] == "clients=2 servers=1 duration=1s faults=none");
+}
+
 TEST_CASE("redis-py's Lock passes a default trial, and leaves nothing running", "[trial]") {
   const std::string tag = marker("correct");
   const Result r = trial("--json --duration 4s -- " + python() + " " + example("redis_py_lock.py") + " --resource " + tag);
@@ -160,6 +171,7 @@ TEST_CASE("bad input is refused with exit 2 and a reason", "[trial]") {
   refused("--duration 5parsecs -- true", "--duration");
   refused("--faults pause,teleport -- true", "unknown fault kind 'teleport'");
   refused("--replay 'clients=2 faults=pause:c9@1s+1s' -- true", "beyond clients=2");
+  refused("--shrink -- true", "--shrink goes with --replay");
   refused("--duration 500ms -- /nonexistent/client", "cannot run '/nonexistent/client'");
   // A client that never marks a critical section gives nothing to judge: not a pass.
   refused("--duration 500ms --faults none -- sleep 5", "sent no LOCKSIM.ENTER");
