@@ -112,13 +112,13 @@ TEST_CASE("redis-py's Lock with a lease shorter than its work is caught, and re-
 
 TEST_CASE("a replayed schedule shrinks to the faults it needs: none, for a lease shorter than the work", "[trial]") {
   const Result r = trial("--json --tries 2 --shrink --replay "
-                         "'clients=2 duration=1s faults=cut:c1@300ms+50ms,lose:c2@600ms+50ms' -- " +
+                         "'clients=2 duration=1500ms faults=cut:c1@300ms+50ms,lose:c2@600ms+50ms' -- " +
                          python() + " " + example("redis_py_lock.py") + " --lease 0.2 --work 0.4");
   INFO(r.out << r.err);
   REQUIRE(r.status == 1);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["reproduced"] == 2);
-  CHECK(j["shrunk"] == "clients=2 servers=1 duration=1s faults=none");
+  CHECK(j["shrunk"] == "clients=2 servers=1 duration=1.5s faults=none");
 }
 
 TEST_CASE("redis-py's Lock passes a default trial, and leaves nothing running", "[trial]") {
