@@ -27,8 +27,11 @@ struct TrialMark {
 
 class TrialBoard {
  public:
-  // The most marks kept; beyond it a mark is refused (the client gets an error reply).
-  static constexpr size_t kMaxMarks = 4'000'000;
+  // The most marks kept (about 100 bytes each); beyond it a mark is refused (the client
+  // gets an error reply): a runaway client cannot take the host's memory.
+  static constexpr size_t kMaxMarks = 1'000'000;
+  // The longest resource or client name a mark may carry.
+  static constexpr size_t kMaxName = 256;
   static int64_t now_ns();
 
   // False when the board is full.

@@ -20,7 +20,7 @@ std::optional<int64_t> token_arg(const std::string& text) {
 }
 
 const Reply& full_error() {
-  static const Reply error = Reply::error("ERR the trial's history is full (4000000 marks)");
+  static const Reply error = Reply::error("ERR the trial's history is full (1000000 marks)");
   return error;
 }
 }  // namespace
@@ -32,6 +32,8 @@ Reply run_trial_command(Server::Core& core, Connection& caller, const Command& a
   if (caller.name.empty())
     return Reply::error("ERR name this connection first (CLIENT SETNAME $LOCKSIM_CLIENT, or the client "
                         "library's client name option): a mark must say which client sent it");
+  if (argv[1].size() > TrialBoard::kMaxName || caller.name.size() > TrialBoard::kMaxName)
+    return Reply::error("ERR resource and client names in marks are at most 256 bytes");
   // `locksim serve` alone keeps a board of its own, so that a client's marks work there too.
   if (!core.options.trial) core.options.trial = std::make_shared<TrialBoard>();
   TrialBoard& board = *core.options.trial;

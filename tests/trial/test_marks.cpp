@@ -46,6 +46,8 @@ TEST_CASE("a client's marks reach the trial board with its name, and the fenced 
   CHECK_THAT(reply_text(c, "LOCKSIM.ENTER orders notanumber"), Catch::Contains("must be an integer"));
   CHECK_THAT(reply_text(c, "LOCKSIM.EXIT"), Catch::Contains("wrong number of arguments"));
   CHECK_THAT(reply_text(c, "LOCKSIM.WRITE orders 1"), Catch::Contains("wrong number of arguments"));
+  const std::string long_name(257, 'r');
+  CHECK_THAT(reply_text(c, "LOCKSIM.ENTER %s", long_name.c_str()), Catch::Contains("at most 256 bytes"));
   // A restart forgets Redis's keys, not the resource: it lives outside Redis.
   s.restart();
   redisFree(c);
