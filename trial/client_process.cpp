@@ -33,13 +33,26 @@ void unregister_group(pid_t pgid) {
   }
 }
 
-// Async-signal-safe only: kill, waitpid, signal, raise.
+// The logs' directory, for the handler: a fixed buffer, valid while g_dir_set.
+char g_dir[512];
+std::atomic<bool> g_dir_set{false};
+
+// Async-signal-safe only: kill, waitpid, fork, execv, _exit, signal, raise.
 extern "C" void kill_groups_and_die(int sig) {
   for (auto& slot : g_groups) {
     const pid_t pgid = slot.load();
     if (pgid <= 0) continue;
     ::kill(-pgid, SIGKILL);
     ::waitpid(pgid, nullptr, 0);
+  }
+  if (g_dir_set.load()) {
+    const pid_t rm = ::fork();
+    if (rm == 0) {
+      char* argv[] = {const_cast<char*>("rm"), const_cast<char*>("-rf"), g_dir, nullptr};
+      ::execv("/bin/rm", argv);
+      ::_exit(127);
+    }
+    if (rm > 0) ::waitpid(rm, nullptr, 0);
   }
   ::signal(sig, SIG_DFL);
   ::raise(sig);
@@ -174,6 +187,13 @@ void install_trial_cleanup() {
   sigemptyset(&sa.sa_mask);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
+}
+
+void set_cleanup_directory(const std::string& path) {
+  g_dir_set = false;
+  if (path.empty() || path.size() >= sizeof g_dir) return;
+  std::memcpy(g_dir, path.c_str(), path.size() + 1);
+  g_dir_set = true;
 }
 
 int running_client_groups() {

@@ -50,9 +50,12 @@ class ClientProcess {
   int status_ = 0;
 };
 
-// SIGINT/SIGTERM/SIGHUP kill every registered client group, then the signal takes its
-// default course (the in-process servers die with us). Idempotent.
+// SIGINT/SIGTERM/SIGHUP kill every registered client group and remove the registered
+// directory (the clients' logs), then the signal takes its default course (the
+// in-process servers die with us). Idempotent.
 void install_trial_cleanup();
+// The directory the handler removes (one at a time: runs follow each other); "" forgets it.
+void set_cleanup_directory(const std::string& path);
 // Client groups registered now (for tests).
 int running_client_groups();
 

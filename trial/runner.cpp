@@ -27,8 +27,10 @@ struct LogDir {
     std::string pattern = (std::filesystem::temp_directory_path() / "locksim-trial-XXXXXX").string();
     if (!::mkdtemp(pattern.data())) throw CannotStart("cannot create a temporary directory");
     path = pattern;
+    set_cleanup_directory(path);  // Ctrl-C removes it too
   }
   ~LogDir() {
+    set_cleanup_directory("");
     std::error_code ignored;
     std::filesystem::remove_all(path, ignored);
   }

@@ -11,7 +11,9 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -64,6 +66,15 @@ std::vector<pid_t> processes_with(const std::string& marker) {
     if (text.find(marker) != std::string::npos && text.find(" trial ") == std::string::npos) out.push_back(pid);
   }
   ::closedir(proc);
+  return out;
+}
+
+// The trials' run directories (locksim-trial-* in the temporary directory) there now.
+std::vector<std::string> trial_dirs() {
+  std::vector<std::string> out;
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
+    if (entry.path().filename().string().rfind("locksim-trial-", 0) == 0) out.push_back(entry.path().string());
+  std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -134,6 +145,7 @@ TEST_CASE("redis-py's Lock passes a default trial, and leaves nothing running", 
 
 TEST_CASE("Ctrl-C ends the clients, paused ones too, and the program", "[trial]") {
   const std::string tag = marker("sigint");
+  const std::vector<std::string> dirs_before = trial_dirs();
   const pid_t pid = ::fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
@@ -157,6 +169,8 @@ TEST_CASE("Ctrl-C ends the clients, paused ones too, and the program", "[trial]"
   // The clients were killed before it died; the kernel may still be reaping them.
   for (int i = 0; i < 40 && !processes_with(tag).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   CHECK(processes_with(tag).empty());
+  // Nor the clients' logs: the handler removed the run's directory.
+  CHECK(trial_dirs() == dirs_before);
 }
 
 TEST_CASE("bad input is refused with exit 2 and a reason", "[trial]") {
