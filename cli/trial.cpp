@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "locksim/cli/options.hpp"
@@ -81,15 +82,23 @@ std::string client_failures_text(const trial::RunRecord& run) {
   return out;
 }
 
-// Nothing to judge is an error, not a pass: the clients never marked a critical section.
-void require_marks(const trial::RunRecord& run) {
-  if (!run.marks.empty()) return;
+// Nothing to judge is an error, not a pass: no client marked a critical section in any
+// run. A run without marks whose clients all ended by themselves stops the trial at once
+// (the program is broken); one whose clients ran on is judged (no-deadlock, if long).
+std::string no_marks_text(const trial::RunRecord& run) {
   std::string why = "the clients sent no LOCKSIM.ENTER: nothing to judge. Each client marks its critical section with "
                     "LOCKSIM.ENTER resource / LOCKSIM.EXIT resource on a connection named $LOCKSIM_CLIENT "
                     "(docs/trial.md)";
   std::string failures = client_failures_text(run);
   if (!failures.empty()) why += "\n" + failures;
-  throw UsageError(why);
+  return why;
+}
+
+void stop_if_broken(const trial::RunRecord& run) {
+  if (!run.marks.empty()) return;
+  for (const auto& e : run.ends)
+    if (e.at == sim::Instant::never()) return;
+  throw UsageError(no_marks_text(run));
 }
 
 std::string finding_text(const trial::RunRecord& run, const trial::Finding& f, const TrialFlags& flags) {
@@ -158,6 +167,73 @@ trial::RunRecord run_one(const trial::Schedule& schedule, const trial::RunSetup&
   }
 }
 
+// A replay's tries: how many reproduced a violation, per property, and the JSON of each.
+struct Tries {
+  uint32_t reproduced = 0;
+  size_t holds = 0;
+  std::optional<trial::RunRecord> last;
+  std::map<std::string, uint32_t> by_property;
+  std::vector<std::string> json;
+};
+
+Tries run_tries(const trial::Schedule& schedule, const TrialFlags& f, const trial::RunSetup& setup,
+                const trial::JudgeOptions& judge_options, Progress*& progress_slot) {
+  Tries out;
+  auto& last = out.last;
+  for (uint32_t i = 0; i < f.tries; ++i) {
+    Progress progress(fmt::format("try {}/{}", i + 1, f.tries), static_cast<uint64_t>(schedule.duration.ms()));
+    progress_slot = &progress;
+    const trial::RunRecord run = run_one(schedule, setup);
+    progress_slot = nullptr;
+    progress.finish();
+    stop_if_broken(run);
+    const trial::Judgement j = trial::judge(run, judge_options);
+    out.holds += j.holds;
+    if (!last || j.holds == 0) last = run;  // the one to explain a trial without marks
+    if (j.violated()) ++out.reproduced;
+    for (const auto& found : j.findings) ++out.by_property[std::string(props::to_string(found.violation.property))];
+    if (f.json) {
+      out.json.push_back(j.violated() ? finding_json(run, j.findings.front(), f) : "null");
+      continue;
+    }
+    std::cout << fmt::format("try {}: {} critical sections{}\n", i + 1, j.holds, j.violated() ? "" : ", no violation");
+    if (j.violated()) std::cout << finding_text(run, j.findings.front(), f);
+    std::cout << client_failures_text(run) << std::flush;
+  }
+  return out;
+}
+
+// --shrink: faults removed while `target` is still violated in at least --threshold of --tries.
+trial::Schedule shrink_schedule(const trial::Schedule& schedule, const std::string& target, const TrialFlags& f,
+                                const trial::RunSetup& setup, const trial::JudgeOptions& judge_options) {
+  const auto rate = [&](const trial::Schedule& candidate) {
+    uint32_t hits = 0;
+    for (uint32_t i = 0; i < f.tries; ++i) {
+      const trial::RunRecord run = run_one(candidate, setup);
+      for (const auto& found : trial::judge(run, judge_options).findings)
+        if (props::to_string(found.violation.property) == target) {
+          ++hits;
+          break;
+        }
+    }
+    return static_cast<double>(hits) / f.tries;
+  };
+  const auto said = [&](const trial::ShrinkStep& step) {
+    if (!f.json)
+      std::cout << fmt::format("  without {}: {:.0f}% -> {}\n", trial::describe(step.removed), step.rate * 100,
+                               step.kept ? "kept" : "removed")
+                << std::flush;
+  };
+  if (!f.json)
+    std::cout << fmt::format("shrinking ({} violated at least {:.0f}% of {} tries):\n", target, f.threshold * 100, f.tries);
+  const trial::Shrunk shrunk = trial::shrink(schedule, f.threshold, rate, said);
+  if (!f.json)
+    std::cout << fmt::format("shrunk to {} fault{}: {}\nreplay:   {}\n", shrunk.schedule.faults.size(),
+                             shrunk.schedule.faults.size() == 1 ? "" : "s", trial::to_text(shrunk.schedule),
+                             replay_line(shrunk.schedule, f));
+  return shrunk.schedule;
+}
+
 int cmd_replay(const TrialFlags& f, const trial::JudgeOptions& judge_options, Progress*& progress_slot) {
   std::string text = f.replay;
   if (std::ifstream file(f.replay); file && f.replay.find('=') == std::string::npos) {
@@ -169,77 +245,29 @@ int cmd_replay(const TrialFlags& f, const trial::JudgeOptions& judge_options, Pr
   if (f.tries < 1 || f.tries > 1000) throw UsageError("--tries must be 1..1000");
   if (f.threshold <= 0 || f.threshold > 1) throw UsageError("--threshold must be in (0, 1]");
   const trial::RunSetup setup = run_setup(f, progress_slot);
-  std::map<std::string, uint32_t> by_property;
-  uint32_t reproduced = 0;
-  std::vector<std::string> json_tries;
   if (!f.json) std::cout << fmt::format("locksim trial --replay: {} tries of {}\n", f.tries, trial::to_text(schedule));
-  for (uint32_t i = 0; i < f.tries; ++i) {
-    Progress progress(fmt::format("try {}/{}", i + 1, f.tries), static_cast<uint64_t>(schedule.duration.ms()));
-    progress_slot = &progress;
-    const trial::RunRecord run = run_one(schedule, setup);
-    progress_slot = nullptr;
-    progress.finish();
-    require_marks(run);
-    const trial::Judgement j = trial::judge(run, judge_options);
-    if (j.violated()) ++reproduced;
-    for (const auto& found : j.findings) ++by_property[std::string(props::to_string(found.violation.property))];
-    if (f.json) {
-      json_tries.push_back(j.violated() ? finding_json(run, j.findings.front(), f) : "null");
-      continue;
-    }
-    if (!j.violated()) {
-      std::cout << fmt::format("try {}: {} critical sections, no violation\n", i + 1, j.holds);
-    } else {
-      std::cout << fmt::format("try {}: {} critical sections\n", i + 1, j.holds) << finding_text(run, j.findings.front(), f);
-    }
-    std::cout << client_failures_text(run) << std::flush;
-  }
+  const Tries tries = run_tries(schedule, f, setup, judge_options, progress_slot);
+  if (tries.holds == 0) throw UsageError(no_marks_text(*tries.last));
   std::vector<std::string> counts;
-  for (const auto& [p, n] : by_property) counts.push_back(f.json ? fmt::format("{}: {}", json_string(p), n) : fmt::format("{} {}", p, n));
+  std::string target;  // the property reproduced most often: the one shrinking keeps
+  uint32_t most = 0;
+  for (const auto& [p, n] : tries.by_property) {
+    counts.push_back(f.json ? fmt::format("{}: {}", json_string(p), n) : fmt::format("{} {}", p, n));
+    if (n > most) target = p, most = n;
+  }
   if (!f.json)
-    std::cout << fmt::format("reproduced in {} of {} tries ({}%){}{}\n", reproduced, f.tries, reproduced * 100 / f.tries,
-                             counts.empty() ? "" : ": ", join(counts, ", "))
+    std::cout << fmt::format("reproduced in {} of {} tries ({}%){}{}\n", tries.reproduced, f.tries,
+                             tries.reproduced * 100 / f.tries, counts.empty() ? "" : ": ", join(counts, ", "))
               << std::flush;
   std::string shrunk_json = "null";
-  if (f.shrink && reproduced > 0) {
-    // The property shrinking keeps: the one reproduced most often.
-    std::string target;
-    uint32_t most = 0;
-    for (const auto& [p, n] : by_property)
-      if (n > most) target = p, most = n;
-    const auto rate = [&](const trial::Schedule& candidate) {
-      uint32_t hits = 0;
-      for (uint32_t i = 0; i < f.tries; ++i) {
-        const trial::RunRecord run = run_one(candidate, setup);
-        for (const auto& found : trial::judge(run, judge_options).findings)
-          if (props::to_string(found.violation.property) == target) {
-            ++hits;
-            break;
-          }
-      }
-      return static_cast<double>(hits) / f.tries;
-    };
-    const auto said = [&](const trial::ShrinkStep& step) {
-      if (!f.json)
-        std::cout << fmt::format("  without {}: {:.0f}% -> {}\n", trial::describe(step.removed), step.rate * 100,
-                                 step.kept ? "kept" : "removed")
-                  << std::flush;
-    };
-    if (!f.json)
-      std::cout << fmt::format("shrinking ({} violated at least {:.0f}% of {} tries):\n", target, f.threshold * 100, f.tries);
-    const trial::Shrunk shrunk = trial::shrink(schedule, f.threshold, rate, said);
-    if (!f.json)
-      std::cout << fmt::format("shrunk to {} fault{}: {}\nreplay:   {}\n", shrunk.schedule.faults.size(),
-                               shrunk.schedule.faults.size() == 1 ? "" : "s", trial::to_text(shrunk.schedule),
-                               replay_line(shrunk.schedule, f));
-    shrunk_json = json_string(trial::to_text(shrunk.schedule));
-  }
+  if (f.shrink && tries.reproduced > 0)
+    shrunk_json = json_string(trial::to_text(shrink_schedule(schedule, target, f, setup, judge_options)));
   if (f.json)
     std::cout << fmt::format("{{\"schedule\": {}, \"tries\": {}, \"reproduced\": {}, \"properties\": {{{}}}, "
                              "\"results\": [{}], \"shrunk\": {}}}\n",
-                             json_string(trial::to_text(schedule)), f.tries, reproduced, join(counts, ", "),
-                             join(json_tries, ", "), shrunk_json);
-  return reproduced > 0 ? 1 : 0;
+                             json_string(trial::to_text(schedule)), f.tries, tries.reproduced, join(counts, ", "),
+                             join(tries.json, ", "), shrunk_json);
+  return tries.reproduced > 0 ? 1 : 0;
 }
 
 int cmd_trial(const TrialFlags& f, bool kinds_given) {
@@ -271,9 +299,10 @@ int cmd_trial(const TrialFlags& f, bool kinds_given) {
     const trial::RunRecord run = run_one(schedule, setup);
     progress_slot = nullptr;
     progress.finish();
-    require_marks(run);
+    stop_if_broken(run);
     const trial::Judgement j = trial::judge(run, judge_options);
     holds += j.holds;
+    if (holds == 0 && (j.violated() || r + 1 == f.runs)) throw UsageError(no_marks_text(run));
     writes += j.writes;
     refused += j.rejected_writes;
     const std::string counts = fmt::format("{} critical sections, {} writes ({} refused as stale), {} faults", j.holds,

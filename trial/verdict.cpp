@@ -187,7 +187,8 @@ Judgement judge(const RunRecord& run, const JudgeOptions& options) {
     add(props::detail::mutual_exclusion(context), resource);
     add(fenced_writes(run, resource), resource);
   }
-  if (!run.marks.empty()) add(no_deadlock(run, options.stall), "");
+  // Also without a single mark: clients that ran the whole stall bound without entering.
+  add(no_deadlock(run, options.stall), "");
   std::stable_sort(found.begin(), found.end(),
                    [](const Finding& a, const Finding& b) { return a.violation.from < b.violation.from; });
   j.findings = std::move(found);

