@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "locksim/cli/options.hpp"
+#include "locksim/cli/commands.hpp"
 #include "locksim/cli/progress.hpp"
 #include "locksim/cli/subcommand.hpp"
 #include "locksim/cli/verdicts.hpp"
@@ -101,6 +102,34 @@ void stop_if_broken(const trial::RunRecord& run) {
   throw UsageError(no_marks_text(run));
 }
 
+// The timeline of the violation's resource: the clients' critical sections and pauses,
+// the overlap highlighted (the renderer of simulated runs, on the trial's history).
+std::string timeline_text(const trial::RunRecord& run, const trial::Finding& f) {
+  if (f.resource.empty()) return "";
+  const lock::History history = trial::history_of(run, f.resource);
+  const sim::Trace no_commands;
+  props::Verdict verdict;
+  verdict.violations.push_back(f.violation);
+  OutputOptions output;
+  output.colour = "never";
+  ShowOptions show;
+  show.indent = "  ";
+  show.story_lines = 0;
+  const ShownRun shown = show_run(RunRecord{history, no_commands, f.resource}, "resource " + f.resource, output,
+                                  highlights_of(verdict), show);
+  // The trial does not follow the lock's keys (they are the library's own): the drawing's
+  // key lane would stay empty, so it and its legend line are left out.
+  std::string out;
+  std::istringstream lines(shown.text);
+  const std::string lane = "  " + f.resource;
+  for (std::string line; std::getline(lines, line);) {
+    const bool empty_lane = line.rfind(lane, 0) == 0 && line.find_first_not_of(' ', lane.size()) == std::string::npos;
+    if (empty_lane || line.ends_with("lane: who holds the key (small letter: no expiry)")) continue;
+    out += line + "\n";
+  }
+  return out;
+}
+
 std::string finding_text(const trial::RunRecord& run, const trial::Finding& f, const TrialFlags& flags) {
   std::string out;
   out += fmt::format("  {} violated{}\n", props::to_string(f.violation.property),
@@ -109,6 +138,7 @@ std::string finding_text(const trial::RunRecord& run, const trial::Finding& f, c
   if (!f.violation.clients.empty()) out += fmt::format("  clients:  {}\n", join(client_names(run, f.violation.clients), ", "));
   const auto faults = fault_texts(f.in_force);
   out += fmt::format("  faults in force: {}\n", faults.empty() ? "none" : join(faults, "; "));
+  out += timeline_text(run, f);
   out += fmt::format("  schedule: {}\n", trial::to_text(run.schedule));
   out += fmt::format("  replay:   {}\n", replay_line(run.schedule, flags));
   return out;

@@ -20,8 +20,8 @@ uint32_t client_index(const RunRecord& run, const std::string& name) {
   return lock::kNoClient;  // a connection named otherwise: not one of ours
 }
 
-// The simulator's history of one resource: holds as Enter/Leave, a client that ended by
-// itself as Crashed (its hold ends with its process).
+}  // namespace
+
 lock::History history_of(const RunRecord& run, const std::string& resource) {
   lock::History h;
   h.set_clients(run.clients);
@@ -35,6 +35,16 @@ lock::History history_of(const RunRecord& run, const std::string& resource) {
     e.key = resource;
     events.push_back({m.at, std::move(e)});
   }
+  for (const AppliedFault& f : run.faults) {
+    if (f.fault.kind != FaultKind::Pause || f.fault.client >= run.clients.size()) continue;
+    for (const auto& [at, step] : {std::pair{f.from, lock::Step::Paused}, std::pair{f.to, lock::Step::Resumed}}) {
+      lock::HistoryEvent e;
+      e.at = e.local = at;
+      e.client = f.fault.client;
+      e.step = step;
+      events.push_back({at, std::move(e)});
+    }
+  }
   for (uint32_t c = 0; c < run.ends.size(); ++c) {
     if (run.ends[c].at == Instant::never()) continue;
     lock::HistoryEvent e;
@@ -47,6 +57,8 @@ lock::History history_of(const RunRecord& run, const std::string& resource) {
   for (auto& [at, e] : events) h.add(std::move(e));
   return h;
 }
+
+namespace {
 
 // The start of `client`'s last hold of `resource` begun at or before `at`.
 Instant hold_start(const RunRecord& run, const std::string& resource, uint32_t client, Instant at) {

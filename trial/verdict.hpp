@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "locksim/lock/history.hpp"
 #include "locksim/props/property.hpp"
 #include "locksim/trial/runner.hpp"
 
@@ -32,5 +33,10 @@ struct Judgement {
 };
 
 Judgement judge(const RunRecord& run, const JudgeOptions& options = {});
+
+// The simulator's history of one resource, as the checkers and the timeline read it:
+// each client's critical sections (Enter, Leave), its pauses (Paused, Resumed) and its
+// end if it ended by itself (Crashed), in true time from the run's start.
+lock::History history_of(const RunRecord& run, const std::string& resource);
 
 }  // namespace locksim::trial

@@ -84,7 +84,7 @@ std::string marker(const char* what) { return std::string("trialtest") + what + 
 
 TEST_CASE("the broken release (no owner check) is caught, with the late reply that let it happen", "[trial]") {
   // A default trial (default faults), a few short runs; it stops at the first violation.
-  const Result r = trial("--json --runs 4 --duration 5s -- " + python() + " " + example("broken_release.py"));
+  const Result r = trial("--json --runs 6 --duration 5s -- " + python() + " " + example("broken_release.py"));
   INFO(r.out << r.err);
   REQUIRE(r.status == 1);
   const auto j = nlohmann::json::parse(r.out);
@@ -112,6 +112,10 @@ TEST_CASE("redis-py's Lock with a lease shorter than its work is caught, and re-
   CHECK_THAT(r.out, Catch::Contains("mutual-exclusion violated on " + tag));
   CHECK_THAT(r.out, Catch::Contains("both held " + tag));
   CHECK_THAT(r.out, Catch::Contains("faults in force:"));
+  // The timeline of the resource: its lanes, the overlap marked.
+  CHECK_THAT(r.out, Catch::Contains("  resource " + tag + "\n"));
+  CHECK_THAT(r.out, Catch::Contains("^ mutual-exclusion") || Catch::Contains("^^ mutual-exclusion"));
+  CHECK_THAT(r.out, Catch::Contains("# holding"));
   CHECK(processes_with(tag).empty());
 
   const Result replay = trial("--tries 2 --replay 'clients=2 servers=1 duration=2500ms faults=none' -- " + python() +
