@@ -160,11 +160,12 @@ std::string finding_json(const trial::RunRecord& run, const trial::Finding& f, c
 trial::FaultModel fault_model(const TrialFlags& f, bool kinds_given) {
   trial::FaultModel m;
   m.kinds = trial::parse_fault_kinds(f.faults);
-  // Skew by default only where libfaketime is installed; asked for by name, it must be.
+  // Skew by default only where libfaketime is installed; asked for by name (skew, clock), it must be.
   if (trial::find_libfaketime().empty()) {
+    const auto named = [&](trial::FaultKind k) { return std::find(m.kinds.begin(), m.kinds.end(), k) != m.kinds.end(); };
     if (!kinds_given) std::erase(m.kinds, trial::FaultKind::Skew);
-    else if (std::find(m.kinds.begin(), m.kinds.end(), trial::FaultKind::Skew) != m.kinds.end())
-      throw UsageError("--faults skew needs libfaketime (Debian: faketime)");
+    else if (named(trial::FaultKind::Skew) || named(trial::FaultKind::Clock))
+      throw UsageError("--faults skew and clock need libfaketime (Debian: faketime)");
   }
   m.mean_gap = parse_duration_arg(f.mean_gap, "--mean-gap");
   m.max_pause = parse_duration_arg(f.max_pause, "--max-pause");
@@ -380,7 +381,7 @@ Subcommand add_trial_command(CLI::App& parent) {
       "so) and LOCKSIM_REDIS (the servers' redis:// URLs, comma-separated), and marks its critical section with "
       "LOCKSIM.ENTER resource [token] and LOCKSIM.EXIT resource; LOCKSIM.WRITE resource token value writes to a fenced "
       "resource. Fault kinds: pause (SIGSTOP/SIGCONT), cut (requests lost), delay (replies late), lose (a reply "
-      "lost), skew (the client's clock off, libfaketime), restart (Redis without persistence), jump (Redis's clock). "
+      "lost), skew (the client's clock off, libfaketime), clock (the client's clock jumps), restart (Redis without persistence), jump (Redis's clock). "
       "Exit status: 0 no violation, 1 a violation (replay: reproduced), 2 usage error. See docs/trial.md.");
   app->add_option("command", f->command, "the client program and its arguments (after --)");
   app->add_option("--clients", f->clients, "copies of the program run at once (default 3)");
@@ -390,10 +391,10 @@ Subcommand add_trial_command(CLI::App& parent) {
   app->add_option("--seed", f->seed, "draws the fault schedules (default 1)");
   auto* kinds = app->add_option("--faults", f->faults,
                                 "fault kinds drawn: pause,cut,delay,lose,skew (default: those; skew only with "
-                                "libfaketime), restart, jump; all; none");
+                                "libfaketime), clock, restart, jump; all; none");
   app->add_option("--max-pause", f->max_pause, "longest pause, cut or lost-reply window (default 1s: keep it below your lease)");
   app->add_option("--max-delay", f->max_delay, "longest reply delay (default 2s)");
-  app->add_option("--max-skew", f->max_skew, "largest client clock offset (default 2s)");
+  app->add_option("--max-skew", f->max_skew, "largest client clock offset or jump (default 2s)");
   app->add_option("--max-jump", f->max_jump, "largest Redis clock jump (default 30s)");
   app->add_option("--mean-gap", f->mean_gap, "mean time between faults (default 1s)");
   app->add_option("--stall", f->stall, "no-deadlock: longest time without a critical section while clients run (default 10s)");

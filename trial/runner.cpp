@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -127,22 +128,49 @@ class Run {
         {"LOCKSIM_REDIS", urls},
         {"LOCKSIM_CLIENTS", std::to_string(schedule_.clients)},
         {"LOCKSIM_DURATION_MS", std::to_string(schedule_.duration.ms())}};
-    for (const Fault& f : schedule_.faults) {
-      if (f.kind != FaultKind::Skew || f.client != c) continue;
+    if (has_clock_faults(c)) {
       const std::string lib = find_libfaketime();
       if (lib.empty())
-        throw std::invalid_argument("clock skew needs libfaketime (Debian: faketime); leave skew out of --faults");
+        throw std::invalid_argument("clock skew and jumps need libfaketime (Debian: faketime); leave skew and clock "
+                                    "out of --faults");
       const char* preload = std::getenv("LD_PRELOAD");
       env.push_back({"LD_PRELOAD", preload && *preload ? lib + ":" + preload : lib});
-      env.push_back({"FAKETIME", fmt::format("{:+.3f}", static_cast<double>(f.amount.ms()) / 1000.0)});
-      // The monotonic clock moves by the same offset (spans stay true): with it left alone,
-      // libfaketime 0.9.10 fails an absolute clock_nanosleep on it (EINVAL; Python's sleep).
+      // The offset is read from a file at every clock reading, so that a jump takes effect at
+      // once. Both the wall and the monotonic clock move by it: with the monotonic one left
+      // alone, libfaketime 0.9.10 fails an absolute clock_nanosleep on it (EINVAL; Python's sleep).
+      env.push_back({"FAKETIME_TIMESTAMP_FILE", clock_file(c)});
+      env.push_back({"FAKETIME_NO_CACHE", "1"});
     }
     return env;
   }
 
+  bool has_clock_faults(uint32_t c) const {
+    for (const Fault& f : schedule_.faults)
+      if ((f.kind == FaultKind::Skew || f.kind == FaultKind::Clock) && f.client == c) return true;
+    return false;
+  }
+
+  std::string clock_file(uint32_t c) const { return fmt::format("{}/{}.faketime", dir_.path, record_.clients[c]); }
+
+  // The client's clock offset, as libfaketime reads it ("+1.250"), written whole and renamed.
+  void set_clock_offset(uint32_t c, Duration offset) {
+    clock_offsets_[c] = offset;
+    const std::string path = clock_file(c), partial = path + ".partial";
+    {
+      std::ofstream out(partial, std::ios::trunc);
+      out << fmt::format("{:+.3f}\n", static_cast<double>(offset.ms()) / 1000.0);
+    }
+    std::rename(partial.c_str(), path.c_str());
+  }
+
   void start_clients() {
     for (uint32_t c = 0; c < schedule_.clients; ++c) {
+      if (has_clock_faults(c)) {
+        Duration skew{};
+        for (const Fault& f : schedule_.faults)
+          if (f.kind == FaultKind::Skew && f.client == c) skew += f.amount;
+        set_clock_offset(c, skew);
+      }
       clients_.push_back(std::make_unique<ClientProcess>(setup_.command, environment(c),
                                                          fmt::format("{}/{}.log", dir_.path, record_.clients[c])));
       // Skew is in force from the start.
@@ -208,6 +236,9 @@ class Run {
           }
         }
         break;
+      case FaultKind::Clock:
+        set_clock_offset(f.client, clock_offsets_[f.client] + f.amount);
+        break;
       case FaultKind::Skew: return;
     }
     record_.faults.push_back({f, now, now + f.length});
@@ -249,6 +280,7 @@ class Run {
   std::vector<Event> events_;
   std::map<size_t, size_t> paused_at_;  // schedule index -> record_.faults index
   std::map<uint32_t, int> pauses_;       // client -> pauses in force
+  std::map<uint32_t, Duration> clock_offsets_;  // client -> its clock's offset now
   Clock::time_point t0_;
   int64_t board_t0_ns_ = 0;
   RunRecord record_;

@@ -13,11 +13,12 @@ struct KindName {
   FaultKind kind;
   std::string_view name;
 };
-constexpr std::array<KindName, 7> kKinds = {{{FaultKind::Pause, "pause"},
+constexpr std::array<KindName, 8> kKinds = {{{FaultKind::Pause, "pause"},
                                              {FaultKind::Cut, "cut"},
                                              {FaultKind::Delay, "delay"},
                                              {FaultKind::Lose, "lose"},
                                              {FaultKind::Skew, "skew"},
+                                             {FaultKind::Clock, "clock"},
                                              {FaultKind::Restart, "restart"},
                                              {FaultKind::Jump, "jump"}}};
 
@@ -45,10 +46,15 @@ std::string target_text(const Fault& f) {
   return text;
 }
 
+// Cuts, delays and lost replies are on a client's link to a server; the others are the client's own.
+bool aims_at_link(FaultKind k) { return k == FaultKind::Cut || k == FaultKind::Delay || k == FaultKind::Lose; }
+
 bool has_length(FaultKind k) {
   return k == FaultKind::Pause || k == FaultKind::Cut || k == FaultKind::Delay || k == FaultKind::Lose;
 }
-bool has_amount(FaultKind k) { return k == FaultKind::Delay || k == FaultKind::Skew || k == FaultKind::Jump; }
+bool has_amount(FaultKind k) {
+  return k == FaultKind::Delay || k == FaultKind::Skew || k == FaultKind::Clock || k == FaultKind::Jump;
+}
 
 std::string signed_duration(Duration d) { return (d.ns >= 0 ? "+" : "") + sim::format_duration(d); }
 
@@ -85,7 +91,11 @@ Fault parse_fault(std::string_view text) {
     f.client = index_of(target.substr(0, arrow), 'c', text);
     if (f.client == 0) throw std::invalid_argument(fmt::format("the fault '{}': clients count from c1", text));
     --f.client;
-    if (arrow != std::string_view::npos) f.server = index_of(target.substr(arrow + 1), 'r', text);
+    if (arrow != std::string_view::npos) {
+      if (!aims_at_link(f.kind))
+        throw std::invalid_argument(fmt::format("the fault '{}' is the client's own, not on a link to a server", text));
+      f.server = index_of(target.substr(arrow + 1), 'r', text);
+    }
   } else {
     f.server = index_of(target, 'r', text);
   }
@@ -122,7 +132,9 @@ std::optional<FaultKind> parse_fault_kind(std::string_view word) {
 
 bool aims_at_client(FaultKind kind) { return kind != FaultKind::Restart && kind != FaultKind::Jump; }
 
-bool beyond_default_assumptions(FaultKind kind) { return !aims_at_client(kind); }
+// A client's clock stepping during a run breaks locks that time their lease on the client
+// (Redlock's validity): their assumption is clocks that advance at the same rate.
+bool beyond_default_assumptions(FaultKind kind) { return !aims_at_client(kind) || kind == FaultKind::Clock; }
 
 std::string describe(const Fault& f) {
   const std::string who = aims_at_client(f.kind) ? fmt::format("c{}", f.client + 1) : fmt::format("r{}", f.server);
@@ -136,6 +148,7 @@ std::string describe(const Fault& f) {
                          sim::format_span(f.length));
     case FaultKind::Lose: return fmt::format("lost reply to {}{} at {}", who, server, at);
     case FaultKind::Skew: return fmt::format("clock of {} off by {}", who, signed_duration(f.amount));
+    case FaultKind::Clock: return fmt::format("clock of {} jumps by {} at {}", who, signed_duration(f.amount), at);
     case FaultKind::Restart: return fmt::format("restart of {} without persistence at {}", who, at);
     case FaultKind::Jump: return fmt::format("clock jump of {} by {} at {}", who, signed_duration(f.amount), at);
   }
@@ -157,7 +170,7 @@ std::vector<FaultKind> parse_fault_kinds(std::string_view text) {
     const auto kind = parse_fault_kind(word);
     if (!kind)
       throw std::invalid_argument(fmt::format(
-          "unknown fault kind '{}' (pause, cut, delay, lose, skew, restart, jump; all; none)", word));
+          "unknown fault kind '{}' (pause, cut, delay, lose, skew, clock, restart, jump; all; none)", word));
     if (std::find(out.begin(), out.end(), *kind) == out.end()) out.push_back(*kind);
     start = end + 1;
   }
@@ -202,7 +215,7 @@ Schedule draw(uint64_t seed, uint32_t run, uint32_t clients, uint32_t servers, D
     const Duration pause_floor = std::min(sim::milliseconds(50), model.max_pause);
     if (aims_at_client(f.kind)) {
       f.client = static_cast<uint32_t>(random.below(clients));
-      if (servers > 1 && f.kind != FaultKind::Pause) f.server = static_cast<uint32_t>(random.below(servers));
+      if (servers > 1 && aims_at_link(f.kind)) f.server = static_cast<uint32_t>(random.below(servers));
     } else {
       f.server = static_cast<uint32_t>(random.below(servers));
     }
@@ -217,6 +230,10 @@ Schedule draw(uint64_t seed, uint32_t run, uint32_t clients, uint32_t servers, D
       case FaultKind::Jump:
         f.amount = random.between(sim::milliseconds(100), model.max_jump);
         if (random.below(4) == 0) f.amount = -f.amount;
+        break;
+      case FaultKind::Clock:
+        f.amount = random.between(std::min(sim::milliseconds(100), model.max_skew), model.max_skew);
+        if (random.below(2) == 0) f.amount = -f.amount;
         break;
       case FaultKind::Restart:
       case FaultKind::Skew: break;

@@ -21,6 +21,7 @@ enum class FaultKind : uint8_t {
   Delay,    // the client's replies from a server wait `amount` (LOCKSIM.FAULT DELAY)
   Lose,     // the client's next reply from a server is lost (LOCKSIM.FAULT DROP-REPLY COUNT 1)
   Skew,     // the client's clock runs `amount` off from the start (libfaketime; `at` is 0)
+  Clock,    // the client's clock jumps by `amount` at `at` (libfaketime), an NTP step
   Restart,  // the server restarts without persistence: every key and connection lost
   Jump,     // the server's clock jumps by `amount`
 };
@@ -40,7 +41,7 @@ struct Fault {
   uint32_t server = kAllServers;   // server faults, and a client fault aimed at one server
   Duration at{};                   // from the start of the run
   Duration length{};               // Pause, Cut, Delay, Lose: how long it lasts
-  Duration amount{};               // Delay: the delay; Skew, Jump: the offset (either sign)
+  Duration amount{};               // Delay: the delay; Skew, Clock, Jump: the offset (either sign)
   bool operator==(const Fault&) const = default;
 };
 // "pause c2 @1.2s for 800ms", "restart r0 @3s" (r0 is the first server).
@@ -60,7 +61,7 @@ struct FaultModel {
   Duration mean_gap = sim::seconds(1);   // faults start this far apart on average
   Duration max_pause = sim::seconds(1);  // pauses, cuts and lost-reply windows stay below this
   Duration max_delay = sim::seconds(2);  // reply delays stay below this
-  Duration max_skew = sim::seconds(2);   // client clock offsets stay within this
+  Duration max_skew = sim::seconds(2);   // client clock offsets and jumps stay within this
   Duration max_jump = sim::seconds(30);  // server clock jumps stay within this
 };
 // "pause,cut,delay,lose,skew" (the default), "all", "none", or kinds by name; throws

@@ -2,9 +2,12 @@
 // fails with a summary naming the property, and a correct one passes.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "locksim/trial/trial.hpp"
 
 using namespace locksim;
+using sim::Instant;
 
 TEST_CASE("put_on_trial from a test: a report that fails with its reason, or passes", "[trial]") {
   const std::string client = std::string(LOCKSIM_EXAMPLES) + "/redis_py_lock.py";
@@ -32,4 +35,33 @@ TEST_CASE("put_on_trial from a test: a report that fails with its reason, or pas
   silent.clients = 1;
   silent.duration = sim::milliseconds(300);
   CHECK_THROWS_WITH(trial::put_on_trial({"sleep", "3"}, silent), Catch::Contains("sent no LOCKSIM.ENTER"));
+}
+
+TEST_CASE("a client's clock jumps when its schedule says (libfaketime, read at every clock reading)", "[trial]") {
+  // The client names the resource it enters by what its own clock says: "before" until
+  // its clock has moved 100 s past its start, "after" once it has.
+  const std::string code =
+      "import sys, time\n"
+      "sys.path.insert(0, '" LOCKSIM_EXAMPLES "')\n"
+      "import locksim_trial as trial\n"
+      "t0 = time.time()\n"
+      "while trial.running():\n"
+      "    with trial.critical_section('after' if time.time() - t0 > 100 else 'before'):\n"
+      "        time.sleep(0.02)\n";
+  trial::RunSetup setup;
+  setup.command = {LOCKSIM_PYTHON, "-c", code};
+  const trial::RunRecord run =
+      trial::run_trial(trial::parse_schedule("clients=1 duration=2s faults=clock:c1@1s/+150s"), setup);
+  REQUIRE_FALSE(run.marks.empty());
+  Instant first_after = Instant::never(), last_before{};
+  for (const trial::RecordedMark& m : run.marks) {
+    if (m.mark.resource == "after") first_after = std::min(first_after, m.at);
+    if (m.mark.resource == "before") last_before = std::max(last_before, m.at);
+  }
+  REQUIRE(first_after != Instant::never());
+  CHECK(last_before < first_after);
+  CHECK(first_after >= Instant{} + sim::milliseconds(950));
+  CHECK(first_after <= Instant{} + sim::milliseconds(1300));
+  REQUIRE(run.faults.size() == 1);
+  CHECK(trial::describe(run.faults.front().fault) == "clock of c1 jumps by +150s at 1.000s");
 }

@@ -76,6 +76,8 @@ TEST_CASE("a hostile schedule is refused with its reason", "[trial]") {
   refused("clients=2 faults=pause:c1@banana+1s", "time 'banana'");
   refused("clients=2 duration=1h9999999999h faults=none", "duration");
   refused("speed=3 faults=none", "unknown");
+  refused("clients=2 faults=clock:c1>r0@1s/+1s", "the client's own");
+  refused("clients=2 faults=clock:c1@1s", "needs an amount");
 }
 
 TEST_CASE("shrinking keeps the faults without which the violation stops reproducing", "[trial]") {
