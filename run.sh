@@ -15,7 +15,7 @@ packages=(cmake g++ make pkg-config catch2 librapidcheck-dev libfmt-dev
           liblua5.1-0-dev lua-cjson lua-bitop libcli11-dev libhiredis-dev libevent-dev libasio-dev
           nlohmann-json3-dev)
 # Servers and clients that only the tests and benchmarks use.
-test_packages=(redis-server redis-tools mariadb-server libmariadb-dev parallel python3-redis python3-pytest clang chromium
+test_packages=(redis-server redis-tools mariadb-server libmariadb-dev parallel python3-redis python3-pytest clang chromium faketime
                libgtest-dev libgmock-dev mold)
 
 install_missing() {
@@ -89,8 +89,9 @@ fi
 program=$(realpath --relative-to="$user_dir" "$build_dir/cli/locksim")
 [[ $program == /* || $program == .* ]] || program=./$program
 
-# The Node fixtures' client libraries (examples/fixtures), pinned, from npm's registry.
-node_packages=(ioredis@5.4.1 redis@4.7.0)
+# The Node fixtures' client libraries (examples/fixtures) and the lock libraries on trial
+# (examples/trial), pinned, from npm's registry.
+node_packages=(ioredis@5.4.1 redis@4.7.0 redlock@4.2.0 redis-semaphore@5.8.0)
 if [[ $what == test ]]; then
   npm install --no-audit --no-fund --silent --prefix "$build_dir/node" "${node_packages[@]}" >/dev/null
 fi

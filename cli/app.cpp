@@ -115,6 +115,7 @@ int main(int argc, char** argv) {
       add_tour_command(app),  add_list_command(app),      add_run_command(app),
       add_check_command(app), add_catalogue_command(app), add_replay_command(app),
       add_redis_command(app), add_merge_command(app),     add_serve_command(app),
+      add_trial_command(app),
   };
   std::vector<std::string> variants;
   add_variant_option(commands, variants);

@@ -27,5 +27,6 @@ Subcommand add_replay_command(CLI::App& parent);
 Subcommand add_redis_command(CLI::App& parent);
 Subcommand add_merge_command(CLI::App& parent);
 Subcommand add_serve_command(CLI::App& parent);
+Subcommand add_trial_command(CLI::App& parent);
 
 }  // namespace locksim::cli

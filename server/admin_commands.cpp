@@ -86,6 +86,7 @@ Reply run_admin_command(Server::Core& core, Connection& caller, const Command& a
   }
   if (name == "drop") return drop_command(core, caller, argv);
   if (name == "fault") return run_fault_command(core, argv);
+  if (name == "enter" || name == "exit" || name == "write") return run_trial_command(core, caller, argv, name);
   if (name == "restart" && need(1)) {
     core.restart(caller.id());
     caller.close_after_reply = true;  // a restart closes every connection

@@ -112,5 +112,7 @@ std::optional<redis::Reply> config_set_limits(Server::Core& core, const redis::C
 
 // LOCKSIM.* over the wire (admin_commands.cpp).
 redis::Reply run_admin_command(Server::Core& core, Connection& caller, const redis::Command& argv);
+// LOCKSIM.ENTER/EXIT/WRITE, a trial's marks (trial_commands.cpp); name: "enter", "exit" or "write".
+redis::Reply run_trial_command(Server::Core& core, Connection& caller, const redis::Command& argv, std::string_view name);
 
 }  // namespace locksim::server

@@ -17,6 +17,8 @@
 
 namespace locksim::server {
 
+class TrialBoard;  // trial_board.hpp
+
 // The longest PAUSE or DELAY (a year): a steady-clock deadline this far ahead fits
 // the host's clock without overflow; longer ones are refused.
 inline constexpr int64_t kMaxDurationMs = 365LL * 24 * 3600 * 1000;
@@ -35,6 +37,8 @@ struct Options {
   // Where the server's log lines go (warnings, closed clients); default: stderr.
   std::function<void(std::string_view)> log;
   bool stop_on_signals = false;  // run(): SIGINT/SIGTERM stop the server (the program)
+  // Where LOCKSIM.ENTER/EXIT/WRITE marks go (shared by a trial's servers); none: a board of its own.
+  std::shared_ptr<TrialBoard> trial;
 };
 
 class Server {
