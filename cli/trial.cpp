@@ -90,6 +90,7 @@ std::string no_marks_text(const trial::RunRecord& run) {
   std::string why = "the clients sent no LOCKSIM.ENTER: nothing to judge. Each client marks its critical section with "
                     "LOCKSIM.ENTER resource / LOCKSIM.EXIT resource on a connection named $LOCKSIM_CLIENT "
                     "(docs/trial.md)";
+  why += fmt::format("\n  schedule: {}", trial::to_text(run.schedule));
   std::string failures = client_failures_text(run);
   if (!failures.empty()) why += "\n" + failures;
   return why;
