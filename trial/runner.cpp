@@ -99,8 +99,12 @@ class Run {
     for (uint32_t c = 0; c < clients_.size(); ++c)
       if (record_.ends[c].how.empty()) record_.ends[c].how = "ended by the trial";
     for (auto& s : servers_) s.server->stop();
-    for (const server::TrialMark& m : board_->marks())
-      record_.marks.push_back({m, Instant{std::max<int64_t>(0, m.at_ns - board_t0_ns_)}});
+    // What clients did while being ended is not part of the run, but for an EXIT: it ends
+    // a critical section the run saw begin.
+    for (const server::TrialMark& m : board_->marks()) {
+      const Instant at{std::max<int64_t>(0, m.at_ns - board_t0_ns_)};
+      if (at <= record_.end || m.kind == server::TrialMark::Kind::Exit) record_.marks.push_back({m, at});
+    }
     std::stable_sort(record_.marks.begin(), record_.marks.end(),
                      [](const RecordedMark& a, const RecordedMark& b) { return a.at < b.at; });
     return std::move(record_);
