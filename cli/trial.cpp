@@ -349,7 +349,7 @@ int cmd_trial(const TrialFlags& f, bool kinds_given) {
       std::vector<std::string> all;
       for (const auto& found : j.findings) all.push_back(finding_json(run, found, f));
       std::cout << fmt::format("{{\"command\": {}, \"seed\": {}, \"runs\": {}, \"failed_run\": {}, \"holds\": {}, "
-                               "\"writes\": {}, \"refused_writes\": {}, \"faults\": {}, \"violations\": [{}]}}\n",
+                               "\"writes\": {}, \"refused_writes\": {}, \"fault_kinds\": {}, \"violations\": [{}]}}\n",
                                json_string(command_text(f.command)), f.seed, r + 1, r + 1, holds, writes, refused,
                                json_string(trial::kinds_text(model.kinds)), join(all, ", "));
       return 1;
@@ -362,7 +362,7 @@ int cmd_trial(const TrialFlags& f, bool kinds_given) {
   }
   if (f.json)
     std::cout << fmt::format("{{\"command\": {}, \"seed\": {}, \"runs\": {}, \"failed_run\": null, \"holds\": {}, "
-                             "\"writes\": {}, \"refused_writes\": {}, \"faults\": {}, \"violations\": []}}\n",
+                             "\"writes\": {}, \"refused_writes\": {}, \"fault_kinds\": {}, \"violations\": []}}\n",
                              json_string(command_text(f.command)), f.seed, f.runs, holds, writes, refused,
                              json_string(trial::kinds_text(model.kinds)));
   else
