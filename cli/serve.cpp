@@ -48,7 +48,8 @@ Redis's other directives (save, appendonly, replication, TLS, encodings, tuning)
 with a logged note: they change nothing in the model. An unknown one is an error (exit 2).
 Once listening it prints `locksim serve: ready port=P unix=PATH pid=N ...`.
 LOCKSIM.TIME/ADVANCE/FREEZE/RESUME/JUMP, LOCKSIM.PAUSE/DROP/DELAY/RESTART/FAULT control it
-over the wire; SHUTDOWN, SIGINT or SIGTERM stop it.
+over the wire; LOCKSIM.ENTER/EXIT/WRITE record a client's critical sections (locksim trial);
+SHUTDOWN, SIGINT or SIGTERM stop it.
 )";
 
 constexpr const char* kRedisVersionLine = "Redis server v=7.0.15 sha=00000000:0 malloc=libc bits=64 build=locksim";

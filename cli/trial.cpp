@@ -90,6 +90,7 @@ std::string no_marks_text(const trial::RunRecord& run) {
   std::string why = "the clients sent no LOCKSIM.ENTER: nothing to judge. Each client marks its critical section with "
                     "LOCKSIM.ENTER resource / LOCKSIM.EXIT resource on a connection named $LOCKSIM_CLIENT "
                     "(docs/trial.md)";
+  why += fmt::format("\n  schedule: {}", trial::to_text(run.schedule));
   std::string failures = client_failures_text(run);
   if (!failures.empty()) why += "\n" + failures;
   return why;
@@ -348,7 +349,7 @@ int cmd_trial(const TrialFlags& f, bool kinds_given) {
       std::vector<std::string> all;
       for (const auto& found : j.findings) all.push_back(finding_json(run, found, f));
       std::cout << fmt::format("{{\"command\": {}, \"seed\": {}, \"runs\": {}, \"failed_run\": {}, \"holds\": {}, "
-                               "\"writes\": {}, \"refused_writes\": {}, \"faults\": {}, \"violations\": [{}]}}\n",
+                               "\"writes\": {}, \"refused_writes\": {}, \"fault_kinds\": {}, \"violations\": [{}]}}\n",
                                json_string(command_text(f.command)), f.seed, r + 1, r + 1, holds, writes, refused,
                                json_string(trial::kinds_text(model.kinds)), join(all, ", "));
       return 1;
@@ -361,7 +362,7 @@ int cmd_trial(const TrialFlags& f, bool kinds_given) {
   }
   if (f.json)
     std::cout << fmt::format("{{\"command\": {}, \"seed\": {}, \"runs\": {}, \"failed_run\": null, \"holds\": {}, "
-                             "\"writes\": {}, \"refused_writes\": {}, \"faults\": {}, \"violations\": []}}\n",
+                             "\"writes\": {}, \"refused_writes\": {}, \"fault_kinds\": {}, \"violations\": []}}\n",
                              json_string(command_text(f.command)), f.seed, f.runs, holds, writes, refused,
                              json_string(trial::kinds_text(model.kinds)));
   else

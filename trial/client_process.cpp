@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 #include <thread>
 
 namespace locksim::trial {
@@ -67,8 +68,20 @@ ClientProcess::ClientProcess(const std::vector<std::string>& argv,
   std::vector<char*> cargs;
   for (auto& a : args) cargs.push_back(a.data());
   cargs.push_back(nullptr);
+  // The child's environment, built here: between fork and exec a child of a threaded
+  // process (the servers run on threads) may call only async-signal-safe functions.
   std::vector<std::string> assignments;
+  for (char** e = environ; *e; ++e) {
+    const std::string_view entry(*e);
+    bool replaced = false;
+    for (const auto& item : env)
+      replaced = replaced || (entry.starts_with(item.first + "="));
+    if (!replaced) assignments.emplace_back(entry);
+  }
   for (const auto& [name, value] : env) assignments.push_back(name + "=" + value);
+  std::vector<char*> cenv;
+  for (auto& a : assignments) cenv.push_back(a.data());
+  cenv.push_back(nullptr);
   // A pipe closed by a successful exec; an exec error writes its errno to it.
   int report[2];
   if (::pipe2(report, O_CLOEXEC) != 0) throw CannotStart("pipe: " + std::string(std::strerror(errno)));
@@ -101,8 +114,7 @@ ClientProcess::ClientProcess(const std::vector<std::string>& argv,
     ::dup2(report[1], 3);
     ::close_range(4, ~0U, 0);
     ::fcntl(3, F_SETFD, FD_CLOEXEC);
-    for (auto& a : assignments) ::putenv(a.data());
-    ::execvp(cargs[0], cargs.data());
+    ::execvpe(cargs[0], cargs.data(), cenv.data());
     const int error = errno;
     [[maybe_unused]] auto n = ::write(3, &error, sizeof error);
     ::_exit(127);

@@ -74,6 +74,10 @@ struct Event {
   bool start;
 };
 
+// The longest the clients may take to enter their first critical section before the
+// run's time starts anyway.
+constexpr auto kReadyWait = std::chrono::seconds(10);
+
 class Run {
  public:
   Run(const Schedule& schedule, const RunSetup& setup) : schedule_(schedule), setup_(setup) {}
@@ -88,14 +92,19 @@ class Run {
     t0_ = Clock::now();
     board_t0_ns_ = server::TrialBoard::now_ns();
     start_clients();
+    settle();
     loop();
     record_.end = since_start();
     for (auto& client : clients_) client->end(setup_.grace);
     for (uint32_t c = 0; c < clients_.size(); ++c)
       if (record_.ends[c].how.empty()) record_.ends[c].how = "ended by the trial";
     for (auto& s : servers_) s.server->stop();
-    for (const server::TrialMark& m : board_->marks())
-      record_.marks.push_back({m, Instant{std::max<int64_t>(0, m.at_ns - board_t0_ns_)}});
+    // What clients did while being ended is not part of the run, but for an EXIT: it ends
+    // a critical section the run saw begin.
+    for (const server::TrialMark& m : board_->marks()) {
+      const Instant at{std::max<int64_t>(0, m.at_ns - board_t0_ns_)};
+      if (at <= record_.end || m.kind == server::TrialMark::Kind::Exit) record_.marks.push_back({m, at});
+    }
     std::stable_sort(record_.marks.begin(), record_.marks.end(),
                      [](const RecordedMark& a, const RecordedMark& b) { return a.at < b.at; });
     return std::move(record_);
@@ -244,22 +253,44 @@ class Run {
     record_.faults.push_back({f, now, now + f.length});
   }
 
+  // Notes the clients that ended by themselves; true when none runs any more.
+  bool poll_clients() {
+    bool all_ended = true;
+    for (uint32_t c = 0; c < clients_.size(); ++c) {
+      if (!clients_[c]->ended() && clients_[c]->poll()) {
+        ClientEnd& ended = record_.ends[c];
+        ended.at = since_start();
+        ended.how = clients_[c]->how_it_ended();
+        ended.log_tail = tail_of(fmt::format("{}/{}.log", dir_.path, record_.clients[c]), 8);
+      }
+      all_ended = all_ended && clients_[c]->ended();
+    }
+    return all_ended;
+  }
+
+  // The run's time starts at the first critical section entered: the clients' start-up
+  // (an interpreter loading its libraries) is not part of it, so that an early fault does
+  // not strike a client that has not begun. If none enters within kReadyWait, it starts then.
+  void settle() {
+    const auto deadline = Clock::now() + kReadyWait;
+    while (board_->size() == 0 && Clock::now() < deadline && !poll_clients())
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    int64_t first = server::TrialBoard::now_ns();
+    for (const server::TrialMark& m : board_->marks()) first = std::min(first, m.at_ns);
+    const Duration shift{first - board_t0_ns_};
+    t0_ += std::chrono::nanoseconds(shift.ns);
+    board_t0_ns_ = first;
+    for (ClientEnd& e : record_.ends)
+      if (e.at != Instant::never()) e.at = Instant{std::max<int64_t>(0, (e.at - shift).ns)};
+  }
+
   void loop() {
     const auto end = t0_ + std::chrono::nanoseconds(schedule_.duration.ns);
     size_t next = 0;
     for (;;) {
       const auto now = Clock::now();
       while (next < events_.size() && t0_ + std::chrono::nanoseconds(events_[next].at.ns) <= now) apply(events_[next++]);
-      bool all_ended = true;
-      for (uint32_t c = 0; c < clients_.size(); ++c) {
-        if (!clients_[c]->ended() && clients_[c]->poll()) {
-          ClientEnd& ended = record_.ends[c];
-          ended.at = since_start();
-          ended.how = clients_[c]->how_it_ended();
-          ended.log_tail = tail_of(fmt::format("{}/{}.log", dir_.path, record_.clients[c]), 8);
-        }
-        all_ended = all_ended && clients_[c]->ended();
-      }
+      const bool all_ended = poll_clients();
       if (now >= end || all_ended) break;
       if (setup_.progress) setup_.progress(since_start() - Instant{}, board_->size(), record_.faults.size());
       auto wake = std::min(end, now + std::chrono::milliseconds(100));

@@ -71,15 +71,26 @@ Instant hold_start(const RunRecord& run, const std::string& resource, uint32_t c
   return start;
 }
 
+// When a fault stops acting: a late reply arrives `amount` after the window it was sent in;
+// a lost request or reply is noticed only at the client's timeout.
+Instant effect_end(const AppliedFault& f, Duration aftermath) {
+  switch (f.fault.kind) {
+    case FaultKind::Delay: return f.to + f.fault.amount;
+    case FaultKind::Cut:
+    case FaultKind::Lose: return f.to + aftermath;
+    default: return f.to;
+  }
+}
+
 std::vector<AppliedFault> in_force(const RunRecord& run, Instant from, Instant to,
-                                   const std::vector<uint32_t>& clients) {
+                                   const std::vector<uint32_t>& clients, Duration aftermath) {
   std::vector<AppliedFault> out;
   for (const AppliedFault& f : run.faults) {
     if (f.fault.kind == FaultKind::Skew) {
       if (std::find(clients.begin(), clients.end(), f.fault.client) != clients.end()) out.push_back(f);
       continue;
     }
-    if (f.from <= to && f.to >= from) out.push_back(f);
+    if (f.from <= to && effect_end(f, aftermath) >= from) out.push_back(f);
   }
   return out;
 }
@@ -183,7 +194,7 @@ Judgement judge(const RunRecord& run, const JudgeOptions& options) {
     std::erase_if(found, [&](const Finding& f) { return f.violation.property == v->property; });
     Instant from = v->from;
     if (!v->clients.empty()) from = hold_start(run, resource, v->clients.front(), v->from);
-    Finding f{*v, resource, in_force(run, from, v->to, v->clients)};
+    Finding f{*v, resource, in_force(run, from, v->to, v->clients, options.aftermath)};
     found.push_back(std::move(f));
   };
   for (const auto& [resource, unused] : resources) {

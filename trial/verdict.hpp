@@ -16,12 +16,17 @@ namespace locksim::trial {
 
 struct JudgeOptions {
   Duration stall = sim::seconds(10);  // no-deadlock: the longest time without an ENTER, while clients run
+  // How long a lost request or reply still acts after its fault: the client learns of it
+  // only when its own timeout runs out (the trial does not know it; a second covers most).
+  Duration aftermath = sim::seconds(1);
 };
 
 struct Finding {
   props::Violation violation;         // its clients index RunRecord::clients
   std::string resource;
-  std::vector<AppliedFault> in_force;  // the faults in force during it (from the earlier hold's start)
+  // The faults whose effect reaches into it, from the earlier hold's start: a delay until its
+  // last late reply, a cut or a lost reply until JudgeOptions::aftermath after it.
+  std::vector<AppliedFault> in_force;
 };
 
 struct Judgement {

@@ -34,7 +34,7 @@ TEST_CASE("put_on_trial from a test: a report that fails with its reason, or pas
   trial::TrialSettings silent;
   silent.clients = 1;
   silent.duration = sim::milliseconds(300);
-  CHECK_THROWS_WITH(trial::put_on_trial({"sleep", "3"}, silent), Catch::Contains("sent no LOCKSIM.ENTER"));
+  CHECK_THROWS_WITH(trial::put_on_trial({"sleep", "1"}, silent), Catch::Contains("sent no LOCKSIM.ENTER"));
 }
 
 TEST_CASE("a client's clock jumps when its schedule says (libfaketime, read at every clock reading)", "[trial]") {

@@ -192,7 +192,7 @@ TEST_CASE("bad input is refused with exit 2 and a reason", "[trial]") {
   refused("--shrink -- true", "--shrink goes with --replay");
   refused("--duration 500ms -- /nonexistent/client", "cannot run '/nonexistent/client'");
   // A client that never marks a critical section gives nothing to judge: not a pass.
-  refused("--duration 500ms --faults none -- sleep 5", "sent no LOCKSIM.ENTER");
+  refused("--duration 500ms --faults none -- sleep 1", "sent no LOCKSIM.ENTER");
   // ... and one that fails at once says so, with its output.
   refused("--duration 500ms --faults none -- sh -c 'echo no redis here; exit 3'", "no redis here");
 }
