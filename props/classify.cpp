@@ -279,7 +279,7 @@ Explanation Classifier::ended(uint32_t holder, const Ending& e, Instant until) c
       const std::string fault = faults_.server_crash(node, i.ended);
       // Still down when the violation showed: nothing was forgotten and served again;
       // the lock's calls to that node failed (the deployment's to rule out: redis-up).
-      if (!faults_.down_within(e.node(), until, until).empty())
+      if (!faults_.restarted_within(e.node(), i.ended, until))
         return make(Cause::RedisDown, fault,
                     fmt::format("{} crashed and had not come back: {}'s lock went with it and every call to {} "
                                 "failed",
@@ -344,9 +344,10 @@ Explanation Classifier::reentrancy(uint32_t first, const Violation& v) const {
   // Paused while its nested acquire was pending: it waited on nothing.
   if (meanwhile.cause == Cause::LeasePaused) return meanwhile;
   // The store lost the outer instance: the nested acquire found no lock to re-enter, nor a store to ask.
-  if (meanwhile.cause == Cause::RedisRestartLost || meanwhile.cause == Cause::FailoverLost ||
-      meanwhile.cause == Cause::RedlockForgotVote || meanwhile.cause == Cause::RedisDown)
-    return meanwhile;
+  // So did any other mechanism that ended the outer lease while the nested acquire was
+  // pending (renewals a cut stopped, a clock): only a lease that simply ran out while
+  // the nested acquire waited is the lock waiting on itself.
+  if (meanwhile.cause != Cause::Unknown && meanwhile.cause != Cause::LeaseOutworked) return meanwhile;
   // Refused, not waiting: a store that was down while the nested acquire ran (one that
   // kept its keys, say) failed its calls; nothing waited on itself.
   if (const std::string down = faults_.any_down_within(nested, until); !down.empty())

@@ -264,6 +264,12 @@ std::string FaultFinder::down_within(uint32_t server, Instant from, Instant to) 
   return crash.empty() ? node + " crashed" : crash;
 }
 
+bool FaultFinder::restarted_within(uint32_t server, Instant after, Instant until) const {
+  return std::any_of(h_.events().begin(), h_.events().end(), [&](const HistoryEvent& e) {
+    return e.step == Step::ServerRestarted && e.server == server && e.at >= after && e.at <= until;
+  });
+}
+
 std::string FaultFinder::any_down_within(Instant from, Instant to) const {
   // Once the replica serves, the old master's death no longer refuses anyone.
   if (const auto promoted = h_.ledger().promoted_at(); cfg_.replica && promoted && *promoted <= from) return "";

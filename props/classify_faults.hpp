@@ -52,6 +52,8 @@ class FaultFinder {
   // The crash that kept Redis node `server` (the ledger's index) down at some instant
   // of [from, to] (crashed and not yet restarted), as the plan writes it; "" if it was up.
   std::string down_within(uint32_t server, Instant from, Instant to) const;
+  // Whether Redis node `server` restarted within [after, until] (a restart fault crashes and restarts at once).
+  bool restarted_within(uint32_t server, Instant after, Instant until) const;
   // The same for any Redis node of the deployment.
   std::string any_down_within(Instant from, Instant to) const;
   std::string any_server_crash(Instant before) const;

@@ -34,6 +34,26 @@ inline std::optional<locksim::props::Scenario> first_seed_showing(std::string_vi
   return std::nullopt;
 }
 
+// `text` with the first seed (from 0) on which it violates `property` by `cause`: for a
+// test about that mechanism, the first schedule on which the written faults set it off.
+inline std::optional<locksim::props::Scenario> first_seed_showing(std::string_view text,
+                                                                  locksim::props::Property property,
+                                                                  locksim::props::Cause cause) {
+  std::string error;
+  auto s = locksim::props::parse_scenario(text, &error);
+  INFO(text << ": " << error);
+  REQUIRE(s);
+  for (uint64_t seed = 0; seed < kSeeds; ++seed) {
+    s->seed = seed;
+    const auto run = locksim::props::run_scenario(*s);
+    if (const auto* v = run.verdict.find(property); v && v->cause == cause) {
+      UNSCOPED_INFO("found on " << locksim::props::to_string(*s));
+      return s;
+    }
+  }
+  return std::nullopt;
+}
+
 // The same world under another algorithm: one schedule for every lock.
 inline locksim::props::Scenario with_algorithm(locksim::props::Scenario s, std::string algorithm) {
   s.algorithm = std::move(algorithm);
