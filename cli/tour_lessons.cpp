@@ -28,7 +28,7 @@ std::vector<Lesson> build() {
        "setnx-expire spread=0s clients=2 iterations=1 work=300ms..300ms call=A:2:crash",
        "A's SETNX succeeds; A crashes before its second command, the EXPIRE; B waits.", C::CrashNoTtl, "call=A:2:crash"},
       {"F03", "two waiters DEL and SETNX an expired lock: both hold",
-       "del-setnx seed=41 clients=3 iterations=1 retry=10ms work=300ms..300ms spikes=0.5:30ms:1.5:200ms "
+       "del-setnx seed=51 clients=3 iterations=1 retry=10ms work=300ms..300ms spikes=0.5:30ms:1.5:200ms "
        "faults=[crash A @100ms]",
        "A locks (value: its expiry time) and crashes at 100 ms; B and C poll every 10 ms over a spiky network; "
        "each finds A's time passed, DELs the key and SETNXes.",
@@ -80,8 +80,9 @@ std::vector<Lesson> build() {
        "A replica 100 ms behind the master; the master crashes 50 ms after A locked; the replica is promoted.",
        C::FailoverLost, "crash redis @50ms"},
       {"F18", "a Redlock master restarts without persistence and forgets its vote for A",
-       "redlock seed=0 masters=3 clients=2 iterations=1 work=600ms..600ms spread=1ms faults=[restart redis2 @7ms]",
-       "Three masters; A and B race; A wins redis1 and redis2, B redis3; redis2 restarts with no persistence.",
+       "redlock seed=1 masters=3 clients=2 iterations=1 work=600ms..600ms spread=1ms faults=[restart redis2 @7ms]",
+       "Three masters; A and B race and B wins a majority that holds redis2; redis2 restarts with no persistence, "
+       "and A's retry wins a majority again.",
        C::RedlockForgotVote, "restart redis2 @7ms"},
       {"F19", "fencing: the resource rejects the paused client's late write",
        "fenced spread=0s clients=2 iterations=1 work=400ms..400ms faults=[pause A @100ms for 1.5s]",
@@ -89,7 +90,7 @@ std::vector<Lesson> build() {
        C::LeasePaused, "pause A @100ms for 1.5s", "pause",
        {"faults=[pause A @100ms for 500ms]", "faults=[pause A @100ms for 1.5s]"}},
       {"F20", "fixed-interval retries: newcomers overtake long waiters",
-       "token-lua seed=4 clients=3 iterations=2 work=20ms..100ms think=0s..50ms",
+       "token-lua seed=18 clients=3 iterations=2 work=20ms..100ms think=0s..50ms",
        "Three clients, short work, each retrying every 100 ms: no faults at all.", C::Overtaken, ""},
       {"F23", "the only Redis restarts without persistence: the lock is gone",
        "watchdog spread=0s clients=2 iterations=1 work=600ms..600ms faults=[restart redis @200ms]",

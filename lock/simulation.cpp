@@ -112,6 +112,7 @@ void Simulation::add_clients() {
     int64_t drift = c < wl.drifts_ppm.size() ? wl.drifts_ppm[c] : 0;
     names.push_back(client_name(c));
     const uint32_t identity = c < wl.identities.size() ? wl.identities[c] : c;
+    schedules_.emplace_back(config_.seed, identity, c, config_.workload);
     sim::NodeId id = w.add_node(names.back(), sim::LocalClock(offset, drift), client_name(identity));
     clients_.push_back(id);
     for (size_t n = 0; n < redis_nodes_.size(); ++n) channels_[n].push_back(&redis_nodes_[n]->connect(id));
@@ -219,8 +220,8 @@ sim::Task<void> Simulation::client_main(sim::Proc proc, uint32_t client) {
   // A statement may wait for a row lock up to the lock-wait timeout: the client's read timeout covers it.
   if (db_) env.set_database(db_channels_[client], config_.lock.wait_limit + config_.lock.call_timeout);
   std::unique_ptr<Lock> lock = algorithm_->make(config_.lock);
-  if (life.iteration == 0 && life.calls == 0 && wl.start_spread.ns > 0)
-    co_await proc.sleep(proc.rng().uniform(sim::Duration{}, wl.start_spread));
+  const ClientSchedule& schedule = schedules_[client];
+  if (life.iteration == 0 && life.calls == 0 && wl.start_spread.ns > 0) co_await proc.sleep(schedule.start());
 
   while (life.iteration < wl.iterations) {
     const uint32_t iteration = life.iteration;
@@ -236,7 +237,7 @@ sim::Task<void> Simulation::client_main(sim::Proc proc, uint32_t client) {
       env.record(Step::AcquireFailed, 0);
     }
     ++life.iteration;
-    co_await proc.sleep(proc.rng().uniform(wl.think_min, wl.think_max));
+    co_await proc.sleep(schedule.think(iteration));
   }
 }
 
@@ -256,9 +257,7 @@ sim::Task<void> Simulation::critical_section(SimEnv& env, Lock& lock, uint32_t c
     ++nested_held;
   }
 
-  sim::Duration work = env.rng().uniform(wl.work_min, wl.work_max);
-  for (const SlowWork& s : wl.slow_work)
-    if (s.client == client && s.iteration == iteration) work = s.work;
+  sim::Duration work = schedules_[client].work(iteration);
   if (wl.stop_when_lost) {
     // Work in slices, stopping as soon as the lock says its lease may be gone.
     const sim::Duration slice = 10_ms;

@@ -13,6 +13,7 @@
 #include "locksim/lock/params.hpp"
 #include "locksim/lock/redis_node.hpp"
 #include "locksim/lock/registry.hpp"
+#include "locksim/lock/schedule.hpp"
 #include "locksim/lock/sim_env.hpp"
 #include "locksim/lock/workload.hpp"
 #include "locksim/sim/fault.hpp"
@@ -121,6 +122,7 @@ class Simulation {
   std::vector<sim::NodeId> clients_;
   std::vector<sim::Channel<ResourceWrite, bool>*> store_channels_;
   std::vector<ClientLife> lives_;
+  std::vector<ClientSchedule> schedules_;  // per client: its start, work and think, the same under every lock
   DbNode* db_ = nullptr;
   std::vector<DbNode::Channel*> db_channels_;
 };

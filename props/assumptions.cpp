@@ -34,10 +34,11 @@ constexpr FlagWord kFlags[] = {
     {"sane-redis-clock", &Assumptions::sane_redis_clock},
     {"sane-client-clock", &Assumptions::sane_client_clock},
     {"no-failover", &Assumptions::no_failover},
+    {"redis-up", &Assumptions::redis_up},
 };
 
 std::string known_words() {
-  return "durable-redis, sane-redis-clock, sane-client-clock, no-failover, work<=D, pause<=D, delay<=D, clock<=D, "
+  return "durable-redis, sane-redis-clock, sane-client-clock, no-failover, redis-up, work<=D, pause<=D, delay<=D, clock<=D, "
          "none";
 }
 
@@ -124,6 +125,11 @@ std::vector<std::string> broken_assumptions(const Scenario& s, const Assumptions
       breaks("durable-redis", quoted + " restarts without persistence");
     if (f.kind == sim::FaultKind::Crash && !on_client && a.no_failover && s.replica && f.node == "redis")
       breaks("no-failover", quoted + " promotes the replica");
+    if (f.kind == sim::FaultKind::Crash && f.node.starts_with("redis") && a.redis_up && !s.replica &&
+        std::none_of(s.faults.faults.begin(), s.faults.faults.end(), [&](const sim::Fault& r) {
+          return r.kind == sim::FaultKind::Restart && r.node == f.node && r.at >= f.at;
+        }))
+      breaks("redis-up", quoted + " and it never comes back");
     if (f.kind == sim::FaultKind::ClockJump && !on_client && a.sane_redis_clock) breaks("sane-redis-clock", quoted);
     if (f.kind == sim::FaultKind::ClockJump && on_client && a.sane_client_clock) breaks("sane-client-clock", quoted);
     if (f.kind == sim::FaultKind::ClockJump && on_client && a.max_clock_error &&
@@ -207,6 +213,7 @@ Assumptions default_assumptions(std::string_view algorithm) {
     a.sane_client_clock = true;
   } else {
     a.no_failover = true;  // one Redis: a promoted replica is a different deployment (--replica)
+    a.redis_up = true;     // one Redis and no replica: while it is down there is no lock to speak of
   }
   return a;
 }

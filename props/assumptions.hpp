@@ -28,6 +28,7 @@ struct Assumptions {
   bool sane_redis_clock = false;  // Redis's clock never jumps and drifts at most kSaneDriftPpm
   bool sane_client_clock = false;  // no client clock jumps; client clocks drift at most kSaneDriftPpm
   bool no_failover = false;        // no replica is ever promoted
+  bool redis_up = false;           // a Redis that crashes comes back (restarts); with a replica, the failover answers
   std::optional<Duration> max_pause;        // no client pauses longer than this
   std::optional<Duration> max_work;         // no critical section works longer than this
   std::optional<Duration> max_delay;        // every message arrives within this (no cut lasts longer)
@@ -39,7 +40,7 @@ struct Assumptions {
 inline constexpr int64_t kSaneDriftPpm = 1000;
 inline constexpr int64_t kSaneRedisDriftPpm = kSaneDriftPpm;
 
-// "durable-redis,sane-redis-clock,sane-client-clock,no-failover,pause<=D,work<=D,delay<=D,clock<=D"
+// "durable-redis,sane-redis-clock,sane-client-clock,no-failover,redis-up,pause<=D,work<=D,delay<=D,clock<=D"
 // (any subset; "none" for nothing). A word may appear once; the error names the bad word.
 std::optional<Assumptions> parse_assumptions(std::string_view text, std::string* error = nullptr);
 // The words, in a fixed order: what the header, the JSON and replay lines print.

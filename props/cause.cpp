@@ -28,6 +28,8 @@ std::string_view to_string(Cause c) {
     case Cause::Overtaken: return "overtaken-by-later-arrivals";
     case Cause::RenewalOutlivedRelease: return "renewal-outlived-release";
     case Cause::QueueStalled: return "queue-stalled-by-dead-waiter";
+    case Cause::RedisDown: return "redis-down";
+    case Cause::NoValidityLeft: return "entered-with-no-validity-left";
   }
   return "?";
 }
@@ -64,6 +66,9 @@ std::string_view describe(Cause c) {
     case Cause::Overtaken: return "later arrivals kept winning the retry race";
     case Cause::RenewalOutlivedRelease: return "a renewal kept the lock alive after its holder stopped holding it";
     case Cause::QueueStalled: return "the queue kept waiters waiting behind a waiter that was gone";
+    case Cause::RedisDown: return "Redis crashed and had not come back: the lock's calls to it failed";
+    case Cause::NoValidityLeft:
+      return "the holder entered though its own clock said its acquire had taken the whole lease (no validity check)";
   }
   return "?";
 }

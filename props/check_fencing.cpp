@@ -101,7 +101,8 @@ std::optional<Violation> reentrancy(const Context& c) {
                         c.config.lock.key,
                         from,
                         e.at,
-                        fmt::format("{} could not take again the lock it holds: it waited {} on itself",
+                        // What it waited on, if anything, is the cause's to say (a down Redis refuses).
+                        fmt::format("{} could not take again the lock it holds: its nested acquire gave up after {}",
                                     c.name(e.client), sim::format_span(e.at - from))};
     }
   }

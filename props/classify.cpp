@@ -39,7 +39,7 @@ class Classifier {
   Instant acquire_start(uint32_t client, Instant before) const;
   std::vector<Ending> endings(uint32_t holder, Instant since, Instant until) const;
   Explanation lapse(uint32_t holder, Instant since, Instant until, uint32_t successor) const;
-  Explanation ended(uint32_t holder, const Ending& e) const;
+  Explanation ended(uint32_t holder, const Ending& e, Instant until) const;
   Explanation expired(uint32_t holder, const Ending& e) const;
   Explanation overwritten(uint32_t holder, const Ending& e) const;
   Explanation taken_over(uint32_t holder, const lock::LockInstance& i, std::string_view how) const;
@@ -139,6 +139,18 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
   const bool paused_then = faults_.paused_within(holder, to, to + sim::milliseconds(1)).ns > 0;
   // A renewal a cut had already stopped was not frozen by a later pause.
   const bool renewal_cut_first = renewing && faults_.cut_before_pause(holder, from, to);
+  // It entered after the lease, and its own clock said the acquire had taken the whole
+  // lease: whatever made the acquire slow (a pause, a slow node), a validity check
+  // (lease - elapsed - drift > 0, as Redlock prescribes) would have refused to enter.
+  if (const auto took = faults_.acquire_took(holder, from);
+      took && *took >= cfg_.lock.lease && faults_.entered_after(holder, from, to)) {
+    std::string slow = faults_.pause_of(holder, acquire_start(holder, from), to);
+    return make(Cause::NoValidityLeft, slow,
+                fmt::format("{}'s acquire took {} by its own clock, longer than the {} lease; {}{} at {} and {} "
+                            "entered after it with no validity left",
+                            a, sim::format_span(*took), sim::format_duration(cfg_.lock.lease), a, what,
+                            sim::format_instant(to), a));
+  }
   if (paused.ns > 0 && !renewal_cut_first &&
       (renewing ? paused_then || paused * 2 >= to - from : left - faults_.paused_within(holder, from, left) < to))
     return make(Cause::LeasePaused, faults_.pause_of(holder, from, to),
@@ -239,7 +251,8 @@ Explanation Classifier::taken_over(uint32_t holder, const lock::LockInstance& i,
   return on_time(holder, i.last_armed, i.holder_deadline, "'s timestamp lapsed");
 }
 
-Explanation Classifier::ended(uint32_t holder, const Ending& e) const {
+// How the holder's instance ended (`until`: when the violation showed).
+Explanation Classifier::ended(uint32_t holder, const Ending& e, Instant until) const {
   const lock::LockInstance& i = *e.instance;
   const std::string a = name(holder);
   const std::string node = h_.ledger().node_name(e.node());
@@ -264,7 +277,13 @@ Explanation Classifier::ended(uint32_t holder, const Ending& e) const {
       if (e.node() == lock::kDatabaseNode)
         return on_time(holder, i.last_armed, i.ended, "'s transaction was ended by the database");
       const std::string fault = faults_.server_crash(node, i.ended);
-      // Crashed without persistence: whether it came back or not, the lock is gone.
+      // Still down when the violation showed: nothing was forgotten and served again;
+      // the lock's calls to that node failed (the deployment's to rule out: redis-up).
+      if (!faults_.restarted_within(e.node(), i.ended, until))
+        return make(Cause::RedisDown, fault,
+                    fmt::format("{} crashed and had not come back: {}'s lock went with it and every call to {} "
+                                "failed",
+                                node, a, node));
       if (cfg_.masters > 1)
         return make(Cause::RedlockForgotVote, fault,
                     fmt::format("{} crashed without persistence and forgot its vote for {}", node, a));
@@ -294,7 +313,7 @@ Explanation Classifier::lapse(uint32_t holder, Instant since, Instant until, uin
         break;
       }
   if (!chosen && !all.empty()) chosen = &all.front();
-  if (chosen) return ended(holder, *chosen);
+  if (chosen) return ended(holder, *chosen, until);
   if (faults_.reply_timed_out(holder, since, until) || faults_.reply_timed_out(successor, since, until))
     return make(
         Cause::AmbiguousReply, "",
@@ -325,9 +344,15 @@ Explanation Classifier::reentrancy(uint32_t first, const Violation& v) const {
   // Paused while its nested acquire was pending: it waited on nothing.
   if (meanwhile.cause == Cause::LeasePaused) return meanwhile;
   // The store lost the outer instance: the nested acquire found no lock to re-enter, nor a store to ask.
-  if (meanwhile.cause == Cause::RedisRestartLost || meanwhile.cause == Cause::FailoverLost ||
-      meanwhile.cause == Cause::RedlockForgotVote)
-    return meanwhile;
+  // So did any other mechanism that ended the outer lease while the nested acquire was
+  // pending (renewals a cut stopped, a clock): only a lease that simply ran out while
+  // the nested acquire waited is the lock waiting on itself.
+  if (meanwhile.cause != Cause::Unknown && meanwhile.cause != Cause::LeaseOutworked) return meanwhile;
+  // Refused, not waiting: a store that was down while the nested acquire ran (one that
+  // kept its keys, say) failed its calls; nothing waited on itself.
+  if (const std::string down = faults_.any_down_within(nested, until); !down.empty())
+    return make(Cause::RedisDown, down,
+                fmt::format("{}'s nested acquire met a Redis that was down: its calls failed", name(first)));
   if (meanwhile.cause != Cause::Unknown)
     return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
                 fmt::format("{}'s nested acquire waited on the lock {} holds until its lease ran out, then took "

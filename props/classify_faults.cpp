@@ -80,6 +80,13 @@ bool FaultFinder::entered_after(uint32_t client, Instant from, Instant to) const
   return entry && entry->at > to;
 }
 
+std::optional<Duration> FaultFinder::acquire_took(uint32_t client, Instant from) const {
+  const HistoryEvent* start = acquire_start(client, from);
+  const HistoryEvent* entry = entry_of(client, from);
+  if (!start || !entry) return std::nullopt;
+  return entry->local - start->local;
+}
+
 bool FaultFinder::clock_misled(uint32_t client, Instant from, Instant to) const {
   const lock::WorkloadParams& w = cfg_.workload;
   const bool skewed = (client < w.drifts_ppm.size() && w.drifts_ppm[client] != 0) || !clock_of(client, to).empty();
@@ -239,6 +246,36 @@ std::string FaultFinder::server_crash(const std::string& node, Instant at) const
     if (f.kind == sim::FaultKind::Restart && f.node == node && f.at >= crash->at)
       return text + "; " + sim::to_string(f);
   return text;
+}
+
+std::string FaultFinder::down_within(uint32_t server, Instant from, Instant to) const {
+  std::optional<Instant> down_since;
+  for (const auto& e : h_.events()) {
+    if (e.at > to) break;
+    if ((e.step != Step::ServerCrashed && e.step != Step::ServerRestarted) || e.server != server) continue;
+    if (e.step == Step::ServerCrashed) down_since = e.at;
+    if (e.step != Step::ServerRestarted || !down_since) continue;
+    if (e.at >= from) break;  // it was down when the window opened, or went down in it
+    down_since.reset();
+  }
+  if (!down_since) return "";
+  const std::string node = h_.ledger().node_name(server);
+  const std::string crash = server_crash(node, to);
+  return crash.empty() ? node + " crashed" : crash;
+}
+
+bool FaultFinder::restarted_within(uint32_t server, Instant after, Instant until) const {
+  return std::any_of(h_.events().begin(), h_.events().end(), [&](const HistoryEvent& e) {
+    return e.step == Step::ServerRestarted && e.server == server && e.at >= after && e.at <= until;
+  });
+}
+
+std::string FaultFinder::any_down_within(Instant from, Instant to) const {
+  // Once the replica serves, the old master's death no longer refuses anyone.
+  if (const auto promoted = h_.ledger().promoted_at(); cfg_.replica && promoted && *promoted <= from) return "";
+  for (uint32_t s = 0; s < cfg_.masters; ++s)
+    if (std::string crash = down_within(s, from, to); !crash.empty()) return crash;
+  return "";
 }
 
 std::string FaultFinder::any_server_crash(Instant before) const {

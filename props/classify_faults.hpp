@@ -3,6 +3,7 @@
 // holder paused in this window, whose clock was off, which fault of the plan
 // struck this node then. Answers that name a fault give it as the scenario
 // writes it ("pause B @2s for 800ms", "slow=A:0:1.5s"), or "" when none did.
+#include <optional>
 #include <string>
 
 #include "locksim/lock/history.hpp"
@@ -28,6 +29,9 @@ class FaultFinder {
   // Whether the client entered the critical section of the hold that `from` belongs
   // to (a set or re-arm of its key, at `from`) only after `to`.
   bool entered_after(uint32_t client, Instant from, Instant to) const;
+  // How long the acquire of the hold that `from` belongs to took by the client's own
+  // clock, from its start to the entry (nothing if it never entered).
+  std::optional<Duration> acquire_took(uint32_t client, Instant from) const;
   // Whether the holder's own clock told it that less time had passed than had.
   bool clock_misled(uint32_t client, Instant from, Instant to) const;
   // Whether a command of the client within [from, to] ran while the client concluded it had not (a lost reply).
@@ -45,6 +49,13 @@ class FaultFinder {
   std::string reset_of(uint32_t client, Instant from, Instant to) const;
   std::string clock_of(uint32_t client, Instant before) const;
   std::string server_crash(const std::string& node, Instant at) const;
+  // The crash that kept Redis node `server` (the ledger's index) down at some instant
+  // of [from, to] (crashed and not yet restarted), as the plan writes it; "" if it was up.
+  std::string down_within(uint32_t server, Instant from, Instant to) const;
+  // Whether Redis node `server` restarted within [after, until] (a restart fault crashes and restarts at once).
+  bool restarted_within(uint32_t server, Instant after, Instant until) const;
+  // The same for any Redis node of the deployment.
+  std::string any_down_within(Instant from, Instant to) const;
   std::string any_server_crash(Instant before) const;
   std::string crash_of(uint32_t client, Instant at) const;
 

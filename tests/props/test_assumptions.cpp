@@ -52,7 +52,7 @@ TEST_CASE("assumptions: every word reads back, bad input is refused with the wor
   CHECK(error.find("unknown assumption 'durable'") == 0);
   // --assume adds to what the algorithm's documentation assumes.
   const Assumptions both = combined(default_assumptions("token-lua"), *parse_assumptions("pause<=5s"));
-  CHECK(assumption_words(both) == std::vector<std::string>{"durable-redis", "sane-redis-clock", "no-failover", "pause<=5s"});
+  CHECK(assumption_words(both) == std::vector<std::string>{"durable-redis", "sane-redis-clock", "no-failover", "redis-up", "pause<=5s"});
   CHECK(assumption_words(default_assumptions("db-for-update")).empty());
   CHECK(default_assumptions("redlock").sane_client_clock);
 }

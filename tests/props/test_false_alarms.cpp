@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "locksim/props/explorer.hpp"
+#include "seed_search.hpp"
 
 using namespace locksim;
 using namespace locksim::props;
@@ -24,9 +25,11 @@ TEST_CASE("false alarms: fenced-writes orders holds by token, not by when a clie
   // B is paused right after its SET NX; its lease runs out, A takes the lock
   // and its token, B then draws the next token: A learned first, but B's hold
   // (token 2) is the newer one, and A's write (token 1) went in before B's.
-  Verdict v = verdict_of(
-      "fenced seed=316080 clients=2 iterations=1 slow=A:0:500ms ids=0,2 "
-      "faults=[pause B @10ms for 1.083s]");
+  auto overlapped = seedsearch::first_seed_showing(
+      "fenced clients=2 iterations=1 slow=A:0:500ms ids=0,2 faults=[pause B @10ms for 1.083s]",
+      Property::MutualExclusion);
+  REQUIRE(overlapped);
+  Verdict v = run_scenario(*overlapped).verdict;
   CHECK(v.holds(Property::FencedWrites));
   CHECK_FALSE(v.holds(Property::MutualExclusion));  // they did overlap: the fencing is what kept the writes safe
   CHECK(v.metrics.acquisitions > 0);
@@ -67,13 +70,34 @@ TEST_CASE("false alarms: a timestamp lock whose holder died is taken over, not k
   // takes over once it passes (none is left in this run to do it).
   for (const char* algorithm : {"getset", "del-setnx"}) {
     INFO(algorithm);
-    Verdict v = verdict_of(std::string(algorithm) + " seed=0 clients=2 iterations=1 call=A:6:crash");
+    // The first schedule, and command of A's, before which a crash strikes while A holds the lock.
+    std::optional<Verdict> found;
+    for (uint64_t n = 0; n < 20 * 200 && !found; ++n) {
+      const uint64_t seed = n / 20, call = n % 20 + 1;
+      const std::string text = std::string(algorithm) + " seed=" + std::to_string(seed) +
+                               " clients=2 iterations=1 call=A:" + std::to_string(call) + ":crash";
+      lock::Simulation sim(*parse_scenario(text));
+      sim.run();
+      bool inside = false, died_inside = false;
+      for (const lock::HistoryEvent& e : sim.history().events()) {
+        if (e.client != 0) continue;
+        if (e.step == lock::Step::Acquired && e.depth == 0) inside = true;
+        if (e.step == lock::Step::Released && e.depth == 0) inside = false;
+        if (e.step == lock::Step::Crashed && inside) died_inside = true;
+      }
+      if (died_inside) found = verdict_of(text);
+    }
+    REQUIRE(found);
+    const Verdict& v = *found;
     CHECK(v.holds(Property::NoDeadlock));
     CHECK(v.metrics.unavailability > sim::Duration{});
     CHECK(v.metrics.unavailability <= sim::seconds(1));
   }
   // setnx-del's plain "1" has no deadline: the same death is still a deadlock (F01).
-  Verdict plain = verdict_of("setnx-del seed=44 clients=2 iterations=1 faults=[crash A @14ms]");
+  auto dead = seedsearch::first_seed_showing("setnx-del clients=2 iterations=1 faults=[crash A @14ms]",
+                                             Property::NoDeadlock);
+  REQUIRE(dead);
+  Verdict plain = run_scenario(*dead).verdict;
   const Violation* v = plain.find(Property::NoDeadlock);
   REQUIRE(v);
   CHECK(v->sentence.find("stays forever") != std::string::npos);

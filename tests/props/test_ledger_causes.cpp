@@ -10,6 +10,7 @@
 #include "locksim/lock/lua_variant.hpp"
 #include "locksim/lock/simulation.hpp"
 #include "locksim/props/explorer.hpp"
+#include "seed_search.hpp"
 
 using namespace locksim;
 using namespace locksim::props;
@@ -25,6 +26,13 @@ Scenario scenario(const std::string& text) {
 }
 
 RunResult run_line(const std::string& text) { return run_scenario(scenario(text)); }
+
+// The run of the first schedule on which `text` shows `property` (tests/props/seed_search.hpp).
+RunResult showing(const std::string& text, Property property) {
+  auto s = seedsearch::first_seed_showing(text, property);
+  REQUIRE(s);
+  return run_scenario(*s);
+}
 
 const lock::Algorithm& variant(const std::string& path, const char* name) {
   std::string error;
@@ -45,7 +53,10 @@ TEST_CASE("ledger causes: a parallel Redlock's spawned acquires are not renewals
   const std::string sequential(variant(LOCKSIM_EXAMPLES_DIR "/redlock.lua", "redlock-lua").id);
   for (const std::string& algorithm : {parallel, sequential}) {
     INFO(algorithm);
-    const std::string line = algorithm + " seed=5 clients=2 iterations=1 masters=3 slow=B:0:2.5s";
+    auto found = seedsearch::first_seed_showing(algorithm + " clients=2 iterations=1 masters=3 slow=B:0:2.5s",
+                                                Property::MutualExclusion);
+    REQUIRE(found);
+    const std::string line = to_string(*found);
     const RunResult run = run_line(line);
     const Violation* v = run.verdict.find(Property::MutualExclusion);
     REQUIRE(v);
@@ -67,23 +78,27 @@ TEST_CASE("ledger causes: a parallel Redlock's spawned acquires are not renewals
 
 TEST_CASE("ledger causes: a nested acquire against a Redis that died is not waiting on itself", "[causes][ledger]") {
   // Redis crashed for good at 13ms and took A's lock with it: the nested acquire
-  // found no store to ask. It once read nested-acquire-waits-on-itself.
-  const RunResult run =
-      run_line("reentrant seed=2 clients=1 iterations=1 nested=1 explicit-lease=1s faults=[crash redis @13ms]");
+  // found no store to ask. It once read nested-acquire-waits-on-itself, then
+  // redis-restart-forgot-key, though Redis never came back.
+  const RunResult run = showing("reentrant clients=1 iterations=1 nested=1 explicit-lease=1s faults=[crash redis @13ms]",
+                                Property::Reentrancy);
   const Violation* v = run.verdict.find(Property::Reentrancy);
   REQUIRE(v);
-  CHECK(v->cause == Cause::RedisRestartLost);
+  CHECK(v->cause == Cause::RedisDown);
   CHECK(v->clients == std::vector<uint32_t>{0});
   CHECK(v->fault == "crash redis @13ms");
 }
 
 TEST_CASE("ledger causes: a database lock's lapse is never a Redis failover", "[causes][ledger]") {
   // The lock lives in the database; the crashed Redis node is one it never uses.
-  const std::string line =
-      "db-insert-expiry seed=2650 clients=2 replica=1 lag=98ms failover=805ms slow=A:1:2.874s slow=B:1:1.511s "
-      "ids=1,2";
-  const RunResult with_crash = run_line(line + " faults=[crash redis @879ms]");
-  const RunResult without = run_line(line);
+  auto found = seedsearch::first_seed_showing(
+      "db-insert-expiry clients=2 replica=1 lag=98ms failover=805ms slow=A:1:2.874s slow=B:1:1.511s ids=1,2 "
+      "faults=[crash redis @879ms]",
+      Property::MutualExclusion);
+  REQUIRE(found);
+  const RunResult with_crash = run_scenario(*found);
+  found->faults.faults.clear();
+  const RunResult without = run_scenario(*found);
   const Violation* v = with_crash.verdict.find(Property::MutualExclusion);
   const Violation* w = without.verdict.find(Property::MutualExclusion);
   REQUIRE(v);
@@ -99,7 +114,7 @@ TEST_CASE("ledger causes: del-setnx deleting a timestamp that had lapsed by its 
           "[causes][ledger]") {
   // A's section outlasts its timestamp; B deletes it as the lock's rule says it may,
   // takes the lock, and both hold. It once read "B's acquire deleted A's fresh lock".
-  const RunResult run = run_line("del-setnx seed=2 clients=2 iterations=1 slow=A:0:1.051s");
+  const RunResult run = showing("del-setnx clients=2 iterations=1 slow=A:0:1.051s", Property::MutualExclusion);
   const Violation* v = run.verdict.find(Property::MutualExclusion);
   REQUIRE(v);
   CHECK(v->cause == Cause::LeaseOutworked);
@@ -111,9 +126,10 @@ TEST_CASE("ledger causes: del-setnx deleting a timestamp that had lapsed by its 
 TEST_CASE("ledger causes: an EXEC run on the promoted replica lost its WATCH", "[causes][ledger]") {
   // B watched on the old master; the master died and its EXEC ran unwatched on the
   // promoted replica, over A's lock. It once read takeover-race.
-  const RunResult run = run_line(
-      "watch-multi seed=0 clients=2 iterations=2 replica=1 lag=51ms failover=296ms call=B:9:pause:1.103s "
-      "faults=[crash redis @76ms]");
+  const RunResult run = showing(
+      "watch-multi clients=2 iterations=2 replica=1 lag=51ms failover=296ms call=B:9:pause:1.103s "
+      "faults=[crash redis @76ms]",
+      Property::MutualExclusion);
   const Violation* v = run.verdict.find(Property::MutualExclusion);
   REQUIRE(v);
   CHECK(v->cause == Cause::WatchLost);
