@@ -38,6 +38,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // What the client holds: its query buffer, the arguments read, the replies not yet
   // written (maxmemory-clients).
   size_t memory_bytes() const;
+  bool subscribed() const { return subscriptions_ > 0; }  // to channels or patterns (CLIENT LIST TYPE pubsub)
   const std::string& peer() const { return peer_; }
   const std::string& local_address() const { return local_; }
   int64_t age_seconds() const;
@@ -88,6 +89,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string out_;      // replies produced, not yet handed to the socket
   std::string sending_;  // replies the socket is writing
   bool reading_ = false, writing_ = false, closed_ = false;
+  bool executing_ = false;  // its command runs (a busy script may serve the others meanwhile)
   bool yielded_ = false;  // its turn ended with commands left to run (kTurn)
   bool waiting_ = false;                       // a blocking command (BLPOP) waits for its reply from the outbox
   Resp3Form blocked_form_ = Resp3Form::Plain;  // ... and is typed as this in RESP3

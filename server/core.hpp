@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "locksim/server/clock.hpp"
+#include "locksim/server/script_watch.hpp"
 #include "locksim/server/server.hpp"
 #include "locksim/server/traffic.hpp"
 #include "locksim/sim/redis/server.hpp"
@@ -84,6 +85,12 @@ struct Server::Core {
   template <class F>
   void run_command(redis::ConnectionId id, F&& f);
 
+  // A script past busy-reply-threshold: the other clients are served from inside it
+  // (script_watch.hpp); the model, the clock-driven work and RESTART wait for its end.
+  ScriptWatch script_watch{*this};
+  bool script_busy = false;
+  bool restart_pending = false;  // a restart asked for during a busy script
+
   // Runs f on the server's thread and waits for its result (directly if not running).
   template <class F>
   auto call(F f) -> decltype(f());
@@ -105,10 +112,9 @@ void Server::Core::run_command(redis::ConnectionId id, F&& f) {
   f();
 }
 
-// CONFIG GET/SET of the server's limits and protected mode (limits_config.cpp): the
-// parameters and their values; SET's reply when it names one of them, else nullopt.
+// CONFIG GET of the server's limits and protected mode (limits_config.cpp): the
+// parameters and their values.
 std::vector<std::pair<std::string, std::string>> limit_parameters(const Server::Core& core);
-std::optional<redis::Reply> config_set_limits(Server::Core& core, const redis::Command& argv);
 
 // LOCKSIM.* over the wire (admin_commands.cpp).
 redis::Reply run_admin_command(Server::Core& core, Connection& caller, const redis::Command& argv);

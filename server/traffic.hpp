@@ -97,6 +97,8 @@ Verdict screen_command(Server::Core& core, Connection& conn, const redis::Comman
 // After it ran: the counts INFO reports, and the line MONITOR clients receive.
 // `reply` is what was written for it (empty when nothing was).
 void note_command(Server::Core& core, Connection& conn, const redis::Command& argv, std::string_view reply);
+// CONFIG RESETSTAT: INFO's counts (Stats, Commandstats, Errorstats) start again from zero.
+void reset_stats(Traffic& traffic);
 // A new connection: false while LOCKSIM.FAULT REFUSE lasts (the caller closes it).
 bool admit_connection(Server::Core& core);
 
