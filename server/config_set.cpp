@@ -95,6 +95,8 @@ Reply config_set(Server::Core& core, Connection& conn, const Command& argv) {
     Reply reply = core.model.execute(conn.id(), to_model, now);
     if (reply.is_error()) return reply;
   }
+  for (const auto& [name, value] : own)
+    if (without_effect(name) && !is_own(name)) core.accepted_config[name] = *value;
   core.options.limits = next.limits;
   core.options.protected_mode = next.protected_mode;
   core.options.requirepass = next.requirepass;  // connections already authenticated stay so, as in Redis

@@ -91,6 +91,11 @@ struct Server::Core {
   bool script_busy = false;
   bool restart_pending = false;  // a restart asked for during a busy script
 
+  // CONFIG SET parameters that change nothing in the model (persistence, encodings,
+  // slowlog): CONFIG GET answers what was set (config_set.cpp).
+  std::map<std::string, std::string> accepted_config{
+      {"appendfsync", "everysec"}, {"slowlog-log-slower-than", "10000"}, {"slowlog-max-len", "128"}};
+
   // Runs f on the server's thread and waits for its result (directly if not running).
   template <class F>
   auto call(F f) -> decltype(f());

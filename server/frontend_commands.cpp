@@ -3,6 +3,7 @@
 // commands.
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -157,6 +158,13 @@ std::vector<std::pair<std::string, std::string>> config_parameters(const Server:
           {"save", ""},
           {"timeout", std::to_string(core.traffic.idle_timeout_s)},
           {"unixsocket", core.options.unix_path}});
+  for (const auto& [name, value] : core.accepted_config) {
+    auto same = [&name](const auto& p) { return p.first == name; };
+    if (auto known = std::find_if(parameters.begin(), parameters.end(), same); known != parameters.end())
+      known->second = value;
+    else
+      parameters.emplace_back(name, value);
+  }
   return parameters;
 }
 
