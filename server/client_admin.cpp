@@ -176,6 +176,7 @@ Reply client_tracking(Server::Core& core, Connection& conn, const Command& argv)
     return Reply::error("ERR You can't use both OPTIN and OPTOUT");
   if (!t.prefixes.empty() && !t.bcast)
     return Reply::error("ERR PREFIX option requires BCAST mode to be enabled");
+  core.tracking_table.any_bcast = core.tracking_table.any_bcast || (t.on && t.bcast);
   conn.tracking = t.on ? std::move(t) : ClientTracking{};
   return Reply::ok();
 }
@@ -226,6 +227,7 @@ std::optional<Reply> run_client_admin(Server::Core& core, Connection& conn, cons
           "ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode "
           "enabled");
     if (!redis::equals_lower(argv[2], "yes") && !redis::equals_lower(argv[2], "no")) return syntax_error();
+    conn.tracking.caching = redis::equals_lower(argv[2], "yes") ? 1 : 0;
     return Reply::ok();
   }
   if (redis::equals_lower(sub, "no-evict") || redis::equals_lower(sub, "no-touch")) {

@@ -188,6 +188,10 @@ void Connection::execute(const redis::Command& argv, const Verdict& verdict) {
   });
   // (A connection closed meanwhile has no pending output: nothing of it was written.)
   const bool wrote = out_.size() > reply_start;
+  const bool failed = wrote && out_[reply_start] == '-';
+  track_reads(core_, *this, argv, failed);
+  if (!failed && (redis::equals_lower(argv[0], "flushall") || redis::equals_lower(argv[0], "flushdb")))
+    invalidate_everything(core_);
   note_command(core_, *this, argv, wrote ? std::string_view(out_).substr(reply_start) : std::string_view{});
   if (verdict.drop_reply && wrote) out_.resize(reply_start);
   hold_reply_ms = std::max(hold_reply_ms, verdict.delay_ms);
@@ -197,6 +201,9 @@ void Connection::execute(const redis::Command& argv, const Verdict& verdict) {
   skipping_ = skip_next;  // Redis: SKIP silences the command after CLIENT REPLY SKIP only
   skip_next = false;
   if (argv_.capacity() > 1024 && argv.size() < 64) redis::Command().swap(argv_);  // a huge command's argv goes
+  for (const redis::Reply& push : pending_pushes_)
+    if (!closed_) redis::append_reply(out_, push, protocol, redis::Aggregate::Push);
+  pending_pushes_.clear();
   if (!closed_) check_output_limits();
   if (!core_.pushed.empty() && core_.command_depth == 0) core_.deliver_pushes();
   core_.release_retired();  // whatever the command closed, itself included
@@ -320,6 +327,16 @@ void Connection::receive(std::vector<redis::Reply>& replies) {
     }
   }
   check_output_limits();
+}
+
+void Connection::push_out(redis::Reply reply) {
+  if (closed_) return;
+  if (executing_) {
+    pending_pushes_.push_back(std::move(reply));
+    return;
+  }
+  redis::append_reply(out_, reply, protocol, redis::Aggregate::Push);
+  asio::post(core_.io, [self = shared_from_this()] { self->pump(); });
 }
 
 // Room for the next read. A bulk being read gets room as its bytes arrive, doubling

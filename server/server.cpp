@@ -37,6 +37,7 @@ Server::Core::Core(Options opts) : options(std::move(opts)), model(options.model
   wire_outbox();
   wire_frontend_commands(*this);
   model.set_script_host(&script_watch);
+  wire_tracking(*this);
   if (options.idle_timeout_s > 0) set_idle_timeout(*this, options.idle_timeout_s);
 }
 

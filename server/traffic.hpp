@@ -46,9 +46,10 @@ struct Verdict {
   std::string error;
 };
 
-// CLIENT TRACKING's settings for one client (invalidation messages are not modelled).
+// CLIENT TRACKING's settings for one client (its invalidation messages: tracking.hpp).
 struct ClientTracking {
   bool on = false, bcast = false, optin = false, optout = false, noloop = false;
+  int caching = -1;  // CLIENT CACHING yes (1) or no (0) for the next command; -1: not given
   int64_t redirect = 0;
   std::vector<std::string> prefixes;
 };

@@ -28,6 +28,7 @@ Server::State::State(ServerOptions opts) : options(opts), rng(opts.random_seed) 
     dbs[static_cast<size_t>(i)].any_ready = &any_ready;
     dbs[static_cast<size_t>(i)].notify = &notifications;
     dbs[static_cast<size_t>(i)].propagation = &propagation;
+    dbs[static_cast<size_t>(i)].on_modified = &modified_listener;
   }
   notifications.server = this;
   notifications.publish = [](void* server, const std::string& channel, const std::string& message) {
@@ -193,6 +194,10 @@ Reply Server::execute(ConnectionId id, const Command& command, int64_t now_ms) {
 }
 
 void Server::set_script_host(ScriptHost* host) { state_->script_host = host; }
+
+void Server::set_modified_listener(std::function<void(int db, std::string_view key)> listener) {
+  state_->modified_listener = std::move(listener);
+}
 
 void Server::reset_connection(ConnectionId id) {
   ConnectionState& conn = state_->connection(id);

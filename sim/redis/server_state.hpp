@@ -59,6 +59,7 @@ struct Server::State {
   std::function<void(ConnectionId)> push_listener;
   HostCommands host;
   ScriptHost* script_host = nullptr;
+  std::function<void(int db, std::string_view key)> modified_listener;  // each database points here
   // A script runs: a command arriving now comes from another client, through the host.
   bool script_running() const;
   bool host_owns(const Command& command) const { return host.owns && host.owns(command[0]); }
