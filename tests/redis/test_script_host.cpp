@@ -29,7 +29,7 @@ struct Host final : ScriptHost {
 };
 }  // namespace
 
-TEST_CASE("script host: another client gets BUSY but for allow-busy commands; SCRIPT KILL stops the script",
+TEST_CASE("script host: another client gets BUSY but for allow-busy commands and SCRIPT KILL stops the script",
           "[scripting][busy]") {
   Model m;
   Host host;
@@ -56,7 +56,7 @@ TEST_CASE("script host: another client gets BUSY but for allow-busy commands; SC
   CHECK(m.text({"SCRIPT", "KILL"}) == "(error) NOTBUSY No scripts in execution right now.");
 }
 
-TEST_CASE("script host: a script that wrote is UNKILLABLE; the host can still stop it", "[scripting][busy]") {
+TEST_CASE("script host: a script that wrote is UNKILLABLE but the host can still stop it", "[scripting][busy]") {
   Model m;
   Host host;
   m.server.set_script_host(&host);
@@ -73,7 +73,7 @@ TEST_CASE("script host: a script that wrote is UNKILLABLE; the host can still st
   CHECK(m.text({"GET", "w"}) == "\"1\"");  // its write stays
 }
 
-TEST_CASE("script host: reports come every 100,000 instructions; without a host the budget stops the script",
+TEST_CASE("script host: a report every 100000 instructions and the same budget with or without a host",
           "[scripting][busy]") {
   ServerOptions options;
   options.lua_instruction_budget = 1'000'000;

@@ -129,7 +129,7 @@ TEST_CASE("busy script: FUNCTION KILL stops a function, SCRIPT KILL does not", "
   CHECK(admin.command("PING") == "PONG");
 }
 
-TEST_CASE("busy script: a script that wrote is UNKILLABLE; SHUTDOWN NOSAVE stops the server", "[server][busy]") {
+TEST_CASE("busy script: a script that wrote is UNKILLABLE and SHUTDOWN NOSAVE stops the server", "[server][busy]") {
   RunningServer s(long_script_options());
   Admin admin(s.port());
   REQUIRE(admin.command("CONFIG SET busy-reply-threshold 100") == "OK");
