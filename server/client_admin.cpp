@@ -19,15 +19,18 @@ const Reply& syntax_error() {
   return e;
 }
 
-// Every client here is a normal one (no replicas, no masters); pubsub clients are not
-// told apart from normal ones by the front-end.
+// Every client here is normal or pubsub (subscribed to a channel or pattern, as Redis's
+// CLIENT_PUBSUB flag); there are no replicas and no masters.
 std::optional<Reply> check_type(const std::string& type) {
   for (const char* known : {"normal", "master", "slave", "replica", "pubsub"})
     if (redis::equals_lower(type, known)) return std::nullopt;
   return Reply::error("ERR Unknown client type '" + type + "'");
 }
 
-bool type_matches(const std::string& type) { return redis::equals_lower(type, "normal"); }
+bool type_matches(const std::string& type, const Connection& client) {
+  if (redis::equals_lower(type, "pubsub")) return client.subscribed();
+  return redis::equals_lower(type, "normal") && !client.subscribed();
+}
 
 struct KillFilter {
   std::optional<uint64_t> id;
@@ -83,7 +86,7 @@ Reply client_kill(Server::Core& core, Connection& caller, const Command& argv) {
     // A connection closed earlier in this command (an EXEC) is gone, though not yet released.
     if (client->closed()) continue;
     if (f.id && id != *f.id) continue;
-    if (f.type && !type_matches(*f.type)) continue;
+    if (f.type && !type_matches(*f.type, *client)) continue;
     if (f.addr && client->peer() != *f.addr) continue;
     if (f.laddr && client->local_address() != *f.laddr) continue;
     if (f.maxage && client->age_seconds() < *f.maxage) continue;
@@ -121,7 +124,7 @@ Reply client_list(Server::Core& core, const Command& argv) {
   for (const auto& [id, client] : core.clients) {
     if (client->closed()) continue;
     if (ids && std::find(ids->begin(), ids->end(), id) == ids->end()) continue;
-    if (type && !type_matches(*type)) continue;
+    if (type && !type_matches(*type, *client)) continue;
     text += client->info_line() + "\n";
   }
   return Reply::bulk(std::move(text));
@@ -173,6 +176,7 @@ Reply client_tracking(Server::Core& core, Connection& conn, const Command& argv)
     return Reply::error("ERR You can't use both OPTIN and OPTOUT");
   if (!t.prefixes.empty() && !t.bcast)
     return Reply::error("ERR PREFIX option requires BCAST mode to be enabled");
+  core.tracking_table.any_bcast = core.tracking_table.any_bcast || (t.on && t.bcast);
   conn.tracking = t.on ? std::move(t) : ClientTracking{};
   return Reply::ok();
 }
@@ -223,6 +227,7 @@ std::optional<Reply> run_client_admin(Server::Core& core, Connection& conn, cons
           "ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode "
           "enabled");
     if (!redis::equals_lower(argv[2], "yes") && !redis::equals_lower(argv[2], "no")) return syntax_error();
+    conn.tracking.caching = redis::equals_lower(argv[2], "yes") ? 1 : 0;
     return Reply::ok();
   }
   if (redis::equals_lower(sub, "no-evict") || redis::equals_lower(sub, "no-touch")) {

@@ -5,6 +5,7 @@
 #include <array>
 #include <string>
 
+#include "locksim/server/command_facts.hpp"
 #include "locksim/server/connection.hpp"
 #include "locksim/server/traffic.hpp"
 #include "locksim/sim/redis/arguments.hpp"
@@ -17,6 +18,8 @@ using redis::Command;
 using redis::Reply;
 
 namespace {
+Reply syntax_error() { return Reply::error("ERR syntax error"); }
+
 struct FrontendCommand {
   std::string_view name;
   int arity;
@@ -151,7 +154,11 @@ Reply info_entry(std::string_view name) {
   if (name.starts_with("locksim.") || one_of(name, {"shutdown", "monitor", "debug", "save", "bgsave", "config"}))
     flags.push_back(Reply::status("admin"));
   if (keys.movable) flags.push_back(Reply::status("movablekeys"));
-  std::vector<Reply> categories{Reply::status("@" + std::string(group_of(name)))};
+  std::vector<Reply> categories;
+  if (const CommandFacts* facts = command_facts(name)) {
+    for (std::string_view category : split_words(facts->categories, ' '))
+      categories.push_back(Reply::status("@" + std::string(category)));
+  }
   return Reply::array({Reply::bulk(std::string(name)), Reply::integer_(arity_of(name)), Reply::array(std::move(flags)),
                        Reply::integer_(keys.first), Reply::integer_(keys.last), Reply::integer_(keys.step),
                        Reply::array(std::move(categories)), Reply::array({}), Reply::array({}), Reply::array({})});
@@ -174,6 +181,25 @@ std::string lower(std::string_view text) {
 }
 
 bool known(std::string_view name) { return redis::find_command(name) || frontend_command(name); }
+
+// COMMAND LIST [FILTERBY MODULE name | ACLCAT category | PATTERN glob]: no modules here.
+Reply command_list(const Command& argv) {
+  if (argv.size() != 2 && (argv.size() != 5 || !redis::equals_lower(argv[2], "filterby"))) return syntax_error();
+  const std::string by = argv.size() == 5 ? lower(argv[3]) : "";
+  if (!by.empty() && by != "module" && by != "aclcat" && by != "pattern") return syntax_error();
+  const std::string category = by == "aclcat" ? lower(argv[4]) : "";
+  std::vector<Reply> names;
+  for (std::string_view name : all_names()) {
+    if (by == "module") break;
+    if (by == "pattern" && !redis::glob_match(lower(argv[4]), name)) continue;
+    if (by == "aclcat") {
+      const CommandFacts* facts = command_facts(name);
+      if (!facts || !has_category(*facts, category)) continue;
+    }
+    names.push_back(Reply::bulk(std::string(name)));
+  }
+  return Reply::array(std::move(names));
+}
 }  // namespace
 
 bool is_frontend_command(std::string_view lower_name) { return frontend_command(lower_name) != nullptr; }
@@ -207,6 +233,46 @@ std::vector<std::string_view> command_keys(const Command& argv) {
   return keys;
 }
 
+namespace {
+// The flags of the spec a command's k-th key belongs to: keys are found in spec order, the
+// last spec taking the rest (ZUNIONSTORE: the destination, then its sources). SET's flags
+// vary: without GET it only overwrites (Redis setGetKeys).
+std::vector<Reply> key_flags(const Command& target, std::string_view name, size_t k) {
+  const CommandFacts* facts = command_facts(name);
+  const auto specs = facts ? split_words(facts->key_specs, '|') : std::vector<std::string_view>{};
+  if (specs.empty()) return {};
+  std::vector<Reply> flags;
+  bool set_get = false;
+  for (size_t i = 3; name == "set" && i < target.size(); ++i) set_get = set_get || redis::equals_lower(target[i], "get");
+  if (name == "set" && !set_get) return {Reply::status("OW"), Reply::status("update")};
+  for (std::string_view flag : split_words(specs[std::min(k, specs.size() - 1)], ' '))
+    if (flag != "variable_flags") flags.push_back(Reply::status(std::string(flag)));
+  return flags;
+}
+
+// COMMAND GETKEYS|GETKEYSANDFLAGS command [arg ...] (Redis getKeysSubcommandImpl).
+Reply command_getkeys(const Command& argv, bool with_flags) {
+  if (argv.size() < 4) return redis::arity_error(with_flags ? "command|getkeysandflags" : "command|getkeys");
+  const Command target(argv.begin() + 2, argv.end());
+  const std::string name = lower(target[0]);
+  if (!known(name)) return Reply::error("ERR Invalid command specified");
+  if (!redis::arity_matches(arity_of(name), target.size()))
+    return Reply::error("ERR Invalid number of arguments specified for command");
+  const KeyRange range = key_range(name);
+  if (range.first <= 0 && !range.movable) return Reply::error("ERR The command has no key arguments");
+  std::vector<Reply> keys;
+  for (std::string_view key : command_keys(target)) {
+    Reply found = Reply::bulk(std::string(key));
+    if (with_flags) found = Reply::array({std::move(found), Reply::array(key_flags(target, name, keys.size()))});
+    keys.push_back(std::move(found));
+  }
+  // Scripts and functions may name no key (Redis's CMD_NO_MANDATORY_KEYS); others must.
+  if (keys.empty() && !one_of(name, {"eval", "eval_ro", "evalsha", "evalsha_ro", "fcall", "fcall_ro"}))
+    return Reply::error("ERR Invalid arguments specified for command");
+  return Reply::array(std::move(keys));
+}
+}  // namespace
+
 Reply run_command_command(const Command& argv) {
   if (argv.size() == 1) {
     std::vector<Reply> all;
@@ -218,17 +284,7 @@ Reply run_command_command(const Command& argv) {
     if (argv.size() != 2) return redis::arity_error("command|count");
     return Reply::integer_(static_cast<int64_t>(all_names().size()));
   }
-  if (sub == "list") {
-    std::optional<std::string> pattern;
-    if (argv.size() == 5 && redis::equals_lower(argv[2], "filterby") && redis::equals_lower(argv[3], "pattern"))
-      pattern = argv[4];
-    else if (argv.size() != 2)
-      return Reply::error("ERR syntax error");
-    std::vector<Reply> names;
-    for (std::string_view name : all_names())
-      if (!pattern || redis::glob_match(*pattern, name)) names.push_back(Reply::bulk(std::string(name)));
-    return Reply::array(std::move(names));
-  }
+  if (sub == "list") return command_list(argv);
   if (sub == "info" || sub == "docs") {
     std::vector<Reply> out;
     std::vector<std::string> asked;
@@ -245,18 +301,7 @@ Reply run_command_command(const Command& argv) {
     }
     return Reply::array(std::move(out));
   }
-  if (sub == "getkeys" || sub == "getkeysandflags") {
-    if (argv.size() < 3) return redis::arity_error("command|" + sub);
-    const Command target(argv.begin() + 2, argv.end());
-    const std::string name = lower(target[0]);
-    if (!known(name)) return Reply::error("ERR Invalid command specified");
-    if (!redis::arity_matches(arity_of(name), target.size()))
-      return Reply::error("ERR Invalid number of arguments specified for command");
-    std::vector<Reply> keys;
-    for (std::string_view key : command_keys(target)) keys.push_back(Reply::bulk(std::string(key)));
-    if (keys.empty()) return Reply::error("ERR The command has no key arguments");
-    return Reply::array(std::move(keys));
-  }
+  if (sub == "getkeys" || sub == "getkeysandflags") return command_getkeys(argv, sub == "getkeysandflags");
   if (sub == "help") return Reply::array({Reply::status("COMMAND [COUNT|LIST|INFO|DOCS|GETKEYS] ...")});
   return Reply::error("ERR unknown subcommand '" + argv[1].substr(0, 128) + "'. Try COMMAND HELP.");
 }

@@ -88,7 +88,8 @@ Connection::Connection(Server::Core& core, Socket socket, redis::ConnectionId id
 void Connection::start() { pump(); }
 
 void Connection::pump() {
-  if (closed_) return;
+  // A client whose command runs (a busy script) is read and written no further until it ends.
+  if (closed_ || executing_) return;
   run_commands();
   if (closed_) return;
   if (!out_.empty()) {
@@ -116,6 +117,8 @@ ProtocolLimits Connection::protocol_limits() const {
 }
 
 void Connection::run_commands() {
+  // Inside another client's command only while its script is busy (script_watch.hpp).
+  if (core_.command_depth > 0 && !core_.script_busy) return;
   const auto turn_start = std::chrono::steady_clock::now();
   yielded_ = false;
   while (!core_.paused && !close_after_reply && !waiting_ && out_.size() < kOutputHighWater && !closed_) {
@@ -163,7 +166,7 @@ void Connection::run_commands() {
 // runs nothing; a Close verdict closes through close(), released with the rest below.
 void Connection::execute(const redis::Command& argv, const Verdict& verdict) {
   LOCKSIM_ASSERT(!closed_, "a closed connection runs a command");
-  LOCKSIM_ASSERT(core_.command_depth == 0, "a command runs inside another");
+  LOCKSIM_ASSERT(core_.command_depth == 0 || core_.script_busy, "a command runs inside another");
   if (verdict.action == Verdict::Action::Skip) return;
   if (verdict.action == Verdict::Action::Close) {
     close();
@@ -172,7 +175,12 @@ void Connection::execute(const redis::Command& argv, const Verdict& verdict) {
   }
   const size_t reply_start = out_.size();
   reply_suppressed = false;
+  executing_ = true;
   core_.run_command(id_, [&] {
+    struct Done {
+      bool& executing;
+      ~Done() { executing = false; }
+    } done{executing_};
     if (verdict.action == Verdict::Action::Error)
       out_ += "-" + verdict.error + "\r\n";
     else
@@ -180,6 +188,10 @@ void Connection::execute(const redis::Command& argv, const Verdict& verdict) {
   });
   // (A connection closed meanwhile has no pending output: nothing of it was written.)
   const bool wrote = out_.size() > reply_start;
+  const bool failed = wrote && out_[reply_start] == '-';
+  track_reads(core_, *this, argv, failed);
+  if (!failed && (redis::equals_lower(argv[0], "flushall") || redis::equals_lower(argv[0], "flushdb")))
+    invalidate_everything(core_);
   note_command(core_, *this, argv, wrote ? std::string_view(out_).substr(reply_start) : std::string_view{});
   if (verdict.drop_reply && wrote) out_.resize(reply_start);
   hold_reply_ms = std::max(hold_reply_ms, verdict.delay_ms);
@@ -189,8 +201,11 @@ void Connection::execute(const redis::Command& argv, const Verdict& verdict) {
   skipping_ = skip_next;  // Redis: SKIP silences the command after CLIENT REPLY SKIP only
   skip_next = false;
   if (argv_.capacity() > 1024 && argv.size() < 64) redis::Command().swap(argv_);  // a huge command's argv goes
+  for (const redis::Reply& push : pending_pushes_)
+    if (!closed_) redis::append_reply(out_, push, protocol, redis::Aggregate::Push);
+  pending_pushes_.clear();
   if (!closed_) check_output_limits();
-  if (!core_.pushed.empty()) core_.deliver_pushes();
+  if (!core_.pushed.empty() && core_.command_depth == 0) core_.deliver_pushes();
   core_.release_retired();  // whatever the command closed, itself included
 }
 
@@ -314,6 +329,16 @@ void Connection::receive(std::vector<redis::Reply>& replies) {
   check_output_limits();
 }
 
+void Connection::push_out(redis::Reply reply) {
+  if (closed_) return;
+  if (executing_) {
+    pending_pushes_.push_back(std::move(reply));
+    return;
+  }
+  redis::append_reply(out_, reply, protocol, redis::Aggregate::Push);
+  asio::post(core_.io, [self = shared_from_this()] { self->pump(); });
+}
+
 // Room for the next read. A bulk being read gets room as its bytes arrive, doubling
 // with what came, never its announced length at once: a client that announces 512 MB
 // and sends nothing holds a chunk, not 512 MB (Redis also reserves lazily).
@@ -420,7 +445,7 @@ std::string Connection::info_line() const {
       "id=" + std::to_string(id_) + " addr=" + peer_ + " laddr=" + local_ +
       " fd=" + std::to_string(closed_ ? -1 : const_cast<Socket&>(socket_).native_handle()) + " name=" + name +
       " age=" + std::to_string((now - created_ms_) / 1000) +
-      " idle=0 flags=" + std::string(monitor ? "O" : "N") + " db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=" + std::to_string(in_end_ - in_begin_) +
+      " idle=0 flags=" + std::string(monitor ? "O" : subscribed() ? "P" : "N") + " db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=" + std::to_string(in_end_ - in_begin_) +
       " qbuf-free=" + std::to_string(in_.size() - in_end_) +
       " argv-mem=0 multi-mem=0 rbs=" + std::to_string(in_.size()) + " rbp=0 obl=" + std::to_string(out_.size()) +
       " oll=0 omem=" + std::to_string(sending_.size()) +

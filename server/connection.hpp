@@ -31,6 +31,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   redis::ConnectionId id() const { return id_; }
   // Replies from the model's outbox: the late reply of a blocked command, else pushes.
   void receive(std::vector<redis::Reply>& replies);
+  // A push of the front-end's own (CLIENT TRACKING's invalidation): after the reply of a
+  // command of this client that runs now, else at once.
+  void push_out(redis::Reply reply);
   // RESET's part in the front-end: RESP2, no name, no MULTI queue.
   void reset_connection_state();
   // The CLIENT INFO / CLIENT LIST line (without the newline).
@@ -38,6 +41,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // What the client holds: its query buffer, the arguments read, the replies not yet
   // written (maxmemory-clients).
   size_t memory_bytes() const;
+  bool subscribed() const { return subscriptions_ > 0; }  // to channels or patterns (CLIENT LIST TYPE pubsub)
   const std::string& peer() const { return peer_; }
   const std::string& local_address() const { return local_; }
   int64_t age_seconds() const;
@@ -88,6 +92,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string out_;      // replies produced, not yet handed to the socket
   std::string sending_;  // replies the socket is writing
   bool reading_ = false, writing_ = false, closed_ = false;
+  std::vector<redis::Reply> pending_pushes_;  // push_out while its command runs
+  bool executing_ = false;  // its command runs (a busy script may serve the others meanwhile)
   bool yielded_ = false;  // its turn ended with commands left to run (kTurn)
   bool waiting_ = false;                       // a blocking command (BLPOP) waits for its reply from the outbox
   Resp3Form blocked_form_ = Resp3Form::Plain;  // ... and is typed as this in RESP3

@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "locksim/server/clock.hpp"
+#include "locksim/server/script_watch.hpp"
 #include "locksim/server/server.hpp"
+#include "locksim/server/tracking.hpp"
 #include "locksim/server/traffic.hpp"
 #include "locksim/sim/redis/server.hpp"
 
@@ -42,6 +44,7 @@ struct Server::Core {
   int64_t reply_delay_ms = 0;
   bool paused = false;
   asio::steady_timer pause_timer{io};
+  TrackingTable tracking_table;  // CLIENT TRACKING's keys and readers (tracking.hpp)
   Traffic traffic{io};  // CLIENT PAUSE, LOCKSIM.FAULT rules, MONITOR, INFO's counts (traffic.hpp)
 
   void accept_tcp();
@@ -84,6 +87,17 @@ struct Server::Core {
   template <class F>
   void run_command(redis::ConnectionId id, F&& f);
 
+  // A script past busy-reply-threshold: the other clients are served from inside it
+  // (script_watch.hpp); the model, the clock-driven work and RESTART wait for its end.
+  ScriptWatch script_watch{*this};
+  bool script_busy = false;
+  bool restart_pending = false;  // a restart asked for during a busy script
+
+  // CONFIG SET parameters that change nothing in the model (persistence, encodings,
+  // slowlog): CONFIG GET answers what was set (config_set.cpp).
+  std::map<std::string, std::string> accepted_config{
+      {"appendfsync", "everysec"}, {"slowlog-log-slower-than", "10000"}, {"slowlog-max-len", "128"}};
+
   // Runs f on the server's thread and waits for its result (directly if not running).
   template <class F>
   auto call(F f) -> decltype(f());
@@ -105,10 +119,9 @@ void Server::Core::run_command(redis::ConnectionId id, F&& f) {
   f();
 }
 
-// CONFIG GET/SET of the server's limits and protected mode (limits_config.cpp): the
-// parameters and their values; SET's reply when it names one of them, else nullopt.
+// CONFIG GET of the server's limits and protected mode (limits_config.cpp): the
+// parameters and their values.
 std::vector<std::pair<std::string, std::string>> limit_parameters(const Server::Core& core);
-std::optional<redis::Reply> config_set_limits(Server::Core& core, const redis::Command& argv);
 
 // LOCKSIM.* over the wire (admin_commands.cpp).
 redis::Reply run_admin_command(Server::Core& core, Connection& caller, const redis::Command& argv);

@@ -11,6 +11,8 @@ namespace locksim::server {
 
 class Connection;
 
+// CONFIG SET, all or nothing over the model's parameters and the server's (config_set.cpp).
+redis::Reply config_set(Server::Core& core, Connection& conn, const redis::Command& argv);
 // COMMAND [COUNT|LIST|INFO|DOCS|GETKEYS] (command_docs.cpp).
 redis::Reply run_command_command(const redis::Command& argv);
 // INFO [section ...] with every section client libraries read (info.cpp).

@@ -3,6 +3,7 @@
 // commands.
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -157,24 +158,18 @@ std::vector<std::pair<std::string, std::string>> config_parameters(const Server:
           {"save", ""},
           {"timeout", std::to_string(core.traffic.idle_timeout_s)},
           {"unixsocket", core.options.unix_path}});
+  for (const auto& [name, value] : core.accepted_config) {
+    auto same = [&name](const auto& p) { return p.first == name; };
+    if (auto known = std::find_if(parameters.begin(), parameters.end(), same); known != parameters.end())
+      known->second = value;
+    else
+      parameters.emplace_back(name, value);
+  }
   return parameters;
 }
 
-// Parameters of persistence and of Redis's internal encodings: a model that keeps no
-// files and has no encodings accepts them and is unchanged (Redis's test suite sets them).
-bool without_effect(const std::string& parameter) {
-  static constexpr std::array kPatterns = {
-      "save",           "appendonly",   "appendfsync",     "list-compress-depth", "*-max-ziplist-*", "*-max-listpack-*",
-      "*-max-intset-*", "activedefrag", "lazyfree-lazy-*", "latency-tracking*",   "slowlog-*"};
-  std::string name = parameter;
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (const char* pattern : kPatterns)
-    if (redis::glob_match(pattern, name)) return true;
-  return false;
-}
-
 // CONFIG GET: the model's parameters (it may have none), then the server's own that
-// match and the model did not give.
+// match and the model did not give. CONFIG SET: config_set.cpp. RESETSTAT: INFO's counts.
 Reply cmd_config(Server::Core& core, const Command& argv, std::optional<Reply> from_model) {
   if (argv.size() < 2) return wrong_args("config");
   const bool get = redis::equals_lower(argv[1], "get");
@@ -200,25 +195,11 @@ Reply cmd_config(Server::Core& core, const Command& argv, std::optional<Reply> f
     }
     return Reply::array(std::move(pairs));
   }
-  if (redis::equals_lower(argv[1], "set") && argv.size() >= 3) {
-    if (from_model && !from_model->is_error()) return std::move(*from_model);
-    if (auto limits = config_set_limits(core, argv)) return std::move(*limits);
-    if (argv.size() == 4 && redis::equals_lower(argv[2], "timeout")) {  // the front-end's own
-      int64_t seconds = 0;
-      if (!redis::parse_int64(argv[3], seconds) || seconds < 0)
-        return Reply::error("ERR CONFIG SET failed (possibly related to argument 'timeout') - argument couldn't be "
-                            "parsed into an integer");
-      set_idle_timeout(core, seconds);
-      return Reply::ok();
-    }
-    bool all_without_effect = argv.size() % 2 == 0;
-    for (size_t i = 2; i < argv.size() && all_without_effect; i += 2) all_without_effect = without_effect(argv[i]);
-    if (all_without_effect) return Reply::ok();
-    if (from_model) return std::move(*from_model);
-    return Reply::error("ERR Unknown option or number of arguments for CONFIG SET - '" + argv[2] + "'");
+  if (redis::equals_lower(argv[1], "resetstat")) {
+    reset_stats(core.traffic);
+    return from_model ? std::move(*from_model) : Reply::ok();
   }
   if (from_model) return std::move(*from_model);
-  if (redis::equals_lower(argv[1], "resetstat")) return Reply::ok();
   return Reply::error("ERR unknown subcommand '" + argv[1].substr(0, 128) + "'. Try CONFIG HELP.");
 }
 
@@ -247,13 +228,10 @@ Reply cmd_memory(Server::Core& core, Connection& conn, const Command& argv) {
 
 // RESET (networking.c clearClientConnectionState): out of MULTI and every subscription,
 // no WATCH, database 0, RESP2, no name, and authenticated only if no password is needed.
-// The model's part is undone by its own commands, whose replies and notices are dropped.
+// The model's part is undone by the model (also while a script is busy: RESET is allow-busy).
 Reply cmd_reset(Server::Core& core, Connection& conn, const Command& argv) {
   if (argv.size() != 1) return wrong_args("reset");
-  const int64_t now = core.clock.now_ms();
-  for (const Command& undo : {Command{"UNSUBSCRIBE"}, Command{"PUNSUBSCRIBE"}, Command{"DISCARD"}, Command{"UNWATCH"},
-                              Command{"SELECT", "0"}})
-    core.model.execute(conn.id(), undo, now);
+  core.model.reset_connection(conn.id());
   core.model.take_pushed(conn.id());
   conn.reset_connection_state();
   conn.authenticated = core.options.requirepass.empty();
@@ -281,6 +259,15 @@ Reply cmd_shutdown(Server::Core& core, Connection& conn, const Command& argv) {
     if (!core.stopped) core.shutdown();
   });
   return Reply::ok();
+}
+
+// Redis's allow-busy commands that the front-end answers: SHUTDOWN only with NOSAVE.
+bool runs_while_busy(std::string_view name, const Command& argv) {
+  if (name == "auth" || name == "hello" || name == "quit" || name == "reset") return true;
+  if (name != "shutdown") return false;
+  for (size_t i = 1; i < argv.size(); ++i)
+    if (redis::equals_lower(argv[i], "nosave")) return true;
+  return false;
 }
 
 Reply cmd_select(Server::Core& core, Connection& conn, const Command& argv) {
@@ -359,6 +346,8 @@ std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, 
   if (name.size() < 3 || name.size() > 16) {
     if (!name.starts_with("locksim.")) return std::nullopt;
   }
+  // While a script is busy only these run here; the model answers the rest -BUSY (script_watch.hpp).
+  if (core.script_busy && !runs_while_busy(name, argv)) return std::nullopt;
   // Before AUTH only AUTH, HELLO and QUIT run (Redis authRequired).
   if (name == "auth") return cmd_auth(core, conn, argv);
   if (name == "hello") return cmd_hello(core, conn, argv);
@@ -377,7 +366,10 @@ std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, 
   if (name == "shutdown") return cmd_shutdown(core, conn, argv);
   if (auto reply = run_server_command(core, conn, argv, name)) return reply;
   // CONFIG and INFO: the model's when it has them (its parameters change its semantics).
-  if (name == "config") return cmd_config(core, argv, model_answer(core, conn, argv));
+  if (name == "config") {
+    if (argv.size() >= 2 && redis::equals_lower(argv[1], "set")) return config_set(core, conn, argv);
+    return cmd_config(core, argv, model_answer(core, conn, argv));
+  }
   if (name == "info") return run_info_command(core, conn, argv);
   if (name == "command") return run_command_command(argv);
   if (name == "memory") return cmd_memory(core, conn, argv);

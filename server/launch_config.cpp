@@ -29,7 +29,7 @@ constexpr std::array kWithoutEffect = {
     "bind-source-addr", "socket-mark-id", "unixsocketperm", "enable-*",           "rename-command",
     "aclfile",        "acllog-*",       "acl-*",           "user",               "loadmodule",       "notify-keyspace-events",
     "lua-time-limit", "busy-reply-threshold", "shutdown-*", "sanitize-dump-payload", "ignore-warnings", "propagation-error-behavior",
-    "timeout",        "locale-collate"};
+    "locale-collate"};
 
 bool without_effect(const std::string& name) {
   for (const char* pattern : kWithoutEffect)
@@ -94,6 +94,8 @@ void apply_directive(LaunchOptions& o, const std::string& name, const std::vecto
     o.server.unix_path = one();
   } else if (name == "requirepass") {
     o.server.requirepass = one();
+  } else if (name == "timeout") {  // as CONFIG SET timeout: idle clients closed after this many seconds
+    o.server.idle_timeout_s = integer_value(name, one(), 0, 2147483647);
   } else if (name == "maxclients") {
     o.server.maxclients = static_cast<size_t>(integer_value(name, one(), 1, 1'000'000));
   } else if (is_limit_parameter(name)) {  // protected-mode and the clients' limits (limits.hpp)
@@ -134,10 +136,10 @@ void apply_directive(LaunchOptions& o, const std::string& name, const std::vecto
   } else if (name == "sentinel") {
     throw LaunchError("sentinel mode is not modelled");
   } else if (without_effect(name)) {
-    // Quiet where the value asks for what the model is anyway: no persistence, no timeout.
+    // Quiet where the value asks for what the model is anyway: no persistence.
     const bool as_modelled =
         values.empty() || (values.size() == 1 && (values[0].empty() || lower(values[0]) == "no" || values[0] == "0"));
-    if (!as_modelled || (name != "save" && name != "appendonly" && name != "timeout")) {
+    if (!as_modelled || (name != "save" && name != "appendonly")) {
       std::string text = name;
       for (const std::string& v : values) text += " " + (v.empty() ? std::string("\"\"") : v);
       o.notes.push_back("ignored: " + text + " (nothing in the model it would change)");

@@ -1,4 +1,4 @@
-// CONFIG GET and SET of the server's own limits (limits.hpp) and protected mode, with
+// CONFIG GET and SET (config_set.cpp) of the server's own limits (limits.hpp) and protected mode, with
 // Redis 7.0's names, units, ranges and error texts.
 #include <limits>
 
@@ -12,8 +12,6 @@ using redis::Reply;
 namespace {
 constexpr int64_t kLongMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kOneMb = 1024 * 1024;
-
-bool ours(const std::string& name) { return is_limit_parameter(name); }
 
 std::string lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -63,26 +61,6 @@ std::vector<std::pair<std::string, std::string>> limit_parameters(const Server::
           {"client-output-buffer-limit", format_output_limits(l)},
           {"maxmemory-clients", std::to_string(l.maxmemory_clients)},
           {"protected-mode", core.options.protected_mode ? "yes" : "no"}};
-}
-
-std::optional<Reply> config_set_limits(Server::Core& core, const redis::Command& argv) {
-  bool any = false;
-  for (size_t i = 2; i < argv.size(); i += 2) any = any || ours(argv[i]);
-  if (!any) return std::nullopt;
-  if (argv.size() % 2 == 1)
-    return Reply::error("ERR Unknown option or number of arguments for CONFIG SET - '" + argv[2] + "'");
-  ClientLimits limits = core.options.limits;  // all or nothing, as Redis's CONFIG SET
-  bool protected_mode = core.options.protected_mode;
-  for (size_t i = 2; i + 1 < argv.size(); i += 2) {
-    if (!ours(argv[i])) return Reply::error("ERR Unknown option or number of arguments for CONFIG SET - '" + argv[i] + "'");
-    const std::string failed =
-        set_limit_parameter(argv[i], argv[i + 1], limits, protected_mode, core.options.model.maxmemory_bytes);
-    if (!failed.empty())
-      return Reply::error("ERR CONFIG SET failed (possibly related to argument '" + argv[i] + "') - " + failed);
-  }
-  core.options.limits = limits;
-  core.options.protected_mode = protected_mode;
-  return Reply::ok();
 }
 
 }  // namespace locksim::server

@@ -47,8 +47,10 @@ void Server::Core::wire_outbox() {
 }
 
 void Server::Core::tick() {
-  model_advance(model, clock.now_ms());
-  deliver_pushes();
+  if (command_depth == 0) {  // (not from inside a busy script: the model is still running it)
+    model_advance(model, clock.now_ms());
+    deliver_pushes();
+  }
   evict_clients();
   tick_timer.expires_after(kTick);
   tick_timer.async_wait([this](const std::error_code& ec) {

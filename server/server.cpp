@@ -36,6 +36,9 @@ Server::Core::Core(Options opts) : options(std::move(opts)), model(options.model
         ": any host that reaches this address may run every command, FLUSHALL and LOCKSIM.* included");
   wire_outbox();
   wire_frontend_commands(*this);
+  model.set_script_host(&script_watch);
+  wire_tracking(*this);
+  if (options.idle_timeout_s > 0) set_idle_timeout(*this, options.idle_timeout_s);
 }
 
 void Server::Core::log(std::string_view line) const {
@@ -213,6 +216,10 @@ void Server::Core::release_retired() {
   // Never while a command runs: it may be an EXEC still running on the state of the
   // connection it killed, or one iterating the others (a RESTART, a PUBLISH).
   if (command_depth > 0) return;
+  if (restart_pending) {
+    restart_pending = false;
+    model.flushall();
+  }
   while (!retired.empty()) {
     const redis::ConnectionId id = retired.back();
     retired.pop_back();
@@ -227,6 +234,10 @@ void Server::Core::release_retired() {
 
 void Server::Core::restart(redis::ConnectionId keep) {
   drop_all_but(keep);
+  if (script_busy) {  // (Server::restart from another thread) the data goes once the script has ended
+    restart_pending = true;
+    return;
+  }
   model.flushall();
 }
 

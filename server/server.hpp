@@ -32,6 +32,7 @@ struct Options {
   size_t maxclients = 10000;  // lowered at start to what the descriptor limit allows (logged)
   // Without a password, only loopback and Unix-socket clients are served (Redis's default).
   bool protected_mode = true;
+  int64_t idle_timeout_s = 0;  // `timeout`: a client idle this long is closed (0: never)
   ClientLimits limits;  // input, output and client-memory limits (limits.hpp)
   redis::ServerOptions model;
   // Where the server's log lines go (warnings, closed clients); default: stderr.

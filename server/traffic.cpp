@@ -211,6 +211,14 @@ void unpause_clients(Server::Core& core) {
   for (auto& [id, client] : core.clients) asio::post(core.io, [client = client] { client->pump(); });
 }
 
+void reset_stats(Traffic& traffic) {
+  traffic.connections_received = traffic.connections_rejected = traffic.commands_processed = 0;
+  traffic.error_replies = traffic.net_input_bytes = traffic.net_output_bytes = 0;
+  traffic.commands.clear();
+  traffic.errors.clear();
+  traffic.peak_rss = 0;
+}
+
 namespace {
 void close_idle_clients(Server::Core& core) {
   Traffic& traffic = core.traffic;
@@ -218,7 +226,8 @@ void close_idle_clients(Server::Core& core) {
   const int64_t now = Clock::host_ms();
   std::vector<std::shared_ptr<Connection>> idle;
   for (auto& [id, client] : core.clients)
-    if (!client->monitor && !core.model.is_blocked(id) && now - client->last_active_ms > traffic.idle_timeout_s * 1000)
+    if (!client->monitor && !core.model.is_blocked(id) && id != core.running &&  // (running: its script is busy)
+        now - client->last_active_ms > traffic.idle_timeout_s * 1000)
       idle.push_back(client);
   for (auto& client : idle) client->close();
   traffic.idle_timer.expires_after(std::chrono::seconds(1));

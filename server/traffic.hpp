@@ -46,9 +46,10 @@ struct Verdict {
   std::string error;
 };
 
-// CLIENT TRACKING's settings for one client (invalidation messages are not modelled).
+// CLIENT TRACKING's settings for one client (its invalidation messages: tracking.hpp).
 struct ClientTracking {
   bool on = false, bcast = false, optin = false, optout = false, noloop = false;
+  int caching = -1;  // CLIENT CACHING yes (1) or no (0) for the next command; -1: not given
   int64_t redirect = 0;
   std::vector<std::string> prefixes;
 };
@@ -97,6 +98,8 @@ Verdict screen_command(Server::Core& core, Connection& conn, const redis::Comman
 // After it ran: the counts INFO reports, and the line MONITOR clients receive.
 // `reply` is what was written for it (empty when nothing was).
 void note_command(Server::Core& core, Connection& conn, const redis::Command& argv, std::string_view reply);
+// CONFIG RESETSTAT: INFO's counts (Stats, Commandstats, Errorstats) start again from zero.
+void reset_stats(Traffic& traffic);
 // A new connection: false while LOCKSIM.FAULT REFUSE lasts (the caller closes it).
 bool admit_connection(Server::Core& core);
 

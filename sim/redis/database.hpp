@@ -59,6 +59,8 @@ class Database {
   bool* any_ready = nullptr;                    // the server's "some database has ready keys"
   Notifications* notify = nullptr;              // keyspace notifications (flags 0: off)
   Propagation* propagation = nullptr;           // the server's writes for its replicas
+  // The server's host listener for modified keys (Server::set_modified_listener); may be empty.
+  const std::function<void(int db, std::string_view key)>* on_modified = nullptr;
 
   bool observing() const { return observer != nullptr; }
 
@@ -107,6 +109,7 @@ class Database {
     if (!watches->empty()) watches->touch(id, key, keys.find(key) != keys.end());
     if (notify->flags) notify->modified(id, key);
     if (propagation && propagation->on()) propagation->note(id, key, value_changed, expired);
+    if (on_modified && *on_modified) (*on_modified)(id, key);
   }
   // Every key, for a write that replaces the whole database (FLUSHDB, SWAPDB).
   void note_all_for_replicas() {

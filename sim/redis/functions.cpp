@@ -410,7 +410,7 @@ Reply cmd_function(ExecContext& ctx, const Command& argv) {
     functions.flush(ctx.server.script_engine());
     return Reply::ok();
   }
-  if (equals_lower(argv[1], "kill")) return error_reply("NOTBUSY No scripts in execution right now.");
+  if (equals_lower(argv[1], "kill")) return ctx.server.script_engine().kill(false);
   return error_reply("ERR FUNCTION " + argv[1] + " is not modelled by locksim (DUMP and RESTORE need RDB)");
 }
 

@@ -35,6 +35,11 @@ struct LuaRuntime final : LuaMeter {
   uint64_t run_instructions = 0;  // by every script since the server started
   int hook_step = 1000;
   bool budget_exceeded = false;
+  // The running script as its host sees it (script_host.hpp): SCRIPT KILL sets killed,
+  // which raises at every instruction from then on, as the budget does.
+  RunningScript running;
+  bool killed = false;
+  uint64_t host_due = 0;  // `instructions` at which the host hears from the script next
   // Whether a full collection could free anything: not after one, until a script
   // runs again. A flood of SCRIPT LOADs into a full cache then fails fast.
   bool gc_useful = true;

@@ -121,6 +121,7 @@ bool run_budget_spent(const LuaRuntime& rt) {
 }
 
 void count_hook(lua_State* L, lua_Debug*);
+void push_error_table(lua_State* L, std::string_view text);
 
 // Adds work to the running script; once over budget it keeps raising, so a
 // script cannot pcall its way out.
@@ -134,6 +135,17 @@ void charge_work(lua_State* L, uint64_t cost) {
     // pcall inside a loop is raised again as soon as control is back in the loop.
     lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
     lua_pushstring(L, "Script exceeded the instruction budget");
+    lua_error(L);
+  }
+  ScriptHost* host = rt.ctx ? rt.ctx->server.script_host : nullptr;
+  if (host && !rt.killed && rt.instructions >= rt.host_due) {
+    rt.host_due = rt.instructions + kScriptProgressInstructions;
+    rt.running.busy_reply_threshold_ms = rt.ctx->server.config.lua_time_limit_ms;
+    if (host->script_progress(rt.running)) rt.killed = true;
+  }
+  if (rt.killed) {  // Redis luaMaskCountHook: uncatchable, like the budget
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+    push_error_table(L, "ERR Script killed by user with SCRIPT KILL...");
     lua_error(L);
   }
 }
@@ -401,7 +413,7 @@ uint64_t data_work(ExecContext& ctx, const CommandSpec& spec, const Command& arg
   return elements * kInstructionsPerElement;
 }
 
-Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error, const LuaRuntime& rt, uint64_t& work) {
+Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error, LuaRuntime& rt, uint64_t& work) {
   const CommandSpec* spec = find_command(argv[0]);
   if (!spec) {
     error = "Unknown Redis command called from script";
@@ -431,6 +443,7 @@ Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error,
   if (!rt.allow_oom) {
     if (auto refused = refuse_if_over_maxmemory(ctx.server, *spec, argv)) return std::move(*refused);
   }
+  if (spec->flags & kWrite) rt.running.wrote = true;  // Redis SCRIPT_WRITE_DIRTY: SCRIPT KILL refuses from now on
   Notifications::Scope scope(ctx.server.notifications, spec->name);
   work = data_work(ctx, *spec, argv);
   return spec->handler(ctx, argv);
@@ -1346,6 +1359,8 @@ Reply reply_of_run(LuaRuntime& rt, int status, const std::string& sha, std::stri
                          std::to_string(rt.options.lua_memory_limit_bytes) + " bytes");
   } else if (status != 0) {
     reply = error_from_lua(L, function.empty() ? sha : std::string(function));
+  } else if (rt.killed) {  // stopped with no instruction left to raise in
+    reply = Reply::error("ERR Script killed by user with SCRIPT KILL...");
   } else {
     size_t budget = 1'000'000;
     reply = lua_to_reply(L, -1, budget);
@@ -1402,6 +1417,11 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   rt.instructions = 0;
   rt.budget_exceeded = false;
   rt.memory_exceeded = false;
+  rt.running = RunningScript{.is_eval = function.empty(), .wrote = false, .name = function.empty() ? std::string_view(sha) : function};
+  rt.killed = false;
+  rt.host_due = kScriptProgressInstructions;
+  ScriptHost* host = ctx.server.script_host;
+  if (host) host->script_started();
   lua_sethook(L, count_hook, LUA_MASKCOUNT, rt.hook_step);
   rt.enforce_memory = true;
   rt.gc_useful = true;
@@ -1409,10 +1429,35 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   rt.enforce_memory = false;
   lua_sethook(L, nullptr, 0, 0);
   rt.ctx = nullptr;
+  if (host) host->script_ended();
   ctx.in_script = saved.in_script;  // a SELECT inside the script stays there
   ctx.db_index = saved.db_index;
   ctx.may_block = saved.may_block;
   return reply_of_run(rt, status, sha, function);
+}
+
+bool ScriptEngine::running() const { return runtime_->ctx != nullptr; }
+
+namespace {
+constexpr const char* kBusyEval = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+constexpr const char* kBusyFunction =
+    "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
+}  // namespace
+
+Reply ScriptEngine::busy_error() const { return Reply::error(runtime_->running.is_eval ? kBusyEval : kBusyFunction); }
+
+// Redis scriptKill: a script that wrote cannot be undone, so it cannot be stopped; each
+// KILL stops only its own kind.
+Reply ScriptEngine::kill(bool by_script_kill) {
+  if (!running()) return Reply::error("NOTBUSY No scripts in execution right now.");
+  LuaRuntime& rt = *runtime_;
+  if (rt.running.wrote)
+    return Reply::error(
+        "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the "
+        "script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.");
+  if (by_script_kill != rt.running.is_eval) return busy_error();
+  rt.killed = true;
+  return Reply::ok();
 }
 
 void LuaRuntime::charge(lua_State* state, uint64_t cost) {
@@ -1447,7 +1492,7 @@ Reply cmd_script(ExecContext& ctx, const Command& argv) {
     for (size_t i = 2; i < argv.size(); ++i) found.push_back(Reply::integer_(engine.exists(argv[i]) ? 1 : 0));
     return Reply::array(std::move(found));
   }
-  if (equals_lower(argv[1], "kill")) return error_reply("NOTBUSY No scripts in execution right now.");
+  if (equals_lower(argv[1], "kill")) return engine.kill(true);
   if (equals_lower(argv[1], "debug")) return error_reply("ERR SCRIPT DEBUG is not supported by the locksim model");
   if (equals_lower(argv[1], "help")) {
     static constexpr const char* kHelp[] = {

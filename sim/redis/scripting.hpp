@@ -33,6 +33,12 @@ class ScriptEngine {
   size_t lua_bytes() const;       // INFO memory: used_memory_lua
   // SCRIPT FLUSH: a fresh Lua state, no cached scripts.
   void flush();
+  // While a script runs (only another client's command, through a ScriptHost, sees one):
+  bool running() const;
+  // Redis's -BUSY for a command that is not allow-busy.
+  Reply busy_error() const;
+  // SCRIPT KILL (by_script_kill) or FUNCTION KILL: OK and the script stops, or why not.
+  Reply kill(bool by_script_kill);
 
   // Hooks for Redis 7 functions (functions.cpp), which live in the same Lua state.
   lua_State* lua();

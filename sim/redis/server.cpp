@@ -28,6 +28,7 @@ Server::State::State(ServerOptions opts) : options(opts), rng(opts.random_seed) 
     dbs[static_cast<size_t>(i)].any_ready = &any_ready;
     dbs[static_cast<size_t>(i)].notify = &notifications;
     dbs[static_cast<size_t>(i)].propagation = &propagation;
+    dbs[static_cast<size_t>(i)].on_modified = &modified_listener;
   }
   notifications.server = this;
   notifications.publish = [](void* server, const std::string& channel, const std::string& message) {
@@ -77,11 +78,31 @@ bool allowed_when_subscribed(std::string_view name) {
   return name == "subscribe" || name == "unsubscribe" || name == "psubscribe" || name == "punsubscribe" ||
          name == "ssubscribe" || name == "sunsubscribe" || name == "ping" || name == "quit" || name == "reset";
 }
+// Redis's allow-busy commands of the model: what another client may run while a script
+// is busy (the host answers AUTH, HELLO, QUIT, RESET and SHUTDOWN NOSAVE itself).
+bool allowed_while_busy(const CommandSpec& spec, const Command& command) {
+  if (spec.name == "multi" || spec.name == "discard" || spec.name == "watch" || spec.name == "unwatch") return true;
+  return (spec.name == "script" || spec.name == "function") && command.size() == 2 && equals_lower(command[1], "kill");
+}
+
+// Redis rejectCommand: -BUSY; a transaction is aborted, a rejected EXEC discards it.
+Reply refuse_while_busy(Server::State& server, ConnectionState& conn, bool is_exec) {
+  Reply busy = server.scripts->busy_error();
+  if (is_exec) {
+    server.end_transaction(conn);
+    return Reply::error("EXECABORT Transaction discarded because of: " + busy.str);
+  }
+  if (conn.in_multi) conn.dirty_exec = true;
+  return busy;
+}
 }  // namespace
+
+bool Server::State::script_running() const { return scripts && scripts->running(); }
 
 Reply Server::State::run(ConnectionState& conn, const Command& command, int64_t now_ms) {
   if (start_ms < 0) start_ms = now_ms;
   if (command.empty()) return Reply::error("ERR empty command");
+  if (script_running() && host_owns(command)) return refuse_while_busy(*this, conn, false);
   if (conn.in_multi && host_owns(command)) {
     if (auto refused = host.check(command)) {
       conn.dirty_exec = true;
@@ -115,6 +136,7 @@ Reply Server::State::run(ConnectionState& conn, const Command& command, int64_t 
     return Reply::error("ERR Can't execute '" + std::string(spec->name) +
                         "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context");
   }
+  if (script_running() && !allowed_while_busy(*spec, command)) return refuse_while_busy(*this, conn, spec->name == "exec");
   if (auto refused = refuse_on_oom(*this, conn, *spec, command)) {
     if (spec->name == "exec") {  // Redis execCommandAbort
       end_transaction(conn);
@@ -131,7 +153,7 @@ Reply Server::State::run(ConnectionState& conn, const Command& command, int64_t 
       .server = *this, .conn = conn, .now_ms = now_ms, .in_script = false, .db_index = conn.db, .may_block = true};
   Notifications::Scope scope(notifications, spec->name);
   Reply reply = spec->handler(ctx, command);
-  if (any_ready) serve_ready_keys(now_ms);
+  if (any_ready && !script_running()) serve_ready_keys(now_ms);  // a busy script's writes are served after it
   return reply;
 }
 
@@ -167,8 +189,21 @@ Reply Server::execute(ConnectionId id, const Command& command, int64_t now_ms) {
   } executing;
   executing_state = state_.get();
   Reply reply = state_->run(conn, command, now_ms);
-  state_->propagate(now_ms);
+  if (!state_->script_running()) state_->propagate(now_ms);  // a busy script's writes go as one batch, after it
   return reply;
+}
+
+void Server::set_script_host(ScriptHost* host) { state_->script_host = host; }
+
+void Server::set_modified_listener(std::function<void(int db, std::string_view key)> listener) {
+  state_->modified_listener = std::move(listener);
+}
+
+void Server::reset_connection(ConnectionId id) {
+  ConnectionState& conn = state_->connection(id);
+  state_->end_transaction(conn);
+  state_->unsubscribe_all(conn);
+  conn.db = 0;
 }
 
 std::vector<Reply> Server::take_pushed(ConnectionId id) {

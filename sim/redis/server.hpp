@@ -20,6 +20,7 @@
 
 #include "locksim/sim/redis/reply.hpp"
 #include "locksim/sim/redis/resp.hpp"
+#include "locksim/sim/redis/script_host.hpp"
 
 namespace locksim::redis {
 
@@ -107,6 +108,14 @@ class Server {
   void set_push_listener(std::function<void(ConnectionId)> listener);
   bool is_blocked(ConnectionId conn) const;
   void set_host_commands(HostCommands host);
+  // A host that serves other clients while a long script runs (script_host.hpp); may be nullptr.
+  void set_script_host(ScriptHost* host);
+  // Told of every key a command (or expiry) modifies, as Redis's signalModifiedKey, from
+  // inside the command (CLIENT TRACKING's invalidation). It must not execute commands.
+  void set_modified_listener(std::function<void(int db, std::string_view key)> listener);
+  // RESET's part in the model: out of MULTI, WATCH and every subscription, database 0.
+  // Runs while a script is busy too (RESET is allow-busy in Redis).
+  void reset_connection(ConnectionId conn);
 
   // Moves the server clock on without a command: times out blocked commands whose
   // deadline is before now_ms, and runs the active expire cycle (at most every

@@ -29,7 +29,7 @@ struct ServerConfig {
   EncodingLimits limits;
   int64_t hz = 10;
   bool active_expire = true;            // DEBUG SET-ACTIVE-EXPIRE
-  int64_t lua_time_limit_ms = 5000;     // busy-reply-threshold: accepted, scripts are budgeted by instructions
+  int64_t lua_time_limit_ms = 5000;     // busy-reply-threshold: a host's ScriptHost reads it (script_host.hpp)
   uint32_t notify_keyspace_events = 0;  // Notifications flags; a copy lives in State::notifications
 };
 
@@ -58,6 +58,10 @@ struct Server::State {
   void propagate(int64_t now_ms);
   std::function<void(ConnectionId)> push_listener;
   HostCommands host;
+  ScriptHost* script_host = nullptr;
+  std::function<void(int db, std::string_view key)> modified_listener;  // each database points here
+  // A script runs: a command arriving now comes from another client, through the host.
+  bool script_running() const;
   bool host_owns(const Command& command) const { return host.owns && host.owns(command[0]); }
   uint64_t block_order = 0;
   bool any_ready = false;  // a database has ready keys: serve_ready_keys has work

@@ -1,10 +1,13 @@
 // redis-server's command line and config file, as `locksim serve` reads them.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <thread>
 
 #include "locksim/server/launch_config.hpp"
+#include "server_fixture.hpp"
 
 using namespace locksim::server;
 
@@ -110,4 +113,24 @@ TEST_CASE("bad protected-mode, maxclients and limits are refused with the direct
   CHECK_THROWS_WITH(parse({"--client-output-buffer-limit", "nobody", "1", "1", "1"}),
                     Catch::Contains("'client-output-buffer-limit'"));
   CHECK_THROWS_AS(parse({"--protected-mode"}), LaunchError);
+}
+
+TEST_CASE("timeout from a config file or the command line closes idle clients", "[server][launch]") {
+  const std::string conf = "launch_config_test_timeout.conf";
+  std::ofstream(conf) << "timeout 1\n";
+  LaunchOptions o = parse({conf});
+  std::remove(conf.c_str());
+  CHECK(o.server.idle_timeout_s == 1);
+  CHECK(o.notes.empty());
+  CHECK(parse({"--timeout", "0"}).server.idle_timeout_s == 0);
+  CHECK_THROWS_WITH(parse({"--timeout", "-1"}), Catch::Contains("'timeout' wants an integer"));
+
+  // The server launched with it closes a client idle for over a second, as Redis's clientsCron.
+  o.server.port = 0;
+  o.server.log = [](std::string_view) {};
+  testing::RunningServer s(o.server);
+  testing::Hiredis idle(s.port());
+  CHECK(idle.command("CONFIG GET timeout") == "[\"timeout\", \"1\"]");
+  std::this_thread::sleep_for(std::chrono::milliseconds(2600));
+  CHECK(idle.command("PING") == "(connection error)");
 }

@@ -1,0 +1,107 @@
+// CONFIG SET parameter value [parameter value ...] as Redis 7.0 answers it: all or
+// nothing. Every name is checked first (an unknown one is refused before any value is
+// looked at), then the server's own values are checked on a copy, then the model's
+// parameters go to the model in one CONFIG SET (itself all or nothing), and only if it
+// accepts them are the server's own set.
+#include <array>
+#include <set>
+
+#include "locksim/server/connection.hpp"
+#include "locksim/server/frontend.hpp"
+#include "locksim/sim/redis/arguments.hpp"
+#include "locksim/sim/redis/glob.hpp"
+
+namespace locksim::server {
+
+using redis::Command;
+using redis::Reply;
+
+namespace {
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// Parameters of persistence and of Redis's internal encodings: a model that keeps no
+// files and has no encodings accepts them and is unchanged (Redis's test suite sets them).
+bool without_effect(const std::string& lower_name) {
+  static constexpr std::array kPatterns = {
+      "save",           "appendonly",   "appendfsync",     "list-compress-depth", "*-max-ziplist-*", "*-max-listpack-*",
+      "*-max-intset-*", "activedefrag", "lazyfree-lazy-*", "latency-tracking*",   "slowlog-*"};
+  for (const char* pattern : kPatterns)
+    if (redis::glob_match(pattern, lower_name)) return true;
+  return false;
+}
+
+// The server's own settable parameters, checked into `next` (a copy) or refused with
+// the text after "... - ".
+struct Settings {
+  ClientLimits limits;
+  bool protected_mode = true;
+  int64_t timeout_s = 0;
+  std::string requirepass;
+};
+
+std::string check_own(const std::string& name, const std::string& value, Settings& next, size_t maxmemory) {
+  if (name == "timeout") {
+    int64_t seconds = 0;
+    if (!redis::parse_int64(value, seconds)) return "argument couldn't be parsed into an integer";
+    if (seconds < 0 || seconds > 2147483647) return "argument must be between 0 and 2147483647 inclusive";
+    next.timeout_s = seconds;
+    return "";
+  }
+  if (name == "requirepass") {
+    next.requirepass = value;
+    return "";
+  }
+  if (is_limit_parameter(name)) return set_limit_parameter(name, value, next.limits, next.protected_mode, maxmemory);
+  return "";  // without effect
+}
+
+bool is_own(const std::string& lower_name) {
+  return lower_name == "timeout" || lower_name == "requirepass" || is_limit_parameter(lower_name);
+}
+}  // namespace
+
+Reply config_set(Server::Core& core, Connection& conn, const Command& argv) {
+  if (argv.size() < 4) return redis::arity_error("config|set");
+  if (argv.size() % 2 == 1) return Reply::error("ERR syntax error");
+  const int64_t now = core.clock.now_ms();
+  Command to_model{"CONFIG", "SET"};
+  std::vector<std::pair<std::string, const std::string*>> own;
+  std::set<std::string> seen;
+  for (size_t i = 2; i < argv.size(); i += 2) {
+    const std::string name = lower(argv[i]);
+    if (!seen.insert(name).second)
+      return Reply::error("ERR CONFIG SET failed (possibly related to argument '" + argv[i] + "') - duplicate parameter");
+    if (is_own(name) || without_effect(name)) {
+      own.emplace_back(name, &argv[i + 1]);
+      continue;
+    }
+    const Reply known = core.model.execute(conn.id(), {"CONFIG", "GET", argv[i]}, now);
+    if (known.type != Reply::Type::Array || known.elements.empty())
+      return Reply::error("ERR Unknown option or number of arguments for CONFIG SET - '" + argv[i] + "'");
+    to_model.push_back(argv[i]);
+    to_model.push_back(argv[i + 1]);
+  }
+  Settings next{core.options.limits, core.options.protected_mode, core.traffic.idle_timeout_s,
+                core.options.requirepass};
+  for (const auto& [name, value] : own) {
+    const std::string failed = check_own(name, *value, next, core.options.model.maxmemory_bytes);
+    if (!failed.empty())
+      return Reply::error("ERR CONFIG SET failed (possibly related to argument '" + name + "') - " + failed);
+  }
+  if (to_model.size() > 2) {
+    Reply reply = core.model.execute(conn.id(), to_model, now);
+    if (reply.is_error()) return reply;
+  }
+  for (const auto& [name, value] : own)
+    if (without_effect(name) && !is_own(name)) core.accepted_config[name] = *value;
+  core.options.limits = next.limits;
+  core.options.protected_mode = next.protected_mode;
+  core.options.requirepass = next.requirepass;  // connections already authenticated stay so, as in Redis
+  if (next.timeout_s != core.traffic.idle_timeout_s) set_idle_timeout(core, next.timeout_s);
+  return Reply::ok();
+}
+
+}  // namespace locksim::server
