@@ -356,7 +356,7 @@ constexpr std::string_view kRedlockArgument =
     "The argument: a client that got the key on a majority of the N masters, within the validity time "
     "V = lease - time spent acquiring - clock drift, holds the lock for V; a rival needs a majority too, and two "
     "majorities share a master, which holds one key at a time. It rests on timing: (1) bounded pauses - a client "
-    "paused past V still believes it holds (F13 breaks Redlock as it breaks one Redis; fencing answers it); "
+    "paused past V still believes it holds (F13 again; fencing answers it); "
     "(2) bounded delays - a late reply eats V unseen; (3) bounded clock error - each master expires the key on its "
     "own clock, and a fast or jumping clock frees a vote early; (4) delayed restarts - a master that restarts "
     "without its data must stay down a lease before voting again, or it forgets a vote it gave (F18).";
@@ -364,8 +364,8 @@ constexpr std::string_view kRedlockArgument =
 // The argument, then tried: each scenario's outcome and the assumption it breaks.
 std::string show_assumption_trials(const Style& style, int width, bool& all_expected) {
   const std::vector<AssumptionTrial> trials = try_redlock_assumptions();
-  std::string out = wrap_field(
-      "", fmt::format("{} Each tried now, under --assume {}:", kRedlockArgument, kRedlockAssumptions), width);
+  std::string out = wrap_field("", kRedlockArgument, width) +
+                    wrap_field("", fmt::format("Tried, with --assume {}:", kRedlockAssumptions), width);
   size_t what_width = 0;
   for (const AssumptionTrial& t : trials) what_width = std::max(what_width, t.what.size());
   for (const AssumptionTrial& t : trials) {

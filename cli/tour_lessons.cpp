@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 #include "locksim/props/scenario.hpp"
 
@@ -19,7 +20,8 @@ using C = props::Cause;
 // Round numbers, one fault, work long enough that the second holder's hold is
 // plain to see. The outcome is never written here: the tour replays each
 // scenario and prints what the run did.
-std::vector<Lesson> build() {
+// One Redis, version by version: F01 to F16.
+std::vector<Lesson> one_redis() {
   return {
       {"F01", "a crash before DEL leaves the key forever",
        "setnx-del spread=0s clients=2 iterations=1 work=300ms..300ms faults=[crash A @100ms]",
@@ -74,6 +76,12 @@ std::vector<Lesson> build() {
        "token-lua clients=1 iterations=1 nested=1 lease=30s wait-limit=2s",
        "One client; inside its critical section it calls code that takes the same lock again.", C::SelfDeadlock,
        "nested=1"},
+  };
+}
+
+// Replicas, Redlock, fencing, fairness and the database: F17 onwards.
+std::vector<Lesson> beyond_one_redis() {
+  return {
       {"F17", "the master dies before replicating; the promoted replica lacks the key",
        "watchdog clients=2 iterations=1 work=600ms..600ms replica=1 lag=100ms failover=100ms spread=0s "
        "faults=[crash redis @50ms]",
@@ -104,6 +112,12 @@ std::vector<Lesson> build() {
        "A's work takes 2.5 s; its row expires after 1 s and the cleanup job runs every second.", C::LeaseOutworked,
        "slow=A:0:2.5s"},
   };
+}
+
+std::vector<Lesson> build() {
+  std::vector<Lesson> all = one_redis();
+  for (Lesson& l : beyond_one_redis()) all.push_back(std::move(l));
+  return all;
 }
 
 // The faults a scenario sets: its plan, the faults at calls, slow work, skewed clocks.

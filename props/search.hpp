@@ -24,8 +24,8 @@ struct SearchSettings {
   uint32_t nested = 0;                             // draw nested acquires up to this depth (0: the algorithm's default)
   std::map<std::string, std::string> lock_params;  // as the --lease=... flags
   std::string assume;                              // as `check --assume` (added to the algorithm's defaults; "none": none)
-  std::string lag;                                 // as `check --lag`: "20ms" or "1ms..100ms" (empty: drawn 1ms..100ms)
-  std::string failover;                            // as `check --failover` (empty: drawn 50ms..the lease)
+  std::string lag{};                               // as `check --lag`: "20ms" or "1ms..100ms" (empty: drawn 1ms..100ms)
+  std::string failover{};                          // as `check --failover` (empty: drawn 50ms..the lease)
 };
 
 // Throws std::invalid_argument, with the message `check` prints, for an

@@ -49,13 +49,19 @@ struct RealClient::Reply {
   lock::Purpose purpose;
 };
 
-RealClient::RealClient(RealRun& run, uint32_t index) : run_(run), index_(index), name_(lock::client_name(index)) {
+RealClient::RealClient(RealRun& run, uint32_t index)
+    : run_(run),
+      index_(index),
+      name_(lock::client_name(index)),
+      schedule_(run.config().seed,
+                index < run.config().workload.identities.size() ? run.config().workload.identities[index] : index,
+                index, run.config().workload) {
   const lock::WorkloadParams& wl = run.config().workload;
   const sim::Duration offset = index < wl.clock_offsets.size() ? wl.clock_offsets[index] : sim::Duration{};
   const int64_t drift = index < wl.drifts_ppm.size() ? wl.drifts_ppm[index] : 0;
   clock_ = sim::LocalClock(offset, drift);
   const uint32_t identity = index < wl.identities.size() ? wl.identities[index] : index;
-  // The simulator's stream for this client's node: the same start times, work, think times and tokens.
+  // The simulator's stream for this client's node: the same tokens (timings come from schedule_).
   rng_ = sim::Rng(run.config().seed).stream(sim::stable_hash("node:" + lock::client_name(identity)));
   connections_.resize(run.deployment().nodes());
 }

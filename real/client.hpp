@@ -15,6 +15,7 @@
 
 #include "locksim/lock/env.hpp"
 #include "locksim/lock/lock.hpp"
+#include "locksim/lock/schedule.hpp"
 #include "locksim/lock/sim_env.hpp"
 #include "locksim/sim/clock.hpp"
 
@@ -90,6 +91,7 @@ class RealClient final : public lock::Env {
   std::string name_;
   sim::LocalClock clock_;
   sim::Rng rng_;
+  lock::ClientSchedule schedule_;  // the simulator's: the same start, work and think times
   lock::ClientLife life_;
   uint64_t incarnation_ = 0;
   bool paused_ = false, crashed_ = false, finished_ = false;

@@ -13,7 +13,7 @@ lock::Task<void> RealClient::main_task() {
   const lock::WorkloadParams& wl = run_.config().workload;
   std::unique_ptr<lock::Lock> lock = run_.algorithm().make(run_.config().lock);
   if (life_.iteration == 0 && life_.calls == 0 && wl.start_spread.ns > 0)
-    co_await sleep(rng_.uniform(sim::Duration{}, wl.start_spread));
+    co_await sleep(schedule_.start());
   while (life_.iteration < wl.iterations) {
     const uint32_t iteration = life_.iteration;
     record(Step::AcquireStart, 0);
@@ -28,7 +28,7 @@ lock::Task<void> RealClient::main_task() {
       record(Step::AcquireFailed, 0);
     }
     ++life_.iteration;
-    co_await sleep(rng_.uniform(wl.think_min, wl.think_max));
+    co_await sleep(schedule_.think(iteration));
   }
 }
 
@@ -46,9 +46,7 @@ lock::Task<void> RealClient::critical_section(lock::Lock& lock, uint32_t iterati
     record(Step::Acquired, lock.fence(), depth);
     ++nested_held;
   }
-  sim::Duration work = rng_.uniform(wl.work_min, wl.work_max);
-  for (const lock::SlowWork& s : wl.slow_work)
-    if (s.client == index_ && s.iteration == iteration) work = s.work;
+  sim::Duration work = schedule_.work(iteration);  // a slow section's where the scenario sets one
   if (wl.stop_when_lost) {
     const sim::Duration slice = run_.work_slice();
     while (work.ns > 0 && lock.still_held()) {

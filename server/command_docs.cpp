@@ -27,7 +27,7 @@ struct FrontendCommand {
 };
 
 // The commands the front-end answers itself, sorted by name.
-constexpr std::array<FrontendCommand, 28> kFrontend = {{
+constexpr std::array<FrontendCommand, 31> kFrontend = {{
     {"auth", -2, "Authenticates the connection."},
     {"bgrewriteaof", 1, "Answers as Redis does; the model keeps no files."},
     {"bgsave", -1, "Answers as Redis does; the model keeps no files."},
@@ -38,6 +38,8 @@ constexpr std::array<FrontendCommand, 28> kFrontend = {{
     {"locksim.advance", 2, "Moves the server's clock forward by ms; returns the new time."},
     {"locksim.delay", 2, "Holds back every reply of every client by ms (0: off)."},
     {"locksim.drop", -1, "Closes every connection (ALL) or one (client id)."},
+    {"locksim.enter", -2, "locksim trial: the caller enters its critical section on a resource (ENTER resource [token])."},
+    {"locksim.exit", 2, "locksim trial: the caller leaves its critical section on a resource."},
     {"locksim.fault", -2,
      "Per-client, per-command faults: ADD kind [CLIENT id] [NAME g] [ADDR g] [COMMAND g] [KEY g] [COUNT n] [FOR ms] "
      "[HANDSHAKES] | LIST | CLEAR [id] | REFUSE ms."},
@@ -48,6 +50,7 @@ constexpr std::array<FrontendCommand, 28> kFrontend = {{
     {"locksim.restart", 1, "Forgets all data and closes every connection."},
     {"locksim.resume", 1, "Lets the server's clock run again."},
     {"locksim.time", 1, "Returns the server's clock in ms."},
+    {"locksim.write", 4, "locksim trial: a write to a fenced resource (WRITE resource token value); STALE for an old token."},
     {"memory", -2, "Memory usage estimates."},
     {"monitor", 1, "Streams back every command the server runs."},
     {"quit", -1, "Closes the connection."},

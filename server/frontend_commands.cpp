@@ -158,8 +158,10 @@ std::vector<std::pair<std::string, std::string>> config_parameters(const Server:
           {"save", ""},
           {"timeout", std::to_string(core.traffic.idle_timeout_s)},
           {"unixsocket", core.options.unix_path}});
-  for (const auto& [name, value] : core.accepted_config) {
-    auto same = [&name](const auto& p) { return p.first == name; };
+  for (const auto& entry : core.accepted_config) {
+    const auto& [name, value] = entry;
+    // A lambda captures the pair's key, not a structured binding (clang 14 refuses those).
+    auto same = [&key = entry.first](const auto& p) { return p.first == key; };
     if (auto known = std::find_if(parameters.begin(), parameters.end(), same); known != parameters.end())
       known->second = value;
     else

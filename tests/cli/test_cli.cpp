@@ -303,9 +303,9 @@ TEST_CASE("the tour walks the evolution to the end, at 80 columns, and its matri
     static_assert(std::size(kShort) == std::size(locksim::props::kAllProperties));
     size_t i = 0;
     while (locksim::props::kAllProperties[i] != p) ++i;
-    const auto at = std::find(heads.begin() + 1, heads.end(), kShort[i]);
-    REQUIRE(at != heads.end());
-    return static_cast<size_t>(at - heads.begin() - 1);
+    const auto head = std::find(heads.begin() + 1, heads.end(), kShort[i]);
+    REQUIRE(head != heads.end());
+    return static_cast<size_t>(head - heads.begin() - 1);
   };
   using locksim::props::Expectation;
   for (const auto& e : locksim::props::catalogue()) {

@@ -80,7 +80,7 @@ TEST_CASE("replication: a hash lock, its renewal and release reach the replica a
 
 TEST_CASE("replication: strings are copied byte for byte, braces and all", "[replication]") {
   Pair p;
-  for (const std::string v : {std::string("{a=1}"), std::string("{}"), std::string("x\0y", 3), std::string("")}) {
+  for (const std::string& v : {std::string("{a=1}"), std::string("{}"), std::string("x\0y", 3), std::string("")}) {
     p.run({"SET", "k", v, "PX", "5000"});
     CHECK(p.replica.server.peek_string("k", p.replica.now) == v);
   }
