@@ -91,9 +91,21 @@ void control_option(lua_State* L, char opt, const char** fmt, Header& h) {
   }
 }
 
+// The bits of a number packed as an integer. Redis casts the double straight to an
+// integer, undefined in C beyond the integer's range (UBSan, found by fuzz_lua_libs);
+// out of range, this gives what Redis's cast gives on x86-64: the "integer
+// indefinite" 0x8000000000000000 (NaN too).
+uint64_t integer_bits(lua_Number n) {
+  constexpr lua_Number kTwo63 = 9223372036854775808.0, kTwo64 = 18446744073709551616.0;
+  constexpr uint64_t kIndefinite = uint64_t{1} << 63;
+  if (n < 0) return n >= -kTwo63 ? static_cast<uint64_t>(static_cast<int64_t>(n)) : kIndefinite;
+  if (n < kTwo64) return static_cast<uint64_t>(n);
+  return kIndefinite;  // too large, or NaN (every comparison with NaN is false)
+}
+
 void put_integer(luaL_Buffer* b, lua_Number n, bool little, size_t size) {
   char buff[kMaxIntSize];
-  uint64_t value = n < 0 ? static_cast<uint64_t>(static_cast<int64_t>(n)) : static_cast<uint64_t>(n);
+  uint64_t value = integer_bits(n);
   const char fill = n < 0 ? '\xff' : '\0';
   for (size_t i = 0; i < size; ++i) {
     const char byte = i < 8 ? static_cast<char>(value & 0xff) : fill;

@@ -211,6 +211,9 @@ TEST_CASE("CVE-2018-11219 and CVE-2020-14147: struct sizes cannot overflow their
   CHECK(lua.eval("return struct.unpack('dc0', struct.pack('d', 1e300) .. 'abc')").find("data string too short") !=
         std::string::npos);
   CHECK(lua.eval("return {struct.unpack('Bc0', '\\3abcd')}") == "[\"abc\", (integer) 5]");
+  // Found by fuzz_lua_libs: a number beyond an integer's range packs without undefined behaviour.
+  CHECK(lua.eval("return struct.unpack('<i8', struct.pack('<i8', -2.1e25))") == "(integer) -9223372036854775808");
+  CHECK(lua.eval("return #struct.pack('>I8', 1e30) .. #struct.pack('i', 0/0)") == "\"84\"");
   // Found by fuzz_lua_libs: a signed integer of size 0 has no sign bit to extend.
   CHECK(lua.eval("return {struct.unpack('i0', 'x')}") == "[(integer) 0, (integer) 1]");
   CHECK(lua.eval("return {struct.unpack('<i0>i0', '')}") == "[(integer) 0, (integer) 0, (integer) 1]");
