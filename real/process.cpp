@@ -18,27 +18,14 @@
 #include <thread>
 #include <vector>
 
+#include "locksim/base/pid_slots.hpp"
+
 namespace locksim::real {
 
 namespace {
 
-// The running children, readable from a signal handler (a fixed array of atomics).
-constexpr int kMaxChildren = 64;
-std::atomic<pid_t> g_children[kMaxChildren];
-
-void register_child(pid_t pid) {
-  for (auto& slot : g_children) {
-    pid_t empty = 0;
-    if (slot.compare_exchange_strong(empty, pid)) return;
-  }
-}
-
-void unregister_child(pid_t pid) {
-  for (auto& slot : g_children) {
-    pid_t expected = pid;
-    if (slot.compare_exchange_strong(expected, 0)) return;
-  }
-}
+// The running children, readable from a signal handler.
+base::PidSlots<64> g_children;
 
 // The temporary directories alive now, for the signal handler to remove.
 constexpr int kMaxDirs = 8;
@@ -71,13 +58,10 @@ void remove_dirs_from_handler() {
 }
 
 extern "C" void kill_children_and_die(int sig) {
-  for (auto& slot : g_children) {
-    const pid_t pid = slot.load();
-    if (pid > 0) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
-  }
+  g_children.each([](pid_t pid) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+  });
   remove_dirs_from_handler();
   ::signal(sig, SIG_DFL);
   ::raise(sig);
@@ -197,7 +181,7 @@ void RedisProcess::start(bool wait) {
     ::_exit(127);
   }
   pid_ = pid;
-  register_child(pid);
+  g_children.add(pid);
   if (wait) wait_ready();
 }
 
@@ -214,7 +198,7 @@ void RedisProcess::wait_ready() {
     if (up) return;
     int status = 0;
     if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-      unregister_child(pid_);
+      g_children.remove(pid_);
       pid_ = -1;
       throw NoRedisServer(options_.binary + " " + how_it_ended(status) + " at start; " +
                           keep_log(options_.dir + "/" + options_.name + ".d/redis.log"));
@@ -229,7 +213,7 @@ void RedisProcess::kill() {
   if (pid_ <= 0) return;
   ::kill(pid_, SIGKILL);
   ::waitpid(pid_, nullptr, 0);
-  unregister_child(pid_);
+  g_children.remove(pid_);
   pid_ = -1;
 }
 
@@ -266,11 +250,6 @@ void install_child_cleanup() {
   ::signal(SIGPIPE, SIG_IGN);
 }
 
-int running_children() {
-  int n = 0;
-  for (auto& slot : g_children)
-    if (slot.load() > 0) ++n;
-  return n;
-}
+int running_children() { return g_children.count(); }
 
 }  // namespace locksim::real

@@ -13,26 +13,13 @@
 #include <string_view>
 #include <thread>
 
+#include "locksim/base/pid_slots.hpp"
+
 namespace locksim::trial {
 
 namespace {
-// The live client groups, readable from a signal handler (a fixed array of atomics).
-constexpr int kMaxGroups = 256;
-std::atomic<pid_t> g_groups[kMaxGroups];
-
-void register_group(pid_t pgid) {
-  for (auto& slot : g_groups) {
-    pid_t empty = 0;
-    if (slot.compare_exchange_strong(empty, pgid)) return;
-  }
-}
-
-void unregister_group(pid_t pgid) {
-  for (auto& slot : g_groups) {
-    pid_t expected = pgid;
-    if (slot.compare_exchange_strong(expected, 0)) return;
-  }
-}
+// The live client groups, readable from a signal handler.
+base::PidSlots<256> g_groups;
 
 // The logs' directory, for the handler: a fixed buffer, valid while g_dir_set.
 char g_dir[512];
@@ -40,12 +27,10 @@ std::atomic<bool> g_dir_set{false};
 
 // Async-signal-safe only: kill, waitpid, fork, execv, _exit, signal, raise.
 extern "C" void kill_groups_and_die(int sig) {
-  for (auto& slot : g_groups) {
-    const pid_t pgid = slot.load();
-    if (pgid <= 0) continue;
+  g_groups.each([](pid_t pgid) {
     ::kill(-pgid, SIGKILL);
     ::waitpid(pgid, nullptr, 0);
-  }
+  });
   if (g_dir_set.load()) {
     const pid_t rm = ::fork();
     if (rm == 0) {
@@ -122,7 +107,7 @@ ClientProcess::ClientProcess(const std::vector<std::string>& argv,
   ::setpgid(pid, pid);  // also here: no window in which a signal to the group misses it
   pid_ = pid;
   running_ = group_alive_ = true;
-  register_group(pid);
+  g_groups.add(pid);
   ::close(report[1]);
   ::close(log);
   int error = 0;
@@ -142,7 +127,7 @@ ClientProcess::~ClientProcess() { end(std::chrono::milliseconds(0)); }
 
 void ClientProcess::forget() {
   if (!group_alive_) return;
-  unregister_group(pid_);
+  g_groups.remove(pid_);
   group_alive_ = false;
 }
 
@@ -208,11 +193,6 @@ void set_cleanup_directory(const std::string& path) {
   g_dir_set = true;
 }
 
-int running_client_groups() {
-  int n = 0;
-  for (auto& slot : g_groups)
-    if (slot.load() > 0) ++n;
-  return n;
-}
+int running_client_groups() { return g_groups.count(); }
 
 }  // namespace locksim::trial
