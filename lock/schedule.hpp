@@ -18,6 +18,8 @@ class ClientSchedule {
   // `identity`: whose streams the client draws (WorkloadParams::identities);
   // `client`: its place in this run, which slow sections name.
   ClientSchedule(uint64_t seed, uint32_t identity, uint32_t client, const WorkloadParams& workload);
+  // The schedule keeps a pointer to the workload: a temporary would dangle (ASan found one in a test).
+  ClientSchedule(uint64_t seed, uint32_t identity, uint32_t client, WorkloadParams&& workload) = delete;
 
   sim::Duration start() const;                     // in [0, start_spread]
   sim::Duration work(uint32_t iteration) const;    // a slow section's work where one is set

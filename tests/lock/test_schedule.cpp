@@ -49,7 +49,8 @@ TEST_CASE("schedule: the same scenario gives every lock the same starts, work an
   const std::vector<std::string> locks = {"set-nx-px", "token-lua", "watchdog", "reentrant", "fenced", "redlock",
                                           "fair", "getset", "db-for-update"};
   for (uint32_t client = 0; client < 3; ++client) {
-    const ClientSchedule schedule(5, client, client, world("set-nx-px", 3).workload);
+    const auto reference = world("set-nx-px", 3);
+    const ClientSchedule schedule(5, client, client, reference.workload);
     Timings expected;
     expected.starts.push_back(schedule.start().ns);
     for (uint32_t i = 0; i < 3; ++i) expected.works.push_back(schedule.work(i).ns);
@@ -79,7 +80,8 @@ TEST_CASE("schedule: a slow section replaces only that section's work, draws sta
   const ClientSchedule a(9, 0, 0, w), b(9, 1, 1, w);
   CHECK(b.work(2) == 1500_ms);
   CHECK(a.work(2) != 1500_ms);
-  CHECK(b.work(1) == ClientSchedule(9, 1, 1, WorkloadParams{}).work(1));
+  const WorkloadParams defaults;
+  CHECK(b.work(1) == ClientSchedule(9, 1, 1, defaults).work(1));
   for (uint32_t i = 0; i < 200; ++i) {
     CHECK(a.work(i) >= w.work_min);
     CHECK(a.work(i) <= w.work_max);
