@@ -1,7 +1,7 @@
 #pragma once
 // redis.call's reply to a script that said redis.setresp(3): the command's RESP2-typed
 // reply, typed by its RESP3 form, converted as Redis 7.0's redisProtocolToLuaType_*
-// convert RESP3 (internal to scripting.cpp).
+// convert RESP3 (internal to script_redis_api.cpp).
 #include <lua.hpp>
 
 #include <string>

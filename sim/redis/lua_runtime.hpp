@@ -1,6 +1,6 @@
 #pragma once
 // The Redis model's Lua state and what the script engine keeps beside it (internal
-// to scripting.cpp, functions.cpp's hooks and lua_state_pool.cpp).
+// to the script_*.cpp files, functions.cpp's hooks and lua_state_pool.cpp).
 #include <lua.hpp>
 
 #include <cstdint>

@@ -1,0 +1,353 @@
+// redis.call, redis.pcall and the rest of the `redis` table, as Redis 7.0.15's
+// script_lua.c gives them to scripts: the same argument rules, error texts and replies.
+// C functions here do their C++ work inside a HostScope and raise Lua errors only after
+// it has ended (script_lua.hpp says why).
+#include "locksim/sim/redis/script_redis_api.hpp"
+
+#include <cstdio>
+#include <string>
+
+#include "locksim/sim/redis/arguments.hpp"
+#include "locksim/sim/redis/command_table.hpp"
+#include "locksim/sim/redis/lua_resp3.hpp"
+#include "locksim/sim/redis/memory.hpp"
+#include "locksim/sim/redis/resp3_form.hpp"
+#include "locksim/sim/redis/script_lua.hpp"
+#include "locksim/sim/redis/sha1.hpp"
+
+namespace locksim::redis {
+
+namespace {
+
+// ---- redis.call / redis.pcall ------------------------------------------------
+
+// The work a command that walks whole values (kWalksValues) does on the data it
+// names, in instruction-equivalents: every argument that names a key costs that
+// value's size, and the commands that walk the keyspace cost its size. The
+// instruction hook sees none of this, so without it a loop of SUNIONSTOREs over
+// big sets would run unbounded. O(1) commands (SADD, GET) cost nothing here.
+constexpr uint64_t kInstructionsPerElement = 32;
+uint64_t value_size(const Entry& entry) {
+  switch (entry.type) {
+    case ValueType::String: return entry.str.size() / 64;
+    case ValueType::List: return entry.list().size();
+    case ValueType::Set: return entry.set().members.size();
+    case ValueType::ZSet: return entry.zset().size();
+    case ValueType::Hash: return entry.hash().size();
+  }
+  return 0;
+}
+
+uint64_t data_work(ExecContext& ctx, const CommandSpec& spec, const Command& argv) {
+  if (!(spec.flags & kWalksValues)) return 0;
+  if (equals_lower(argv[0], "keys") || equals_lower(argv[0], "flushdb"))
+    return ctx.db().keys.size() * kInstructionsPerElement;
+  if (equals_lower(argv[0], "flushall")) {
+    uint64_t keys = 0;
+    for (const auto& db : ctx.server.dbs) keys += db.keys.size();
+    return keys * kInstructionsPerElement;
+  }
+  uint64_t elements = 0;
+  for (size_t i = 1; i < argv.size(); ++i)
+    if (const Entry* entry = ctx.db().peek(argv[i], ctx.now_ms)) elements += value_size(*entry);
+  return elements * kInstructionsPerElement;
+}
+
+Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error, LuaRuntime& rt, uint64_t& work) {
+  const CommandSpec* spec = find_command(argv[0]);
+  if (!spec) {
+    error = "Unknown Redis command called from script";
+    return {};
+  }
+  if (!arity_matches(spec->arity, argv.size())) {
+    error = "Wrong number of args calling Redis command from script";
+    return {};
+  }
+  if (auto rejected = check_subcommand(*spec, argv)) {
+    error = rejected->str.starts_with("ERR unknown subcommand")
+                ? "Unknown Redis command called from script"
+                : "Wrong number of args calling Redis command from script";
+    return {};
+  }
+  if (spec->flags & kNoScript) {
+    error = "This Redis command is not allowed from script";
+    return {};
+  }
+  if (rt.read_only && (spec->flags & kWrite)) {
+    error = "Write commands are not allowed from read-only scripts.";
+    return {};
+  }
+  // The script's own SELECT carries on to its next calls (ctx is the EVAL's context).
+  ctx.in_script = true;
+  ctx.may_block = false;
+  if (!rt.allow_oom) {
+    if (auto refused = refuse_if_over_maxmemory(ctx.server, *spec, argv)) return std::move(*refused);
+  }
+  if (spec->flags & kWrite) rt.running.wrote = true;  // Redis SCRIPT_WRITE_DIRTY: SCRIPT KILL refuses from now on
+  Notifications::Scope scope(ctx.server.notifications, spec->name);
+  work = data_work(ctx, *spec, argv);
+  return spec->handler(ctx, argv);
+}
+
+// Pushes one result; returns true if it is an error table that redis.call must raise.
+// `work` receives the command's data_work, for the caller to charge outside C++ scopes.
+bool host_call(lua_State* L, bool raise, uint64_t& work) {
+  LuaRuntime& rt = runtime_of(L);
+  HostScope scope(rt);
+  std::string error;
+  Reply reply;
+  Resp3Form form = Resp3Form::Plain;
+  try {
+    const int argc = lua_gettop(L);
+    Command argv;
+    argv.reserve(static_cast<size_t>(argc));
+    if (argc == 0) error = "Please specify at least one argument for this redis lib call";
+    for (int i = 1; i <= argc && error.empty(); ++i) {
+      const int type = lua_type(L, i);
+      if (type == LUA_TNUMBER) {
+        // Redis formats numbers with %.17g, not Lua's %.14g.
+        char buffer[64];
+        int n = std::snprintf(buffer, sizeof buffer, "%.17g", static_cast<double>(lua_tonumber(L, i)));
+        argv.emplace_back(buffer, static_cast<size_t>(n));
+      } else if (type == LUA_TSTRING) {
+        size_t len = 0;
+        const char* s = lua_tolstring(L, i, &len);
+        argv.emplace_back(s, len);
+      } else {
+        error = "Lua redis lib command arguments must be strings or integers";
+      }
+    }
+    if (error.empty()) reply = run_from_script(*rt.ctx, argv, error, rt, work);
+    if (error.empty() && rt.resp == 3) form = resp3_form(argv);
+  } catch (const std::exception& e) {
+    error = std::string("internal error: ") + e.what();
+  }
+  if (!error.empty()) {
+    push_error_table(L, error_table_text(error));
+    return raise;
+  }
+  lua_settop(L, 0);  // Redis pops the arguments first: unpack() may have filled the stack
+  if (rt.resp == 3)
+    push_reply_resp3(L, reply, form, push_reply);
+  else
+    push_reply(L, reply);
+  return raise && reply.is_error();
+}
+
+// A call costs about a microsecond however small (argument vector, lookup, reply
+// or error table): a loop of redis.pcall('NOPE') must spend its budget in about a second.
+constexpr uint64_t kInstructionsPerCall = 100;
+
+// A command's cost, charged before it runs: its arguments at one byte per
+// instruction, since each is copied into the command and again into the data
+// set, which may grow by reallocation (a loop APPENDing 10 MB strings must
+// spend its budget in about a second).
+void charge_command(lua_State* L) {
+  uint64_t bytes = 0;
+  for (int i = 1; i <= lua_gettop(L); ++i)
+    if (lua_type(L, i) == LUA_TSTRING) bytes += lua_objlen(L, i);
+  lua_charge(L, kInstructionsPerCall + bytes);
+}
+
+// A reply's cost: its bytes, or its elements (lua_objlen would turn a number into a
+// string); an element is built in the model and again as a Lua string.
+void charge_reply(lua_State* L) {
+  const int type = lua_type(L, -1);
+  if (type == LUA_TSTRING)
+    lua_charge(L, lua_objlen(L, -1) / 8);
+  else if (type == LUA_TTABLE)
+    lua_charge(L, lua_objlen(L, -1) * kInstructionsPerElement);
+}
+
+int lua_redis_call(lua_State* L) {
+  charge_command(L);
+  uint64_t work = 0;
+  const bool raise = host_call(L, true, work);
+  lua_charge(L, work);
+  if (raise) return lua_error(L);
+  charge_reply(L);
+  return 1;
+}
+
+int lua_redis_pcall(lua_State* L) {
+  charge_command(L);
+  uint64_t work = 0;
+  host_call(L, false, work);
+  lua_charge(L, work);
+  charge_reply(L);
+  return 1;
+}
+
+// ---- the rest of the redis table ----------------------------------------------
+
+// Pushes the error table {err="ERR <text>"}; the caller returns or raises it.
+void push_error(lua_State* L, const char* text) {
+  HostScope scope(runtime_of(L));
+  push_error_table(L, error_table_text(text));
+}
+
+int lua_error_reply(lua_State* L) {
+  {
+    HostScope scope(runtime_of(L));
+    if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING) {
+      push_error_table(L, "ERR wrong number or type of arguments");
+    } else {
+      size_t len = 0;
+      const char* s = lua_tolstring(L, -1, &len);
+      std::string text(s, len);
+      if (text.empty() || text[0] != '-') text.insert(0, "-");  // redis.error_reply adds the dash
+      push_error_table(L, error_table_text(text));
+    }
+  }
+  return 1;
+}
+
+int lua_status_reply(lua_State* L) {
+  if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING) {
+    push_error(L, "wrong number or type of arguments");
+    return 1;
+  }
+  lua_newtable(L);
+  lua_pushstring(L, "ok");
+  lua_pushvalue(L, 1);
+  lua_rawset(L, -3);
+  return 1;
+}
+
+int lua_sha1hex(lua_State* L) {
+  if (lua_gettop(L) != 1) {
+    push_error(L, "wrong number of arguments");
+    return lua_error(L);
+  }
+  lua_charge(L, 1 + lua_objlen(L, 1) / 8);
+  {
+    HostScope scope(runtime_of(L));
+    size_t len = 0;
+    const char* s = lua_tolstring(L, 1, &len);
+    std::string hex = sha1_hex(s ? std::string_view(s, len) : std::string_view());
+    lua_pushlstring(L, hex.data(), hex.size());
+  }
+  return 1;
+}
+
+// redis.log validates its arguments like Redis and logs nothing: the model has no log.
+int lua_log(lua_State* L) {
+  const int argc = lua_gettop(L);
+  const char* problem = nullptr;
+  if (argc < 2)
+    problem = "redis.log() requires two arguments or more.";
+  else if (!lua_isnumber(L, 1))
+    problem = "First argument must be a number (log level).";
+  else if (lua_tonumber(L, 1) < 0 || lua_tonumber(L, 1) > 3)
+    problem = "Invalid debug level.";
+  if (problem) {
+    push_error(L, problem);
+    return lua_error(L);
+  }
+  return 0;
+}
+
+// Redis's luaSetResp: the protocol redis.call answers in for the rest of this run. The
+// version is read as Redis's (int)lua_tonumber reads it, so 2.7 is 2.
+int lua_setresp(lua_State* L) {
+  const char* problem = nullptr;
+  const int resp = lua_gettop(L) == 1 ? static_cast<int>(lua_tonumber(L, 1)) : 0;
+  if (lua_gettop(L) != 1)
+    problem = "redis.setresp() requires one argument.";
+  else if (resp != 2 && resp != 3)
+    problem = "RESP version must be 2 or 3.";
+  if (problem) {
+    push_error(L, problem);
+    return lua_error(L);
+  }
+  runtime_of(L).resp = resp;
+  return 0;
+}
+
+int lua_set_repl(lua_State* L) {
+  const char* problem = nullptr;
+  if (lua_gettop(L) != 1)
+    problem = "redis.set_repl() requires two arguments.";  // sic, 7.0.15
+  else if (static_cast<int64_t>(lua_tonumber(L, 1)) & ~int64_t{3})
+    problem = "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.";
+  if (problem) {
+    push_error(L, problem);
+    return lua_error(L);
+  }
+  return 0;
+}
+
+int lua_return_true(lua_State* L) {
+  lua_pushboolean(L, 1);
+  return 1;
+}
+int lua_return_false(lua_State* L) {
+  lua_pushboolean(L, 0);
+  return 1;
+}
+int lua_return_nothing(lua_State*) { return 0; }
+
+int lua_acl_check_cmd(lua_State* L) {
+  if (lua_gettop(L) == 0) {  // 7.0.15 says this, as redis.call does
+    push_error(L, "Please specify at least one argument for this redis lib call");
+    return lua_error(L);
+  }
+  bool known = false;
+  if (lua_gettop(L) >= 1 && lua_type(L, 1) == LUA_TSTRING) known = find_command(lua_tostring(L, 1)) != nullptr;
+  if (!known) {
+    push_error(L, "Invalid command passed to redis.acl_check_cmd()");
+    return lua_error(L);
+  }
+  lua_pushboolean(L, 1);  // the model has a single all-powerful user
+  return 1;
+}
+
+
+
+void set_function(lua_State* L, const char* name, lua_CFunction fn) {
+  lua_pushstring(L, name);
+  lua_pushcfunction(L, fn);
+  lua_rawset(L, -3);
+}
+
+void set_number(lua_State* L, const char* name, lua_Number value) {
+  lua_pushstring(L, name);
+  lua_pushnumber(L, value);
+  lua_rawset(L, -3);
+}
+
+
+}  // namespace
+
+// The redis table.
+void install_redis_table(lua_State* L, int globals) {
+  lua_newtable(L);
+  set_function(L, "call", lua_redis_call);
+  set_function(L, "pcall", lua_redis_pcall);
+  set_function(L, "error_reply", lua_error_reply);
+  set_function(L, "status_reply", lua_status_reply);
+  set_function(L, "sha1hex", lua_sha1hex);
+  set_function(L, "log", lua_log);
+  set_function(L, "setresp", lua_setresp);
+  set_function(L, "set_repl", lua_set_repl);
+  set_function(L, "replicate_commands", lua_return_true);
+  set_function(L, "breakpoint", lua_return_false);
+  set_function(L, "debug", lua_return_nothing);
+  set_function(L, "acl_check_cmd", lua_acl_check_cmd);
+  set_number(L, "LOG_DEBUG", 0);
+  set_number(L, "LOG_VERBOSE", 1);
+  set_number(L, "LOG_NOTICE", 2);
+  set_number(L, "LOG_WARNING", 3);
+  set_number(L, "REPL_NONE", 0);
+  set_number(L, "REPL_AOF", 1);
+  set_number(L, "REPL_SLAVE", 2);
+  set_number(L, "REPL_REPLICA", 2);
+  set_number(L, "REPL_ALL", 3);
+  lua_pushstring(L, "REDIS_VERSION");
+  lua_pushstring(L, "7.0.15");
+  lua_rawset(L, -3);
+  set_number(L, "REDIS_VERSION_NUM", 0x07000f);
+  lua_setfield(L, globals, "redis");
+}
+
+}  // namespace locksim::redis

@@ -1,0 +1,209 @@
+// How a script runs (Redis's script.c): KEYS and ARGV set, the instruction budget and
+// memory cap enforced, the host told of a long run, SCRIPT KILL honoured, and the result
+// or error turned into the reply.
+#include <lua.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "locksim/sim/redis/arguments.hpp"
+#include "locksim/sim/redis/memory.hpp"
+#include "locksim/sim/redis/script_cache.hpp"
+#include "locksim/sim/redis/script_lua.hpp"
+#include "locksim/sim/redis/scripting.hpp"
+
+namespace locksim::redis {
+
+namespace {
+
+bool run_budget_spent(const LuaRuntime& rt) {
+  return rt.options.lua_run_budget != 0 && rt.run_instructions >= rt.options.lua_run_budget;
+}
+
+void count_hook(lua_State* L, lua_Debug*);
+
+// Adds work to the running script; once over budget it keeps raising, so a
+// script cannot pcall its way out.
+void charge_work(lua_State* L, uint64_t cost) {
+  LuaRuntime& rt = runtime_of(L);
+  rt.instructions += cost;
+  rt.run_instructions += cost;
+  if (rt.instructions >= rt.options.lua_instruction_budget || run_budget_spent(rt)) rt.budget_exceeded = true;
+  if (rt.budget_exceeded) {
+    // From now on fire at every instruction of this thread, so an error caught by a
+    // pcall inside a loop is raised again as soon as control is back in the loop.
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+    lua_pushstring(L, "Script exceeded the instruction budget");
+    lua_error(L);
+  }
+  ScriptHost* host = rt.ctx ? rt.ctx->server.script_host : nullptr;
+  if (host && !rt.killed && rt.instructions >= rt.host_due) {
+    rt.host_due = rt.instructions + kScriptProgressInstructions;
+    rt.running.busy_reply_threshold_ms = rt.ctx->server.config.lua_time_limit_ms;
+    if (host->script_progress(rt.running)) rt.killed = true;
+  }
+  if (rt.killed) {  // Redis luaMaskCountHook: uncatchable, like the budget
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+    push_error_table(L, "ERR Script killed by user with SCRIPT KILL...");
+    lua_error(L);
+  }
+}
+
+// Deterministic script timeout: counts VM instructions, never wall time.
+void count_hook(lua_State* L, lua_Debug*) { charge_work(L, static_cast<uint64_t>(runtime_of(L).hook_step)); }
+
+void set_global_array(lua_State* L, int globals, const char* name, const Command& argv, size_t from, size_t count) {
+  lua_createtable(L, static_cast<int>(count), 0);
+  for (size_t i = 0; i < count; ++i) {
+    lua_pushlstring(L, argv[from + i].data(), argv[from + i].size());
+    lua_rawseti(L, -2, static_cast<int>(i + 1));
+  }
+  lua_pushstring(L, name);
+  lua_insert(L, -2);
+  lua_rawset(L, globals);
+}
+
+Reply error_from_lua(lua_State* L, const std::string& sha) {
+  if (!lua_istable(L, -1)) {
+    const char* msg = lua_isstring(L, -1) ? lua_tostring(L, -1) : "execution failure";
+    return Reply::error(without_newlines("ERR Error running script f_" + sha + ", " + std::string(msg).substr(0, 100)));
+  }
+  auto field = [&](const char* name) -> std::optional<std::string> {
+    lua_pushstring(L, name);
+    lua_rawget(L, -2);
+    std::optional<std::string> out;
+    if (lua_isstring(L, -1)) out = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    return out;
+  };
+  std::string text = field("err").value_or("");
+  auto source = field("source");
+  auto line = field("line");
+  if (source && line) text += " script: " + sha + ", on " + *source + ":" + *line + ".";
+  return Reply::error(without_newlines(std::move(text)));
+}
+
+// What a finished run answers: its stopped budget or memory, its error, or its value.
+Reply reply_of_run(LuaRuntime& rt, int status, const std::string& sha, std::string_view function) {
+  lua_State* L = rt.L;
+  Reply reply;
+  if (rt.budget_exceeded) {
+    reply = Reply::error("BUSY Script exceeded the instruction budget of " +
+                         std::to_string(rt.options.lua_instruction_budget) +
+                         " and was stopped; its earlier writes are kept");
+  } else if (rt.memory_exceeded) {
+    reply = Reply::error("OOM Script exceeded the Lua memory limit of " +
+                         std::to_string(rt.options.lua_memory_limit_bytes) + " bytes");
+  } else if (status != 0) {
+    reply = error_from_lua(L, function.empty() ? sha : std::string(function));
+  } else if (rt.killed) {  // stopped with no instruction left to raise in
+    reply = Reply::error("ERR Script killed by user with SCRIPT KILL...");
+  } else {
+    size_t budget = 1'000'000;
+    reply = lua_to_reply(L, -1, budget);
+  }
+  lua_settop(L, 0);
+  if (rt.memory_exceeded || rt.budget_exceeded) lua_gc(L, LUA_GCCOLLECT, 0);
+  return reply;
+}
+
+constexpr const char* kBusyEval = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+constexpr const char* kBusyFunction =
+    "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
+
+}  // namespace
+
+Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, bool read_only,
+                         std::string_view function) {
+  LuaRuntime& rt = *runtime_;
+  lua_State* L = rt.L;
+  int64_t numkeys = 0;
+  if (!parse_int64(argv[2], numkeys)) return error_reply(kNotInteger);
+  if (numkeys > static_cast<int64_t>(argv.size()) - 3)
+    return error_reply("ERR Number of keys can't be greater than number of args");
+  if (numkeys < 0) return error_reply("ERR Number of keys can't be negative");
+  std::string scratch;
+  ScriptRef script;
+  if (auto error = find_script(rt, argv, by_sha, function, scratch, script)) return *error;
+  const std::string& sha = *script.sha;
+
+  lua_settop(L, 0);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, rt.handler_ref);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, rt.globals_ref);
+  const int globals = lua_gettop(L);
+  const size_t keys = static_cast<size_t>(numkeys);
+  set_global_array(L, globals, "KEYS", argv, 3, keys);
+  set_global_array(L, globals, "ARGV", argv, 3 + keys, argv.size() - 3 - keys);
+  lua_pop(L, 1);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, rt.functions_ref);
+  lua_pushlstring(L, sha.data(), sha.size());
+  lua_rawget(L, -2);
+  lua_remove(L, -2);
+
+  if (run_budget_spent(rt))
+    return Reply::error("BUSY this run's Lua budget of " + std::to_string(rt.options.lua_run_budget) +
+                        " instructions is spent: no more scripts run");
+  const ScriptFlags flags = script.flags;
+  if (read_only && flags.shebang && !flags.no_writes)
+    return error_reply("ERR Can not execute a script with write flag using *_ro command.");
+  // Redis marks a flagged script that may write and lacks allow-oom deny-oom: over
+  // maxmemory it is refused before it runs (an unflagged one fails at its first write).
+  if (flags.shebang && !flags.no_writes && !flags.allow_oom && over_maxmemory(ctx.server))
+    return Reply::error(kOomError);
+  rt.read_only = read_only || flags.no_writes;
+  rt.allow_oom = flags.allow_oom;
+  rt.resp = 2;
+  rt.ctx = &ctx;
+  const ExecContext saved = ctx;
+  rt.instructions = 0;
+  rt.budget_exceeded = false;
+  rt.memory_exceeded = false;
+  rt.running = RunningScript{.is_eval = function.empty(), .wrote = false, .name = function.empty() ? std::string_view(sha) : function};
+  rt.killed = false;
+  rt.host_due = kScriptProgressInstructions;
+  ScriptHost* host = ctx.server.script_host;
+  if (host) host->script_started();
+  lua_sethook(L, count_hook, LUA_MASKCOUNT, rt.hook_step);
+  rt.enforce_memory = true;
+  rt.gc_useful = true;
+  const int status = lua_pcall(L, 0, 1, 1);
+  rt.enforce_memory = false;
+  lua_sethook(L, nullptr, 0, 0);
+  rt.ctx = nullptr;
+  if (host) host->script_ended();
+  ctx.in_script = saved.in_script;  // a SELECT inside the script stays there
+  ctx.db_index = saved.db_index;
+  ctx.may_block = saved.may_block;
+  return reply_of_run(rt, status, sha, function);
+}
+
+bool ScriptEngine::running() const { return runtime_->ctx != nullptr; }
+
+
+Reply ScriptEngine::busy_error() const { return Reply::error(runtime_->running.is_eval ? kBusyEval : kBusyFunction); }
+
+// Redis scriptKill: a script that wrote cannot be undone, so it cannot be stopped; each
+// KILL stops only its own kind.
+Reply ScriptEngine::kill(bool by_script_kill) {
+  if (!running()) return Reply::error("NOTBUSY No scripts in execution right now.");
+  LuaRuntime& rt = *runtime_;
+  if (rt.running.wrote)
+    return Reply::error(
+        "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the "
+        "script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.");
+  if (by_script_kill != rt.running.is_eval) return busy_error();
+  rt.killed = true;
+  return Reply::ok();
+}
+
+void LuaRuntime::charge(lua_State* state, uint64_t cost) {
+  if (ctx) charge_work(state, cost);  // outside a script (building the state): free
+}
+
+int LuaRuntime::raise_out_of_memory(lua_State* state) {
+  memory_exceeded = true;
+  lua_pushliteral(state, "not enough memory");
+  return lua_error(state);
+}
+
+}  // namespace locksim::redis
