@@ -3,6 +3,7 @@
 // 7.0's legacy key positions, which clients read to find a command's keys.
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <string>
 
 #include "locksim/server/command_facts.hpp"
@@ -222,6 +223,15 @@ std::vector<std::string_view> command_keys(const Command& argv) {
     else if (one_of(name, {"zdiffstore", "zinterstore", "zunionstore"})) {
       keys.push_back(argv[1]);
       numkeys_at(2);
+    } else if (name == "sort") {  // Redis sortGetKeys: the key, then the last STORE's destination
+      if (argv.size() > 1) keys.push_back(argv[1]);
+      std::optional<std::string_view> store;
+      for (size_t i = 2; i < argv.size(); ++i) {
+        if (redis::equals_lower(argv[i], "limit")) i += 2;
+        else if (redis::equals_lower(argv[i], "get") || redis::equals_lower(argv[i], "by")) i += 1;
+        else if (redis::equals_lower(argv[i], "store") && i + 1 < argv.size()) store = argv[++i];
+      }
+      if (store) keys.push_back(*store);
     } else if (range.first > 0 && argv.size() > 1) {
       keys.push_back(argv[1]);
     } else {

@@ -22,8 +22,9 @@ std::string lower(std::string text) {
   return text;
 }
 
-// Parameters of persistence and of Redis's internal encodings: a model that keeps no
-// files and has no encodings accepts them and is unchanged (Redis's test suite sets them).
+// Parameters of persistence and of Redis's internal encodings the model does not
+// keep: it accepts them and is unchanged (Redis's test suite sets them). The encodings
+// it does keep (hash, zset, set, list limits) are the model's own parameters.
 bool without_effect(const std::string& lower_name) {
   static constexpr std::array kPatterns = {
       "save",           "appendonly",   "appendfsync",     "list-compress-depth", "*-max-ziplist-*", "*-max-listpack-*",
@@ -74,15 +75,20 @@ Reply config_set(Server::Core& core, Connection& conn, const Command& argv) {
     const std::string name = lower(argv[i]);
     if (!seen.insert(name).second)
       return Reply::error("ERR CONFIG SET failed (possibly related to argument '" + argv[i] + "') - duplicate parameter");
-    if (is_own(name) || without_effect(name)) {
+    if (is_own(name)) {
       own.emplace_back(name, &argv[i + 1]);
       continue;
     }
+    // The model's own parameters first: it has the encodings' limits (OBJECT ENCODING follows them).
     const Reply known = core.model.execute(conn.id(), {"CONFIG", "GET", argv[i]}, now);
-    if (known.type != Reply::Type::Array || known.elements.empty())
+    if (known.type == Reply::Type::Array && !known.elements.empty()) {
+      to_model.push_back(argv[i]);
+      to_model.push_back(argv[i + 1]);
+    } else if (without_effect(name)) {
+      own.emplace_back(name, &argv[i + 1]);
+    } else {
       return Reply::error("ERR Unknown option or number of arguments for CONFIG SET - '" + argv[i] + "'");
-    to_model.push_back(argv[i]);
-    to_model.push_back(argv[i + 1]);
+    }
   }
   Settings next{core.options.limits, core.options.protected_mode, core.traffic.idle_timeout_s,
                 core.options.requirepass};

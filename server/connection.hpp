@@ -54,6 +54,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // CLIENT REPLY: OFF silences every reply, SKIP the next command's; the CLIENT REPLY
   // OFF/SKIP command itself answers nothing (reply_suppressed).
   bool reply_off = false, skip_next = false, reply_suppressed = false;
+  // CLIENT REPLY ON: every reply from this one on, even if SKIP came just before (Redis
+  // clears its skip flags before it answers OK).
+  void replies_on() { reply_off = skip_next = skipping_ = false; }
   bool monitor = false;      // MONITOR: receives every other client's commands
   ClientTracking tracking;   // CLIENT TRACKING's settings
   int64_t hold_reply_ms = 0;  // the next write waits this long (a DELAY fault, DEBUG SLEEP)

@@ -100,7 +100,7 @@ Reply cmd_hello(Server::Core& core, Connection& conn, const Command& argv) {
 // CLIENT REPLY ON|OFF|SKIP (networking.c): only ON answers.
 Reply client_reply(Connection& conn, const std::string& mode) {
   if (redis::equals_lower(mode, "on")) {
-    conn.reply_off = conn.skip_next = false;
+    conn.replies_on();
     return Reply::ok();
   }
   if (redis::equals_lower(mode, "off")) {

@@ -2,6 +2,7 @@
 
 #include <lua.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 
@@ -305,7 +306,7 @@ Reply FunctionEngine::load(ExecContext& ctx, const Command& argv) {
     if (end > i) words.push_back(first.substr(i, end - i));
     i = end + 1;
   }
-  if (words.empty() || words[0] != "#!lua")
+  if (words.empty() || !equals_lower(std::string_view(words[0]).substr(2), "lua"))  // engines are case-blind
     return error_reply("ERR Engine '" + (words.empty() ? std::string() : words[0].substr(2)) + "' not found");
   std::string name;
   bool named = false;
@@ -322,6 +323,26 @@ Reply FunctionEngine::load(ExecContext& ctx, const Command& argv) {
   if (auto error = install(engine, library, code.substr(newline), replace)) return *error;
   libraries_[name] = std::move(library);
   return Reply::bulk(name);
+}
+
+// Redis functionStatsCommand; while an EVAL runs it answers that EVAL's -BUSY.
+Reply FunctionEngine::stats(const ExecContext& ctx) const {
+  const RunningScript* running = ctx.server.script_engine().running_script();
+  if (running && running->is_eval)
+    return error_reply("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+  Reply script = Reply::nil();
+  if (running) {
+    std::vector<Reply> command;
+    if (running->command)
+      for (const std::string& word : *running->command) command.push_back(Reply::bulk(word));
+    script = Reply::array({Reply::bulk("name"), Reply::bulk(std::string(running->name)), Reply::bulk("command"),
+                           Reply::array(std::move(command)), Reply::bulk("duration_ms"),
+                           Reply::integer_(std::max<int64_t>(0, ctx.now_ms - running->started_ms))});
+  }
+  Reply engine = Reply::array({Reply::bulk("libraries_count"), Reply::integer_(static_cast<int64_t>(library_count())),
+                               Reply::bulk("functions_count"), Reply::integer_(static_cast<int64_t>(function_count()))});
+  return Reply::array({Reply::bulk("running_script"), std::move(script), Reply::bulk("engines"),
+                       Reply::array({Reply::bulk("LUA"), std::move(engine)})});
 }
 
 Reply FunctionEngine::list(const Command& argv) const {
@@ -411,6 +432,7 @@ Reply cmd_function(ExecContext& ctx, const Command& argv) {
     return Reply::ok();
   }
   if (equals_lower(argv[1], "kill")) return ctx.server.script_engine().kill(false);
+  if (equals_lower(argv[1], "stats") && argv.size() == 2) return functions.stats(ctx);
   return error_reply("ERR FUNCTION " + argv[1] + " is not modelled by locksim (DUMP and RESTORE need RDB)");
 }
 

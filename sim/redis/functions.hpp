@@ -21,6 +21,8 @@ class FunctionEngine {
  public:
   Reply load(ExecContext& ctx, const Command& argv);
   Reply list(const Command& argv) const;
+  // FUNCTION STATS: the running function (name, its FCALL, for how long) and the engine's counts.
+  Reply stats(const ExecContext& ctx) const;
   size_t library_count() const { return libraries_.size(); }
   size_t function_count() const { return library_of_.size(); }
   Reply remove(const std::string& library, ScriptEngine& engine);

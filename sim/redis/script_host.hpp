@@ -11,7 +11,9 @@
 // Without a host (the simulator, the console) nothing of this happens: a script runs
 // to its end or to its instruction budget, deterministically.
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace locksim::redis {
 
@@ -23,6 +25,8 @@ struct RunningScript {
   bool wrote = false;                     // it called a write command: SCRIPT KILL no longer stops it
   int64_t busy_reply_threshold_ms = 5000;  // CONFIG busy-reply-threshold (lua-time-limit)
   std::string_view name;                  // the script's SHA-1 or the function's name
+  const std::vector<std::string>* command = nullptr;  // the caller's EVAL or FCALL (FUNCTION STATS)
+  int64_t started_ms = 0;                 // the caller's "now" when it started (FUNCTION STATS)
 };
 
 class ScriptHost {

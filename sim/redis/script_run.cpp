@@ -158,7 +158,11 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   rt.instructions = 0;
   rt.budget_exceeded = false;
   rt.memory_exceeded = false;
-  rt.running = RunningScript{.is_eval = function.empty(), .wrote = false, .name = function.empty() ? std::string_view(sha) : function};
+  rt.running = RunningScript{.is_eval = function.empty(),
+                             .wrote = false,
+                             .name = function.empty() ? std::string_view(sha) : function,
+                             .command = &argv,
+                             .started_ms = ctx.now_ms};
   rt.killed = false;
   rt.host_due = kScriptProgressInstructions;
   ScriptHost* host = ctx.server.script_host;
@@ -178,6 +182,8 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
 }
 
 bool ScriptEngine::running() const { return runtime_->ctx != nullptr; }
+
+const RunningScript* ScriptEngine::running_script() const { return running() ? &runtime_->running : nullptr; }
 
 
 Reply ScriptEngine::busy_error() const { return Reply::error(runtime_->running.is_eval ? kBusyEval : kBusyFunction); }

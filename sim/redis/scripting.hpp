@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "locksim/sim/redis/script_host.hpp"
 #include "locksim/sim/redis/script_shebang.hpp"
 #include "locksim/sim/redis/server_state.hpp"
 
@@ -35,6 +36,8 @@ class ScriptEngine {
   void flush();
   // While a script runs (only another client's command, through a ScriptHost, sees one):
   bool running() const;
+  // The running script (FUNCTION STATS), or null.
+  const RunningScript* running_script() const;
   // Redis's -BUSY for a command that is not allow-busy.
   Reply busy_error() const;
   // SCRIPT KILL (by_script_kill) or FUNCTION KILL: OK and the script stops, or why not.

@@ -82,6 +82,7 @@ bool allowed_when_subscribed(std::string_view name) {
 // is busy (the host answers AUTH, HELLO, QUIT, RESET and SHUTDOWN NOSAVE itself).
 bool allowed_while_busy(const CommandSpec& spec, const Command& command) {
   if (spec.name == "multi" || spec.name == "discard" || spec.name == "watch" || spec.name == "unwatch") return true;
+  if (spec.name == "function" && command.size() == 2 && equals_lower(command[1], "stats")) return true;
   return (spec.name == "script" || spec.name == "function") && command.size() == 2 && equals_lower(command[1], "kill");
 }
 
