@@ -17,7 +17,7 @@ namespace {
 
 // Whether the inventory counts a failure as the lock's own. The one place the
 // kit reads that split: NoOwnFailures() follows whatever it becomes.
-bool own_failure(const props::Failure& f) { return !props::outside_assumptions(f); }
+bool own_failure(const props::Failure& f) { return props::own_failure(f); }
 
 std::string join(const std::vector<std::string>& words, std::string_view sep) {
   std::string out;
