@@ -15,9 +15,10 @@ namespace locksim::testing {
 
 namespace {
 
-// Whether the inventory counts a failure as the lock's own. The one place the
-// kit reads that split: NoOwnFailures() follows whatever it becomes.
-bool own_failure(const props::Failure& f) { return props::own_failure(f); }
+// Whether the inventory counts a failure as the lock's own (of a claimed property,
+// inside the assumptions): props::own_failure, the one place the kit reads that
+// split; NoOwnFailures() follows whatever it becomes.
+bool counts_as_own(const props::Failure& f) { return props::own_failure(f); }
 
 std::string join(const std::vector<std::string>& words, std::string_view sep) {
   std::string out;
@@ -44,7 +45,7 @@ Failure failure_of(const props::Failure& f, const props::Assumptions& assumed, c
   out.needs = f.needs;
   out.runs = f.runs;
   out.first_run = f.first_run;
-  out.own = own_failure(f);
+  out.own = counts_as_own(f);
   out.shrunk = f.example.shrunk;
   out.scenario = props::to_string(f.example.shrunk);
   // A failure outside the assumptions replays without them (replay refuses a scenario that breaks them).
