@@ -49,7 +49,7 @@ Failure failure_of(const props::Failure& f, const props::Assumptions& assumed, c
   out.shrunk = f.example.shrunk;
   out.scenario = props::to_string(f.example.shrunk);
   // A failure outside the assumptions replays without them (replay refuses a scenario that breaks them).
-  out.replay = props::replay_command(f.example.shrunk, out.own ? assumed : props::Assumptions{}, program);
+  out.replay = props::replay_command(f.example.shrunk, props::outside_assumptions(f) ? props::Assumptions{} : assumed, program);
   return out;
 }
 
