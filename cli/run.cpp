@@ -187,6 +187,9 @@ int cmd_list(const OutputOptions& output) {
       params += fmt::format(" --{} {}", name, p ? p->get(a.defaults) : "?");
     }
     out += fmt::format("    parameters:{}\n", params);
+    std::string claims;  // what check judges it on (docs/failures.md#claims)
+    for (auto id : lock::claims_of(a)) claims += (claims.empty() ? "" : ", ") + std::string(id);
+    out += fmt::format("    claims: {}\n", claims.empty() ? "nothing" : claims);
     if (a.masters > 1 || a.replica)
       out += fmt::format("    deployment: {}\n", a.replica ? "a master with an asynchronous replica"
                                                             : fmt::format("{} independent masters", a.masters));

@@ -111,3 +111,16 @@ TEST_CASE("check: a variant's claims come from its file, and a claim that is no 
   CHECK(bad.err.find(typo + ": claims: 'mutual-exclusoin' is no property") != std::string::npos);
   std::system(("rm -rf '" + dir + "'").c_str());
 }
+
+TEST_CASE("list shows what each lock claims") {
+  const Ran r = locksim("list");
+  REQUIRE(r.status == 0);
+  const size_t fenced = r.out.find(". fenced\n"), redlock = r.out.find(". redlock\n");
+  REQUIRE(fenced != std::string::npos);
+  REQUIRE(redlock != std::string::npos);
+  CHECK(r.out.find("    claims: no-deadlock, owner-only-release, no-zombie-lock, no-stalled-wait, fenced-writes\n",
+                   fenced) < redlock);
+  CHECK(r.out.find("    claims: mutual-exclusion, no-deadlock, owner-only-release, no-zombie-lock, no-stalled-wait, "
+                   "bounded-wait\n",
+                   r.out.find(". fair\n")) != std::string::npos);
+}
