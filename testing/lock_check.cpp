@@ -46,6 +46,7 @@ Failure failure_of(const props::Failure& f, const props::Assumptions& assumed, c
   out.runs = f.runs;
   out.first_run = f.first_run;
   out.own = counts_as_own(f);
+  out.outside = props::outside_assumptions(f);
   out.shrunk = f.example.shrunk;
   out.scenario = props::to_string(f.example.shrunk);
   // A failure outside the assumptions replays without them (replay refuses a scenario that breaks them).
@@ -79,7 +80,9 @@ CheckReport check_lock(const std::string& algorithm, const CheckSettings& s) {
 }
 
 bool FailureFilter::matches(const Failure& f) const {
-  return (!property || f.property == *property) && (!own_only || f.own);
+  // A property named is judged whether or not the lock claims it (as check --property P).
+  const bool own = property ? !f.outside : f.own;
+  return (!property || f.property == *property) && (!own_only || own);
 }
 
 std::string FailureFilter::describe() const {

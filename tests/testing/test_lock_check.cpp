@@ -134,3 +134,16 @@ TEST_CASE("a report is the same for any number of jobs") {
   const auto two = check_lock("token-check-del", {.faults = "pause,delay", .runs = 300, .jobs = 2});
   CHECK(describe(one) == describe(two));
 }
+
+// Claims (docs/failures.md#claims): a failure of a property the lock does not claim is
+// listed but not its own; naming the property (NoOwnFailureOf) judges it all the same.
+TEST_CASE("NoOwnFailures follows the lock's claims, and NoOwnFailureOf judges the property it names") {
+  const CheckReport report = check_lock(
+      "token-lua", {.runs = 300, .assume = "work<=10s,pause<=5s", .lock_params = {{"lease", "30s"}}});
+  CHECK_THAT(report, NoOwnFailures());
+  const auto* unfair = kit_test::failure_of(report, Property::BoundedWait);
+  REQUIRE(unfair != nullptr);
+  CHECK_FALSE(unfair->own);
+  CHECK_FALSE(unfair->outside);
+  CHECK_THAT(report, !locksim::testing::NoOwnFailureOf(Property::BoundedWait));
+}
