@@ -20,6 +20,7 @@
 #include "locksim/cli/signals.hpp"
 #include "locksim/cli/subcommand.hpp"
 #include "locksim/cli/verdicts.hpp"
+#include "locksim/props/claims.hpp"
 #include "locksim/props/exercised.hpp"
 #include "locksim/props/defaults.hpp"
 #include "locksim/props/explorer.hpp"
@@ -139,8 +140,10 @@ int check_first(const CheckFlags& o, const props::FaultModel& model, props::Expl
 }
 
 int check_inventory(const CheckFlags& o, const props::FaultModel& model, const props::ExploreOptions& x,
-                    const props::Assumptions& assumptions, const std::string& header) {
+                    const props::Assumptions& assumptions, const std::vector<props::Property>& claims,
+                    const std::string& header) {
   props::InventoryOptions io;
+  io.claims = claims;
   io.seed = x.seed;
   io.first_run = x.first_run;
   io.stride = x.stride;
@@ -179,9 +182,10 @@ int check_inventory(const CheckFlags& o, const props::FaultModel& model, const p
     if (f.property == props::Property::VariantError) return 2;
   if (inv.failures.empty() && inv.partial) return 130;  // as a shell reports an interrupted command
   if (inv.failures.empty()) return exercised_status(inv.worst, x.target, inv.runs);
-  // Failures outside the assumptions are listed for the deployment to rule out; only the lock's own fail the check.
+  // Failures outside the assumptions are listed for the deployment to rule out, and those of
+  // properties the lock does not claim for the reader; only the lock's own fail the check.
   for (const auto& f : inv.failures)
-    if (!props::outside_assumptions(f)) return 1;
+    if (props::own_failure(f)) return 1;
   return 0;
 }
 
@@ -196,6 +200,19 @@ int cmd_check(const CheckFlags& o) {
     if (!target)
       throw UsageError(fmt::format("--property: unknown property '{}' (known: {})", o.property, property_list()));
   }
+  std::vector<props::Property> claims;
+  try {
+    claims = props::claimed_properties(o.algorithm);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());  // a variant's claim that is no property
+  }
+  if (!o.claims.empty()) {
+    std::string error;
+    const auto given = props::parse_claims(o.claims, &error);
+    if (!given) throw UsageError(fmt::format("--claims '{}': {}", o.claims, error));
+    claims = *given;
+  }
+  if (target) claims = props::with_claim(claims, *target);  // asked for by name
   const Shard shard = o.shard.empty() ? Shard{} : parse_shard(o.shard);
   check_output_paths(o.output, o.save);  // now, not after the exploration
   if (o.first && o.json) throw UsageError("--json prints the inventory; it does not go with --first");
@@ -240,8 +257,9 @@ int cmd_check(const CheckFlags& o) {
   header += fmt::format("deployment: {}{}; assuming: {}\n", deployment_text(model.base),
                         fails_over ? " (a drawn master crash fails over to an asynchronous replica)" : "",
                         assumptions_text(assumptions));
+  header += fmt::format("claims: {}\n", props::claims_text(claims));
   if (o.first) return check_first(o, model, x, header);
-  return check_inventory(o, model, x, assumptions, header);
+  return check_inventory(o, model, x, assumptions, claims, header);
 }
 
 }  // namespace locksim::cli
@@ -290,7 +308,9 @@ Subcommand add_check_command(CLI::App& parent) {
       "failure's runs and keeping its lowest first_run.\n"
       "Each failure is the lock's own when its counterexample stays inside the assumptions in force (the "
       "algorithm's documented ones plus --assume; printed in the header and the JSON), else it is listed outside "
-      "them with the assumptions it breaks: what the deployment must rule out. Only the lock's own failures make "
+      "them with the assumptions it breaks: what the deployment must rule out. A failure under the assumptions of a "
+      "property the lock does not claim (the header's claims: e.g. fairness of a spin lock) is listed in a section "
+      "of its own. Only the lock's own failures, of claimed properties under the assumptions, make "
       "the exit status 1. Where the deployment's built-in counterpart (the watchdog on one Redis, redlock on "
       "several masters) fails the same scenario the same way, the entry says so.");
   app->add_option("ALGORITHM", check.algorithm, "an algorithm id (see 'locksim list')")->required();
@@ -313,8 +333,8 @@ Subcommand add_check_command(CLI::App& parent) {
   app->add_flag("--no-shrink", check.no_shrink, "show the counterexample as found, unshrunk");
   app->add_flag("--first", check.first, "stop at the first violation and draw it, instead of the whole inventory");
   app->add_flag("--json", check.json,
-                "print the inventory as one JSON object {algorithm, seed, runs, assumptions, failures: [{property, "
-                "cause, catalogue, inherent, runs, first_run, needs, replay}]}; shards' outputs merge by adding runs "
+                "print the inventory as one JSON object {algorithm, seed, runs, assumptions, claims, failures: "
+                "[{property, cause, catalogue, claimed, inherent, runs, first_run, needs, replay}]}; shards' outputs merge by adding runs "
                 "and keeping the lowest first_run");
   app->add_option("--assume", check.assume,
                   "what the deployment guarantees, added to the algorithm's documented assumptions, comma-separated: "
@@ -322,6 +342,11 @@ Subcommand add_check_command(CLI::App& parent) {
                   "within 1000 ppm), no-failover, work<=D, pause<=D, delay<=D, clock<=D (bounds); none: assume "
                   "nothing at all. Failures that need more are listed outside the assumptions; bounds shape the "
                   "faults drawn");
+  app->add_option("--claims", check.claims,
+                  "the properties the lock promises, comma-separated, or all/none, replacing the algorithm's own "
+                  "(the header prints them; a variant file's `claims = {...}`): only failures of claimed properties "
+                  "under the assumptions fail the check; the others are listed apart")
+      ->check(non_empty_validator("PROPERTIES"));
   app->add_option("--nested", check.nested,
                   "draw nested acquires up to this depth in half the runs (default: 1 for "
                   "algorithms whose story includes reentrancy, else 0)")

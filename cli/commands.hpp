@@ -38,6 +38,7 @@ struct CheckFlags {
   bool first = false;      // stop at the first violation (no inventory)
   bool json = false;       // the inventory as one JSON object
   std::string assume;      // stated assumptions: durable-redis,sane-redis-clock,pause<=D,no-failover
+  std::string claims;      // the properties the lock promises, replacing the algorithm's ("": its own)
   uint32_t nested = 0;     // draw nested acquires up to this depth (0: the algorithm's default)
   std::string time;        // spend this much wall time instead of a run count
   OutputOptions output;

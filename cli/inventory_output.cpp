@@ -6,6 +6,7 @@
 #include "locksim/cli/program_name.hpp"
 #include "locksim/cli/verdicts.hpp"
 #include "locksim/lock/registry.hpp"
+#include "locksim/props/claims.hpp"
 #include "locksim/render/chrome_trace.hpp"
 #include "locksim/render/duration.hpp"
 #include "locksim/render/terminal_safe.hpp"
@@ -185,12 +186,17 @@ std::string inventory_text(const InventoryContext& ctx, const props::Inventory& 
                inv.worst.max_overtakes, inv.worst.acquisitions) +
            evidence_text(inv.evidence, inv.runs_outside);
   }
-  size_t own = 0;
-  for (const auto& f : inv.failures) own += props::outside_assumptions(f) ? 0 : 1;
+  size_t own = 0, unclaimed = 0;
+  for (const auto& f : inv.failures) {
+    own += props::own_failure(f) ? 1 : 0;
+    unclaimed += props::unclaimed_failure(f) ? 1 : 0;
+  }
+  const size_t outside = inv.failures.size() - own - unclaimed;
   const std::string deployment = deployment_text(ctx.model.base);
-  out += fmt::format("{} run{}: {} distinct failure{} ({} under your assumptions, {} outside them)\n", inv.runs,
-                     inv.runs == 1 ? "" : "s", inv.failures.size(), inv.failures.size() == 1 ? "" : "s", own,
-                     inv.failures.size() - own);
+  out += fmt::format("{} run{}: {} distinct failure{} ({} under your assumptions, {} outside them{})\n", inv.runs,
+                     inv.runs == 1 ? "" : "s", inv.failures.size(), inv.failures.size() == 1 ? "" : "s",
+                     own + unclaimed, outside,
+                     unclaimed ? fmt::format("; {} of properties {} does not claim", unclaimed, ctx.algorithm) : "");
   const props::Failure& first = inv.failures.front();
   out += fmt::format("\nfound: {} violated in run {} by {}{}, shrunk in {} more runs to {} client{}\n\n",
                      props::to_string(first.property), first.example.run, cause_name(first),
@@ -200,18 +206,26 @@ std::string inventory_text(const InventoryContext& ctx, const props::Inventory& 
   size_t n = 0;
   if (own > 0) out += fmt::format("\nFailures under your assumptions ({}'s own):\n", ctx.algorithm);
   for (const auto& f : inv.failures)
-    if (!props::outside_assumptions(f)) out += failure_entry(++n, f, inv.runs, ctx.assumptions, deployment);
-  if (own < inv.failures.size()) {
+    if (props::own_failure(f)) out += failure_entry(++n, f, inv.runs, ctx.assumptions, deployment);
+  if (unclaimed > 0) {
+    out += fmt::format(
+        "\nFailures under your assumptions of properties {} does not claim (listed, not counted; it claims {}):\n",
+        ctx.algorithm, props::claims_text(inv.claims));
+    for (const auto& f : inv.failures)
+      if (props::unclaimed_failure(f)) out += failure_entry(++n, f, inv.runs, ctx.assumptions, deployment);
+  }
+  if (outside > 0) {
     out += "\nFailures outside your assumptions (what the deployment must rule out):\n";
     for (const auto& f : inv.failures)
       if (props::outside_assumptions(f)) out += failure_entry(++n, f, inv.runs, ctx.assumptions, deployment);
   }
   out += evidence_text(inv.evidence, inv.runs_outside);
   if (own > 0)
-    out += fmt::format("\n{} failure{} under your assumptions ({}); exit status 1.\n", own, own == 1 ? "" : "s",
-                       assumptions_text(ctx.assumptions));
+    out += fmt::format("\n{} failure{} {}under your assumptions ({}); exit status 1.\n", own, own == 1 ? "" : "s",
+                       unclaimed ? "of claimed properties " : "", assumptions_text(ctx.assumptions));
   else
-    out += fmt::format("\nNo failure under your assumptions ({}); exit status 0.\n", assumptions_text(ctx.assumptions));
+    out += fmt::format("\nNo failure {}under your assumptions ({}); exit status 0.\n",
+                       unclaimed ? "of a claimed property " : "", assumptions_text(ctx.assumptions));
   return render::terminal_safe(out, output.use_colour());
 }
 
@@ -219,11 +233,14 @@ std::string inventory_json(const InventoryContext& ctx, const props::Inventory& 
   using render::json_string;
   std::vector<std::string> assumed;
   for (const auto& w : props::assumption_words(ctx.assumptions)) assumed.push_back(json_string(w));
+  std::vector<std::string> claimed;
+  for (props::Property p : inv.claims) claimed.push_back(json_string(props::to_string(p)));
   std::string out = fmt::format(
       "{{\"algorithm\": {}, \"seed\": {}, \"runs\": {}, \"budget\": {}, \"shard\": [{}, {}], "
-      "\"deployment\": {}, \"assumptions\": [{}], \"evidence\": {}, \"failures\": [",
+      "\"deployment\": {}, \"assumptions\": [{}], \"claims\": [{}], \"evidence\": {}, \"failures\": [",
       json_string(ctx.algorithm), ctx.seed, inv.runs, ctx.budget, ctx.shard.index, ctx.shard.count,
-      json_string(deployment_text(ctx.model.base)), join(assumed, ", "), evidence_json(inv.evidence, inv.runs_outside));
+      json_string(deployment_text(ctx.model.base)), join(assumed, ", "), join(claimed, ", "),
+      evidence_json(inv.evidence, inv.runs_outside));
   for (size_t i = 0; i < inv.failures.size(); ++i) {
     const props::Failure& f = inv.failures[i];
     std::vector<std::string> needs;
@@ -232,12 +249,12 @@ std::string inventory_json(const InventoryContext& ctx, const props::Inventory& 
     for (const std::string& b : f.breaks) breaks.push_back(json_string(b));
     out += fmt::format(
         "{}\n  {{\"property\": {}, \"cause\": {}, \"catalogue\": {}, \"outside_assumptions\": {}, "
-        "\"breaks\": [{}], \"inherent\": {}, \"runs\": {}, "
+        "\"breaks\": [{}], \"claimed\": {}, \"inherent\": {}, \"runs\": {}, "
         "\"first_run\": {}, \"first_inside_run\": {}, \"example_run\": {}, \"needs\": [{}], \"clients\": {}, "
         "\"fault\": {}, \"why\": {}, \"replay\": {}}}",
         i ? "," : "", json_string(props::to_string(f.property)), json_string(props::to_string(f.cause)),
         f.catalogue.empty() ? "null" : json_string(f.catalogue), props::outside_assumptions(f) ? "true" : "false",
-        join(breaks, ", "), f.inherent ? "true" : "false", f.runs, f.first_run,
+        join(breaks, ", "), f.claimed ? "true" : "false", f.inherent ? "true" : "false", f.runs, f.first_run,
         f.first_inside_run ? std::to_string(*f.first_inside_run) : "null", f.example.run, join(needs, ", "),
         f.example.shrunk.workload.clients, json_string(f.example.violation.fault),
         json_string(f.example.violation.sentence),

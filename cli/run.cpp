@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <stdexcept>
 
 #include <CLI/CLI.hpp>
 
@@ -12,6 +13,7 @@
 #include "locksim/cli/subcommand.hpp"
 #include "locksim/cli/verdicts.hpp"
 #include "locksim/lock/sources.hpp"
+#include "locksim/props/claims.hpp"
 #include "locksim/render/chrome_trace.hpp"
 #include "locksim/render/sequence.hpp"
 #include "locksim/render/svg.hpp"
@@ -187,6 +189,13 @@ int cmd_list(const OutputOptions& output) {
       params += fmt::format(" --{} {}", name, p ? p->get(a.defaults) : "?");
     }
     out += fmt::format("    parameters:{}\n", params);
+    std::string claims;  // what check judges it on (docs/failures.md#claims), in check's order
+    try {
+      claims = props::claims_text(props::claimed_properties(a.id));
+    } catch (const std::invalid_argument&) {  // a variant's claim that is no property: as written (check refuses it)
+      for (auto id : lock::claims_of(a)) claims += (claims.empty() ? "" : ", ") + std::string(id);
+    }
+    out += fmt::format("    claims: {}\n", claims.empty() ? "nothing" : claims);
     if (a.masters > 1 || a.replica)
       out += fmt::format("    deployment: {}\n", a.replica ? "a master with an asynchronous replica"
                                                             : fmt::format("{} independent masters", a.masters));

@@ -176,6 +176,31 @@ std::string apply_params(lua_State* L, LuaVariant& v) {
   return {};
 }
 
+// `claims = { "mutual-exclusion", "no-deadlock" }`: the properties the variant promises,
+// a list of their ids (props/ knows the ids and refuses an unknown one when check reads them).
+std::string read_claims(lua_State* L, LuaVariant& v) {
+  v.claims_declared = true;
+  const size_t n = lua_objlen(L, -1);
+  for (size_t i = 1; i <= n; ++i) {
+    lua_rawgeti(L, -1, static_cast<int>(i));
+    const bool text = lua_type(L, -1) == LUA_TSTRING;
+    if (text) v.claims.emplace_back(lua_tostring(L, -1));
+    lua_pop(L, 1);
+    if (!text) return fmt::format("claims: entry {} must be a property id such as \"mutual-exclusion\"", i);
+  }
+  // Only a list: a key beside its entries is a mistake (`claims = { fenced = true }`).
+  lua_pushnil(L);
+  while (lua_next(L, -2) != 0) {
+    const bool listed = lua_type(L, -2) == LUA_TNUMBER && lua_tonumber(L, -2) >= 1 && lua_tonumber(L, -2) <= n;
+    lua_pop(L, 1);
+    if (!listed) {
+      lua_pop(L, 1);
+      return "claims: a list of property ids, e.g. { \"mutual-exclusion\", \"no-deadlock\" }";
+    }
+  }
+  return {};
+}
+
 // Reads the declarations off a loaded state.
 std::string read_declarations(lua_State* L, LuaVariant& v) {
   if (auto e = read_global(L, "name", LUA_TSTRING, "a string"); !e.empty()) return e;
@@ -193,6 +218,10 @@ std::string read_declarations(lua_State* L, LuaVariant& v) {
   if (auto e = read_global(L, "params", LUA_TTABLE, "a table"); !e.empty()) return e;
   if (lua_istable(L, -1))
     if (auto e = apply_params(L, v); !e.empty()) return e;
+  lua_pop(L, 1);
+  if (auto e = read_global(L, "claims", LUA_TTABLE, "a table of property ids"); !e.empty()) return e;
+  if (lua_istable(L, -1))
+    if (auto e = read_claims(L, v); !e.empty()) return e;
   lua_pop(L, 1);
   for (const char* f : {"acquire", "release", "fence", "still_held"}) {
     if (auto e = read_global(L, f, LUA_TFUNCTION, "a function"); !e.empty()) return e;
@@ -263,6 +292,14 @@ const Algorithm* register_lua_variant(std::shared_ptr<const LuaVariant> variant,
   a.masters = variant->masters;
   a.replica = variant->replica;
   a.own_params = variant->own_params;
+  if (variant->claims_declared) {
+    a.claims.emplace(variant->claims.begin(), variant->claims.end());  // {} claims nothing
+  } else {
+    // Undeclared: what the file's shape promises: a lock, reentrant if it says so, fenced if it fences.
+    a.claims = lock_claims();
+    if (variant->reentrant) a.claims->push_back("reentrancy");
+    if (variant->has_fence) a.claims->push_back("fenced-writes");
+  }
   register_algorithm(std::move(a));
   return find_algorithm(variant->name);
 }

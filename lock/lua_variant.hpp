@@ -40,6 +40,9 @@ struct LuaVariant {
   bool replica = false;
   std::vector<VariantParam> own_params;  // declared with { default = ..., min = ..., max = ... }
   bool has_fence = false, has_still_held = false;
+  // `claims = { ... }`: the property ids it promises (Algorithm::claims), when declared.
+  std::vector<std::string> claims;
+  bool claims_declared = false;
   std::string chunk;  // the compiled file (Lua bytecode)
   LuaBudget budget;
   uint64_t serial = 0;  // tells variants apart in the per-thread pool of client states

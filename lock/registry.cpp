@@ -16,6 +16,15 @@ std::vector<std::string_view> spin_params(std::vector<std::string_view> extra = 
   return names;
 }
 
+// The fence moves the safety promise to the resource: overlapping holds are
+// expected (a pause longer than the lease) and harmless while the resource rejects
+// the stale writes, so mutual exclusion is what the fence makes unnecessary.
+std::vector<std::string_view> fenced_claims() {
+  std::vector<std::string_view> claims = lock_claims({"fenced-writes"});
+  std::erase(claims, std::string_view("mutual-exclusion"));
+  return claims;
+}
+
 // `documents` holds source keys (lock/sources.hpp); "-": beyond the posts.
 
 // From no expiry at all to the token and the Lua release: one key, one Redis.
@@ -90,7 +99,8 @@ std::deque<Algorithm> production_locks() {
        .failures = "fixes F13 at the resource (F19)",
        .params = watchdog_params,
        .safe_without_faults = true,
-       .make = make_fenced},
+       .make = make_fenced,
+       .claims = fenced_claims()},
       {.id = "redlock",
        .summary = "SET NX PX on N independent masters; held with a majority within the validity time",
        .documents = "approaches evolution",
@@ -111,7 +121,8 @@ std::deque<Algorithm> variants() {
        .failures = "fixes F16",
        .params = watchdog_params,
        .safe_without_faults = true,
-       .make = make_reentrant},
+       .make = make_reentrant,
+       .claims = lock_claims({"reentrancy"})},
       {.id = "watch-multi",
        .summary = "optimistic: WATCH, GET, MULTI, SET PX, EXEC",
        .documents = "mysql-redis",
@@ -125,7 +136,8 @@ std::deque<Algorithm> variants() {
        .failures = "fixes F20",
        .params = spin_params(),
        .safe_without_faults = false,
-       .make = make_fair},
+       .make = make_fair,
+       .claims = lock_claims({"bounded-wait"})},
       {.id = "pubsub-wait",
        .summary = "token-lua whose waiters SUBSCRIBE and wake on the unlock PUBLISH (or at the PTTL), Redisson style",
        .documents = "evolution",
@@ -172,6 +184,7 @@ std::deque<Algorithm> database_locks() {
        .params = table_params,
        .safe_without_faults = true,
        .make = make_db_reentrant,
+       .claims = lock_claims({"reentrancy"}),
        .reentrant = true,
        .uses_database = true},
   };
@@ -191,6 +204,15 @@ std::deque<Algorithm>& registry() {
 }
 
 }  // namespace
+
+std::vector<std::string_view> lock_claims(std::vector<std::string_view> extra) {
+  std::vector<std::string_view> claims{"mutual-exclusion", "no-deadlock", "owner-only-release", "no-zombie-lock",
+                                       "no-stalled-wait"};
+  claims.insert(claims.end(), extra.begin(), extra.end());
+  return claims;
+}
+
+std::vector<std::string_view> claims_of(const Algorithm& a) { return a.claims ? *a.claims : lock_claims(); }
 
 const std::deque<Algorithm>& algorithms() { return registry(); }
 

@@ -4,6 +4,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,10 @@ struct Algorithm {
   // lease (no expiry at all, or a renewal). The others rely on short work.
   bool safe_without_faults;
   std::function<std::unique_ptr<Lock>(const LockParams&)> make;
+  // The properties (docs/failures.md#properties, by id) the lock promises under its
+  // assumptions: only their failures are the lock's own and fail `check`; the
+  // others are listed apart. None: the basic claims (lock_claims()).
+  std::optional<std::vector<std::string_view>> claims = {};
   // Declared by a Lua variant: `check` draws nested acquires for a reentrant
   // lock, and runs start from the variant's parameter defaults (flags override).
   bool reentrant = false;
@@ -38,6 +43,14 @@ struct Algorithm {
   // run it; a real run cannot yet (Env::WaitUnsupported).
   bool waits_on_redis = false;
 };
+
+// What every lock promises: one holder at a time, a dead holder does not block the
+// others for good, only the holder releases, and nothing holds the lock or keeps a
+// waiter waiting while no one works. Fencing, reentrancy and fairness are claims a
+// lock adds (`extra`).
+std::vector<std::string_view> lock_claims(std::vector<std::string_view> extra = {});
+// The algorithm's claims, the basic ones where it states none.
+std::vector<std::string_view> claims_of(const Algorithm& a);
 
 // A deque: entries never move, so pointers from find_algorithm stay valid
 // when a variant is registered later.

@@ -9,6 +9,7 @@
 #include "locksim/base/parallel.hpp"
 #include "locksim/lock/registry.hpp"
 #include "locksim/props/catalogue.hpp"
+#include "locksim/props/claims.hpp"
 
 namespace locksim::props {
 
@@ -118,9 +119,12 @@ Part run_part(const FaultModel& model, const InventoryOptions& o, unsigned job, 
   return part;
 }
 
-Failure finish(const FaultModel& model, const InventoryOptions& o, const Key& key, const Seen& seen) {
+Failure finish(const FaultModel& model, const InventoryOptions& o, const std::vector<Property>& claims,
+               const Key& key, const Seen& seen) {
   Failure f;
   f.property = key.first;
+  // A variant's own error is always its own: its file needs fixing.
+  f.claimed = f.property == Property::VariantError || claims_property(claims, f.property);
   f.cause = key.second;
   f.runs = seen.runs;
   f.first_run = seen.first_run;
@@ -129,8 +133,16 @@ Failure finish(const FaultModel& model, const InventoryOptions& o, const Key& ke
   const uint32_t example_run = seen.first_inside ? seen.first_inside->first : seen.first_run;
   const Violation& example_violation = seen.first_inside ? seen.first_inside->second : seen.first;
   if (o.shrink) {
-    f.example = shrink_run(model, o.seed, example_run, example_violation, fails_with(f.property, {f.cause}, o.check),
-                           o.max_shrink_runs);
+    // Shrinking keeps what the failure is: its property, its cause, and which side of the
+    // assumptions it falls on. A smaller scenario may break one its original kept (a
+    // restart shrunk to lose its persistence): that would be another failure, outside.
+    StillFails fails = fails_with(f.property, {f.cause}, o.check);
+    if (seen.first_inside)
+      fails = [fails, &model](const Scenario& candidate) -> std::optional<Violation> {
+        if (!broken_assumptions(candidate, model.assumed).empty()) return std::nullopt;
+        return fails(candidate);
+      };
+    f.example = shrink_run(model, o.seed, example_run, example_violation, fails, o.max_shrink_runs);
   } else {
     f.example.original = f.example.shrunk = draw(model, o.seed, example_run);
     f.example.run = example_run;
@@ -161,6 +173,11 @@ void on_threads(size_t n, unsigned jobs, const std::function<void(size_t)>& work
 }
 
 }  // namespace
+
+std::vector<Property> claims_in_force(const FaultModel& model, const InventoryOptions& options) {
+  const std::vector<Property> claims = options.claims ? *options.claims : claimed_properties(model.base.algorithm);
+  return options.target ? with_claim(claims, *options.target) : claims;
+}
 
 std::string reference_algorithm(const Scenario& s) {
   // A lock kept in a database is held against the database's best: a row lock held through the work.
@@ -202,6 +219,7 @@ Inventory take_inventory(const FaultModel& model, const InventoryOptions& o, uns
   StopAt stop;
   on_threads(jobs, jobs, [&](size_t j) { parts[j] = run_part(model, o, static_cast<unsigned>(j), jobs, stop, tick); });
   Inventory inv;
+  inv.claims = claims_in_force(model, o);
   Tally tally;
   std::optional<std::pair<uint32_t, Seen>> variant_error;
   for (const Part& p : parts) {
@@ -227,9 +245,11 @@ Inventory take_inventory(const FaultModel& model, const InventoryOptions& o, uns
   std::vector<std::pair<Key, Seen>> found(tally.begin(), tally.end());
   inv.failures.resize(found.size());
   on_threads(found.size(), jobs,
-             [&](size_t i) { inv.failures[i] = finish(model, o, found[i].first, found[i].second); });
-  std::stable_sort(inv.failures.begin(), inv.failures.end(), [](const Failure& a, const Failure& b) {
-    if (outside_assumptions(a) != outside_assumptions(b)) return !outside_assumptions(a);
+             [&](size_t i) { inv.failures[i] = finish(model, o, inv.claims, found[i].first, found[i].second); });
+  // The lock's own, then unclaimed properties inside the assumptions, then outside them.
+  auto group = [](const Failure& f) { return own_failure(f) ? 0 : unclaimed_failure(f) ? 1 : 2; };
+  std::stable_sort(inv.failures.begin(), inv.failures.end(), [&](const Failure& a, const Failure& b) {
+    if (group(a) != group(b)) return group(a) < group(b);
     return a.first_run < b.first_run;
   });
   return inv;

@@ -34,6 +34,8 @@ struct Failure {
   // Extra information: the built-in counterpart for the deployment (never the algorithm
   // itself) fails the same scenario, on the same schedule, the same way.
   bool inherent = false;
+  // Of a property the algorithm claims (props/claims.hpp): only then can it be the lock's own.
+  bool claimed = true;
   std::string catalogue;  // "F07", or "" when no entry documents it
 };
 
@@ -49,13 +51,19 @@ struct InventoryOptions {
   // Set from outside (Ctrl-C): stop drawing, as at the time limit; the inventory is then partial.
   const std::atomic<bool>* interrupted = nullptr;
   CheckOptions check;
+  // The properties whose failures are the lock's own; none: the algorithm's claims
+  // (claimed_properties). The target, when there is one, is claimed too: asked for by name.
+  std::optional<std::vector<Property>> claims;
   std::function<void(uint32_t done)> progress;  // from one thread at a time
 };
 
 struct Inventory {
   uint32_t runs = 0;              // runs made
   bool partial = false;           // interrupted before the budget was spent (InventoryOptions::interrupted)
-  std::vector<Failure> failures;  // the algorithm's own (under the assumptions) first, then those outside; each by first run
+  // The algorithm's own (claimed, under the assumptions) first, then those of unclaimed
+  // properties under the assumptions, then those outside; each by first run.
+  std::vector<Failure> failures;
+  std::vector<Property> claims;   // in force (InventoryOptions::claims resolved)
   Metrics worst;                  // the largest of each metric over all runs
   // Over the runs that stayed inside the assumptions in force (the runs that test
   // the lock itself): which faults bit, in which phases, and so what a clean result proves.
@@ -68,6 +76,12 @@ Inventory take_inventory(const FaultModel& model, const InventoryOptions& option
 
 // Whether a failure needs a fault outside the assumptions in force.
 inline bool outside_assumptions(const Failure& f) { return !f.breaks.empty(); }
+// Whether it is the lock's own: of a claimed property, inside the assumptions. Only these fail `check`.
+inline bool own_failure(const Failure& f) { return f.claimed && !outside_assumptions(f); }
+// Inside the assumptions but of a property the lock does not claim: listed, not counted.
+inline bool unclaimed_failure(const Failure& f) { return !f.claimed && !outside_assumptions(f); }
+// The claims in force for `options`: its own, else the algorithm's; with the target.
+std::vector<Property> claims_in_force(const FaultModel& model, const InventoryOptions& options);
 
 // The best-known algorithm for the deployment of `s`, and `s` with it.
 std::string reference_algorithm(const Scenario& s);

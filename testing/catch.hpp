@@ -47,7 +47,8 @@ inline NoFailuresMatcher NoFailures() { return NoFailuresMatcher(FailureFilter{}
 inline NoFailuresMatcher NoFailureOf(props::Property property) { return NoFailuresMatcher(FailureFilter{property}); }
 // No failure of the lock's own (Failure::own).
 inline NoFailuresMatcher NoOwnFailures() { return NoFailuresMatcher(FailureFilter{std::nullopt, true}); }
-// No failure of this property under the assumptions stated (one outside them is the deployment's to rule out).
+// No failure of this property under the assumptions stated (one outside them is the deployment's to rule out),
+// whether or not the lock claims it: a property named is judged.
 inline NoFailuresMatcher NoOwnFailureOf(props::Property property) {
   return NoFailuresMatcher(FailureFilter{property, true});
 }

@@ -49,7 +49,8 @@ inline ::testing::Matcher<const CheckReport&> NoFailureOf(props::Property proper
 inline ::testing::Matcher<const CheckReport&> NoOwnFailures() {
   return NoFailuresMatcher(FailureFilter{std::nullopt, true});
 }
-// No failure of this property under the assumptions stated (one outside them is the deployment's to rule out).
+// No failure of this property under the assumptions stated (one outside them is the deployment's to rule out),
+// whether or not the lock claims it: a property named is judged.
 inline ::testing::Matcher<const CheckReport&> NoOwnFailureOf(props::Property property) {
   return NoFailuresMatcher(FailureFilter{property, true});
 }

@@ -15,9 +15,10 @@ namespace locksim::testing {
 
 namespace {
 
-// Whether the inventory counts a failure as the lock's own. The one place the
-// kit reads that split: NoOwnFailures() follows whatever it becomes.
-bool own_failure(const props::Failure& f) { return !props::outside_assumptions(f); }
+// Whether the inventory counts a failure as the lock's own (of a claimed property,
+// inside the assumptions): props::own_failure, the one place the kit reads that
+// split; NoOwnFailures() follows whatever it becomes.
+bool counts_as_own(const props::Failure& f) { return props::own_failure(f); }
 
 std::string join(const std::vector<std::string>& words, std::string_view sep) {
   std::string out;
@@ -44,11 +45,12 @@ Failure failure_of(const props::Failure& f, const props::Assumptions& assumed, c
   out.needs = f.needs;
   out.runs = f.runs;
   out.first_run = f.first_run;
-  out.own = own_failure(f);
+  out.own = counts_as_own(f);
+  out.outside = props::outside_assumptions(f);
   out.shrunk = f.example.shrunk;
   out.scenario = props::to_string(f.example.shrunk);
   // A failure outside the assumptions replays without them (replay refuses a scenario that breaks them).
-  out.replay = props::replay_command(f.example.shrunk, out.own ? assumed : props::Assumptions{}, program);
+  out.replay = props::replay_command(f.example.shrunk, props::outside_assumptions(f) ? props::Assumptions{} : assumed, program);
   return out;
 }
 
@@ -78,7 +80,9 @@ CheckReport check_lock(const std::string& algorithm, const CheckSettings& s) {
 }
 
 bool FailureFilter::matches(const Failure& f) const {
-  return (!property || f.property == *property) && (!own_only || f.own);
+  // A property named is judged whether or not the lock claims it (as check --property P).
+  const bool own = property ? !f.outside : f.own;
+  return (!property || f.property == *property) && (!own_only || own);
 }
 
 std::string FailureFilter::describe() const {

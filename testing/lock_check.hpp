@@ -51,6 +51,7 @@ struct Failure {
   uint32_t runs = 0;                      // runs that showed it
   uint32_t first_run = 0;                 // index of the first
   bool own = true;                        // the lock's own (see own_failure), not the deployment's
+  bool outside = false;                   // needs a fault outside the assumptions (own: claimed and not outside)
   props::Scenario shrunk;                 // the counterexample
   std::string scenario;                   // the same, one line
   std::string replay;                     // the command that replays it (with --variant and --assume when they apply)
@@ -75,7 +76,7 @@ CheckReport check_lock(const std::string& algorithm, const CheckSettings& settin
 // Which failures a matcher asks about.
 struct FailureFilter {
   std::optional<props::Property> property;  // of this property only
-  bool own_only = false;                    // the lock's own only
+  bool own_only = false;                    // the lock's own only (with a property: any of it inside the assumptions)
   bool matches(const Failure& f) const;
   std::string describe() const;  // "no failure of owner-only-release"
 };
