@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <strings.h>
 
 #include "locksim/sim/redis/command_table.hpp"
 #include "locksim/sim/redis/glob.hpp"
@@ -53,11 +54,47 @@ int register_function(lua_State* L) {
       return raise_table(L,
                          "ERR calling redis.register_function with a single argument is only applicable to Lua "
                          "table (representing named arguments).");
-    lua_getfield(L, 1, "function_name");
-    lua_getfield(L, 1, "callback");
-    lua_getfield(L, 1, "flags");
-    lua_getfield(L, 1, "description");
+    // Redis luaRegisterFunctionReadNamedArgs: each named argument checked as it is met
+    // (keys in any case), then the two that must be there.
+    lua_pushnil(L);  // name
+    lua_pushnil(L);  // callback
+    lua_pushnil(L);  // flags
+    lua_pushnil(L);  // description
+    const int first = lua_gettop(L) - 3;
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+      if (lua_type(L, -2) != LUA_TSTRING)
+        return raise_table(L, "ERR named argument key given to redis.register_function is not a string");
+      const char* key = lua_tostring(L, -2);
+      int slot = -1;
+      if (!strcasecmp(key, "function_name")) {
+        if (!lua_isstring(L, -1))
+          return raise_table(L, "ERR function_name argument given to redis.register_function must be a string");
+        slot = 0;
+      } else if (!strcasecmp(key, "description")) {
+        if (!lua_isstring(L, -1))
+          return raise_table(L, "ERR description argument given to redis.register_function must be a string");
+        slot = 3;
+      } else if (!strcasecmp(key, "callback")) {
+        if (!lua_isfunction(L, -1))
+          return raise_table(L, "ERR callback argument given to redis.register_function must be a function");
+        slot = 1;
+      } else if (!strcasecmp(key, "flags")) {
+        if (!lua_istable(L, -1))
+          return raise_table(
+              L, "ERR flags argument to redis.register_function must be a table representing function flags");
+        slot = 2;
+      } else {
+        return raise_table(L, "ERR unknown argument given to redis.register_function");
+      }
+      lua_replace(L, first + slot);
+    }
+    if (lua_isnil(L, first)) return raise_table(L, "ERR redis.register_function must get a function name argument");
+    if (lua_isnil(L, first + 1)) return raise_table(L, "ERR redis.register_function must get a callback argument");
   } else if (argc == 2) {
+    if (!lua_isstring(L, 1)) return raise_table(L, "ERR first argument to redis.register_function must be a string");
+    if (!lua_isfunction(L, 2))
+      return raise_table(L, "ERR second argument to redis.register_function must be a function");
     lua_pushvalue(L, 1);
     lua_pushvalue(L, 2);
     lua_pushnil(L);
@@ -66,10 +103,6 @@ int register_function(lua_State* L) {
     return raise_table(L, "ERR wrong number of arguments to redis.register_function");
   }
   // Stack: ... name callback flags description
-  if (!lua_isstring(L, -4))
-    return raise_table(L, "ERR function_name argument given to redis.register_function must be a string");
-  if (!lua_isfunction(L, -3))
-    return raise_table(L, "ERR callback argument given to redis.register_function must be a function");
   size_t len = 0;
   const char* name = lua_tolstring(L, -4, &len);
   for (size_t i = 0; i < len; ++i)
@@ -127,14 +160,16 @@ void push_load_environment(lua_State* L, int pending) {
   lua_setfield(L, -2, "register_function");
   lua_getglobal(L, "redis");
   for (const char* name : {"log", "LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING", "REDIS_VERSION",
-                           "REDIS_VERSION_NUM", "setresp"}) {
+                           "REDIS_VERSION_NUM"}) {
     lua_getfield(L, -1, name);
     lua_setfield(L, -3, name);
   }
   lua_pop(L, 1);
-  lua_newtable(L);  // missing fields of the restricted redis raise, as missing globals
+  lua_newtable(L);  // missing fields of the restricted redis raise, as missing globals; it is read-only
   lua_pushcfunction(L, missing);
   lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, readonly);
+  lua_setfield(L, -2, "__newindex");
   lua_setmetatable(L, -2);
   lua_setfield(L, -2, "redis");
   lua_newtable(L);
@@ -160,6 +195,12 @@ int runtime_index(lua_State* L) {
 constexpr const char* kWrapperSource = "local cb = ... return function() return cb(KEYS, ARGV) end";
 
 }  // namespace
+
+bool CaseBlindLess::operator()(const std::string& a, const std::string& b) const {
+  return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) < std::tolower(static_cast<unsigned char>(y));
+  });
+}
 
 std::optional<Reply> FunctionEngine::run_body(ScriptEngine& engine, const std::string& body) {
   lua_State* L = engine.lua();
@@ -405,13 +446,14 @@ void FunctionEngine::flush(ScriptEngine& engine) {
 Reply FunctionEngine::call(ExecContext& ctx, const Command& argv, bool read_only) {
   ScriptEngine& engine = ctx.server.script_engine();
   sync(engine);
-  if (!library_of_.count(argv[1])) return error_reply("ERR Function not found");
+  const auto function = library_of_.find(argv[1]);
+  if (function == library_of_.end()) return error_reply("ERR Function not found");
   int64_t numkeys = 0;
   if (!parse_int64(argv[2], numkeys)) return error_reply("ERR Bad number of keys provided");
   if (numkeys > static_cast<int64_t>(argv.size()) - 3)
     return error_reply("ERR Number of keys can't be greater than number of args");
   if (numkeys < 0) return error_reply("ERR Number of keys can't be negative");
-  return engine.eval(ctx, argv, false, read_only, argv[1]);
+  return engine.eval(ctx, argv, false, read_only, function->first);  // the name as registered
 }
 
 // ---- command handlers ---------------------------------------------------------------

@@ -17,6 +17,12 @@ namespace locksim::redis {
 
 class ScriptEngine;
 
+// Redis's functions dict compares names case-blind (dictSdsKeyCaseCompare); its
+// libraries dict does not.
+struct CaseBlindLess {
+  bool operator()(const std::string& a, const std::string& b) const;
+};
+
 class FunctionEngine {
  public:
   Reply load(ExecContext& ctx, const Command& argv);
@@ -50,7 +56,7 @@ class FunctionEngine {
   void sync(ScriptEngine& engine);
 
   std::map<std::string, Library> libraries_;
-  std::map<std::string, std::string> library_of_;  // function -> library
+  std::map<std::string, std::string, CaseBlindLess> library_of_;  // function -> library
   uint64_t generation_ = 0;
 };
 
