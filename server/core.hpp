@@ -50,11 +50,11 @@ struct Server::Core {
   void accept_tcp();
   void accept_local();
   // After an accept error (EMFILE: out of descriptors) accepting waits a moment instead of
-  // spinning; one log line per episode.
-  asio::steady_timer accept_backoff{io};
+  // spinning; one log line per episode. A timer per acceptor: re-arming a shared one
+  // cancelled the other acceptor's wait, and that acceptor never accepted again.
+  asio::steady_timer tcp_backoff{io}, local_backoff{io};
   bool accept_failing = false;
-  template <class Acceptor>
-  void accept_failed(const std::error_code& ec, Acceptor& acceptor, void (Core::*again)());
+  void accept_failed(const std::error_code& ec, asio::steady_timer& backoff, void (Core::*again)());
   void log(std::string_view line) const;
   void fit_maxclients_to_descriptors();
   // maxmemory-clients: the clients' buffers together; the biggest ones are closed
