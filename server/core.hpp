@@ -11,6 +11,7 @@
 
 #include "locksim/server/clock.hpp"
 #include "locksim/server/script_watch.hpp"
+#include "locksim/server/slowlog.hpp"
 #include "locksim/server/server.hpp"
 #include "locksim/server/tracking.hpp"
 #include "locksim/server/traffic.hpp"
@@ -44,6 +45,7 @@ struct Server::Core {
   int64_t reply_delay_ms = 0;
   bool paused = false;
   asio::steady_timer pause_timer{io};
+  SlowLog slowlog;  // SLOWLOG's entries (slowlog.hpp), fed by Connection::execute
   TrackingTable tracking_table;  // CLIENT TRACKING's keys and readers (tracking.hpp)
   Traffic traffic{io};  // CLIENT PAUSE, LOCKSIM.FAULT rules, MONITOR, INFO's counts (traffic.hpp)
 
