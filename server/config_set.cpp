@@ -37,6 +37,7 @@ bool without_effect(const std::string& lower_name) {
 // The server's own settable parameters, checked into `next` (a copy) or refused with
 // the text after "... - ".
 struct Settings {
+  size_t maxmemory = 0;
   ClientLimits limits;
   bool protected_mode = true;
   int64_t timeout_s = 0;
@@ -51,6 +52,20 @@ std::string check_own(const std::string& name, const std::string& value, Setting
     next.timeout_s = seconds;
     return "";
   }
+  if (name == "slowlog-log-slower-than" || name == "slowlog-max-len") {
+    int64_t n = 0;
+    if (!redis::parse_int64(value, n)) return "argument couldn't be parsed into an integer";
+    if (name == "slowlog-max-len" && n < 0) return "argument must be between 0 and 9223372036854775807 inclusive";
+    return "";
+  }
+  if (name == "maxmemory") {  // Redis's units (100mb, 1gb); 0: no cap
+    const auto bytes = parse_memory(value);
+    if (!bytes) return "argument must be a memory value";
+    if (*bytes > static_cast<uint64_t>(INT64_MAX))
+      return "argument must be between 0 and 9223372036854775807 inclusive";
+    next.maxmemory = static_cast<size_t>(*bytes);
+    return "";
+  }
   if (name == "requirepass") {
     next.requirepass = value;
     return "";
@@ -60,7 +75,8 @@ std::string check_own(const std::string& name, const std::string& value, Setting
 }
 
 bool is_own(const std::string& lower_name) {
-  return lower_name == "timeout" || lower_name == "requirepass" || is_limit_parameter(lower_name);
+  return lower_name == "timeout" || lower_name == "requirepass" || lower_name == "maxmemory" ||
+         is_limit_parameter(lower_name);
 }
 }  // namespace
 
@@ -90,8 +106,8 @@ Reply config_set(Server::Core& core, Connection& conn, const Command& argv) {
       return Reply::error("ERR Unknown option or number of arguments for CONFIG SET - '" + argv[i] + "'");
     }
   }
-  Settings next{core.options.limits, core.options.protected_mode, core.traffic.idle_timeout_s,
-                core.options.requirepass};
+  Settings next{core.options.model.maxmemory_bytes, core.options.limits, core.options.protected_mode,
+                core.traffic.idle_timeout_s, core.options.requirepass};
   for (const auto& [name, value] : own) {
     const std::string failed = check_own(name, *value, next, core.options.model.maxmemory_bytes);
     if (!failed.empty())
@@ -103,6 +119,10 @@ Reply config_set(Server::Core& core, Connection& conn, const Command& argv) {
   }
   for (const auto& [name, value] : own)
     if (without_effect(name) && !is_own(name)) core.accepted_config[name] = *value;
+  if (next.maxmemory != core.options.model.maxmemory_bytes) {  // the model's cap, in bytes
+    core.model.execute(conn.id(), {"CONFIG", "SET", "maxmemory", std::to_string(next.maxmemory)}, now);
+    core.options.model.maxmemory_bytes = next.maxmemory;
+  }
   core.options.limits = next.limits;
   core.options.protected_mode = next.protected_mode;
   core.options.requirepass = next.requirepass;  // connections already authenticated stay so, as in Redis

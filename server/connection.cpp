@@ -176,6 +176,7 @@ void Connection::execute(const redis::Command& argv, const Verdict& verdict) {
   const size_t reply_start = out_.size();
   reply_suppressed = false;
   executing_ = true;
+  const auto started = std::chrono::steady_clock::now();
   core_.run_command(id_, [&] {
     struct Done {
       bool& executing;
@@ -186,6 +187,8 @@ void Connection::execute(const redis::Command& argv, const Verdict& verdict) {
     else
       answer(argv);
   });
+  note_slow(std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count(),
+            argv);
   // (A connection closed meanwhile has no pending output: nothing of it was written.)
   const bool wrote = out_.size() > reply_start;
   const bool failed = wrote && out_[reply_start] == '-';
@@ -207,6 +210,17 @@ void Connection::execute(const redis::Command& argv, const Verdict& verdict) {
   if (!closed_) check_output_limits();
   if (!core_.pushed.empty() && core_.command_depth == 0) core_.deliver_pushes();
   core_.release_retired();  // whatever the command closed, itself included
+}
+
+// SLOWLOG: the configured threshold and length are CONFIG SET's (core.accepted_config).
+void Connection::note_slow(int64_t duration_us, const redis::Command& argv) {
+  auto setting = [&](const char* parameter, int64_t fallback) {
+    auto it = core_.accepted_config.find(parameter);
+    int64_t value = fallback;
+    return it != core_.accepted_config.end() && redis::parse_int64(it->second, value) ? value : fallback;
+  };
+  core_.slowlog.record(argv, duration_us, peer_, name, setting("slowlog-log-slower-than", 10000),
+                       setting("slowlog-max-len", 128));
 }
 
 void Connection::check_output_limits() {

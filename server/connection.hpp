@@ -80,6 +80,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // client-output-buffer-limit for this client's class; closes it (logged) when reached.
   void check_output_limits();
   void note_subscriptions(const redis::Reply& reply);
+  void note_slow(int64_t duration_us, const redis::Command& argv);
 
   Server::Core& core_;
   Socket socket_;

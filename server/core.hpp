@@ -11,6 +11,7 @@
 
 #include "locksim/server/clock.hpp"
 #include "locksim/server/script_watch.hpp"
+#include "locksim/server/slowlog.hpp"
 #include "locksim/server/server.hpp"
 #include "locksim/server/tracking.hpp"
 #include "locksim/server/traffic.hpp"
@@ -44,17 +45,18 @@ struct Server::Core {
   int64_t reply_delay_ms = 0;
   bool paused = false;
   asio::steady_timer pause_timer{io};
+  SlowLog slowlog;  // SLOWLOG's entries (slowlog.hpp), fed by Connection::execute
   TrackingTable tracking_table;  // CLIENT TRACKING's keys and readers (tracking.hpp)
   Traffic traffic{io};  // CLIENT PAUSE, LOCKSIM.FAULT rules, MONITOR, INFO's counts (traffic.hpp)
 
   void accept_tcp();
   void accept_local();
   // After an accept error (EMFILE: out of descriptors) accepting waits a moment instead of
-  // spinning; one log line per episode.
-  asio::steady_timer accept_backoff{io};
+  // spinning; one log line per episode. A timer per acceptor: re-arming a shared one
+  // cancelled the other acceptor's wait, and that acceptor never accepted again.
+  asio::steady_timer tcp_backoff{io}, local_backoff{io};
   bool accept_failing = false;
-  template <class Acceptor>
-  void accept_failed(const std::error_code& ec, Acceptor& acceptor, void (Core::*again)());
+  void accept_failed(const std::error_code& ec, asio::steady_timer& backoff, void (Core::*again)());
   void log(std::string_view line) const;
   void fit_maxclients_to_descriptors();
   // maxmemory-clients: the clients' buffers together; the biggest ones are closed

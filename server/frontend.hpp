@@ -15,6 +15,9 @@ class Connection;
 redis::Reply config_set(Server::Core& core, Connection& conn, const redis::Command& argv);
 // COMMAND [COUNT|LIST|INFO|DOCS|GETKEYS] (command_docs.cpp).
 redis::Reply run_command_command(const redis::Command& argv);
+// MEMORY STATS and MEMORY DOCTOR from the figures INFO memory reports (info.cpp).
+redis::Reply memory_stats(Server::Core& core, Connection& conn);
+redis::Reply memory_doctor(Server::Core& core, Connection& conn);
 // INFO [section ...] with every section client libraries read (info.cpp).
 redis::Reply run_info_command(Server::Core& core, Connection& conn, const redis::Command& argv);
 // CLIENT KILL|LIST|PAUSE|UNPAUSE|TRACKING|GETREDIR|TRACKINGINFO|NO-EVICT|NO-TOUCH

@@ -136,11 +136,23 @@ Reply cmd_client(Server::Core& core, Connection& conn, const Command& argv) {
   }
   if (redis::equals_lower(sub, "info")) return arity(2, "client|info").value_or(Reply::bulk(conn.info_line() + "\n"));
   if (auto reply = run_client_admin(core, conn, argv)) return std::move(*reply);
-  if (redis::equals_lower(sub, "reply") && argv.size() == 3) return client_reply(conn, argv[2]);
+  if (redis::equals_lower(sub, "reply")) {
+    if (auto e = arity(3, "client|reply")) return *e;
+    return client_reply(conn, argv[2]);
+  }
   // The model holds the blocked commands (its connection ids are the clients' ids).
   if (redis::equals_lower(sub, "unblock")) return core.model.execute(conn.id(), argv, core.clock.now_ms());
   // Sent by newer clients on connect; accepted and ignored.
   if (redis::equals_lower(sub, "setinfo")) return Reply::ok();
+  if (redis::equals_lower(sub, "help") && argv.size() == 2) {
+    std::vector<Reply> lines{Reply::status("CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")};
+    for (const char* line : {"CACHING (YES|NO)", "GETNAME", "GETREDIR", "ID", "INFO", "KILL <option> <value> [...]",
+                             "LIST [TYPE normal|pubsub] [ID id ...]", "UNPAUSE", "PAUSE <timeout> [WRITE|ALL]",
+                             "REPLY (ON|OFF|SKIP)", "SETNAME <name>", "TRACKING (ON|OFF) [...]", "TRACKINGINFO",
+                             "UNBLOCK <clientid> [TIMEOUT|ERROR]", "NO-EVICT (ON|OFF)", "NO-TOUCH (ON|OFF)", "HELP"})
+      lines.push_back(Reply::status(line));
+    return Reply::array(std::move(lines));
+  }
   std::string text = "ERR unknown subcommand '" + sub.substr(0, 128) + "'. Try CLIENT HELP.";
   return Reply::error(std::move(text));
 }
@@ -217,8 +229,19 @@ std::optional<Reply> model_answer(Server::Core& core, Connection& conn, const Co
 Reply cmd_memory(Server::Core& core, Connection& conn, const Command& argv) {
   if (auto reply = model_answer(core, conn, argv)) return std::move(*reply);
   if (argv.size() < 2) return wrong_args("memory");
-  if (!redis::equals_lower(argv[1], "usage"))
-    return Reply::error("ERR unknown subcommand '" + argv[1].substr(0, 128) + "'. Try MEMORY HELP.");
+  const std::string& sub = argv[1];
+  if (argv.size() == 2 && redis::equals_lower(sub, "stats")) return memory_stats(core, conn);
+  // Redis built with libc's malloc (INFO mem_allocator:libc) answers so.
+  if (argv.size() == 2 && redis::equals_lower(sub, "malloc-stats"))
+    return Reply::bulk("Stats not supported for the current allocator");
+  if (argv.size() == 2 && redis::equals_lower(sub, "purge")) return Reply::ok();
+  if (argv.size() == 2 && redis::equals_lower(sub, "doctor")) return memory_doctor(core, conn);
+  if (argv.size() == 2 && redis::equals_lower(sub, "help"))
+    return Reply::array({Reply::status("MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"),
+                         Reply::status("DOCTOR"), Reply::status("MALLOC-STATS"), Reply::status("PURGE"),
+                         Reply::status("STATS"), Reply::status("USAGE <key> [SAMPLES <count>]"), Reply::status("HELP")});
+  if (!redis::equals_lower(sub, "usage"))
+    return Reply::error("ERR unknown subcommand '" + sub.substr(0, 128) + "'. Try MEMORY HELP.");
   if (argv.size() != 3 && argv.size() != 5) return Reply::error("ERR syntax error");
   const int64_t now = core.clock.now_ms();
   const Reply type = core.model.execute(conn.id(), {"TYPE", argv[2]}, now);
@@ -284,7 +307,8 @@ Reply cmd_select(Server::Core& core, Connection& conn, const Command& argv) {
 // them for the front-end (redis::HostCommands). CONFIG, INFO and SELECT are the model's own.
 bool queued_for_frontend(std::string_view name) {
   for (std::string_view ours : {"client", "hello", "auth", "command", "memory", "shutdown", "monitor", "role", "latency",
-                                "slowlog", "lastsave", "save", "bgsave", "bgrewriteaof", "readonly", "readwrite", "acl"})
+                                "slowlog", "lastsave", "save", "bgsave", "bgrewriteaof", "readonly", "readwrite", "acl",
+                                "module", "replicaof", "slaveof", "lolwut", "cluster", "asking"})
     if (redis::equals_lower(name, ours)) return true;
   return name.size() > 8 && redis::equals_lower(name.substr(0, 8), "locksim.");
 }
@@ -296,8 +320,10 @@ std::optional<Reply> check_queued(const Command& argv) {
   std::string_view name;
   if (!redis::to_lower(argv[0], buffer, sizeof buffer, name)) return std::nullopt;
   const size_t least =
-      name == "client" || name == "auth" || name == "memory" || name == "latency" || name == "slowlog" || name == "acl"
+      name == "client" || name == "auth" || name == "memory" || name == "latency" || name == "slowlog" || name == "acl" ||
+              name == "module" || name == "cluster"
           ? 2
+          : name == "replicaof" || name == "slaveof" ? 3
           : 1;
   if (argv.size() < least) return wrong_args(name);
   if (name != "client") return std::nullopt;

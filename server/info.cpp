@@ -224,4 +224,76 @@ Reply run_info_command(Server::Core& core, Connection& conn, const Command& argv
   return Reply::bulk(std::move(out));
 }
 
+namespace {
+// A number INFO's text gives for `field` (0 when absent).
+int64_t info_number(const std::string& text, std::string_view field) {
+  const std::string key = "\n" + std::string(field) + ":";
+  const size_t at = ("\n" + text).find(key);
+  return at == std::string::npos ? 0 : std::atoll(text.c_str() + at + key.size() - 1);
+}
+
+std::string model_info(Server::Core& core, Connection& conn, const char* section) {
+  Reply r = core.model.execute(conn.id(), {"INFO", section}, core.clock.now_ms());
+  return r.is_error() ? std::string() : r.str;
+}
+}  // namespace
+
+// MEMORY STATS: Redis's fields, from the model's data set, the clients' buffers and the
+// process's resident size; db.<n> for each database with keys.
+Reply memory_stats(Server::Core& core, Connection& conn) {
+  const std::string memory = model_info(core, conn, "memory");
+  const std::string keyspace = model_info(core, conn, "keyspace");
+  const int64_t rss = static_cast<int64_t>(resident_bytes());
+  core.traffic.peak_rss = std::max(core.traffic.peak_rss, static_cast<size_t>(rss));
+  const int64_t used = info_number(memory, "used_memory"), dataset = info_number(memory, "used_memory_dataset");
+  int64_t clients = 0;
+  for (const auto& [id, client] : core.clients) clients += static_cast<int64_t>(client->memory_bytes());
+  int64_t keys = 0;
+  std::vector<Reply> dbs;
+  for (int db = 0; db < 16; ++db) {
+    const std::string tag = "db" + std::to_string(db) + ":keys=";
+    const size_t at = keyspace.find(tag);
+    if (at == std::string::npos) continue;
+    const int64_t n = std::atoll(keyspace.c_str() + at + tag.size());
+    keys += n;
+    dbs.push_back(Reply::bulk("db." + std::to_string(db)));
+    dbs.push_back(Reply::array({Reply::bulk("overhead.hashtable.main"), Reply::integer_(n * 24),
+                                Reply::bulk("overhead.hashtable.expires"), Reply::integer_(0)}));
+  }
+  auto pair = [](std::vector<Reply>& out, const char* name, Reply value) {
+    out.push_back(Reply::bulk(name));
+    out.push_back(std::move(value));
+  };
+  std::vector<Reply> out;
+  pair(out, "peak.allocated", Reply::integer_(static_cast<int64_t>(core.traffic.peak_rss)));
+  pair(out, "total.allocated", Reply::integer_(used + clients));
+  pair(out, "startup.allocated", Reply::integer_(used - dataset));
+  pair(out, "replication.backlog", Reply::integer_(0));
+  pair(out, "clients.slaves", Reply::integer_(0));
+  pair(out, "clients.normal", Reply::integer_(clients));
+  pair(out, "cluster.links", Reply::integer_(0));
+  pair(out, "aof.buffer", Reply::integer_(0));
+  pair(out, "lua.caches", Reply::integer_(info_number(memory, "used_memory_lua")));
+  pair(out, "functions.caches", Reply::integer_(0));
+  for (Reply& r : dbs) out.push_back(std::move(r));
+  pair(out, "overhead.total", Reply::integer_(used - dataset + clients));
+  pair(out, "keys.count", Reply::integer_(keys));
+  pair(out, "keys.bytes-per-key", Reply::integer_(keys ? dataset / keys : 0));
+  pair(out, "dataset.bytes", Reply::integer_(dataset));
+  pair(out, "rss-overhead.bytes", Reply::integer_(rss - used));
+  return Reply::array(std::move(out));
+}
+
+// MEMORY DOCTOR: Redis's verdict for an instance this small, else that it found nothing
+// (the model has no allocator fragmentation to report).
+Reply memory_doctor(Server::Core& core, Connection& conn) {
+  if (info_number(model_info(core, conn, "memory"), "used_memory") < 5 * 1024 * 1024)
+    return Reply::bulk(
+        "Hi Sam, this instance is empty or is using very little memory, my issues detector can't be used in these "
+        "conditions. Please, leave for your mission on Earth and fill it with some data. The new Sam and I will be "
+        "back to our programming as soon as I finished rebooting.");
+  return Reply::bulk("Hi Sam, I can't find any memory issue in your instance. I can only account for what occurs on "
+                     "this base.");
+}
+
 }  // namespace locksim::server

@@ -78,13 +78,12 @@ void Server::Core::fit_maxclients_to_descriptors() {
   options.maxclients = fitted;
 }
 
-template <class Acceptor>
-void Server::Core::accept_failed(const std::error_code& ec, Acceptor&, void (Core::*again)()) {
+void Server::Core::accept_failed(const std::error_code& ec, asio::steady_timer& backoff, void (Core::*again)()) {
   if (!accept_failing) log("Accepting client connection: " + ec.message());
   accept_failing = true;
   // A full descriptor table stays full until a client leaves: retrying at once spins a core.
-  accept_backoff.expires_after(std::chrono::milliseconds(100));
-  accept_backoff.async_wait([this, again](const std::error_code& waited) {
+  backoff.expires_after(std::chrono::milliseconds(100));
+  backoff.async_wait([this, again](const std::error_code& waited) {
     if (!waited && !stopped) (this->*again)();
   });
 }
@@ -92,7 +91,7 @@ void Server::Core::accept_failed(const std::error_code& ec, Acceptor&, void (Cor
 void Server::Core::accept_tcp() {
   tcp->async_accept([this](const std::error_code& ec, asio::ip::tcp::socket socket) {
     if (stopped || ec == asio::error::operation_aborted) return;
-    if (ec) return accept_failed(ec, *tcp, &Core::accept_tcp);
+    if (ec) return accept_failed(ec, tcp_backoff, &Core::accept_tcp);
     accept_failing = false;
     admit(std::move(socket), true);
     accept_tcp();
@@ -102,7 +101,7 @@ void Server::Core::accept_tcp() {
 void Server::Core::accept_local() {
   local->async_accept([this](const std::error_code& ec, asio::local::stream_protocol::socket socket) {
     if (stopped || ec == asio::error::operation_aborted) return;
-    if (ec) return accept_failed(ec, *local, &Core::accept_local);
+    if (ec) return accept_failed(ec, local_backoff, &Core::accept_local);
     accept_failing = false;
     admit(std::move(socket), false);
     accept_local();
@@ -251,7 +250,8 @@ void Server::Core::shutdown() {
   }
   pause_timer.cancel();
   tick_timer.cancel();
-  accept_backoff.cancel();
+  tcp_backoff.cancel();
+  local_backoff.cancel();
   traffic.pause_timer.cancel();  // CLIENT PAUSE and CONFIG SET timeout (traffic.hpp)
   traffic.idle_timer.cancel();
   drop_all_but(0);

@@ -1,7 +1,8 @@
 // Server commands that client libraries' suites call and the model has no part in,
-// answered as Redis 7.0 answers them on an idle server without persistence: MONITOR
-// (a real stream), ROLE, LATENCY, SLOWLOG, LASTSAVE, SAVE, BGSAVE, BGREWRITEAOF,
-// READONLY, READWRITE, ACL WHOAMI|USERS; and DEBUG SLEEP, which really stalls.
+// answered as Redis 7.0 answers them on an idle standalone server without persistence:
+// MONITOR (a real stream), ROLE, LATENCY, SLOWLOG (a real slow log: slowlog.hpp),
+// LASTSAVE, SAVE, BGSAVE, BGREWRITEAOF, READONLY, READWRITE, CLUSTER, ASKING, MODULE,
+// REPLICAOF NO ONE, LOLWUT, ACL WHOAMI|USERS; and DEBUG SLEEP, which really stalls.
 #include <cmath>
 
 #include "locksim/server/connection.hpp"
@@ -41,18 +42,42 @@ Reply latency(const Command& argv) {
   return unknown_subcommand(argv, "LATENCY");
 }
 
-Reply slowlog(const Command& argv) {
-  if (argv.size() < 2) return redis::arity_error("slowlog");
-  const std::string& sub = argv[1];
-  if (redis::equals_lower(sub, "get") && argv.size() <= 3) {
-    int64_t count = 0;
-    if (argv.size() == 3 && (!redis::parse_int64(argv[2], count) || count < -1))
-      return Reply::error("ERR count should be greater than or equal to -1");
-    return Reply::array({});
+// MODULE as Redis 7.0 answers with enable-module-command at its default (no): LIST and
+// HELP only; there are no modules to list.
+Reply module(const Command& argv) {
+  if (argv.size() < 2) return redis::arity_error("module");
+  if (redis::equals_lower(argv[1], "list") && argv.size() == 2) return Reply::array({});
+  if (redis::equals_lower(argv[1], "help") && argv.size() == 2)
+    return Reply::array({Reply::status("MODULE <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"),
+                         Reply::status("LIST"), Reply::status("    Return a list of loaded modules."),
+                         Reply::status("LOAD <path> [<arg> ...]"), Reply::status("LOADEX <path> [[CONFIG NAME VALUE] [CONFIG NAME VALUE]] [ARGS ...]"),
+                         Reply::status("UNLOAD <name>"), Reply::status("HELP")});
+  for (const char* sub : {"load", "loadex", "unload"})
+    if (redis::equals_lower(argv[1], sub))
+      return Reply::error(
+          "ERR MODULE command not allowed. If the enable-module-command option is set to \"local\", you can run it "
+          "from a local connection, otherwise you need to set this option in the configuration file, and then "
+          "restart the server.");
+  return unknown_subcommand(argv, "MODULE");
+}
+
+// REPLICAOF (SLAVEOF): a standalone master stays one; following another server is not
+// modelled (serve has no replication; the simulator's replicas are in sim/).
+Reply replicaof(const Command& argv, std::string_view name) {
+  if (argv.size() != 3) return redis::arity_error(name);
+  if (redis::equals_lower(argv[1], "no") && redis::equals_lower(argv[2], "one")) return Reply::ok();
+  return Reply::error("ERR " + std::string(name) + " host port is not modelled: locksim serve is a master without replication");
+}
+
+// LOLWUT [VERSION v]: Redis draws art for versions 5 and 6; the model answers what
+// Redis answers for a version without art, the version line.
+Reply lolwut(const Command& argv) {
+  if (argv.size() > 1 && redis::equals_lower(argv[1], "version")) {
+    int64_t version = 0;
+    if (argv.size() < 3 || !redis::parse_int64(argv[2], version))
+      return Reply::error("ERR value is not an integer or out of range");
   }
-  if (redis::equals_lower(sub, "len") && argv.size() == 2) return Reply::integer_(0);
-  if (redis::equals_lower(sub, "reset") && argv.size() == 2) return Reply::ok();
-  return unknown_subcommand(argv, "SLOWLOG");
+  return Reply::bulk("Redis ver. 7.0.15\n");
 }
 
 Reply acl(const Command& argv) {
@@ -85,7 +110,8 @@ Reply debug_sleep(Server::Core& core, Connection& conn, const Command& argv) {
 
 bool is_server_command(std::string_view name) {
   for (std::string_view ours : {"monitor", "role", "latency", "slowlog", "lastsave", "save", "bgsave", "bgrewriteaof",
-                                "readonly", "readwrite", "acl"})
+                                "readonly", "readwrite", "acl", "module", "replicaof", "slaveof", "lolwut", "cluster",
+                                "asking"})
     if (name == ours) return true;
   return false;
 }
@@ -107,7 +133,15 @@ std::optional<Reply> run_server_command(Server::Core& core, Connection& conn, co
     return Reply::array({Reply::bulk("master"), Reply::integer_(0), Reply::array({})});
   }
   if (name == "latency") return latency(argv);
-  if (name == "slowlog") return slowlog(argv);
+  if (name == "slowlog") {
+    if (argv.size() < 2) return redis::arity_error("slowlog");
+    return core.slowlog.command(argv);
+  }
+  if (name == "module") return module(argv);
+  if (name == "replicaof" || name == "slaveof") return replicaof(argv, name);
+  if (name == "lolwut") return lolwut(argv);
+  // A standalone Redis answers every CLUSTER subcommand and ASKING so.
+  if (name == "cluster" || name == "asking") return Reply::error("ERR This instance has cluster support disabled");
   if (name == "acl") return acl(argv);
   if (name == "lastsave") return Reply::integer_(core.traffic.started_ms / 1000);
   if (name == "save") return Reply::ok();

@@ -97,6 +97,7 @@ Reply config_set(ExecContext& ctx, const Command& argv) {
   if (argv.size() % 2 == 1)
     return error_reply("ERR Unknown option or number of arguments for CONFIG SET - '" + argv[2] + "'");
   ServerConfig updated = ctx.server.config;
+  size_t maxmemory = ctx.server.options.maxmemory_bytes;
   std::vector<std::string> seen;
   for (size_t j = 2; j + 1 < argv.size(); j += 2) {
     const std::string& name = argv[j];
@@ -113,6 +114,13 @@ Reply config_set(ExecContext& ctx, const Command& argv) {
       updated.notify_keyspace_events = *flags;
       continue;
     }
+    if (equals_lower(name, "maxmemory")) {  // bytes (locksim serve reads Redis's units first); 0: no cap
+      int64_t bytes = 0;
+      if (!parse_int64(value, bytes)) return error_reply(failed + "argument must be a memory value");
+      if (bytes < 0) return error_reply(failed + "argument must be between 0 and 9223372036854775807 inclusive");
+      maxmemory = static_cast<size_t>(bytes);
+      continue;
+    }
     const IntParameter* p = find_parameter(name);
     if (!p) return error_reply("ERR Unknown option or number of arguments for CONFIG SET - '" + name + "'");
     int64_t v = 0;
@@ -124,6 +132,7 @@ Reply config_set(ExecContext& ctx, const Command& argv) {
   }
   updated.hz = std::clamp<int64_t>(updated.hz, 1, 500);
   ctx.server.config = updated;
+  ctx.server.options.maxmemory_bytes = maxmemory;
   ctx.server.notifications.flags = updated.notify_keyspace_events;
   return Reply::ok();
 }

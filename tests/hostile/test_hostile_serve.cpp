@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -355,63 +356,122 @@ int64_t cpu_ms(pid_t pid) {
 }
 }  // namespace
 
-TEST_CASE("serve: few descriptors lower maxclients at start, exhausting them does not spin", "[hostile]") {
-  // The server runs in a child process with 64 descriptors (hard limit: it cannot raise it).
-  int ports[2];
-  REQUIRE(::pipe(ports) == 0);
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    ::close(ports[0]);
-    rlimit limit{64, 64};
-    ::setrlimit(RLIMIT_NOFILE, &limit);
-    std::string logged;
-    Options options = test_options();
-    options.log = [&logged](std::string_view line) { logged += std::string(line) + "\n"; };
-    Server server(options);
-    const bool reduced = logged.find("maxclients has been reduced to 32") != std::string::npos;
-    const std::string report = std::to_string(server.port()) + (reduced ? " reduced\n" : " kept\n");
-    if (::write(ports[1], report.data(), report.size()) < 0) ::_exit(1);
-    ::close(ports[1]);
-    server.run();  // until the test kills it
-    ::_exit(0);
-  }
-  ::close(ports[1]);
-  struct Reaper {  // the server goes with the test, however it ends
-    pid_t pid;
-    ~Reaper() {
-      ::kill(pid, SIGKILL);
-      int status = 0;
-      ::waitpid(pid, &status, 0);
+namespace {
+// A server in a child process with 64 descriptors (hard limit: it cannot raise them),
+// on a free TCP port and, if given, a Unix socket; killed and reaped with this object.
+// `taken`: descriptors the host program holds besides the server's (opened after it
+// started, so maxclients was fitted without them).
+struct FewDescriptorsServer {
+  explicit FewDescriptorsServer(const std::string& unix_path = "", int taken = 0) {
+    int ports[2];
+    REQUIRE(::pipe(ports) == 0);
+    pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      ::close(ports[0]);
+      rlimit limit{64, 64};
+      ::setrlimit(RLIMIT_NOFILE, &limit);
+      std::string logged;
+      Options options = test_options();
+      options.unix_path = unix_path;
+      options.log = [&logged](std::string_view line) { logged += std::string(line) + "\n"; };
+      Server server(options);
+      const bool reduced = logged.find("maxclients has been reduced to 32") != std::string::npos;
+      const std::string line = std::to_string(server.port()) + (reduced ? " reduced\n" : " kept\n");
+      if (::write(ports[1], line.data(), line.size()) < 0) ::_exit(1);
+      ::close(ports[1]);
+      for (int i = 0; i < taken; ++i) ::open("/dev/null", O_RDONLY);
+      server.run();  // until the test kills it
+      ::_exit(0);
     }
-  } reaper{pid};
-  char buffer[64] = {};
-  REQUIRE(::read(ports[0], buffer, sizeof buffer - 1) > 0);
-  ::close(ports[0]);
-  const std::string report = buffer;
-  const int port = std::atoi(report.c_str());
-  REQUIRE(port > 0);
-  CHECK(report.find("reduced") != std::string::npos);
+    ::close(ports[1]);
+    char buffer[64] = {};
+    const bool reported = ::read(ports[0], buffer, sizeof buffer - 1) > 0;
+    ::close(ports[0]);
+    report = buffer;
+    port = std::atoi(report.c_str());
+    REQUIRE(reported);
+    REQUIRE(port > 0);
+  }
+  ~FewDescriptorsServer() {
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+  }
+  FewDescriptorsServer(const FewDescriptorsServer&) = delete;
+  FewDescriptorsServer& operator=(const FewDescriptorsServer&) = delete;
+
+  pid_t pid = -1;
+  int port = 0;
+  std::string report;  // "<port> reduced" or "<port> kept"
+};
+
+int connect_unix(const std::string& path) {
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  path.copy(addr.sun_path, sizeof addr.sun_path - 1);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// PING on a fresh connection (made by `connect`), tried for up to 5 s: the server sees
+// earlier clients leave only once it can accept again.
+template <class Connect>
+bool answers_ping(Connect connect) {
+  for (int i = 0; i < 50; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const int fd = connect();
+    if (fd < 0) continue;
+    const bool sent = ::send(fd, "PING\r\n", 6, MSG_NOSIGNAL) == 6;
+    const std::string answer = sent ? read_all(fd).substr(0, 7) : "";
+    ::close(fd);
+    if (answer == "+PONG\r\n") return true;
+  }
+  return false;
+}
+}  // namespace
+
+TEST_CASE("serve: few descriptors lower maxclients at start, exhausting them does not spin", "[hostile]") {
+  FewDescriptorsServer child;
+  CHECK(child.report.find("reduced") != std::string::npos);
   {
     std::vector<int> fds;
-    for (int i = 0; i < 100; ++i) fds.push_back(connect_to("127.0.0.1", port));  // the kernel queues them all
+    for (int i = 0; i < 100; ++i) fds.push_back(connect_to("127.0.0.1", child.port));  // the kernel queues them all
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    const int64_t start = cpu_ms(pid);
+    const int64_t start = cpu_ms(child.pid);
     std::this_thread::sleep_for(std::chrono::milliseconds(1000));
-    const int64_t used = cpu_ms(pid) - start;
+    const int64_t used = cpu_ms(child.pid) - start;
     INFO("the server used " << used << " ms of CPU in 1000 ms while out of descriptors");
     CHECK(used < 300);
     for (int fd : fds)
       if (fd >= 0) ::close(fd);
   }
   // Served again once the server has seen those clients leave.
-  std::string answer;
-  for (int i = 0; i < 50 && answer != "PONG"; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    Hiredis after(port);
-    answer = after.command("PING");
+  CHECK(answers_ping([&] { return connect_to("127.0.0.1", child.port); }));
+}
+
+TEST_CASE("serve: out of descriptors on TCP and the Unix socket at once, both accept again after", "[hostile]") {
+  // Both acceptors failed with EMFILE in one turn; they shared one back-off timer, so
+  // the second's wait cancelled the first's, and TCP never accepted again: every new
+  // client waited forever while the server looked idle.
+  const std::string path = "/tmp/locksim-test-fewfds-" + std::to_string(::getpid()) + ".sock";
+  FewDescriptorsServer child(path, 40);  // the host holds 40: accept fails before maxclients refuses
+  {
+    std::vector<int> fds;
+    for (int i = 0; i < 60; ++i) {  // both kinds queued while the descriptors run out
+      fds.push_back(connect_to("127.0.0.1", child.port));
+      fds.push_back(connect_unix(path));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    for (int fd : fds)
+      if (fd >= 0) ::close(fd);
   }
-  CHECK(answer == "PONG");
+  CHECK(answers_ping([&] { return connect_to("127.0.0.1", child.port); }));
+  CHECK(answers_ping([&] { return connect_unix(path); }));
 }
 
 TEST_CASE("serve: a client pipelining endless scripts holds the others for one script, not all", "[hostile]") {

@@ -30,8 +30,16 @@ TEST_CASE("over maxmemory: writes are refused, reads and deletes pass, and room 
   CHECK(m.text({"get", "x"}) == "\"value\"");
   CHECK(m.text({"del", "padding"}) == "(integer) 1");
   CHECK(m.text({"set", "y", "1"}) == "OK");
-  CHECK(m.text({"config", "set", "maxmemory", "1"}) ==
-        "(error) ERR Unknown option or number of arguments for CONFIG SET - 'maxmemory'");  // not a client's to set
+  // CONFIG SET maxmemory (bytes) moves the cap, 0 lifts it, as in Redis.
+  CHECK(m.text({"config", "set", "maxmemory", "1"}) == "OK");
+  CHECK(m.text({"set", "z", "1"}) == kOom);
+  CHECK(m.text({"config", "set", "maxmemory", "0"}) == "OK");
+  CHECK(m.text({"set", "z", "1"}) == "OK");
+  CHECK(m.text({"config", "set", "maxmemory", "-1"}) ==
+        "(error) ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument must be between 0 and "
+        "9223372036854775807 inclusive");
+  CHECK(m.text({"config", "set", "maxmemory", "lots"}) ==
+        "(error) ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument must be a memory value");
 }
 
 TEST_CASE("MULTI over maxmemory: queueing is refused and aborts EXEC, DISCARD works, reads-only EXEC runs") {
