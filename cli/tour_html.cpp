@@ -73,7 +73,7 @@ document.querySelectorAll('section.chapter').forEach(s=>{
 openHash(location.hash);
 )";
 
-std::string json_string(std::string_view s) {
+std::string js_string(std::string_view s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     if (c == '"' || c == '\\')
@@ -93,7 +93,7 @@ std::string figure(const LessonRun& run, const props::CatalogueEntry& entry, con
   so.steps = true;
   const render::SequenceLayout layout = render::layout_sequence(lesson_timeline(run, entry, title), so);
   std::string texts = "[";
-  for (size_t i = 0; i < layout.step_text.size(); ++i) texts += (i ? "," : "") + json_string(layout.step_text[i]);
+  for (size_t i = 0; i < layout.step_text.size(); ++i) texts += (i ? "," : "") + js_string(layout.step_text[i]);
   texts += "]";
   const std::string outcome =
       run.violation ? run.violation->sentence

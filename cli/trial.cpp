@@ -42,7 +42,7 @@ struct TrialFlags {
 
 using render::json_string;
 
-std::string join(const std::vector<std::string>& items, std::string_view sep) {
+std::string joined(const std::vector<std::string>& items, std::string_view sep) {
   std::string out;
   for (const auto& i : items) out += (out.empty() ? "" : std::string(sep)) + i;
   return out;
@@ -51,10 +51,10 @@ std::string join(const std::vector<std::string>& items, std::string_view sep) {
 std::string command_text(const std::vector<std::string>& command) {
   std::vector<std::string> words;
   for (const auto& w : command) words.push_back(shell_quote(w));
-  return join(words, " ");
+  return joined(words, " ");
 }
 
-std::string replay_line(const trial::Schedule& s, const TrialFlags& f) {
+std::string trial_replay_line(const trial::Schedule& s, const TrialFlags& f) {
   return fmt::format("locksim trial --replay {} -- {}", shell_quote(trial::to_text(s)), command_text(f.command));
 }
 
@@ -136,12 +136,12 @@ std::string finding_text(const trial::RunRecord& run, const trial::Finding& f, c
   out += fmt::format("  {} violated{}\n", props::to_string(f.violation.property),
                      f.resource.empty() ? "" : fmt::format(" on {}", f.resource));
   out += fmt::format("  why:      {}\n", f.violation.sentence);
-  if (!f.violation.clients.empty()) out += fmt::format("  clients:  {}\n", join(client_names(run, f.violation.clients), ", "));
+  if (!f.violation.clients.empty()) out += fmt::format("  clients:  {}\n", joined(client_names(run, f.violation.clients), ", "));
   const auto faults = fault_texts(f.in_force);
-  out += fmt::format("  faults in force: {}\n", faults.empty() ? "none" : join(faults, "; "));
+  out += fmt::format("  faults in force: {}\n", faults.empty() ? "none" : joined(faults, "; "));
   out += timeline_text(run, f);
   out += fmt::format("  schedule: {}\n", trial::to_text(run.schedule));
-  out += fmt::format("  replay:   {}\n", replay_line(run.schedule, flags));
+  out += fmt::format("  replay:   {}\n", trial_replay_line(run.schedule, flags));
   return out;
 }
 
@@ -152,10 +152,10 @@ std::string finding_json(const trial::RunRecord& run, const trial::Finding& f, c
   return fmt::format(
       "{{\"property\": {}, \"resource\": {}, \"clients\": [{}], \"from\": {}, \"to\": {}, \"why\": {}, "
       "\"faults\": [{}], \"schedule\": {}, \"replay\": {}}}",
-      json_string(props::to_string(f.violation.property)), json_string(f.resource), join(clients, ", "),
+      json_string(props::to_string(f.violation.property)), json_string(f.resource), joined(clients, ", "),
       json_string(sim::format_instant(f.violation.from)), json_string(sim::format_instant(f.violation.to)),
-      json_string(f.violation.sentence), join(faults, ", "), json_string(trial::to_text(run.schedule)),
-      json_string(replay_line(run.schedule, flags)));
+      json_string(f.violation.sentence), joined(faults, ", "), json_string(trial::to_text(run.schedule)),
+      json_string(trial_replay_line(run.schedule, flags)));
 }
 
 trial::FaultModel fault_model(const TrialFlags& f, bool kinds_given) {
@@ -191,7 +191,7 @@ trial::RunSetup run_setup(const TrialFlags& f, Progress*& progress) {
   return setup;
 }
 
-trial::RunRecord run_one(const trial::Schedule& schedule, const trial::RunSetup& setup) {
+trial::RunRecord run_schedule_once(const trial::Schedule& schedule, const trial::RunSetup& setup) {
   try {
     return trial::run_trial(schedule, setup);
   } catch (const trial::CannotStart& e) {
@@ -215,7 +215,7 @@ Tries run_tries(const trial::Schedule& schedule, const TrialFlags& f, const tria
   for (uint32_t i = 0; i < f.tries; ++i) {
     Progress progress(fmt::format("try {}/{}", i + 1, f.tries), static_cast<uint64_t>(schedule.duration.ms()));
     progress_slot = &progress;
-    const trial::RunRecord run = run_one(schedule, setup);
+    const trial::RunRecord run = run_schedule_once(schedule, setup);
     progress_slot = nullptr;
     progress.finish();
     stop_if_broken(run);
@@ -241,7 +241,7 @@ trial::Schedule shrink_schedule(const trial::Schedule& schedule, const std::stri
   const auto rate = [&](const trial::Schedule& candidate) {
     uint32_t hits = 0;
     for (uint32_t i = 0; i < f.tries; ++i) {
-      const trial::RunRecord run = run_one(candidate, setup);
+      const trial::RunRecord run = run_schedule_once(candidate, setup);
       for (const auto& found : trial::judge(run, judge_options).findings)
         if (props::to_string(found.violation.property) == target) {
           ++hits;
@@ -262,7 +262,7 @@ trial::Schedule shrink_schedule(const trial::Schedule& schedule, const std::stri
   if (!f.json)
     std::cout << fmt::format("shrunk to {} fault{}: {}\nreplay:   {}\n", shrunk.schedule.faults.size(),
                              shrunk.schedule.faults.size() == 1 ? "" : "s", trial::to_text(shrunk.schedule),
-                             replay_line(shrunk.schedule, f));
+                             trial_replay_line(shrunk.schedule, f));
   return shrunk.schedule;
 }
 
@@ -289,7 +289,7 @@ int cmd_replay(const TrialFlags& f, const trial::JudgeOptions& judge_options, Pr
   }
   if (!f.json)
     std::cout << fmt::format("reproduced in {} of {} tries ({}%){}{}\n", tries.reproduced, f.tries,
-                             tries.reproduced * 100 / f.tries, counts.empty() ? "" : ": ", join(counts, ", "))
+                             tries.reproduced * 100 / f.tries, counts.empty() ? "" : ": ", joined(counts, ", "))
               << std::flush;
   std::string shrunk_json = "null";
   if (f.shrink && tries.reproduced > 0)
@@ -297,8 +297,8 @@ int cmd_replay(const TrialFlags& f, const trial::JudgeOptions& judge_options, Pr
   if (f.json)
     std::cout << fmt::format("{{\"schedule\": {}, \"tries\": {}, \"reproduced\": {}, \"properties\": {{{}}}, "
                              "\"results\": [{}], \"shrunk\": {}}}\n",
-                             json_string(trial::to_text(schedule)), f.tries, tries.reproduced, join(counts, ", "),
-                             join(tries.json, ", "), shrunk_json);
+                             json_string(trial::to_text(schedule)), f.tries, tries.reproduced, joined(counts, ", "),
+                             joined(tries.json, ", "), shrunk_json);
   return tries.reproduced > 0 ? 1 : 0;
 }
 
@@ -328,7 +328,7 @@ int cmd_trial(const TrialFlags& f, bool kinds_given) {
     const trial::Schedule schedule = trial::draw(f.seed, r, f.clients, f.servers, duration, model);
     Progress progress(fmt::format("run {}/{}", r + 1, f.runs), static_cast<uint64_t>(duration.ms()));
     progress_slot = &progress;
-    const trial::RunRecord run = run_one(schedule, setup);
+    const trial::RunRecord run = run_schedule_once(schedule, setup);
     progress_slot = nullptr;
     progress.finish();
     stop_if_broken(run);
@@ -351,7 +351,7 @@ int cmd_trial(const TrialFlags& f, bool kinds_given) {
       std::cout << fmt::format("{{\"command\": {}, \"seed\": {}, \"runs\": {}, \"failed_run\": {}, \"holds\": {}, "
                                "\"writes\": {}, \"refused_writes\": {}, \"fault_kinds\": {}, \"violations\": [{}]}}\n",
                                json_string(command_text(f.command)), f.seed, r + 1, r + 1, holds, writes, refused,
-                               json_string(trial::kinds_text(model.kinds)), join(all, ", "));
+                               json_string(trial::kinds_text(model.kinds)), joined(all, ", "));
       return 1;
     }
     std::cout << fmt::format("run {}/{}: {}\n", r + 1, f.runs, counts);

@@ -11,8 +11,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build-fuzz"
 launcher=""
 command -v ccache >/dev/null 2>&1 && launcher="-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache"
+# Unity builds and Ninja, as run.sh (there: why): the libraries compile as a few large files.
+generator=""
+command -v ninja >/dev/null 2>&1 && [ ! -f "$build/CMakeCache.txt" ] && generator="-G Ninja"
 # shellcheck disable=SC2086
-CC=clang CXX=clang++ cmake -S "$root" -B "$build" -DLOCKSIM_BUILD_FUZZ=ON -DLOCKSIM_SANITIZE=ON \
+CC=clang CXX=clang++ cmake -S "$root" -B "$build" $generator -DCMAKE_UNITY_BUILD=ON -DLOCKSIM_BUILD_FUZZ=ON -DLOCKSIM_SANITIZE=ON \
   -DLOCKSIM_BUILD_TESTS=OFF -DLOCKSIM_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo $launcher >/dev/null
 targets=$(cat "$build/fuzz/targets.txt")
 # shellcheck disable=SC2086

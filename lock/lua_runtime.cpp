@@ -175,7 +175,7 @@ Env& need_env(lua_State* L, const char* name, bool waits) {
 
 // A number argument as Redis converts it: an integer without a fraction, else %.17g.
 // Written into `out` (no C++ object: the caller may still raise a Lua error).
-size_t format_number(lua_Number n, char (&out)[32]) {
+size_t format_lua_number(lua_Number n, char (&out)[32]) {
   const bool whole = std::isfinite(n) && std::fabs(n) < 9.2e18 && n == std::floor(n);
   const auto end = whole ? fmt::format_to_n(out, sizeof out, "{}", static_cast<long long>(n))
                          : fmt::format_to_n(out, sizeof out, "{:.17g}", n);
@@ -202,7 +202,7 @@ int yield_request(lua_State* L, int first, LuaRequest::Kind kind, uint32_t serve
   for (int i = first; i <= top; ++i) {
     if (lua_type(L, i) == LUA_TNUMBER) {
       char digits[32];
-      c.pending.command.emplace_back(digits, format_number(lua_tonumber(L, i), digits));
+      c.pending.command.emplace_back(digits, format_lua_number(lua_tonumber(L, i), digits));
       continue;
     }
     size_t len = 0;

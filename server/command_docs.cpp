@@ -8,6 +8,7 @@
 
 #include "locksim/server/command_facts.hpp"
 #include "locksim/server/connection.hpp"
+#include "locksim/server/lower.hpp"
 #include "locksim/server/traffic.hpp"
 #include "locksim/sim/redis/arguments.hpp"
 #include "locksim/sim/redis/command_table.hpp"
@@ -19,7 +20,7 @@ using redis::Command;
 using redis::Reply;
 
 namespace {
-Reply syntax_error() { return Reply::error("ERR syntax error"); }
+Reply syntax_error_reply() { return Reply::error("ERR syntax error"); }
 
 struct FrontendCommand {
   std::string_view name;
@@ -184,12 +185,6 @@ Reply docs_entry(std::string_view name) {
                        Reply::bulk(std::string(group_of(name))), Reply::bulk("complexity"), Reply::bulk("O(1)")});
 }
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 bool known(std::string_view name) { return redis::find_command(name) || frontend_command(name); }
 
 // The subcommands the server answers, as Redis 7.0 names them in COMMAND LIST
@@ -219,9 +214,9 @@ constexpr std::array<std::string_view, 102> kSubcommands = {
 // COMMAND LIST [FILTERBY MODULE name | ACLCAT category | PATTERN glob]: every command,
 // each container's subcommands after it (Redis commandListWithoutFilter); no modules here.
 Reply command_list(const Command& argv) {
-  if (argv.size() != 2 && (argv.size() != 5 || !redis::equals_lower(argv[2], "filterby"))) return syntax_error();
+  if (argv.size() != 2 && (argv.size() != 5 || !redis::equals_lower(argv[2], "filterby"))) return syntax_error_reply();
   const std::string by = argv.size() == 5 ? lower(argv[3]) : "";
-  if (!by.empty() && by != "module" && by != "aclcat" && by != "pattern") return syntax_error();
+  if (!by.empty() && by != "module" && by != "aclcat" && by != "pattern") return syntax_error_reply();
   const std::string category = by == "aclcat" ? lower(argv[4]) : "";
   std::vector<Reply> names;
   auto add = [&](std::string_view name) {

@@ -8,6 +8,7 @@
 
 #include "locksim/server/connection.hpp"
 #include "locksim/server/frontend.hpp"
+#include "locksim/server/lower.hpp"
 #include "locksim/sim/redis/arguments.hpp"
 #include "locksim/sim/redis/glob.hpp"
 
@@ -17,11 +18,6 @@ using redis::Command;
 using redis::Reply;
 
 namespace {
-std::string lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
 // Parameters of persistence and of Redis's internal encodings the model does not
 // keep: it accepts them and is unchanged (Redis's test suite sets them). The encodings
 // it does keep (hash, zset, set, list limits) are the model's own parameters.

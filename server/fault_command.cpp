@@ -9,6 +9,7 @@
 // The first rule that selects a command applies. Handshake commands (HELLO AUTH SELECT
 // CLIENT SETNAME/SETINFO/ID/GETNAME) are spared unless the rule says HANDSHAKES.
 #include "locksim/server/connection.hpp"
+#include "locksim/server/lower.hpp"
 #include "locksim/server/traffic.hpp"
 #include "locksim/sim/redis/arguments.hpp"
 
@@ -36,11 +37,6 @@ std::optional<int64_t> non_negative(const std::string& text) {
 std::optional<int64_t> duration_ms(const std::string& text) {
   auto ms = non_negative(text);
   return ms && *ms <= kMaxDurationMs ? ms : std::nullopt;
-}
-
-std::string lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
 }
 
 Reply add_rule(Traffic& traffic, const Command& argv) {

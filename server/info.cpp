@@ -13,6 +13,7 @@
 
 #include "locksim/server/connection.hpp"
 #include "locksim/server/frontend.hpp"
+#include "locksim/server/lower.hpp"
 #include "locksim/server/traffic.hpp"
 #include "locksim/sim/redis/arguments.hpp"
 
@@ -169,11 +170,6 @@ std::string commandstats_section(const Traffic& t) {
   return out;
 }
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 }  // namespace
 
 Reply run_info_command(Server::Core& core, Connection& conn, const Command& argv) {

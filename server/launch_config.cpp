@@ -8,6 +8,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "locksim/server/lower.hpp"
 #include "locksim/sim/redis/cli_split.hpp"
 #include "locksim/sim/redis/glob.hpp"
 
@@ -31,15 +32,10 @@ constexpr std::array kWithoutEffect = {
     "lua-time-limit", "busy-reply-threshold", "shutdown-*", "sanitize-dump-payload", "ignore-warnings", "propagation-error-behavior",
     "locale-collate"};
 
-bool without_effect(const std::string& name) {
+bool directive_without_effect(const std::string& name) {
   for (const char* pattern : kWithoutEffect)
     if (redis::glob_match(pattern, name)) return true;
   return false;
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 int64_t integer_value(const std::string& name, const std::string& text, int64_t least, int64_t most) {
@@ -135,7 +131,7 @@ void apply_directive(LaunchOptions& o, const std::string& name, const std::vecto
     apply_config_text(o, read_file(values[0]), values[0], style, 1);
   } else if (name == "sentinel") {
     throw LaunchError("sentinel mode is not modelled");
-  } else if (without_effect(name)) {
+  } else if (directive_without_effect(name)) {
     // Quiet where the value asks for what the model is anyway: no persistence.
     const bool as_modelled =
         values.empty() || (values.size() == 1 && (values[0].empty() || lower(values[0]) == "no" || values[0] == "0"));

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "locksim/server/core.hpp"
+#include "locksim/server/lower.hpp"
 #include "locksim/sim/redis/arguments.hpp"
 
 namespace locksim::server {
@@ -12,11 +13,6 @@ using redis::Reply;
 namespace {
 constexpr int64_t kLongMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kOneMb = 1024 * 1024;
-
-std::string lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
 }  // namespace
 
 bool is_limit_parameter(std::string_view name) {

@@ -1,3 +1,4 @@
+#include "locksim/server/lower.hpp"
 #include "locksim/server/traffic.hpp"
 
 #include <fmt/format.h>
@@ -12,12 +13,6 @@
 namespace locksim::server {
 
 namespace {
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 bool is_container(std::string_view name) {
   for (std::string_view c : {"client", "config", "command", "object", "script", "function", "pubsub", "memory",
                              "latency", "acl", "slowlog", "module", "cluster", "xinfo", "locksim.fault"})

@@ -10,6 +10,8 @@ namespace locksim::redis {
 
 inline constexpr std::string_view kSyntaxError = "ERR syntax error";
 inline constexpr std::string_view kNotInteger = "ERR value is not an integer or out of range";
+// The longest string value Redis 7.0 builds (proto-max-bulk-len, 512 MB): APPEND, SETRANGE, SETBIT.
+inline constexpr int64_t kMaxStringLength = 512LL * 1024 * 1024;
 inline constexpr std::string_view kWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value";
 
 // Redis string2ll: optional '-', no '+', no spaces, no leading zeros, no "-0".

@@ -9,8 +9,6 @@ namespace locksim::redis {
 
 namespace {
 
-constexpr int64_t kMaxStringLength = 512LL * 1024 * 1024;
-
 enum SetFlag : unsigned {
   kNx = 1u << 0,
   kXx = 1u << 1,

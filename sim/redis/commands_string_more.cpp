@@ -8,7 +8,6 @@
 namespace locksim::redis {
 
 namespace {
-constexpr int64_t kMaxStringLength = 512LL * 1024 * 1024;
 
 // Edits a string in place (creating it empty), reporting the change; raw encoding after.
 template <typename Edit>

@@ -518,7 +518,7 @@ void pop_items(ExecContext& ctx, Entry& entry, const std::string& key, bool max,
   ctx.db().changed_or_removed(key, entry, std::move(old), ctx.conn_id(), ctx.now_ms);
 }
 
-Reply pop_generic(ExecContext& ctx, const Command& argv, bool max) {
+Reply zpop_generic(ExecContext& ctx, const Command& argv, bool max) {
   if (argv.size() > 3) return error_reply(kSyntaxError);
   int64_t count = 1;
   if (argv.size() == 3 && (!parse_int64(argv[2], count) || count < 0))
@@ -531,7 +531,7 @@ Reply pop_generic(ExecContext& ctx, const Command& argv, bool max) {
   return Reply::array(std::move(out));
 }
 
-Reply blocking_pop(ExecContext& ctx, const Command& argv, bool max) {
+Reply blocking_zpop(ExecContext& ctx, const Command& argv, bool max) {
   int64_t deadline = -1;
   Reply error;
   if (!parse_block_timeout(ctx, argv.back(), deadline, error)) return error;
@@ -601,9 +601,9 @@ Reply cmd_zrevrangebylex(ExecContext& ctx, const Command& argv) { return legacy_
 Reply cmd_zremrangebyscore(ExecContext& ctx, const Command& argv) { return remove_range(ctx, argv, RangeBy::Score); }
 Reply cmd_zremrangebyrank(ExecContext& ctx, const Command& argv) { return remove_range(ctx, argv, RangeBy::Rank); }
 Reply cmd_zremrangebylex(ExecContext& ctx, const Command& argv) { return remove_range(ctx, argv, RangeBy::Lex); }
-Reply cmd_zpopmin(ExecContext& ctx, const Command& argv) { return pop_generic(ctx, argv, false); }
-Reply cmd_zpopmax(ExecContext& ctx, const Command& argv) { return pop_generic(ctx, argv, true); }
-Reply cmd_bzpopmin(ExecContext& ctx, const Command& argv) { return blocking_pop(ctx, argv, false); }
-Reply cmd_bzpopmax(ExecContext& ctx, const Command& argv) { return blocking_pop(ctx, argv, true); }
+Reply cmd_zpopmin(ExecContext& ctx, const Command& argv) { return zpop_generic(ctx, argv, false); }
+Reply cmd_zpopmax(ExecContext& ctx, const Command& argv) { return zpop_generic(ctx, argv, true); }
+Reply cmd_bzpopmin(ExecContext& ctx, const Command& argv) { return blocking_zpop(ctx, argv, false); }
+Reply cmd_bzpopmax(ExecContext& ctx, const Command& argv) { return blocking_zpop(ctx, argv, true); }
 
 }  // namespace locksim::redis

@@ -12,7 +12,7 @@ namespace locksim::redis {
 
 namespace {
 
-enum class SetOp { Union, Inter, Diff };
+enum class ZSetOp { Union, Inter, Diff };
 enum class Aggregate { Sum, Min, Max };
 
 // One input of an operation: a sorted set, a set, or nothing (an absent key).
@@ -56,7 +56,7 @@ void aggregate_into(double& target, double value, Aggregate how) {
 }
 
 struct OpRequest {
-  SetOp op = SetOp::Union;
+  ZSetOp op = ZSetOp::Union;
   bool store = false, card_only = false, withscores = false;
   Aggregate aggregate = Aggregate::Sum;
   int64_t limit = 0;  // ZINTERCARD: 0 is unlimited
@@ -85,7 +85,7 @@ bool parse_op(ExecContext& ctx, const Command& argv, size_t numkeys_at, std::str
     }
     req.sources.push_back(Source{e, 1.0});
   }
-  const bool weighted = req.op != SetOp::Diff && !req.card_only;
+  const bool weighted = req.op != ZSetOp::Diff && !req.card_only;
   while (j < argv.size()) {
     const size_t remaining = argv.size() - j;
     if (weighted && remaining >= req.sources.size() + 1 && equals_lower(argv[j], "weights")) {
@@ -129,9 +129,9 @@ bool parse_op(ExecContext& ctx, const Command& argv, size_t numkeys_at, std::str
 // Runs the operation; ZINTERCARD only counts (into `card`).
 void compute(OpRequest& req, ZSet& out, int64_t& card) {
   auto& src = req.sources;
-  if (req.op != SetOp::Diff)  // smallest first, as Redis (the order of float sums follows it)
+  if (req.op != ZSetOp::Diff)  // smallest first, as Redis (the order of float sums follows it)
     std::stable_sort(src.begin(), src.end(), [](const Source& a, const Source& b) { return a.size() < b.size(); });
-  if (req.op == SetOp::Inter) {
+  if (req.op == ZSetOp::Inter) {
     if (src[0].size() == 0) return;
     bool done = false;
     src[0].each([&](const std::string& member, double raw) {
@@ -149,7 +149,7 @@ void compute(OpRequest& req, ZSet& out, int64_t& card) {
         done = true;
       }
     });
-  } else if (req.op == SetOp::Union) {
+  } else if (req.op == ZSetOp::Union) {
     std::map<std::string, double, std::less<>> acc;
     for (const Source& s : src) {
       s.each([&](const std::string& member, double raw) {
@@ -170,7 +170,7 @@ void compute(OpRequest& req, ZSet& out, int64_t& card) {
   }
 }
 
-Reply set_op(ExecContext& ctx, const Command& argv, SetOp op, bool store, bool card_only) {
+Reply set_op(ExecContext& ctx, const Command& argv, ZSetOp op, bool store, bool card_only) {
   OpRequest req;
   req.op = op;
   req.store = store;
@@ -206,12 +206,12 @@ Reply set_op(ExecContext& ctx, const Command& argv, SetOp op, bool store, bool c
 
 }  // namespace
 
-Reply cmd_zunion(ExecContext& ctx, const Command& argv) { return set_op(ctx, argv, SetOp::Union, false, false); }
-Reply cmd_zinter(ExecContext& ctx, const Command& argv) { return set_op(ctx, argv, SetOp::Inter, false, false); }
-Reply cmd_zdiff(ExecContext& ctx, const Command& argv) { return set_op(ctx, argv, SetOp::Diff, false, false); }
-Reply cmd_zunionstore(ExecContext& ctx, const Command& argv) { return set_op(ctx, argv, SetOp::Union, true, false); }
-Reply cmd_zinterstore(ExecContext& ctx, const Command& argv) { return set_op(ctx, argv, SetOp::Inter, true, false); }
-Reply cmd_zdiffstore(ExecContext& ctx, const Command& argv) { return set_op(ctx, argv, SetOp::Diff, true, false); }
-Reply cmd_zintercard(ExecContext& ctx, const Command& argv) { return set_op(ctx, argv, SetOp::Inter, false, true); }
+Reply cmd_zunion(ExecContext& ctx, const Command& argv) { return set_op(ctx, argv, ZSetOp::Union, false, false); }
+Reply cmd_zinter(ExecContext& ctx, const Command& argv) { return set_op(ctx, argv, ZSetOp::Inter, false, false); }
+Reply cmd_zdiff(ExecContext& ctx, const Command& argv) { return set_op(ctx, argv, ZSetOp::Diff, false, false); }
+Reply cmd_zunionstore(ExecContext& ctx, const Command& argv) { return set_op(ctx, argv, ZSetOp::Union, true, false); }
+Reply cmd_zinterstore(ExecContext& ctx, const Command& argv) { return set_op(ctx, argv, ZSetOp::Inter, true, false); }
+Reply cmd_zdiffstore(ExecContext& ctx, const Command& argv) { return set_op(ctx, argv, ZSetOp::Diff, true, false); }
+Reply cmd_zintercard(ExecContext& ctx, const Command& argv) { return set_op(ctx, argv, ZSetOp::Inter, false, true); }
 
 }  // namespace locksim::redis

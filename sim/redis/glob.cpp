@@ -8,7 +8,7 @@ namespace {
 // CVE-2022-36021): a nesting limit, and once the rest of the pattern after a '*'
 // matches no suffix at all, no earlier '*' tries a longer match either, since
 // that could only leave a shorter suffix. Worst case: O(pattern x text).
-bool match(std::string_view p, std::string_view s, int depth, bool& skip_longer) {
+bool match_from(std::string_view p, std::string_view s, int depth, bool& skip_longer) {
   if (depth > 1000) return false;   // Redis's nesting limit
   if (s.empty()) return p.empty();  // Redis's loop needs text left to consume
   while (!p.empty()) {
@@ -17,7 +17,7 @@ bool match(std::string_view p, std::string_view s, int depth, bool& skip_longer)
         while (p.size() > 1 && p[1] == '*') p.remove_prefix(1);
         if (p.size() == 1) return true;
         for (size_t i = 0; i < s.size(); ++i) {
-          if (match(p.substr(1), s.substr(i), depth + 1, skip_longer)) return true;
+          if (match_from(p.substr(1), s.substr(i), depth + 1, skip_longer)) return true;
           if (skip_longer) return false;
         }
         skip_longer = true;
@@ -78,7 +78,7 @@ bool match(std::string_view p, std::string_view s, int depth, bool& skip_longer)
 
 bool glob_match(std::string_view pattern, std::string_view text) {
   bool skip_longer = false;
-  return match(pattern, text, 0, skip_longer);
+  return match_from(pattern, text, 0, skip_longer);
 }
 
 }  // namespace locksim::redis

@@ -28,6 +28,10 @@ inline LuaMeter& lua_meter(lua_State* L) {
   lua_getallocf(L, &ud);
   return *static_cast<LuaMeter*>(ud);
 }
+// C work on strings (copying, scanning, building) is charged one instruction per
+// this many bytes.
+inline constexpr uint64_t kBytesPerInstruction = 8;
+
 // Adds `cost` instruction-equivalents to the running script; raises the
 // budget error (a Lua error) once the script's or the run's budget is spent.
 inline void lua_charge(lua_State* L, uint64_t cost) { lua_meter(L).charge(L, cost); }

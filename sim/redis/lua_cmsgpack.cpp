@@ -15,7 +15,6 @@ namespace locksim::redis {
 namespace {
 
 constexpr int kMaxNesting = 16;  // deeper tables are packed as nil, as lua-cmsgpack does
-constexpr uint64_t kBytesPerInstruction = 8;  // as lua_metered.cpp charges C string work
 
 // Packing and unpacking run in C, out of the instruction hook's sight: each value
 // is charged to the script's budget (a table reachable along many paths, t = {t, t}

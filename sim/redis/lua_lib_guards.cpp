@@ -17,8 +17,6 @@ namespace locksim::redis {
 
 namespace {
 
-constexpr uint64_t kBytesPerInstruction = 8;  // as lua_metered.cpp charges C string work
-
 // ---- bit.tohex: CVE-2024-31449 -------------------------------------------------
 
 // lua-bitop's barg(): the number plus 2^52+2^51, whose low 32 bits are the argument

@@ -13,8 +13,6 @@ namespace locksim::redis {
 
 namespace {
 
-constexpr uint64_t kBytesPerInstruction = 8;
-
 uint64_t string_bytes(lua_State* L, int from, int to) {
   uint64_t bytes = 0;
   for (int i = from; i <= to; ++i)

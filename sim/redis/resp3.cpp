@@ -20,7 +20,7 @@ void append_line(std::string& out, char type, const std::string& text) {
 }
 
 // One node: a scalar whole, an array's header only (its elements follow).
-void append_node(std::string& out, const Reply& r, Protocol protocol, Aggregate top) {
+void append_resp3_node(std::string& out, const Reply& r, Protocol protocol, Aggregate top) {
   const bool resp3 = protocol == Protocol::Resp3;
   switch (r.type) {
     case Reply::Type::Status: append_line(out, '+', r.str); return;
@@ -52,7 +52,7 @@ void append_node(std::string& out, const Reply& r, Protocol protocol, Aggregate 
 void append_reply(std::string& out, const Reply& reply, Protocol protocol, Aggregate top) {
   walk_reply(
       reply,
-      [&](const Reply& node, size_t) { append_node(out, node, protocol, &node == &reply ? top : Aggregate::Array); },
+      [&](const Reply& node, size_t) { append_resp3_node(out, node, protocol, &node == &reply ? top : Aggregate::Array); },
       [](const Reply&) {});
 }
 

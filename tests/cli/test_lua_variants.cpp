@@ -28,7 +28,7 @@ std::string temp_file(const std::string& name) {
   return "/tmp/locksim_test_lua_" + std::to_string(getpid()) + "_" + name;
 }
 
-Outcome locksim(const std::string& args) {
+Outcome run_program(const std::string& args) {
   const std::string err = temp_file("stderr");
   const std::string cmd =
       std::string("cd '" LOCKSIM_EXAMPLES_DIR "/..' && '") + LOCKSIM_BIN + "' " + args + " 2>'" + err + "' </dev/null";
@@ -59,7 +59,7 @@ std::string line_after(const std::string& text, const std::string& label) {
 // The distinct failures `check ARGS --json` lists: (property, cause) -> the entry
 // (the lock's own, where one is listed both under and outside the assumptions).
 std::map<std::pair<std::string, std::string>, nlohmann::json> inventory(const std::string& args) {
-  Outcome r = locksim(args + " --json --jobs 2");
+  Outcome r = run_program(args + " --json --jobs 2");
   INFO(args << "\n" << r.out << r.err);
   REQUIRE((r.status == 0 || r.status == 1));
   std::map<std::pair<std::string, std::string>, nlohmann::json> out;
@@ -81,7 +81,7 @@ bool same_failure_on_builtin(const std::string& replay, const std::vector<std::s
   const std::string rest = scenario.substr(scenario.find(' '));                   // without the variant's name
   for (const std::string& builtin : builtins) {
     const std::string algorithm = builtin.substr(6, builtin.find(' ', 6) - 6);  // "check ALGO ..."
-    Outcome r = locksim("replay '" + algorithm + rest + "' --colour never");
+    Outcome r = run_program("replay '" + algorithm + rest + "' --colour never");
     INFO(r.out);
     if (r.out.find("cause:      " + failure.first + ": " + failure.second) != std::string::npos) return true;
   }
@@ -128,7 +128,7 @@ TEST_CASE("lua variants: the default check finds each buggy variant's own failur
     // The printed replay line works as printed and shows the same failure.
     const std::string replay = f.at("replay").get<std::string>();
     CHECK(replay.rfind("locksim replay --variant '" + file + "' '", 0) == 0);
-    Outcome again = locksim(replay.substr(8) + " --colour never");
+    Outcome again = run_program(replay.substr(8) + " --colour never");
     INFO(again.out);
     CHECK(again.status == 0);  // replay shows the run; only check's search exits 1
     CHECK(again.out.find(std::string("cause:      ") + b.property + ": " + b.cause) != std::string::npos);
@@ -164,7 +164,7 @@ TEST_CASE("lua variants: the production-style buggy variants are caught by their
   };
   for (const Case& b : cases) {
     const std::string file = std::string("examples/buggy/") + b.file + ".lua";
-    Outcome r = locksim(std::string("check ") + b.name + " --variant " + file + b.check + " --json --jobs 2");
+    Outcome r = run_program(std::string("check ") + b.name + " --variant " + file + b.check + " --json --jobs 2");
     INFO(b.file << "\n" << r.out << r.err);
     REQUIRE(r.status == 1);  // a failure of its own
     // The entry under the assumptions in force: the variant's own (listed before those outside).
@@ -183,7 +183,7 @@ TEST_CASE("lua variants: the production-style buggy variants are caught by their
     CHECK(clients >= b.min_clients);
     CHECK(clients <= b.max_clients);
     const std::string replay = f.at("replay").get<std::string>();
-    Outcome again = locksim(replay.substr(8) + " --colour never");
+    Outcome again = run_program(replay.substr(8) + " --colour never");
     INFO(again.out);
     CHECK(again.out.find(std::string("cause:      ") + b.property + ": " + b.cause) != std::string::npos);
   }
@@ -249,7 +249,7 @@ TEST_CASE("lua variants: errors are loud and name the file and line") {
     std::ofstream out(path);
     out << "name = 'bad'\nfunction acquire()\n  return call('GET' param('key'))\nend\n";
   }
-  Outcome syntax = locksim("check bad --variant " + path);
+  Outcome syntax = run_program("check bad --variant " + path);
   CHECK(syntax.status == 2);
   CHECK(syntax.err.find(path + ":3: ')' expected near 'param'") != std::string::npos);
   {
@@ -257,40 +257,40 @@ TEST_CASE("lua variants: errors are loud and name the file and line") {
     out << "name = 'bad'\nfunction acquire()\n  local ok = call('SET', param('key'), 'x', 'PX', 'soon')\n"
            "  return ok ~= nil\nend\nfunction release() return true end\n";
   }
-  Outcome runtime = locksim("check bad --variant " + path + " --runs 50 --colour never");
+  Outcome runtime = run_program("check bad --variant " + path + " --runs 50 --colour never");
   INFO(runtime.out << runtime.err);
   CHECK(runtime.status == 2);
   CHECK(runtime.out.find("found: variant-error violated") != std::string::npos);
   CHECK(runtime.out.find(path + ":3: unhandled error reply in acquire: ERR value is not an integer") !=
         std::string::npos);
-  Outcome run = locksim("run bad --variant " + path + " --colour never");
+  Outcome run = run_program("run bad --variant " + path + " --colour never");
   CHECK(run.status == 2);
   CHECK(run.out.find("variant-error") != std::string::npos);
-  Outcome missing = locksim("check x --variant /nonexistent.lua");
+  Outcome missing = run_program("check x --variant /nonexistent.lua");
   CHECK(missing.status == 2);
   CHECK(missing.err.find("cannot read '/nonexistent.lua': No such file or directory") != std::string::npos);
-  Outcome directory = locksim("check x --variant /tmp");
+  Outcome directory = run_program("check x --variant /tmp");
   CHECK(directory.status == 2);
   CHECK(directory.err.find("cannot read '/tmp': not a regular file") != std::string::npos);
-  Outcome twice = locksim("list --variant examples/watchdog.lua --variant examples/watchdog.lua");
+  Outcome twice = run_program("list --variant examples/watchdog.lua --variant examples/watchdog.lua");
   CHECK(twice.status == 2);
   CHECK(twice.err.find("a second variant named 'lua-watchdog'") != std::string::npos);
   std::remove(path.c_str());
 }
 
 TEST_CASE("lua variants: --variant takes one file per flag, list and run show it") {
-  Outcome listed = locksim("list --variant examples/watchdog.lua --variant examples/redisson.lua");
+  Outcome listed = run_program("list --variant examples/watchdog.lua --variant examples/redisson.lua");
   CHECK(listed.status == 0);
   CHECK(listed.out.find("lua-watchdog") != std::string::npos);
   CHECK(listed.out.find("redisson") != std::string::npos);
-  Outcome run = locksim("run lua-watchdog --variant examples/watchdog.lua --lease 2s --colour never");
+  Outcome run = run_program("run lua-watchdog --variant examples/watchdog.lua --lease 2s --colour never");
   INFO(run.out << run.err);
   CHECK(run.status == 0);
   CHECK(line_after(run.out, "replay:") ==
         "locksim run --variant examples/watchdog.lua lua-watchdog --seed 1 --lease 2s");
   // The output does not depend on --jobs.
   const std::string check = "check lua-watchdog --variant examples/watchdog.lua --faults all --runs 200 --colour never";
-  CHECK(locksim(check + " --jobs 2").out == locksim(check).out);
+  CHECK(run_program(check + " --jobs 2").out == run_program(check).out);
   // log() is a step of the story.
   const std::string path = temp_file("logger.lua");
   {
@@ -298,7 +298,7 @@ TEST_CASE("lua variants: --variant takes one file per flag, list and run show it
     out << "name = 'logger'\nfunction acquire() log('lease is ' .. param('lease')) return true end\n"
            "function release() return true end\n";
   }
-  Outcome logged = locksim("run logger --variant " + path + " --clients 1 --iterations 1 --colour never");
+  Outcome logged = run_program("run logger --variant " + path + " --clients 1 --iterations 1 --colour never");
   CHECK(logged.out.find("A logs: lease is 1000") != std::string::npos);
   std::remove(path.c_str());
 }

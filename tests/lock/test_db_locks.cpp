@@ -20,7 +20,7 @@ SimulationConfig db_config(const char* algorithm) {
   return c;
 }
 
-sim::FaultPlan plan(const char* text) {
+sim::FaultPlan fault_plan(const char* text) {
   std::string error;
   auto p = sim::parse_fault_plan(text, &error);
   INFO(error);
@@ -36,7 +36,7 @@ std::vector<std::string> lock_rows(Simulation& s) {
 
 // Which client wins the first acquire of this config without faults: a fault
 // aimed at it changes nothing before it strikes.
-uint32_t first_holder(const SimulationConfig& c) {
+uint32_t first_acquirer(const SimulationConfig& c) {
   SimulationConfig quiet = c;
   quiet.faults = {};
   quiet.workload.call_faults.clear();
@@ -69,7 +69,7 @@ TEST_CASE("db-insert-delete: the row is the lock, a holder that crashes leaves i
   SimulationConfig c = db_config("db-insert-delete");
   c.lock.wait_limit = 2_s;
   c.workload.work_min = c.workload.work_max = 300_ms;
-  const uint32_t holder = first_holder(c), other = 1 - holder;
+  const uint32_t holder = first_acquirer(c), other = 1 - holder;
   c.workload.call_faults = {CallFault{holder, 2, CallFault::Kind::Crash}};  // before its DELETE
   auto s = run(c);
   const History& h = s->history();
@@ -95,7 +95,7 @@ TEST_CASE("db-insert-expiry: the cleanup job deletes a dead holder's row after i
   c.lock.lease = 1_s;
   c.lock.wait_limit = 5_s;
   c.workload.work_min = c.workload.work_max = 100_ms;
-  const uint32_t holder = first_holder(c), other = 1 - holder;
+  const uint32_t holder = first_acquirer(c), other = 1 - holder;
   c.workload.call_faults = {CallFault{holder, 2, CallFault::Kind::Crash}};
   auto s = run(c);
   const History& h = s->history();
@@ -148,8 +148,8 @@ TEST_CASE("db-for-update: a crashed holder's lock goes when the database notices
   c.workload.work_min = c.workload.work_max = 1_s;
   c.lock.wait_limit = 10_s;
   c.database.dead_client_detection = 3_s;
-  const uint32_t holder = first_holder(c);
-  c.faults = plan(fmt::format("crash {} @300ms", client_name(holder)).c_str());
+  const uint32_t holder = first_acquirer(c);
+  c.faults = fault_plan(fmt::format("crash {} @300ms", client_name(holder)).c_str());
   auto s = run(c);
   const History& h = s->history();
   REQUIRE(steps(h, Step::Acquired, holder).size() == 1);
@@ -190,7 +190,7 @@ TEST_CASE("db-reentrant: the owner re-enters with a count, and the row goes at t
 TEST_CASE("db locks: the same config gives the same trace", "[lock]") {
   for (const char* algorithm : {"db-insert-expiry", "db-for-update"}) {
     SimulationConfig c = db_config(algorithm);
-    c.faults = plan("crash A @150ms; restart A @400ms; crash db @900ms; restart db @1200ms");
+    c.faults = fault_plan("crash A @150ms; restart A @400ms; crash db @900ms; restart db @1200ms");
     CHECK(run(c)->trace_hash() == run(c)->trace_hash());
   }
 }

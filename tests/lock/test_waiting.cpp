@@ -237,7 +237,7 @@ TEST_CASE("waiting: a message sent into a cut is lost, and a reset loses the sub
 namespace {
 
 // Two pubsub-wait clients starting together: one holds the lock for 300 ms, the other waits.
-SimulationConfig two_clients() {
+SimulationConfig two_waiting_clients() {
   SimulationConfig c;
   c.algorithm = "pubsub-wait";
   c.latency = sim::LatencyDist{10_ms};
@@ -269,7 +269,7 @@ Handover handover(const History& h) {
 }  // namespace
 
 TEST_CASE("pubsub-wait: the waiter is woken by the unlock PUBLISH, not by the lease's end", "[lock][sim]") {
-  auto s = run(two_clients());
+  auto s = run(two_waiting_clients());
   const Handover h = handover(s->history());
   CHECK(overlaps(s->history()).empty());
   // The message takes one trip (10 ms) and the SET NX one round trip (20 ms).
@@ -286,7 +286,7 @@ TEST_CASE("pubsub-wait: the waiter is woken by the unlock PUBLISH, not by the le
 
 TEST_CASE("pubsub-wait: an unlock message lost to a cut link costs the waiter the TTL, not the lock", "[lock][sim]") {
   // Who wins the first SET is fixed by the seed: A (asserted below); B waits.
-  SimulationConfig c = two_clients();
+  SimulationConfig c = two_waiting_clients();
   c.faults = *sim::parse_fault_plan("cut B redis @325ms for 20ms");  // the message leaves the server at 330 ms
   auto s = run(c);
   const Handover h = handover(s->history());
@@ -389,7 +389,7 @@ const Algorithm& lua_variant(const char* text) {
 }  // namespace
 
 TEST_CASE("waiting from Lua: a variant's waiter wakes on the unlock message, as pubsub-wait does", "[lock][sim]") {
-  SimulationConfig c = two_clients();
+  SimulationConfig c = two_waiting_clients();
   c.algorithm = std::string(lua_variant(kLuaPubSubWait).id);
   auto s = run(c);
   CHECK(steps(s->history(), Step::VariantError).empty());

@@ -13,19 +13,12 @@
 #include "locksim/props/defaults.hpp"
 #include "locksim/props/evidence.hpp"
 #include "locksim/props/inventory.hpp"
+#include "scenario_text.hpp"
 
 using namespace locksim;
 using namespace locksim::props;
 
 namespace {
-
-Scenario scenario(std::string_view text) {
-  std::string error;
-  auto s = parse_scenario(text, &error);
-  INFO(error);
-  REQUIRE(s);
-  return *s;
-}
 
 }  // namespace
 

@@ -11,7 +11,7 @@ using namespace locksim;
 using namespace locksim::props;
 
 namespace {
-Verdict verdict_of(std::string_view text) {
+Verdict verdict_for(std::string_view text) {
   std::string error;
   auto s = parse_scenario(text, &error);
   INFO(error);
@@ -37,30 +37,30 @@ TEST_CASE("false alarms: fenced-writes orders holds by token, not by when a clie
 
 TEST_CASE("false alarms: fair's bounded wait counts from the waiter's place in the queue", "[false-alarm]") {
   // A is paused before its first command (before it took a ticket), then crashes.
-  CHECK(verdict_of("fair seed=3 clients=2 spikes=0.01:1ms:1.5:50ms call=A:1:pause:548ms faults=[crash A @548ms]")
+  CHECK(verdict_for("fair seed=3 clients=2 spikes=0.01:1ms:1.5:50ms call=A:1:pause:548ms faults=[crash A @548ms]")
             .holds(Property::BoundedWait));
   // B's ticket request is delayed: the others took tickets before it.
-  CHECK(verdict_of("fair seed=898745 clients=3 iterations=2 spikes=0.26:15ms:1.5:217ms").holds(Property::BoundedWait));
+  CHECK(verdict_for("fair seed=898745 clients=3 iterations=2 spikes=0.26:15ms:1.5:217ms").holds(Property::BoundedWait));
   // A is cut off from Redis: it is in no queue until the cut heals.
-  CHECK(verdict_of("fair seed=1 clients=3 iterations=2 faults=[cut A redis @0s for 2.243s]")
+  CHECK(verdict_for("fair seed=1 clients=3 iterations=2 faults=[cut A redis @0s for 2.243s]")
             .holds(Property::BoundedWait));
   // Redis restarts without persistence and forgets the queue: the waiters queue again.
-  CHECK(verdict_of("fair seed=3 clients=3 faults=[crash redis @17ms; restart redis @1.112s]")
+  CHECK(verdict_for("fair seed=3 clients=3 faults=[crash redis @17ms; restart redis @1.112s]")
             .holds(Property::BoundedWait));
   // B's request went out while it was cut off and was lost: after the heal it
   // only waits for that call's timeout, in no queue, and then crashes.
-  CHECK(verdict_of("fair seed=716560 clients=3 iterations=2 call=C:4:crash call=B:11:crash call=B:9:pause:2.886s "
+  CHECK(verdict_for("fair seed=716560 clients=3 iterations=2 call=C:4:crash call=B:11:crash call=B:9:pause:2.886s "
                    "faults=[crash C @212ms; cut A redis @429ms for 2.894s; cut B redis @1.428s for 1.983s; "
                    "pause B @2.573s for 118ms; crash C @2.636s; restart C @3.285s]")
             .holds(Property::BoundedWait));
   // Redis's clock jumps and drops B's heartbeat; the replica's copy of B's
   // earlier heartbeat is not B arriving again: B queues when it takes ticket 5.
-  CHECK(verdict_of("fair seed=604511 clients=3 iterations=2 replica=1 lag=86ms failover=952ms "
+  CHECK(verdict_for("fair seed=604511 clients=3 iterations=2 replica=1 lag=86ms failover=952ms "
                    "spikes=0.2:35ms:1.5:802ms faults=[jump redis @397ms by +2.785s]")
             .holds(Property::BoundedWait));
   // Plain retries on the same kind of workload are still caught overtaking (F20).
-  Verdict spin = verdict_of("token-lua seed=4 clients=5 iterations=5 work=20ms..100ms think=0s..50ms");
-  Verdict fair = verdict_of("fair seed=4 clients=5 iterations=5 work=20ms..100ms think=0s..50ms");
+  Verdict spin = verdict_for("token-lua seed=4 clients=5 iterations=5 work=20ms..100ms think=0s..50ms");
+  Verdict fair = verdict_for("fair seed=4 clients=5 iterations=5 work=20ms..100ms think=0s..50ms");
   CHECK(fair.holds(Property::BoundedWait));
   CHECK(fair.metrics.max_overtakes < spin.metrics.max_overtakes);
 }
@@ -85,7 +85,7 @@ TEST_CASE("false alarms: a timestamp lock whose holder died is taken over, not k
         if (e.step == lock::Step::Released && e.depth == 0) inside = false;
         if (e.step == lock::Step::Crashed && inside) died_inside = true;
       }
-      if (died_inside) found = verdict_of(text);
+      if (died_inside) found = verdict_for(text);
     }
     REQUIRE(found);
     const Verdict& v = *found;
@@ -109,7 +109,7 @@ TEST_CASE("fair: a ticket drawn before a Redis restart does not take the place t
   // the new queue (its next request is then delayed). A's old ticket 1 used to
   // pass as B's: A took B's place, and B fell to the back (4 overtakes). The
   // heartbeat key now holds its waiter's token, so A queues again instead.
-  const Verdict v = verdict_of(
+  const Verdict v = verdict_for(
       "fair seed=342405 clients=3 iterations=2 spikes=0.09:47ms:1.5:528ms faults=[crash redis @8ms; "
       "restart redis @237ms]");
   CHECK(v.holds(Property::BoundedWait));
@@ -121,7 +121,7 @@ TEST_CASE("fair: a waiter whose winning acquire lost its reply holds the lock on
   // A's acquire set the lock but its reply was lost in a delay spike; A used
   // to queue again at the back while its orphaned key blocked the others, and
   // three later arrivals got in first. Its retry now finds its own token.
-  const Verdict v = verdict_of(
+  const Verdict v = verdict_for(
       "fair seed=584976 clients=3 spikes=0.23:49ms:1.5:504ms slow=C:0:1.04s faults=[cut B redis @197ms for 2.48s; "
       "crash redis @617ms; restart redis @1.184s; cut B redis @1.442s for 2.826s; crash redis @2.082s; restart redis "
       "@3.472s]");

@@ -5,18 +5,12 @@
 #include <algorithm>
 
 #include "locksim/props/explorer.hpp"
+#include "scenario_text.hpp"
 
 using namespace locksim;
 using namespace locksim::props;
 
 namespace {
-Scenario scenario(std::string_view text) {
-  std::string error;
-  auto s = parse_scenario(text, &error);
-  INFO(error);
-  REQUIRE(s);
-  return *s;
-}
 }  // namespace
 
 TEST_CASE("findings: a fencing counter kept in a Redis that forgets it starts over (not a fix for F23)", "[finding]") {

@@ -9,20 +9,13 @@
 #include "locksim/props/catalogue.hpp"
 #include "locksim/props/defaults.hpp"
 #include "locksim/props/inventory.hpp"
+#include "scenario_text.hpp"
 #include "seed_search.hpp"
 
 using namespace locksim;
 using namespace locksim::props;
 
 namespace {
-
-Scenario scenario(std::string_view text) {
-  std::string error;
-  auto s = parse_scenario(text, &error);
-  INFO(error);
-  REQUIRE(s);
-  return *s;
-}
 
 const Violation* violation(const Verdict& v, Property p) { return v.find(p); }
 

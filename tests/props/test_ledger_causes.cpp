@@ -10,6 +10,7 @@
 #include "locksim/lock/lua_variant.hpp"
 #include "locksim/lock/simulation.hpp"
 #include "locksim/props/explorer.hpp"
+#include "scenario_text.hpp"
 #include "seed_search.hpp"
 
 using namespace locksim;
@@ -17,18 +18,10 @@ using namespace locksim::props;
 
 namespace {
 
-Scenario scenario(const std::string& text) {
-  std::string error;
-  auto s = parse_scenario(text, &error);
-  INFO(text << ": " << error);
-  REQUIRE(s);
-  return *s;
-}
-
 RunResult run_line(const std::string& text) { return run_scenario(scenario(text)); }
 
 // The run of the first schedule on which `text` shows `property` (tests/props/seed_search.hpp).
-RunResult showing(const std::string& text, Property property) {
+RunResult run_showing(const std::string& text, Property property) {
   auto s = seedsearch::first_seed_showing(text, property);
   REQUIRE(s);
   return run_scenario(*s);
@@ -80,7 +73,7 @@ TEST_CASE("ledger causes: a nested acquire against a Redis that died is not wait
   // Redis crashed for good at 13ms and took A's lock with it: the nested acquire
   // found no store to ask. It once read nested-acquire-waits-on-itself, then
   // redis-restart-forgot-key, though Redis never came back.
-  const RunResult run = showing("reentrant clients=1 iterations=1 nested=1 explicit-lease=1s faults=[crash redis @13ms]",
+  const RunResult run = run_showing("reentrant clients=1 iterations=1 nested=1 explicit-lease=1s faults=[crash redis @13ms]",
                                 Property::Reentrancy);
   const Violation* v = run.verdict.find(Property::Reentrancy);
   REQUIRE(v);
@@ -114,7 +107,7 @@ TEST_CASE("ledger causes: del-setnx deleting a timestamp that had lapsed by its 
           "[causes][ledger]") {
   // A's section outlasts its timestamp; B deletes it as the lock's rule says it may,
   // takes the lock, and both hold. It once read "B's acquire deleted A's fresh lock".
-  const RunResult run = showing("del-setnx clients=2 iterations=1 slow=A:0:1.051s", Property::MutualExclusion);
+  const RunResult run = run_showing("del-setnx clients=2 iterations=1 slow=A:0:1.051s", Property::MutualExclusion);
   const Violation* v = run.verdict.find(Property::MutualExclusion);
   REQUIRE(v);
   CHECK(v->cause == Cause::LeaseOutworked);
@@ -126,7 +119,7 @@ TEST_CASE("ledger causes: del-setnx deleting a timestamp that had lapsed by its 
 TEST_CASE("ledger causes: an EXEC run on the promoted replica lost its WATCH", "[causes][ledger]") {
   // B watched on the old master; the master died and its EXEC ran unwatched on the
   // promoted replica, over A's lock. It once read takeover-race.
-  const RunResult run = showing(
+  const RunResult run = run_showing(
       "watch-multi clients=2 iterations=2 replica=1 lag=51ms failover=296ms call=B:9:pause:1.103s "
       "faults=[crash redis @76ms]",
       Property::MutualExclusion);

@@ -7,18 +7,11 @@
 #include "locksim/props/explorer.hpp"
 #include "locksim/props/scenario.hpp"
 #include "locksim/sim/redis/lua_state_pool.hpp"
+#include "scenario_text.hpp"
 
 using namespace locksim::props;
 
 namespace {
-
-Scenario scenario(const std::string& text) {
-  std::string error;
-  auto s = parse_scenario(text, &error);
-  INFO(error);
-  REQUIRE(s);
-  return *s;
-}
 
 }  // namespace
 

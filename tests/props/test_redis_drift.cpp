@@ -7,18 +7,12 @@
 
 #include "locksim/props/defaults.hpp"
 #include "locksim/props/explorer.hpp"
+#include "scenario_text.hpp"
 
 using namespace locksim;
 using namespace locksim::props;
 
 namespace {
-Scenario scenario(std::string_view text) {
-  std::string error;
-  auto s = parse_scenario(text, &error);
-  INFO(error);
-  REQUIRE(s);
-  return *s;
-}
 }  // namespace
 
 TEST_CASE("redis drift: the scenario word reads back, names a node the deployment has", "[redis-drift]") {

@@ -6,18 +6,11 @@
 
 #include "locksim/props/scenario.hpp"
 #include "locksim/props/shrink_memo.hpp"
+#include "scenario_text.hpp"
 
 using namespace locksim::props;
 
 namespace {
-
-Scenario scenario(const std::string& text) {
-  std::string error;
-  auto s = parse_scenario(text, &error);
-  INFO(error);
-  REQUIRE(s);
-  return *s;
-}
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "locksim/sim/redis/server.hpp"
+#include "locksim/sim/redis/sha1.hpp"
 
 namespace locksim::redis::testing {
 
@@ -21,5 +22,8 @@ struct Model {
   ConnectionId conn;
   int64_t now = 1'700'000'000'000;
 };
+
+// What Redis appends to an error raised inside a script.
+inline std::string suffix(const std::string& script) { return " script: " + sha1_hex(script) + ", on @user_script:1."; }
 
 }  // namespace locksim::redis::testing

@@ -13,13 +13,12 @@ using namespace locksim::redis;
 using namespace locksim::redis::testing;
 
 namespace {
-Reply eval(Model& m, const std::string& script, std::initializer_list<std::string> keys = {}) {
+Reply eval_reply(Model& m, const std::string& script, std::initializer_list<std::string> keys = {}) {
   Command argv{"eval", script, std::to_string(keys.size())};
   argv.insert(argv.end(), keys);
   return m.server.execute(m.conn, argv, m.now);
 }
-std::string text(Model& m, const std::string& script) { return to_string(eval(m, script)); }
-std::string suffix(const std::string& script) { return " script: " + sha1_hex(script) + ", on @user_script:1."; }
+std::string text(Model& m, const std::string& script) { return to_string(eval_reply(m, script)); }
 }  // namespace
 
 TEST_CASE("Lua recursion stops where Redis's does", "[redis][lua]") {
@@ -47,7 +46,7 @@ TEST_CASE("Lua recursion stops where Redis's does", "[redis][lua]") {
 
 TEST_CASE("A reply nested deeper than the Lua stack ends in Redis's error", "[redis][lua]") {
   Model m;
-  const Reply reply = eval(m, "local a = {} local b = {a} a[1] = b return a");
+  const Reply reply = eval_reply(m, "local a = {} local b = {a} a[1] = b return a");
   const Reply* level = &reply;
   size_t depth = 0;
   while (level->type == Reply::Type::Array && level->elements.size() == 1) {
@@ -61,7 +60,7 @@ TEST_CASE("A reply nested deeper than the Lua stack ends in Redis's error", "[re
 
 TEST_CASE("The deepest reply Redis allows goes through every writer without overflowing the stack", "[redis][lua]") {
   Model m;
-  const Reply reply = eval(m, "local t={} local c=t for i=1,100000 do c[1]={} c=c[1] end return t");
+  const Reply reply = eval_reply(m, "local t={} local c=t for i=1,100000 do c[1]={} c=c[1] end return t");
   const std::string resp2 = encode_resp(reply);
   CHECK(resp2.size() == 7995 * 4 + std::string("-ERR reached lua stack limit\r\n").size());
   CHECK(resp2.starts_with("*1\r\n*1\r\n"));
@@ -81,7 +80,7 @@ TEST_CASE("The deepest reply Redis allows goes through every writer without over
 TEST_CASE("unpack passes 7999 arguments to redis.call as in Redis", "[redis][lua]") {
   Model m;
   const std::string script = "local a = {} for i=1,7999 do a[i] = 1 end return redis.call('lpush', KEYS[1], unpack(a))";
-  CHECK(to_string(eval(m, script, {"l"})) == "(integer) 7999");
+  CHECK(to_string(eval_reply(m, script, {"l"})) == "(integer) 7999");
   CHECK(text(m, "local a = {} for i=1,8000 do a[i] = 1 end return #{unpack(a)}") ==
         "(error) ERR user_script:1: too many results to unpack" +
             suffix("local a = {} for i=1,8000 do a[i] = 1 end return #{unpack(a)}"));

@@ -14,7 +14,7 @@ using namespace locksim::redis::testing;
 
 namespace {
 
-std::string eval(Model& m, const std::string& script, std::vector<std::string> keys = {}) {
+std::string eval_with_keys(Model& m, const std::string& script, std::vector<std::string> keys = {}) {
   Command argv{"eval", script, std::to_string(keys.size())};
   argv.insert(argv.end(), keys.begin(), keys.end());
   return to_string(m.server.execute(m.conn, argv, m.now));
@@ -37,7 +37,7 @@ const std::vector<std::string> kProbes = {
 
 std::vector<std::string> probe(Model& m, const std::string& dirty_sha) {
   std::vector<std::string> out;
-  for (const std::string& script : kProbes) out.push_back(eval(m, script, {"k"}));
+  for (const std::string& script : kProbes) out.push_back(eval_with_keys(m, script, {"k"}));
   out.push_back(to_string(m.run({"script", "exists", dirty_sha})));
   out.push_back(to_string(m.run({"evalsha", dirty_sha, "0"})));
   return out;
@@ -66,7 +66,7 @@ std::vector<std::string> probe_after(bool reuse, const std::vector<std::string>&
   set_lua_state_reuse(reuse);
   {
     Model dirtied;
-    for (const std::string& script : dirty) eval(dirtied, script, {"k"});
+    for (const std::string& script : dirty) eval_with_keys(dirtied, script, {"k"});
     dirtied.run({"script", "load", "return 'cached'"});
   }
   Model next;
@@ -112,12 +112,12 @@ TEST_CASE("A reused Lua state has lua-cjson's settings and buffers as built", "[
 TEST_CASE("SCRIPT FLUSH gives back the state as built but keeps the random sequence", "[redis][scripting]") {
   set_lua_state_reuse(true);
   Model m;
-  const std::string first = eval(m, "return math.random(1000000)");
-  const std::string before_flush = eval(m, "return tostring({})");
+  const std::string first = eval_with_keys(m, "return math.random(1000000)");
+  const std::string before_flush = eval_with_keys(m, "return tostring({})");
   m.run({"script", "flush"});
-  CHECK(eval(m, "return tostring({})") == before_flush);  // ids start over with the state
+  CHECK(eval_with_keys(m, "return tostring({})") == before_flush);  // ids start over with the state
   Model fresh;
-  eval(fresh, "return math.random(1000000)");
-  CHECK(eval(m, "return math.random(1000000)") == eval(fresh, "return math.random(1000000)"));
-  CHECK(first != eval(m, "return math.random(1000000)"));
+  eval_with_keys(fresh, "return math.random(1000000)");
+  CHECK(eval_with_keys(m, "return math.random(1000000)") == eval_with_keys(fresh, "return math.random(1000000)"));
+  CHECK(first != eval_with_keys(m, "return math.random(1000000)"));
 }

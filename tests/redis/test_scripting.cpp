@@ -16,7 +16,6 @@ std::string eval(Model& m, const std::string& script, std::initializer_list<std:
   argv.insert(argv.end(), keys_then_args);
   return to_string(m.server.execute(m.conn, argv, m.now));
 }
-std::string suffix(const std::string& script) { return " script: " + sha1_hex(script) + ", on @user_script:1."; }
 }  // namespace
 
 TEST_CASE("SHA-1 known answers") {

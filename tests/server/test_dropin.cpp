@@ -17,11 +17,11 @@ using namespace locksim::server::testing;
 using Steady = std::chrono::steady_clock;
 
 namespace {
-int64_t ms_since(Steady::time_point start) {
+int64_t elapsed_ms(Steady::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() - start).count();
 }
 int64_t id_of(Hiredis& c) { return std::stoll(c.command("CLIENT ID").substr(10)); }
-std::string info_field(Hiredis& c, const std::string& section, const std::string& field) {
+std::string info_value(Hiredis& c, const std::string& section, const std::string& field) {
   const std::string text = c.command("INFO %s", section.c_str());
   const size_t at = text.find(field + ":");
   if (at == std::string::npos) return "(missing)";
@@ -36,7 +36,7 @@ TEST_CASE("CLIENT PAUSE holds every client's commands for its time, then runs th
   CHECK(admin.command("CLIENT PAUSE 500") == "OK");
   const auto start = Steady::now();
   CHECK(other.command("SET k v") == "OK");  // held, not refused
-  CHECK(ms_since(start) >= 450);
+  CHECK(elapsed_ms(start) >= 450);
   CHECK(admin.command("CLIENT PAUSE x") == "(error) ERR timeout is not an integer or out of range");
   CHECK(admin.command("CLIENT PAUSE 10 SOME") == "(error) ERR CLIENT PAUSE mode must be WRITE or ALL");
 }
@@ -63,7 +63,7 @@ TEST_CASE("DEBUG SLEEP stalls the server in wall time and moves a manual clock",
     const auto start = Steady::now();
     raw.send("DEBUG SLEEP 0.4\r\n");
     CHECK(raw.read(5) == "+OK\r\n");
-    CHECK(ms_since(start) >= 350);
+    CHECK(elapsed_ms(start) >= 350);
   }
   SECTION("manual") {
     RunningServer s;
@@ -86,7 +86,7 @@ TEST_CASE("A per-client DELAY fault delays one client's replies and not another'
   CHECK(fast.roundtrip("PING\r\n", 7) == "+PONG\r\n");  // answered while the slow client waits
   CHECK(slow.read(4, 150).empty());
   CHECK(slow.read(4) == ":1\r\n");  // the command ran at once; only its reply waited
-  CHECK(ms_since(start) >= 550);
+  CHECK(elapsed_ms(start) >= 550);
   CHECK(admin.command("GET n") == "\"1\"");
 }
 
@@ -151,15 +151,15 @@ TEST_CASE("INFO has every section client libraries read, with the real port and 
   c.command("SET k v");
   c.command("GET k");
   c.command("NOSUCHCOMMAND");
-  CHECK(info_field(c, "server", "tcp_port") == std::to_string(s.port()));
-  CHECK(info_field(c, "server", "redis_version") == "7.0.15");
-  CHECK(info_field(c, "cluster", "cluster_enabled") == "0");
-  CHECK(info_field(c, "replication", "role") == "master");
-  CHECK(std::stoi(info_field(c, "stats", "total_commands_processed")) >= 3);
-  CHECK(info_field(c, "clients", "connected_clients") == "1");
-  CHECK(info_field(c, "keyspace", "db0") == "keys=1,expires=0,avg_ttl=0");
-  CHECK(info_field(c, "commandstats", "cmdstat_get").starts_with("calls=1,"));
-  CHECK(info_field(c, "errorstats", "errorstat_ERR") == "count=1");
+  CHECK(info_value(c, "server", "tcp_port") == std::to_string(s.port()));
+  CHECK(info_value(c, "server", "redis_version") == "7.0.15");
+  CHECK(info_value(c, "cluster", "cluster_enabled") == "0");
+  CHECK(info_value(c, "replication", "role") == "master");
+  CHECK(std::stoi(info_value(c, "stats", "total_commands_processed")) >= 3);
+  CHECK(info_value(c, "clients", "connected_clients") == "1");
+  CHECK(info_value(c, "keyspace", "db0") == "keys=1,expires=0,avg_ttl=0");
+  CHECK(info_value(c, "commandstats", "cmdstat_get").starts_with("calls=1,"));
+  CHECK(info_value(c, "errorstats", "errorstat_ERR") == "count=1");
   const std::string all = c.command("INFO");
   for (const char* section : {"# Server", "# Clients", "# Memory", "# Persistence", "# Stats", "# Replication",
                               "# CPU", "# Errorstats", "# Cluster", "# Keyspace"})

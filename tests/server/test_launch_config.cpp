@@ -12,13 +12,13 @@
 using namespace locksim::server;
 
 namespace {
-LaunchOptions parse(std::vector<std::string> args, LaunchStyle style = LaunchStyle::Locksim) {
+LaunchOptions parse_launch(std::vector<std::string> args, LaunchStyle style = LaunchStyle::Locksim) {
   return parse_launch_arguments(args, style);
 }
 }  // namespace
 
 TEST_CASE("redis-server's usual fixture arguments are taken", "[server][launch]") {
-  const LaunchOptions o = parse({"--port", "6390", "--save", "", "--appendonly", "no", "--bind", "127.0.0.1", "-::1",
+  const LaunchOptions o = parse_launch({"--port", "6390", "--save", "", "--appendonly", "no", "--bind", "127.0.0.1", "-::1",
                                  "--requirepass", "pw", "--daemonize", "no", "--loglevel", "warning"});
   CHECK(o.server.port == 6390);
   CHECK(o.server.bind == "127.0.0.1");
@@ -30,7 +30,7 @@ TEST_CASE("redis-server's usual fixture arguments are taken", "[server][launch]"
 }
 
 TEST_CASE("a value-less --save, --name=value, and locksim's own directives", "[server][launch]") {
-  const LaunchOptions o = parse({"--save", "--port=0", "--time", "manual", "--unix", "/tmp/x.sock", "--ready-file",
+  const LaunchOptions o = parse_launch({"--save", "--port=0", "--time", "manual", "--unix", "/tmp/x.sock", "--ready-file",
                                  "/tmp/r.json", "--maxclients", "5"});
   CHECK(o.server.port == 0);
   CHECK(o.server.time == TimeMode::Manual);
@@ -41,16 +41,16 @@ TEST_CASE("a value-less --save, --name=value, and locksim's own directives", "[s
 }
 
 TEST_CASE("port 0: a free port for locksim serve, no TCP for redis-server", "[server][launch]") {
-  CHECK(parse({"--port", "0"}).server.port == 0);
-  CHECK(parse({"--port", "0"}, LaunchStyle::RedisServer).server.port == -1);
-  CHECK_THROWS_AS(parse({"--port", "-1"}, LaunchStyle::RedisServer), LaunchError);
+  CHECK(parse_launch({"--port", "0"}).server.port == 0);
+  CHECK(parse_launch({"--port", "0"}, LaunchStyle::RedisServer).server.port == -1);
+  CHECK_THROWS_AS(parse_launch({"--port", "-1"}, LaunchStyle::RedisServer), LaunchError);
 }
 
 TEST_CASE("a config file first, with quoting, comments, include, then overriding directives", "[server][launch]") {
   const std::string inc = "launch_config_test_inc.conf", main = "launch_config_test.conf";
   std::ofstream(inc) << "requirepass \"with space\"\n";
   std::ofstream(main) << "# comment\n  port 7001\nsave 900 1\ninclude " << inc << "\nunixsocket '/tmp/a b.sock'\n";
-  const LaunchOptions o = parse({main, "--port", "7002"});
+  const LaunchOptions o = parse_launch({main, "--port", "7002"});
   std::remove(inc.c_str());
   std::remove(main.c_str());
   CHECK(o.server.port == 7002);
@@ -63,7 +63,7 @@ TEST_CASE("a config file first, with quoting, comments, include, then overriding
 TEST_CASE("bad input names the problem", "[server][launch]") {
   auto message = [](std::vector<std::string> args) {
     try {
-      parse(std::move(args));
+      parse_launch(std::move(args));
     } catch (const LaunchError& e) {
       return std::string(e.what());
     }
@@ -80,9 +80,9 @@ TEST_CASE("bad input names the problem", "[server][launch]") {
 }
 
 TEST_CASE("protected-mode, maxclients and the clients' limits reach the server's options", "[server][launch]") {
-  const LaunchOptions defaults = parse({});
+  const LaunchOptions defaults = parse_launch({});
   CHECK(defaults.server.protected_mode);
-  const LaunchOptions o = parse({"--protected-mode", "no", "--maxclients", "77", "--proto-max-bulk-len", "2mb",
+  const LaunchOptions o = parse_launch({"--protected-mode", "no", "--maxclients", "77", "--proto-max-bulk-len", "2mb",
                                  "--client-query-buffer-limit", "4mb", "--maxmemory-clients", "1gb",
                                  "--client-output-buffer-limit", "pubsub", "4mb", "1mb", "10"});
   CHECK_FALSE(o.server.protected_mode);
@@ -97,7 +97,7 @@ TEST_CASE("protected-mode, maxclients and the clients' limits reach the server's
   const std::string conf = "launch_config_test_limits.conf";
   std::ofstream(conf) << "protected-mode no\nclient-output-buffer-limit normal 8mb 2mb 60\n"
                          "client-output-buffer-limit pubsub 16mb 4mb 30\nmaxclients 9\n";
-  const LaunchOptions f = parse({conf, "--protected-mode", "yes"});
+  const LaunchOptions f = parse_launch({conf, "--protected-mode", "yes"});
   std::remove(conf.c_str());
   CHECK(f.server.protected_mode);
   CHECK(f.server.maxclients == 9);
@@ -106,24 +106,24 @@ TEST_CASE("protected-mode, maxclients and the clients' limits reach the server's
 }
 
 TEST_CASE("bad protected-mode, maxclients and limits are refused with the directive named", "[server][launch]") {
-  CHECK_THROWS_WITH(parse({"--protected-mode", "maybe"}), Catch::Contains("'protected-mode'"));
-  CHECK_THROWS_WITH(parse({"--maxclients", "0"}), Catch::Contains("'maxclients' wants an integer"));
-  CHECK_THROWS_WITH(parse({"--proto-max-bulk-len", "1000"}), Catch::Contains("'proto-max-bulk-len'"));
-  CHECK_THROWS_WITH(parse({"--client-query-buffer-limit", "lots"}), Catch::Contains("memory value"));
-  CHECK_THROWS_WITH(parse({"--client-output-buffer-limit", "nobody", "1", "1", "1"}),
+  CHECK_THROWS_WITH(parse_launch({"--protected-mode", "maybe"}), Catch::Contains("'protected-mode'"));
+  CHECK_THROWS_WITH(parse_launch({"--maxclients", "0"}), Catch::Contains("'maxclients' wants an integer"));
+  CHECK_THROWS_WITH(parse_launch({"--proto-max-bulk-len", "1000"}), Catch::Contains("'proto-max-bulk-len'"));
+  CHECK_THROWS_WITH(parse_launch({"--client-query-buffer-limit", "lots"}), Catch::Contains("memory value"));
+  CHECK_THROWS_WITH(parse_launch({"--client-output-buffer-limit", "nobody", "1", "1", "1"}),
                     Catch::Contains("'client-output-buffer-limit'"));
-  CHECK_THROWS_AS(parse({"--protected-mode"}), LaunchError);
+  CHECK_THROWS_AS(parse_launch({"--protected-mode"}), LaunchError);
 }
 
 TEST_CASE("timeout from a config file or the command line closes idle clients", "[server][launch]") {
   const std::string conf = "launch_config_test_timeout.conf";
   std::ofstream(conf) << "timeout 1\n";
-  LaunchOptions o = parse({conf});
+  LaunchOptions o = parse_launch({conf});
   std::remove(conf.c_str());
   CHECK(o.server.idle_timeout_s == 1);
   CHECK(o.notes.empty());
-  CHECK(parse({"--timeout", "0"}).server.idle_timeout_s == 0);
-  CHECK_THROWS_WITH(parse({"--timeout", "-1"}), Catch::Contains("'timeout' wants an integer"));
+  CHECK(parse_launch({"--timeout", "0"}).server.idle_timeout_s == 0);
+  CHECK_THROWS_WITH(parse_launch({"--timeout", "-1"}), Catch::Contains("'timeout' wants an integer"));
 
   // The server launched with it closes a client idle for over a second, as Redis's clientsCron.
   o.server.port = 0;

@@ -13,7 +13,7 @@ using namespace locksim::server;
 using namespace locksim::server::testing;
 
 namespace {
-std::string resp(std::initializer_list<std::string> args) {
+std::string resp_command(std::initializer_list<std::string> args) {
   std::string out = "*" + std::to_string(args.size()) + "\r\n";
   for (const auto& a : args) out += "$" + std::to_string(a.size()) + "\r\n" + a + "\r\n";
   return out;
@@ -27,7 +27,7 @@ std::string exchange(RawClient& c, const std::string& bytes, size_t expected) {
   return c.read(expected, 1000);
 }
 void hello3(RawClient& c) {
-  c.send(resp({"HELLO", "3"}));
+  c.send(resp_command({"HELLO", "3"}));
   c.read(1 << 20, 200);  // the whole map, whatever its length
 }
 }  // namespace
@@ -36,20 +36,20 @@ TEST_CASE("CLIENT TRACKING: a read key that changes is invalidated once", "[serv
   RunningServer s;
   RawClient reader(s.port()), writer(s.port());
   hello3(reader);
-  REQUIRE(exchange(reader, resp({"CLIENT", "TRACKING", "on"}), 5) == "+OK\r\n");
-  REQUIRE(exchange(reader, resp({"GET", "k"}), 3) == "_\r\n");
-  REQUIRE(exchange(writer, resp({"SET", "k", "1"}), 5) == "+OK\r\n");
+  REQUIRE(exchange(reader, resp_command({"CLIENT", "TRACKING", "on"}), 5) == "+OK\r\n");
+  REQUIRE(exchange(reader, resp_command({"GET", "k"}), 3) == "_\r\n");
+  REQUIRE(exchange(writer, resp_command({"SET", "k", "1"}), 5) == "+OK\r\n");
   CHECK(reader.read(invalidate("k").size()) == invalidate("k"));
-  REQUIRE(exchange(writer, resp({"SET", "k", "2"}), 5) == "+OK\r\n");  // no longer tracked: nothing
+  REQUIRE(exchange(writer, resp_command({"SET", "k", "2"}), 5) == "+OK\r\n");  // no longer tracked: nothing
   CHECK(reader.read(1, 200).empty());
   // Its own write: the reply first, then the push.
-  REQUIRE(exchange(reader, resp({"GET", "k3"}), 3) == "_\r\n");
-  CHECK(exchange(reader, resp({"SET", "k3", "x"}), 5 + invalidate("k3").size()) == "+OK\r\n" + invalidate("k3"));
+  REQUIRE(exchange(reader, resp_command({"GET", "k3"}), 3) == "_\r\n");
+  CHECK(exchange(reader, resp_command({"SET", "k3", "x"}), 5 + invalidate("k3").size()) == "+OK\r\n" + invalidate("k3"));
   // A DEL that deletes nothing changes nothing.
-  REQUIRE(exchange(reader, resp({"GET", "k2"}), 3) == "_\r\n");
-  REQUIRE(exchange(writer, resp({"DEL", "k2"}), 4) == ":0\r\n");
+  REQUIRE(exchange(reader, resp_command({"GET", "k2"}), 3) == "_\r\n");
+  REQUIRE(exchange(writer, resp_command({"DEL", "k2"}), 4) == ":0\r\n");
   CHECK(reader.read(1, 200).empty());
-  CHECK(exchange(writer, resp({"FLUSHALL"}), 5) == "+OK\r\n");
+  CHECK(exchange(writer, resp_command({"FLUSHALL"}), 5) == "+OK\r\n");
   CHECK(reader.read(22) == ">2\r\n$10\r\ninvalidate\r\n_\r\n");
 }
 
@@ -59,25 +59,25 @@ TEST_CASE("CLIENT TRACKING: NOLOOP, BCAST PREFIX, REDIRECT, a broken redirect", 
   {  // NOLOOP: its own writes are not reported to it
     RawClient c(s.port());
     hello3(c);
-    REQUIRE(exchange(c, resp({"CLIENT", "TRACKING", "on", "NOLOOP"}), 5) == "+OK\r\n");
-    REQUIRE(exchange(c, resp({"GET", "n"}), 3) == "_\r\n");
-    CHECK(exchange(c, resp({"SET", "n", "1"}), 5 + 1) == "+OK\r\n");
+    REQUIRE(exchange(c, resp_command({"CLIENT", "TRACKING", "on", "NOLOOP"}), 5) == "+OK\r\n");
+    REQUIRE(exchange(c, resp_command({"GET", "n"}), 3) == "_\r\n");
+    CHECK(exchange(c, resp_command({"SET", "n", "1"}), 5 + 1) == "+OK\r\n");
   }
   {  // BCAST: every key under a prefix, read or not
     RawClient c(s.port());
     hello3(c);
-    REQUIRE(exchange(c, resp({"CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "p:"}), 5) == "+OK\r\n");
-    REQUIRE(exchange(writer, resp({"SET", "q:1", "x"}), 5) == "+OK\r\n");
-    REQUIRE(exchange(writer, resp({"SET", "p:1", "x"}), 5) == "+OK\r\n");
+    REQUIRE(exchange(c, resp_command({"CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "p:"}), 5) == "+OK\r\n");
+    REQUIRE(exchange(writer, resp_command({"SET", "q:1", "x"}), 5) == "+OK\r\n");
+    REQUIRE(exchange(writer, resp_command({"SET", "p:1", "x"}), 5) == "+OK\r\n");
     CHECK(c.read(invalidate("p:1").size() + 1, 500) == invalidate("p:1"));
   }
   {  // REDIRECT to a RESP2 client subscribed to __redis__:invalidate
     RawClient c(s.port()), sink(s.port());
-    const std::string id = exchange(sink, resp({"CLIENT", "ID"}), 3);
-    REQUIRE(exchange(sink, resp({"SUBSCRIBE", "__redis__:invalidate"}), 51).starts_with("*3\r\n$9\r\nsubscribe"));
-    REQUIRE(exchange(c, resp({"CLIENT", "TRACKING", "on", "REDIRECT", id.substr(1, id.size() - 3)}), 5) == "+OK\r\n");
-    REQUIRE(exchange(c, resp({"GET", "r"}), 5) == "$-1\r\n");
-    REQUIRE(exchange(writer, resp({"SET", "r", "1"}), 5) == "+OK\r\n");
+    const std::string id = exchange(sink, resp_command({"CLIENT", "ID"}), 3);
+    REQUIRE(exchange(sink, resp_command({"SUBSCRIBE", "__redis__:invalidate"}), 51).starts_with("*3\r\n$9\r\nsubscribe"));
+    REQUIRE(exchange(c, resp_command({"CLIENT", "TRACKING", "on", "REDIRECT", id.substr(1, id.size() - 3)}), 5) == "+OK\r\n");
+    REQUIRE(exchange(c, resp_command({"GET", "r"}), 5) == "$-1\r\n");
+    REQUIRE(exchange(writer, resp_command({"SET", "r", "1"}), 5) == "+OK\r\n");
     const std::string message = "*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n*1\r\n$1\r\nr\r\n";
     CHECK(sink.read(message.size()) == message);
   }
@@ -86,14 +86,14 @@ TEST_CASE("CLIENT TRACKING: NOLOOP, BCAST PREFIX, REDIRECT, a broken redirect", 
     std::string id;
     {
       RawClient gone(s.port());
-      id = exchange(gone, resp({"CLIENT", "ID"}), 3);
+      id = exchange(gone, resp_command({"CLIENT", "ID"}), 3);
     }
     id = id.substr(1, id.size() - 3);
     hello3(c);
-    const std::string tracking = exchange(c, resp({"CLIENT", "TRACKING", "on", "REDIRECT", id}), 5);
+    const std::string tracking = exchange(c, resp_command({"CLIENT", "TRACKING", "on", "REDIRECT", id}), 5);
     if (tracking == "+OK\r\n") {  // (if the close was seen before, Redis refuses the id)
-      REQUIRE(exchange(c, resp({"GET", "w"}), 3) == "_\r\n");
-      REQUIRE(exchange(writer, resp({"SET", "w", "1"}), 5) == "+OK\r\n");
+      REQUIRE(exchange(c, resp_command({"GET", "w"}), 3) == "_\r\n");
+      REQUIRE(exchange(writer, resp_command({"SET", "w", "1"}), 5) == "+OK\r\n");
       const std::string broken = ">2\r\n$21\r\ntracking-redir-broken\r\n:" + id + "\r\n";
       CHECK(c.read(broken.size()) == broken);
     } else {
@@ -106,10 +106,10 @@ TEST_CASE("CLIENT TRACKING OPTIN tracks only after CLIENT CACHING yes", "[server
   RunningServer s;
   RawClient c(s.port()), writer(s.port());
   hello3(c);
-  REQUIRE(exchange(c, resp({"CLIENT", "TRACKING", "on", "OPTIN"}), 5) == "+OK\r\n");
-  REQUIRE(exchange(c, resp({"GET", "a"}), 3) == "_\r\n");
-  REQUIRE(exchange(c, resp({"CLIENT", "CACHING", "yes"}), 5) == "+OK\r\n");
-  REQUIRE(exchange(c, resp({"GET", "b"}), 3) == "_\r\n");
-  REQUIRE(exchange(writer, resp({"MSET", "a", "1", "b", "1"}), 5) == "+OK\r\n");
+  REQUIRE(exchange(c, resp_command({"CLIENT", "TRACKING", "on", "OPTIN"}), 5) == "+OK\r\n");
+  REQUIRE(exchange(c, resp_command({"GET", "a"}), 3) == "_\r\n");
+  REQUIRE(exchange(c, resp_command({"CLIENT", "CACHING", "yes"}), 5) == "+OK\r\n");
+  REQUIRE(exchange(c, resp_command({"GET", "b"}), 3) == "_\r\n");
+  REQUIRE(exchange(writer, resp_command({"MSET", "a", "1", "b", "1"}), 5) == "+OK\r\n");
   CHECK(c.read(invalidate("b").size() + 1, 500) == invalidate("b"));
 }

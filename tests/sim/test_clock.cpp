@@ -2,14 +2,12 @@
 #include <rapidcheck/catch.h>
 #include <catch2/catch.hpp>
 
+#include "helpers.hpp"
 #include "locksim/sim/clock.hpp"
 
 using namespace locksim::sim;
 using namespace locksim::sim::literals;
-
-namespace {
-Instant at(Duration d) { return Instant{} + d; }
-}  // namespace
+using simtest::at;
 
 TEST_CASE("a perfect clock reads true time", "[clock]") {
   LocalClock c;

@@ -10,14 +10,14 @@ using namespace locksim::sim;
 using namespace locksim::sim::literals;
 
 namespace {
-std::string parse_error(std::string_view text) {
+std::string duration_parse_error(std::string_view text) {
   Duration d{12345};
   std::string why;
   CHECK_FALSE(parse_duration(text, d, &why));
   CHECK(d.ns == 12345);  // untouched on failure
   return why;
 }
-Duration parsed(std::string_view text) {
+Duration parsed_duration(std::string_view text) {
   Duration d{-777};
   std::string why;
   INFO(text);
@@ -72,35 +72,35 @@ TEST_CASE("format_instant prints seconds with millisecond precision", "[time]") 
 }
 
 TEST_CASE("parse_duration reads numbers with units", "[time]") {
-  CHECK(parsed("0s").ns == 0);
-  CHECK(parsed("1.5s") == 1500_ms);
-  CHECK(parsed("250ms") == 250_ms);
-  CHECK(parsed("12us") == 12_us);
-  CHECK(parsed("7ns") == 7_ns);
-  CHECK(parsed("2m") == 120_s);
-  CHECK(parsed("0.5m") == 30_s);
-  CHECK(parsed("+2s") == 2_s);
-  CHECK(parsed("-2s") == -(2_s));
-  CHECK(parsed("1.000000001s") == 1'000'000'001_ns);
-  CHECK(parsed("007ms") == 7_ms);
-  CHECK(parsed("3.s") == 3_s);
+  CHECK(parsed_duration("0s").ns == 0);
+  CHECK(parsed_duration("1.5s") == 1500_ms);
+  CHECK(parsed_duration("250ms") == 250_ms);
+  CHECK(parsed_duration("12us") == 12_us);
+  CHECK(parsed_duration("7ns") == 7_ns);
+  CHECK(parsed_duration("2m") == 120_s);
+  CHECK(parsed_duration("0.5m") == 30_s);
+  CHECK(parsed_duration("+2s") == 2_s);
+  CHECK(parsed_duration("-2s") == -(2_s));
+  CHECK(parsed_duration("1.000000001s") == 1'000'000'001_ns);
+  CHECK(parsed_duration("007ms") == 7_ms);
+  CHECK(parsed_duration("3.s") == 3_s);
 }
 
 TEST_CASE("parse_duration explains what is wrong", "[time]") {
-  CHECK(parse_error("") == "bad duration '': expected a number");
-  CHECK(parse_error("ms") == "bad duration 'ms': expected a number");
-  CHECK(parse_error("-") == "bad duration '-': expected a number");
-  CHECK(parse_error("15") == "bad duration '15': missing unit (ns, us, ms, s or m)");
-  CHECK(parse_error("15sec") == "bad duration '15sec': unknown unit 'sec'");
-  CHECK(parse_error("1.5.2s") == "bad duration '1.5.2s': unknown unit '.2s'");
-  CHECK(parse_error("1 s") == "bad duration '1 s': unknown unit ' s'");
-  CHECK(parse_error("1.5ns") == "bad duration '1.5ns': finer than a nanosecond");
-  CHECK(parse_error("1.0000000001s") == "bad duration '1.0000000001s': more than nine decimals");
-  CHECK(parse_error("3000000000s") == "bad duration '3000000000s': too large");
-  CHECK(parse_error("99999999999999999999999999999s") == "bad duration '99999999999999999999999999999s': too large");
+  CHECK(duration_parse_error("") == "bad duration '': expected a number");
+  CHECK(duration_parse_error("ms") == "bad duration 'ms': expected a number");
+  CHECK(duration_parse_error("-") == "bad duration '-': expected a number");
+  CHECK(duration_parse_error("15") == "bad duration '15': missing unit (ns, us, ms, s or m)");
+  CHECK(duration_parse_error("15sec") == "bad duration '15sec': unknown unit 'sec'");
+  CHECK(duration_parse_error("1.5.2s") == "bad duration '1.5.2s': unknown unit '.2s'");
+  CHECK(duration_parse_error("1 s") == "bad duration '1 s': unknown unit ' s'");
+  CHECK(duration_parse_error("1.5ns") == "bad duration '1.5ns': finer than a nanosecond");
+  CHECK(duration_parse_error("1.0000000001s") == "bad duration '1.0000000001s': more than nine decimals");
+  CHECK(duration_parse_error("3000000000s") == "bad duration '3000000000s': too large");
+  CHECK(duration_parse_error("99999999999999999999999999999s") == "bad duration '99999999999999999999999999999s': too large");
   // Duration::max() is the largest value accepted; one more nanosecond is refused.
-  CHECK(parsed(std::to_string(Duration::max().ns) + "ns") == Duration::max());
-  CHECK(parse_error(std::to_string(Duration::max().ns + 1) + "ns").find("too large") != std::string::npos);
+  CHECK(parsed_duration(std::to_string(Duration::max().ns) + "ns") == Duration::max());
+  CHECK(duration_parse_error(std::to_string(Duration::max().ns + 1) + "ns").find("too large") != std::string::npos);
 }
 
 TEST_CASE("format_duration and parse_duration round trip", "[time][property]") {

@@ -32,6 +32,9 @@ inline Outcome shell(const std::string& command) {
   return r;
 }
 
+// A buggy Lua variant of examples/: it compares the token, then deletes in a second call.
+inline const std::string kBuggy = LOCKSIM_EXAMPLES_DIR "/buggy/compare_then_del.lua";
+
 // The locksim program under test, with its arguments.
 inline Outcome locksim(const std::string& args) { return shell(std::string("'") + LOCKSIM_BIN + "' " + args); }
 

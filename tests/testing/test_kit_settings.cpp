@@ -20,8 +20,9 @@ using locksim::testing::check_lock;
 using locksim::testing::CheckSettings;
 using locksim::testing::NoFailureOf;
 
+using kit_test::kBuggy;
+
 namespace {
-const std::string kBuggy = LOCKSIM_EXAMPLES_DIR "/buggy/compare_then_del.lua";
 const std::string kTokenLua = LOCKSIM_EXAMPLES_DIR "/token_lua.lua";
 }  // namespace
 

@@ -21,9 +21,9 @@ using locksim::testing::check_lock;
 
 namespace fs = std::filesystem;
 
-namespace {
+using kit_test::kBuggy;
 
-const std::string kBuggy = LOCKSIM_EXAMPLES_DIR "/buggy/compare_then_del.lua";
+namespace {
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);

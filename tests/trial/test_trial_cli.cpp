@@ -32,7 +32,7 @@ std::string example(const std::string& file) { return std::string(LOCKSIM_EXAMPL
 std::string python() { return LOCKSIM_PYTHON; }
 
 // Runs `locksim trial ARGS` (a shell fragment).
-Result trial(const std::string& args) {
+Result run_trial(const std::string& args) {
   const std::string err = "/tmp/locksim_test_trial_" + std::to_string(::getpid()) + ".err";
   const std::string cmd = "'" + std::string(LOCKSIM_BIN) + "' trial " + args + " 2>'" + err + "' </dev/null";
   Result r;
@@ -84,7 +84,7 @@ std::string marker(const char* what) { return std::string("trialtest") + what + 
 
 TEST_CASE("the broken release (no owner check) is caught, with the late reply that let it happen", "[trial]") {
   // A default trial (default faults), a few short runs; it stops at the first violation.
-  const Result r = trial("--json --runs 6 --duration 5s -- " + python() + " " + example("broken_release.py"));
+  const Result r = run_trial("--json --runs 6 --duration 5s -- " + python() + " " + example("broken_release.py"));
   INFO(r.out << r.err);
   REQUIRE(r.status == 1);
   const auto j = nlohmann::json::parse(r.out);
@@ -105,7 +105,7 @@ TEST_CASE("the broken release (no owner check) is caught, with the late reply th
 
 TEST_CASE("redis-py's Lock with a lease shorter than its work is caught, and re-run it reproduces", "[trial]") {
   const std::string tag = marker("short");
-  const Result r = trial("--duration 3s -- " + python() + " " + example("redis_py_lock.py") +
+  const Result r = run_trial("--duration 3s -- " + python() + " " + example("redis_py_lock.py") +
                          " --lease 0.2 --work 0.4 --resource " + tag);
   INFO(r.out << r.err);
   REQUIRE(r.status == 1);
@@ -119,7 +119,7 @@ TEST_CASE("redis-py's Lock with a lease shorter than its work is caught, and re-
   CHECK_THAT(r.out, Catch::Contains("# holding"));
   CHECK(processes_with(tag).empty());
 
-  const Result replay = trial("--tries 2 --replay 'clients=2 servers=1 duration=2500ms faults=none' -- " + python() +
+  const Result replay = run_trial("--tries 2 --replay 'clients=2 servers=1 duration=2500ms faults=none' -- " + python() +
                               " " + example("redis_py_lock.py") + " --lease 0.1 --work 0.6");
   INFO(replay.out << replay.err);
   CHECK(replay.status == 1);
@@ -127,7 +127,7 @@ TEST_CASE("redis-py's Lock with a lease shorter than its work is caught, and re-
 }
 
 TEST_CASE("a replayed schedule shrinks to the faults it needs: none, for a lease shorter than the work", "[trial]") {
-  const Result r = trial("--json --tries 2 --shrink --replay "
+  const Result r = run_trial("--json --tries 2 --shrink --replay "
                          "'clients=2 duration=2500ms faults=lose:c2@600ms+50ms' -- " +
                          python() + " " + example("redis_py_lock.py") + " --lease 0.1 --work 0.6");
   INFO(r.out << r.err);
@@ -139,7 +139,7 @@ TEST_CASE("a replayed schedule shrinks to the faults it needs: none, for a lease
 
 TEST_CASE("redis-py's Lock passes a default trial, and leaves nothing running", "[trial]") {
   const std::string tag = marker("correct");
-  const Result r = trial("--json --duration 4s -- " + python() + " " + example("redis_py_lock.py") + " --resource " + tag);
+  const Result r = run_trial("--json --duration 4s -- " + python() + " " + example("redis_py_lock.py") + " --resource " + tag);
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
   const auto j = nlohmann::json::parse(r.out);
@@ -180,7 +180,7 @@ TEST_CASE("Ctrl-C ends the clients, paused ones too, and the program", "[trial]"
 
 TEST_CASE("bad input is refused with exit 2 and a reason", "[trial]") {
   auto refused = [](const std::string& args, const std::string& why) {
-    const Result r = trial(args);
+    const Result r = run_trial(args);
     INFO(args << "\n" << r.out << r.err);
     CHECK(r.status == 2);
     CHECK_THAT(r.err, Catch::Contains(why));
@@ -200,7 +200,7 @@ TEST_CASE("bad input is refused with exit 2 and a reason", "[trial]") {
 
 TEST_CASE("a fenced C++ client: its writes pass a default trial, and beyond its lease mutual exclusion fails but no stale write is accepted", "[trial]") {
   const std::string client = LOCKSIM_FENCED_CLIENT;
-  const Result clean = trial("--json --duration 3s -- " + client);
+  const Result clean = run_trial("--json --duration 3s -- " + client);
   INFO(clean.out << clean.err);
   REQUIRE(clean.status == 0);
   const auto c = nlohmann::json::parse(clean.out);
@@ -208,7 +208,7 @@ TEST_CASE("a fenced C++ client: its writes pass a default trial, and beyond its 
 
   // Pauses up to 3 s against a 500 ms lease: holders overlap, and the fence refuses the stale one.
   const Result paused =
-      trial("--json --runs 3 --duration 4s --faults pause --max-pause 3s --mean-gap 300ms -- " + client + " 500 50");
+      run_trial("--json --runs 3 --duration 4s --faults pause --max-pause 3s --mean-gap 300ms -- " + client + " 500 50");
   INFO(paused.out << paused.err);
   REQUIRE(paused.status == 1);
   const auto p = nlohmann::json::parse(paused.out);
