@@ -14,15 +14,15 @@
 
 namespace {
 
-struct Ran {
+struct ClaimsRun {
   int status = -1;
   std::string out, err;
 };
 
-Ran locksim(const std::string& args) {
+ClaimsRun run_claims_check(const std::string& args) {
   const std::string err = "/tmp/locksim_test_claims_" + std::to_string(getpid()) + "_stderr";
   const std::string cmd = std::string("'") + LOCKSIM_BIN + "' " + args + " 2>'" + err + "' </dev/null";
-  Ran r;
+  ClaimsRun r;
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
   char buf[4096];
@@ -44,7 +44,7 @@ const std::string kTokenLua30s = "check token-lua --lease 30s --assume 'work<=10
 }  // namespace
 
 TEST_CASE("check: a 30 s token-lua under work<=10s,pause<=5s exits 0 and lists what it does not claim") {
-  const Ran r = locksim(kTokenLua30s);
+  const ClaimsRun r = run_claims_check(kTokenLua30s);
   INFO(r.out << r.err);
   CHECK(r.status == 0);
   CHECK(r.out.find("claims: mutual-exclusion, no-deadlock, owner-only-release, no-zombie-lock, no-stalled-wait\n") !=
@@ -58,7 +58,7 @@ TEST_CASE("check: a 30 s token-lua under work<=10s,pause<=5s exits 0 and lists w
 }
 
 TEST_CASE("check --json: the claims in force, and each failure claimed or not") {
-  const Ran r = locksim(kTokenLua30s + " --json");
+  const ClaimsRun r = run_claims_check(kTokenLua30s + " --json");
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
   const nlohmann::json inv = nlohmann::json::parse(r.out);
@@ -77,19 +77,19 @@ TEST_CASE("check --json: the claims in force, and each failure claimed or not") 
 
 TEST_CASE("check --claims replaces the claims, and --property claims what it names") {
   // Claimed after all, the same failures are token-lua's own.
-  const Ran all = locksim(kTokenLua30s + " --claims all");
+  const ClaimsRun all = run_claims_check(kTokenLua30s + " --claims all");
   INFO(all.out << all.err);
   CHECK(all.status == 1);
   CHECK(all.out.find("Failures under your assumptions (token-lua's own)") != std::string::npos);
   CHECK(all.out.find("does not claim") == std::string::npos);
   // Looked for by name, fairness is judged.
-  const Ran fair = locksim(kTokenLua30s + " --property bounded-wait");
+  const ClaimsRun fair = run_claims_check(kTokenLua30s + " --property bounded-wait");
   INFO(fair.out << fair.err);
   CHECK(fair.status == 1);
   CHECK(fair.out.find("claims: mutual-exclusion, no-deadlock, owner-only-release, bounded-wait, no-zombie-lock") !=
         std::string::npos);
   // A word that is no property is a usage error.
-  const Ran bad = locksim(kTokenLua30s + " --claims mutual-exclusion,fairness");
+  const ClaimsRun bad = run_claims_check(kTokenLua30s + " --claims mutual-exclusion,fairness");
   CHECK(bad.status == 2);
   CHECK(bad.err.find("--claims 'mutual-exclusion,fairness': 'fairness' is no property") != std::string::npos);
 }
@@ -103,17 +103,17 @@ TEST_CASE("check: a variant's claims come from its file, and a claim that is no 
   const std::string fair = dir + "/fair_claim.lua", typo = dir + "/typo_claim.lua";
   std::ofstream(fair) << "claims = { 'mutual-exclusion', 'bounded-wait' }\n" << text.str();
   std::ofstream(typo) << "claims = { 'mutual-exclusoin' }\n" << text.str();
-  const Ran r = locksim("check lua-token-lua --variant " + fair + " --runs 1 --seed 1");
+  const ClaimsRun r = run_claims_check("check lua-token-lua --variant " + fair + " --runs 1 --seed 1");
   INFO(r.out << r.err);
   CHECK(r.out.find("claims: mutual-exclusion, bounded-wait\n") != std::string::npos);
-  const Ran bad = locksim("check lua-token-lua --variant " + typo + " --runs 1");
+  const ClaimsRun bad = run_claims_check("check lua-token-lua --variant " + typo + " --runs 1");
   CHECK(bad.status == 2);
   CHECK(bad.err.find(typo + ": claims: 'mutual-exclusoin' is no property") != std::string::npos);
   std::system(("rm -rf '" + dir + "'").c_str());
 }
 
 TEST_CASE("list shows what each lock claims") {
-  const Ran r = locksim("list");
+  const ClaimsRun r = run_claims_check("list");
   REQUIRE(r.status == 0);
   const size_t fenced = r.out.find(". fenced\n"), redlock = r.out.find(". redlock\n");
   REQUIRE(fenced != std::string::npos);

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "raw_client.hpp"
+#include "resp_checks.hpp"
 #include "server_fixture.hpp"
 
 using namespace locksim::server;
@@ -23,12 +24,6 @@ const std::string kBusyFunction =
 const std::string kUnkillable =
     "(error) UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the "
     "script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.";
-
-std::string resp(std::initializer_list<std::string> args) {
-  std::string out = "*" + std::to_string(args.size()) + "\r\n";
-  for (const auto& a : args) out += "$" + std::to_string(a.size()) + "\r\n" + a + "\r\n";
-  return out;
-}
 
 // A server whose scripts may run for minutes (the budget is not what stops them here).
 Options long_script_options() {

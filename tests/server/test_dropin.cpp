@@ -326,7 +326,7 @@ TEST_CASE("CONFIG SET maxmemory moves the model's cap, with Redis's units", "[se
   // passes, the one after the data set went over is refused.
   CHECK(c.command("SET k %s", std::string(200, 'v').c_str()) == "OK");
   CHECK(c.command("SET k2 v") == "(error) OOM command not allowed when used memory > 'maxmemory'.");
-  CHECK(info_field(c, "memory", "maxmemory") == "100");
+  CHECK(info_value(c, "memory", "maxmemory") == "100");
   CHECK(c.command("CONFIG SET maxmemory 1mb") == "OK");
   CHECK(c.command("CONFIG GET maxmemory") == "[\"maxmemory\", \"1048576\"]");
   CHECK(c.command("SET k2 v") == "OK");

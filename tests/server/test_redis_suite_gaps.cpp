@@ -12,18 +12,13 @@
 #include <thread>
 
 #include "raw_client.hpp"
+#include "resp_checks.hpp"
 #include "server_fixture.hpp"
 
 using namespace locksim::server;
 using namespace locksim::server::testing;
 
 namespace {
-std::string resp(std::initializer_list<std::string> args) {
-  std::string out = "*" + std::to_string(args.size()) + "\r\n";
-  for (const auto& a : args) out += "$" + std::to_string(a.size()) + "\r\n" + a + "\r\n";
-  return out;
-}
-
 struct Patient : Hiredis {  // a hang fails the test instead of stalling it
   explicit Patient(int port) : Hiredis(port) {
     timeval timeout{10, 0};

@@ -26,7 +26,7 @@ std::string exchange(RawClient& c, const std::string& bytes, size_t expected) {
   c.send(bytes);
   return c.read(expected, 1000);
 }
-void hello3(RawClient& c) {
+void switch_to_resp3(RawClient& c) {
   c.send(resp_command({"HELLO", "3"}));
   c.read(1 << 20, 200);  // the whole map, whatever its length
 }
@@ -35,7 +35,7 @@ void hello3(RawClient& c) {
 TEST_CASE("CLIENT TRACKING: a read key that changes is invalidated once", "[server][tracking]") {
   RunningServer s;
   RawClient reader(s.port()), writer(s.port());
-  hello3(reader);
+  switch_to_resp3(reader);
   REQUIRE(exchange(reader, resp_command({"CLIENT", "TRACKING", "on"}), 5) == "+OK\r\n");
   REQUIRE(exchange(reader, resp_command({"GET", "k"}), 3) == "_\r\n");
   REQUIRE(exchange(writer, resp_command({"SET", "k", "1"}), 5) == "+OK\r\n");
@@ -58,14 +58,14 @@ TEST_CASE("CLIENT TRACKING: NOLOOP, BCAST PREFIX, REDIRECT, a broken redirect", 
   RawClient writer(s.port());
   {  // NOLOOP: its own writes are not reported to it
     RawClient c(s.port());
-    hello3(c);
+    switch_to_resp3(c);
     REQUIRE(exchange(c, resp_command({"CLIENT", "TRACKING", "on", "NOLOOP"}), 5) == "+OK\r\n");
     REQUIRE(exchange(c, resp_command({"GET", "n"}), 3) == "_\r\n");
     CHECK(exchange(c, resp_command({"SET", "n", "1"}), 5 + 1) == "+OK\r\n");
   }
   {  // BCAST: every key under a prefix, read or not
     RawClient c(s.port());
-    hello3(c);
+    switch_to_resp3(c);
     REQUIRE(exchange(c, resp_command({"CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "p:"}), 5) == "+OK\r\n");
     REQUIRE(exchange(writer, resp_command({"SET", "q:1", "x"}), 5) == "+OK\r\n");
     REQUIRE(exchange(writer, resp_command({"SET", "p:1", "x"}), 5) == "+OK\r\n");
@@ -89,7 +89,7 @@ TEST_CASE("CLIENT TRACKING: NOLOOP, BCAST PREFIX, REDIRECT, a broken redirect", 
       id = exchange(gone, resp_command({"CLIENT", "ID"}), 3);
     }
     id = id.substr(1, id.size() - 3);
-    hello3(c);
+    switch_to_resp3(c);
     const std::string tracking = exchange(c, resp_command({"CLIENT", "TRACKING", "on", "REDIRECT", id}), 5);
     if (tracking == "+OK\r\n") {  // (if the close was seen before, Redis refuses the id)
       REQUIRE(exchange(c, resp_command({"GET", "w"}), 3) == "_\r\n");
@@ -105,7 +105,7 @@ TEST_CASE("CLIENT TRACKING: NOLOOP, BCAST PREFIX, REDIRECT, a broken redirect", 
 TEST_CASE("CLIENT TRACKING OPTIN tracks only after CLIENT CACHING yes", "[server][tracking]") {
   RunningServer s;
   RawClient c(s.port()), writer(s.port());
-  hello3(c);
+  switch_to_resp3(c);
   REQUIRE(exchange(c, resp_command({"CLIENT", "TRACKING", "on", "OPTIN"}), 5) == "+OK\r\n");
   REQUIRE(exchange(c, resp_command({"GET", "a"}), 3) == "_\r\n");
   REQUIRE(exchange(c, resp_command({"CLIENT", "CACHING", "yes"}), 5) == "+OK\r\n");
