@@ -114,7 +114,9 @@ TEST_CASE("CONFIG SET of the encodings' limits changes OBJECT ENCODING, by eithe
   CHECK(c.command("CONFIG SET hash-max-listpack-value 8") == "OK");
   CHECK(c.command("HSET h f 0") == "(integer) 1");
   CHECK(c.command("OBJECT ENCODING h") == "\"listpack\"");
-  CHECK(c.command("HINCRBYFLOAT h f 0.000005") == "\"0.000005\"");
+  CHECK(c.command("HINCRBYFLOAT h f 0.000005") == "\"0.000005\"");  // 8 bytes: still fits
+  CHECK(c.command("OBJECT ENCODING h") == "\"listpack\"");
+  CHECK(c.command("HINCRBYFLOAT h f 0.0000005") == "\"0.0000055\"");  // 9 bytes: converted
   CHECK(c.command("OBJECT ENCODING h") == "\"hashtable\"");
   CHECK(c.command("CONFIG SET zset-max-listpack-entries nope") ==
         "(error) ERR CONFIG SET failed (possibly related to argument 'zset-max-listpack-entries') - argument "
