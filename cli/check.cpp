@@ -103,8 +103,10 @@ void save_regression(const std::string& path, props::Property p, const props::Sc
 
 // --first: today's stop-at-first exploration, the counterexample drawn.
 int check_first(const CheckFlags& o, const props::FaultModel& model, props::ExploreOptions x,
-                const std::string& header) {
+                const std::vector<props::Property>& claims, const std::string& header) {
   std::cout << header << std::flush;
+  x.properties = claims;  // a violation of a property the lock never claims does not stop it,
+  x.inside = &model.assumed;  // nor one outside the assumptions (the inventory's exit status)
   const std::string looked_for = x.target ? std::string(props::to_string(*x.target)) : "any property";
   const auto started = std::chrono::steady_clock::now();
   Progress progress(fmt::format("check {}", o.algorithm), x.runs);
@@ -118,7 +120,7 @@ int check_first(const CheckFlags& o, const props::FaultModel& model, props::Expl
   std::string out;
   if (!r.found) {
     out += fmt::format("{} run{}, no violation of {}; {}\n", r.runs, r.runs == 1 ? "" : "s",
-                       x.target ? looked_for : "any property (" + property_list() + ")", metrics_text(r.worst));
+                       x.target ? looked_for : "any claimed property (" + props::claims_text(claims) + ")", metrics_text(r.worst));
     std::cout << out;
     return exercised_status(r.worst, x.target, r.runs);
   }
@@ -258,7 +260,7 @@ int cmd_check(const CheckFlags& o) {
                         fails_over ? " (a drawn master crash fails over to an asynchronous replica)" : "",
                         assumptions_text(assumptions));
   header += fmt::format("claims: {}\n", props::claims_text(claims));
-  if (o.first) return check_first(o, model, x, header);
+  if (o.first) return check_first(o, model, x, claims, header);
   return check_inventory(o, model, x, assumptions, claims, header);
 }
 
@@ -331,7 +333,7 @@ Subcommand add_check_command(CLI::App& parent) {
                   "batch engine gives this task (Slurm, Kubernetes Indexed Jobs, GNU parallel; docs/scale-out.md)");
   app->add_option("--save", check.save, "append the counterexample to this regression file");
   app->add_flag("--no-shrink", check.no_shrink, "show the counterexample as found, unshrunk");
-  app->add_flag("--first", check.first, "stop at the first violation and draw it, instead of the whole inventory");
+  app->add_flag("--first", check.first, "stop at the first violation of a claimed property (or --property) and draw it, instead of the whole inventory");
   app->add_flag("--json", check.json,
                 "print the inventory as one JSON object {algorithm, seed, runs, assumptions, claims, failures: "
                 "[{property, cause, catalogue, claimed, inherent, runs, first_run, needs, replay}]}; shards' outputs merge by adding runs "

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "locksim/lock/simulation.hpp"
+#include "locksim/props/assumptions.hpp"
 
 namespace locksim::props {
 
@@ -50,6 +51,9 @@ void merge(Metrics& into, const Metrics& m) {
 const Violation* wanted(const RunResult& r, const ExploreOptions& o) {
   for (const Violation& v : r.verdict.violations) {
     if (o.target && v.property != *o.target) continue;
+    if (!o.target && !o.properties.empty() && v.property != Property::VariantError &&
+        std::find(o.properties.begin(), o.properties.end(), v.property) == o.properties.end())
+      continue;
     if (!o.causes.empty() && std::find(o.causes.begin(), o.causes.end(), v.cause) == o.causes.end()) continue;
     return &v;
   }
@@ -428,6 +432,7 @@ ExploreResult explore(const FaultModel& model, const ExploreOptions& options) {
     merge(result.worst, r.verdict.metrics);
     if (options.progress) options.progress(result.runs);
     const Violation* f = wanted(r, options);
+    if (f && options.inside && !broken_assumptions(scenario, *options.inside).empty()) f = nullptr;
     if (!f || !options.stop_at_violation) {
       if (!r.verdict.violations.empty()) ++result.violations_of_other_properties;
       continue;
@@ -435,8 +440,13 @@ ExploreResult explore(const FaultModel& model, const ExploreOptions& options) {
     result.worst = Metrics{};
     Counterexample found;
     if (options.shrink) {
-      found = shrink_run(model, options.seed, run, *f, fails_with(f->property, options.causes, options.check),
-                         options.max_shrink_runs);
+      StillFails fails = fails_with(f->property, options.causes, options.check);
+      if (options.inside)
+        fails = [fails, inside = options.inside](const Scenario& candidate) -> std::optional<Violation> {
+          if (!broken_assumptions(candidate, *inside).empty()) return std::nullopt;
+          return fails(candidate);
+        };
+      found = shrink_run(model, options.seed, run, *f, fails, options.max_shrink_runs);
     } else {
       found.original = found.shrunk = scenario;
       found.run = run;

@@ -14,6 +14,8 @@
 
 namespace locksim::props {
 
+struct Assumptions;
+
 struct RunResult {
   Verdict verdict;  // each violation with its classified cause
   uint64_t trace_hash = 0;
@@ -31,6 +33,12 @@ struct ExploreOptions {
   uint32_t stride = 1;  // with --shard I/N: every Nth run
   // The property looked for; any property if none.
   std::optional<Property> target;
+  // Without a target, only violations of these count (any if empty): check --first
+  // looks for the lock's claimed properties. A variant's own error always counts.
+  std::vector<Property> properties;
+  // Only runs that keep these assumptions count, and shrinking keeps them (check --first
+  // stops at the lock's own failures, as the inventory's exit status does); any run if null.
+  const Assumptions* inside = nullptr;
   // Only a violation with one of these classified causes counts (any if empty).
   std::vector<Cause> causes;
   bool stop_at_violation = true;  // false: run them all (to measure metrics)

@@ -57,6 +57,20 @@ TEST_CASE("check: a 30 s token-lua under work<=10s,pause<=5s exits 0 and lists w
   CHECK(r.out.find("exit status 0.") != std::string::npos);
 }
 
+TEST_CASE("check --first stops only at a claimed property, as the inventory's exit status does") {
+  const ClaimsRun clean = run_claims_check(kTokenLua30s + " --first");
+  INFO(clean.out << clean.err);
+  CHECK(clean.status == 0);
+  CHECK(clean.out.find("300 runs, no violation of any claimed property (mutual-exclusion, no-deadlock, "
+                       "owner-only-release, no-zombie-lock, no-stalled-wait)") != std::string::npos);
+  // Named with --property, an unclaimed property is claimed and looked for.
+  const ClaimsRun asked = run_claims_check(kTokenLua30s + " --first --property bounded-wait");
+  INFO(asked.out << asked.err);
+  CHECK(asked.out.find("looking for bounded-wait\n") != std::string::npos);
+  CHECK(asked.out.find("claims: mutual-exclusion, no-deadlock, owner-only-release, bounded-wait,") !=
+        std::string::npos);
+}
+
 TEST_CASE("check --json: the claims in force, and each failure claimed or not") {
   const ClaimsRun r = run_claims_check(kTokenLua30s + " --json");
   INFO(r.out << r.err);
