@@ -326,6 +326,8 @@ std::optional<Reply> check_queued(const Command& argv) {
           : name == "replicaof" || name == "slaveof" ? 3
           : 1;
   if (argv.size() < least) return wrong_args(name);
+  // Redis's no-multi commands: refused when queued, and EXEC then aborts.
+  if (name == "shutdown" || name == "save") return Reply::error("ERR Command not allowed inside a transaction");
   if (name != "client") return std::nullopt;
   static constexpr std::array<std::pair<const char*, int>, 17> kClientSubcommands = {{{"id", 2},
                                                                                       {"pause", -3},

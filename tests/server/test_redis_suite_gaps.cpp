@@ -129,3 +129,17 @@ TEST_CASE("CLIENT REPLY ON answers even when SKIP came just before it", "[server
   c.send(resp({"CLIENT", "REPLY", "SKIP"}) + resp({"CLIENT", "REPLY", "ON"}) + resp({"PING"}));
   CHECK(c.read(std::string("+OK\r\n+PONG\r\n").size()) == "+OK\r\n+PONG\r\n");
 }
+
+TEST_CASE("SHUTDOWN and SAVE are refused inside MULTI, and EXEC aborts (the suite's server went away)", "[server]") {
+  RunningServer s(test_options());
+  Hiredis c(s.port());
+  CHECK(c.command("MULTI") == "OK");
+  CHECK(c.command("SET k v") == "QUEUED");
+  CHECK(c.command("SHUTDOWN") == "(error) ERR Command not allowed inside a transaction");
+  CHECK(c.command("EXEC") == "(error) EXECABORT Transaction discarded because of previous errors.");
+  CHECK(c.command("MULTI") == "OK");
+  CHECK(c.command("SAVE") == "(error) ERR Command not allowed inside a transaction");
+  CHECK(c.command("EXEC") == "(error) EXECABORT Transaction discarded because of previous errors.");
+  CHECK(c.command("PING") == "PONG");
+  CHECK(c.command("EXISTS k") == "(integer) 0");
+}
