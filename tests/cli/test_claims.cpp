@@ -2,40 +2,19 @@
 // promised is listed in a section of its own and in the JSON, and does not make
 // the exit status 1 (docs/failures.md#claims).
 #include <catch2/catch.hpp>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "program_run.hpp"
+
 namespace {
 
-struct ClaimsRun {
-  int status = -1;
-  std::string out, err;
-};
+using ClaimsRun = locksim::test::ProgramRun;
 
 ClaimsRun run_claims_check(const std::string& args) {
-  const std::string err = "/tmp/locksim_test_claims_" + std::to_string(getpid()) + "_stderr";
-  const std::string cmd = std::string("'") + LOCKSIM_BIN + "' " + args + " 2>'" + err + "' </dev/null";
-  ClaimsRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err);
-  std::ostringstream s;
-  s << in.rdbuf();
-  r.err = s.str();
-  std::remove(err.c_str());
-  return r;
+  return locksim::test::run_program(std::string("'") + LOCKSIM_BIN + "' " + args);
 }
 
 // The command: every failure under these assumptions is of a property token-lua does not claim.

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "checkers.hpp"
+#include "program_run.hpp"
 #include "locksim/cli/tour_assumptions.hpp"
 #include "locksim/cli/tour_html.hpp"
 #include "locksim/cli/tour_lessons.hpp"
@@ -41,20 +42,11 @@ std::string slurp(const std::string& path) {
 }
 
 Result shell(const std::string& cmd) {
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  const locksim::test::ProgramRun run = locksim::test::run_program(cmd);
+  return Result{run.status, run.out};
 }
 
-Result run_locksim(const std::string& args) {
-  return shell(std::string("unset NO_COLOR; '") + LOCKSIM_BIN + "' " + args + " 2>/dev/null </dev/null");
-}
+Result run_locksim(const std::string& args) { return shell(std::string("unset NO_COLOR; '") + LOCKSIM_BIN + "' " + args); }
 
 bool held_at(const render::Timeline& t, uint32_t client, sim::Instant at) {
   for (const render::Span& s : t.clients.at(client).spans)
