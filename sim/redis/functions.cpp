@@ -45,6 +45,46 @@ int missing(lua_State* L) {
 
 int readonly(lua_State* L) { return luaL_error(L, "Attempt to modify a readonly table"); }
 
+// Redis luaRegisterFunctionReadNamedArgs: each named argument of the table at index 1
+// checked as it is met (keys in any case), then the two that must be there. Pushes
+// name, callback, flags and description (nil where not given); raises otherwise.
+void read_named_arguments(lua_State* L) {
+  lua_pushnil(L);  // name
+  lua_pushnil(L);  // callback
+  lua_pushnil(L);  // flags
+  lua_pushnil(L);  // description
+  const int first = lua_gettop(L) - 3;
+  lua_pushnil(L);
+  while (lua_next(L, 1)) {
+    if (lua_type(L, -2) != LUA_TSTRING)
+      raise_table(L, "ERR named argument key given to redis.register_function is not a string");
+    const char* key = lua_tostring(L, -2);
+    int slot = -1;
+    if (!strcasecmp(key, "function_name")) {
+      if (!lua_isstring(L, -1))
+        raise_table(L, "ERR function_name argument given to redis.register_function must be a string");
+      slot = 0;
+    } else if (!strcasecmp(key, "description")) {
+      if (!lua_isstring(L, -1))
+        raise_table(L, "ERR description argument given to redis.register_function must be a string");
+      slot = 3;
+    } else if (!strcasecmp(key, "callback")) {
+      if (!lua_isfunction(L, -1))
+        raise_table(L, "ERR callback argument given to redis.register_function must be a function");
+      slot = 1;
+    } else if (!strcasecmp(key, "flags")) {
+      if (!lua_istable(L, -1))
+        raise_table(L, "ERR flags argument to redis.register_function must be a table representing function flags");
+      slot = 2;
+    } else {
+      raise_table(L, "ERR unknown argument given to redis.register_function");
+    }
+    lua_replace(L, first + slot);
+  }
+  if (lua_isnil(L, first)) raise_table(L, "ERR redis.register_function must get a function name argument");
+  if (lua_isnil(L, first + 1)) raise_table(L, "ERR redis.register_function must get a callback argument");
+}
+
 // redis.register_function(name, callback) or redis.register_function{function_name=,
 // callback=, flags=, description=}; upvalue 1 is the table collecting them.
 int register_function(lua_State* L) {
@@ -54,43 +94,7 @@ int register_function(lua_State* L) {
       return raise_table(L,
                          "ERR calling redis.register_function with a single argument is only applicable to Lua "
                          "table (representing named arguments).");
-    // Redis luaRegisterFunctionReadNamedArgs: each named argument checked as it is met
-    // (keys in any case), then the two that must be there.
-    lua_pushnil(L);  // name
-    lua_pushnil(L);  // callback
-    lua_pushnil(L);  // flags
-    lua_pushnil(L);  // description
-    const int first = lua_gettop(L) - 3;
-    lua_pushnil(L);
-    while (lua_next(L, 1)) {
-      if (lua_type(L, -2) != LUA_TSTRING)
-        return raise_table(L, "ERR named argument key given to redis.register_function is not a string");
-      const char* key = lua_tostring(L, -2);
-      int slot = -1;
-      if (!strcasecmp(key, "function_name")) {
-        if (!lua_isstring(L, -1))
-          return raise_table(L, "ERR function_name argument given to redis.register_function must be a string");
-        slot = 0;
-      } else if (!strcasecmp(key, "description")) {
-        if (!lua_isstring(L, -1))
-          return raise_table(L, "ERR description argument given to redis.register_function must be a string");
-        slot = 3;
-      } else if (!strcasecmp(key, "callback")) {
-        if (!lua_isfunction(L, -1))
-          return raise_table(L, "ERR callback argument given to redis.register_function must be a function");
-        slot = 1;
-      } else if (!strcasecmp(key, "flags")) {
-        if (!lua_istable(L, -1))
-          return raise_table(
-              L, "ERR flags argument to redis.register_function must be a table representing function flags");
-        slot = 2;
-      } else {
-        return raise_table(L, "ERR unknown argument given to redis.register_function");
-      }
-      lua_replace(L, first + slot);
-    }
-    if (lua_isnil(L, first)) return raise_table(L, "ERR redis.register_function must get a function name argument");
-    if (lua_isnil(L, first + 1)) return raise_table(L, "ERR redis.register_function must get a callback argument");
+    read_named_arguments(L);
   } else if (argc == 2) {
     if (!lua_isstring(L, 1)) return raise_table(L, "ERR first argument to redis.register_function must be a string");
     if (!lua_isfunction(L, 2))
