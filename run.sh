@@ -76,8 +76,13 @@ generator=()
 if command -v ninja >/dev/null && ! [[ -f $build_dir/CMakeCache.txt ]]; then
   generator=(-G Ninja)
 fi
+# The benchmarks are built by the bench command only: the test command (and CI, which
+# runs it) does not compile eight programs it never runs.
+benchmarks=()
+[[ $what == test ]] && benchmarks=(-DLOCKSIM_BUILD_BENCH=OFF)
+[[ $what == bench ]] && benchmarks=(-DLOCKSIM_BUILD_BENCH=ON)
 # shellcheck disable=SC2086
-cmake -S . -B "$build_dir" "${generator[@]}" "${unity[@]}" "${linker[@]}" "${debug_info[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCKSIM_REQUIRE_TEST_SERVERS=$require_servers \
+cmake -S . -B "$build_dir" "${generator[@]}" "${unity[@]}" "${linker[@]}" "${debug_info[@]}" "${benchmarks[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCKSIM_REQUIRE_TEST_SERVERS=$require_servers \
       ${CMAKE_ARGS:-} >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
 targets=()
 [[ $what == tour ]] && targets=(--target locksim)
