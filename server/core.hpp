@@ -62,6 +62,7 @@ struct Server::Core {
   // maxmemory-clients: the clients' buffers together; the biggest ones are closed
   // until they fit (Redis's client eviction). Run on the tick.
   void evict_clients();
+  size_t clients_memory() const;  // the open clients' query and output buffers together
   template <class Socket>
   void admit(Socket socket, bool is_tcp);
 

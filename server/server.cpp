@@ -12,6 +12,7 @@
 #include "locksim/server/connection.hpp"
 #include "locksim/server/core.hpp"
 #include "locksim/server/protected_mode.hpp"
+#include "locksim/sim/redis/memory.hpp"
 
 namespace locksim::server {
 
@@ -36,6 +37,10 @@ Server::Core::Core(Options opts) : options(std::move(opts)), model(options.model
         ": any host that reaches this address may run every command, FLUSHALL and LOCKSIM.* included");
   wire_outbox();
   wire_frontend_commands(*this);
+  // maxmemory and INFO's used_memory count what Redis's used_memory counts: an empty
+  // server's own bytes and the clients' buffers, beside the data set. (`maxmemory 1`
+  // then refuses the first write, as Redis does, not the second.)
+  model.set_host_memory([this] { return redis::kEmptyServerBytes + clients_memory(); });
   model.set_script_host(&script_watch);
   wire_tracking(*this);
   if (options.idle_timeout_s > 0) set_idle_timeout(*this, options.idle_timeout_s);
@@ -106,6 +111,13 @@ void Server::Core::accept_local() {
     admit(std::move(socket), false);
     accept_local();
   });
+}
+
+size_t Server::Core::clients_memory() const {
+  size_t total = 0;
+  for (const auto& [id, client] : clients)
+    if (!client->closed()) total += client->memory_bytes();
+  return total;
 }
 
 void Server::Core::evict_clients() {

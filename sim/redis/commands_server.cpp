@@ -168,7 +168,7 @@ std::string memory_section(const Server::State& server) {
   const size_t libraries = server.functions ? server.functions->library_count() : 0;
   std::string out = "# Memory\r\n";
   auto line = [&](std::string_view name, size_t value) { out += fmt::format("{}:{}\r\n", name, value); };
-  line("used_memory", kEmptyServerBytes + data);
+  line("used_memory", data + (server.host_memory ? server.host_memory() : kEmptyServerBytes));
   line("used_memory_dataset", data);
   line("used_memory_lua", lua);
   line("used_memory_vm_eval", lua);

@@ -87,11 +87,13 @@ bool may_grow(const CommandSpec& spec) {
 
 bool over_maxmemory(Server::State& server) {
   const size_t cap = server.options.maxmemory_bytes;
+  if (cap == 0) return false;
   MemoryMeter& meter = server.memory;
-  if (cap == 0 || meter.measured + meter.grown <= cap) return false;  // not even the bound is over
+  const size_t host = server.host_memory ? server.host_memory() : 0;
+  if (meter.measured + meter.grown + host <= cap) return false;  // not even the bound is over
   meter.measured = dataset_bytes(server);
   meter.grown = 0;
-  return meter.measured > cap;
+  return meter.measured + host > cap;
 }
 
 std::optional<Reply> refuse_if_over_maxmemory(Server::State& server, const CommandSpec& spec, const Command& command) {

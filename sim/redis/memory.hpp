@@ -16,7 +16,8 @@ namespace locksim::redis {
 inline constexpr const char* kOomError = "OOM command not allowed when used memory > 'maxmemory'.";
 
 // Redis 7.0's used_memory when it holds nothing: INFO's used_memory adds it to the
-// data set. The cap (ServerOptions::maxmemory_bytes) counts the data alone.
+// data set. In a simulation the cap (ServerOptions::maxmemory_bytes) counts the data
+// alone; a host process counts its own bytes too (Server::set_host_memory).
 inline constexpr size_t kEmptyServerBytes = 880'000;
 
 // The data set's size in bytes over every database: keys, values and a fixed overhead per key.

@@ -224,6 +224,7 @@ void Server::set_push_listener(std::function<void(ConnectionId)> listener) {
 }
 
 void Server::set_host_commands(HostCommands host) { state_->host = std::move(host); }
+void Server::set_host_memory(std::function<size_t()> bytes) { state_->host_memory = std::move(bytes); }
 
 bool Server::is_blocked(ConnectionId id) const {
   const ConnectionState* conn = state_->find_connection(id);

@@ -108,6 +108,12 @@ class Server {
   void set_push_listener(std::function<void(ConnectionId)> listener);
   bool is_blocked(ConnectionId conn) const;
   void set_host_commands(HostCommands host);
+  // What a host process holds beside the data set, counted by maxmemory and INFO's
+  // used_memory as Redis counts its own: a TCP front-end's baseline and its clients'
+  // query and output buffers. Asked only while a cap is set and a write may be refused.
+  // Without it (a simulation) the cap counts the data set alone and INFO adds an empty
+  // Redis's bytes.
+  void set_host_memory(std::function<size_t()> bytes);
   // A host that serves other clients while a long script runs (script_host.hpp); may be nullptr.
   void set_script_host(ScriptHost* host);
   // Told of every key a command (or expiry) modifies, as Redis's signalModifiedKey, from

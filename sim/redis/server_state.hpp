@@ -58,6 +58,8 @@ struct Server::State {
   void propagate(int64_t now_ms);
   std::function<void(ConnectionId)> push_listener;
   HostCommands host;
+  // The bytes a host process holds beside the data set (set_host_memory); empty: none.
+  std::function<size_t()> host_memory;
   ScriptHost* script_host = nullptr;
   std::function<void(int db, std::string_view key)> modified_listener;  // each database points here
   // A script runs: a command arriving now comes from another client, through the host.

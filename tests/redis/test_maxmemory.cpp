@@ -98,3 +98,19 @@ TEST_CASE("scripts over maxmemory: flagged ones need allow-oom or no-writes, unf
   CHECK(m.text({"del", "padding"}) == "(integer) 1");
   CHECK(m.text({"eval", "#!lua\nreturn 1", "0"}) == "(integer) 1");
 }
+
+TEST_CASE("a host's own bytes count against maxmemory and in INFO's used_memory") {
+  ServerOptions options;
+  options.maxmemory_bytes = 10'000;
+  Model m(options);
+  size_t host = 0;
+  m.server.set_host_memory([&host] { return host; });
+  CHECK(m.text({"set", "x", "1"}) == "OK");
+  host = 20'000;  // e.g. a client's unread replies: the data alone is under the cap, the process is not
+  CHECK(m.text({"set", "y", "1"}) == kOom);
+  CHECK(m.text({"get", "x"}) == "\"1\"");
+  const std::string info = to_string(m.run({"info", "memory"}));
+  CHECK(info.find("used_memory:20") != std::string::npos);  // the host's bytes plus the data's
+  host = 0;
+  CHECK(m.text({"set", "y", "1"}) == "OK");
+}

@@ -317,19 +317,50 @@ TEST_CASE("MEMORY STATS, MODULE, REPLICAOF NO ONE, CLUSTER and LOLWUT answer as 
   CHECK(c.command("EXEC") == "[[]]");
 }
 
+TEST_CASE("maxmemory counts the clients' unread replies, as Redis's used_memory does", "[server][admin]") {
+  RunningServer s;
+  Hiredis c(s.port());
+  CHECK(c.command("SET big %s", std::string(100'000, 'v').c_str()) == "OK");
+  CHECK(c.command("CONFIG SET maxmemory 2mb") == "OK");
+  CHECK(c.command("SET k v") == "OK");
+  {
+    // One MGET of the 100 KB key 200 times (a 20 MB reply) that nobody reads: what the
+    // kernel does not take waits in the server's output buffer, far past the cap.
+    RawClient hoarder(s.port());
+    std::string request = "*201\r\n$4\r\nMGET\r\n";
+    for (int i = 0; i < 200; ++i) request += "$3\r\nbig\r\n";
+    hoarder.send(request);
+    bool refused = false;
+    for (int attempt = 0; attempt < 100 && !refused; ++attempt) {  // until the server has answered them all
+      refused = c.command("SET k v") == "(error) OOM command not allowed when used memory > 'maxmemory'.";
+      if (!refused) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    CHECK(refused);
+    CHECK(std::stoll(info_value(c, "memory", "used_memory")) > 2 * 1024 * 1024);
+  }
+  // The hoarder gone, its buffers go with it, and writes pass again.
+  bool passed = false;
+  for (int attempt = 0; attempt < 100 && !passed; ++attempt) {
+    passed = c.command("SET k v") == "OK";
+    if (!passed) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK(passed);
+}
+
 TEST_CASE("CONFIG SET maxmemory moves the model's cap, with Redis's units", "[server][admin]") {
   RunningServer s;
   Hiredis c(s.port());
   CHECK(c.command("CONFIG SET maxmemory 100") == "OK");
   CHECK(c.command("CONFIG GET maxmemory") == "[\"maxmemory\", \"100\"]");
-  // The model counts its data set against the cap (docs/redis-model.md): the first write
-  // passes, the one after the data set went over is refused.
-  CHECK(c.command("SET k %s", std::string(200, 'v').c_str()) == "OK");
-  CHECK(c.command("SET k2 v") == "(error) OOM command not allowed when used memory > 'maxmemory'.");
+  // serve counts what Redis's used_memory counts (an empty server's bytes, the clients'
+  // buffers, the data set): under a 100-byte cap the first write is refused, as in Redis.
+  CHECK(c.command("SET k %s", std::string(200, 'v').c_str()) == "(error) OOM command not allowed when used memory > 'maxmemory'.");
+  CHECK(c.command("GET k") == "(nil)");  // reads still pass
   CHECK(info_value(c, "memory", "maxmemory") == "100");
   CHECK(c.command("CONFIG SET maxmemory 1mb") == "OK");
   CHECK(c.command("CONFIG GET maxmemory") == "[\"maxmemory\", \"1048576\"]");
   CHECK(c.command("SET k2 v") == "OK");
+  CHECK(std::stoll(info_value(c, "memory", "used_memory")) >= 880'000);
   CHECK(c.command("CONFIG SET maxmemory lots") ==
         "(error) ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument must be a memory value");
   CHECK(c.command("CONFIG SET maxmemory 0 timeout 70") == "OK");  // 0: no cap, as in Redis
