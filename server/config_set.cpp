@@ -92,7 +92,7 @@ Reply config_set(Server::Core& core, Connection& conn, const Command& argv) {
       continue;
     }
     // The model's own parameters first: it has the encodings' limits (OBJECT ENCODING follows them).
-    const Reply known = core.model.execute(conn.id(), {"CONFIG", "GET", argv[i]}, now);
+    const Reply known = core.model.query(conn.id(), {"CONFIG", "GET", argv[i]}, now);
     if (known.type == Reply::Type::Array && !known.elements.empty()) {
       to_model.push_back(argv[i]);
       to_model.push_back(argv[i + 1]);
@@ -110,13 +110,13 @@ Reply config_set(Server::Core& core, Connection& conn, const Command& argv) {
       return Reply::error("ERR CONFIG SET failed (possibly related to argument '" + name + "') - " + failed);
   }
   if (to_model.size() > 2) {
-    Reply reply = core.model.execute(conn.id(), to_model, now);
+    Reply reply = core.model.query(conn.id(), to_model, now);
     if (reply.is_error()) return reply;
   }
   for (const auto& [name, value] : own)
     if (without_effect(name) && !is_own(name)) core.accepted_config[name] = *value;
   if (next.maxmemory != core.options.model.maxmemory_bytes) {  // the model's cap, in bytes
-    core.model.execute(conn.id(), {"CONFIG", "SET", "maxmemory", std::to_string(next.maxmemory)}, now);
+    core.model.query(conn.id(), {"CONFIG", "SET", "maxmemory", std::to_string(next.maxmemory)}, now);
     core.options.model.maxmemory_bytes = next.maxmemory;
   }
   core.options.limits = next.limits;

@@ -175,6 +175,7 @@ void Connection::execute(const redis::Command& argv, const Verdict& verdict) {
   }
   const size_t reply_start = out_.size();
   reply_suppressed = false;
+  answered_by_model_ = false;
   executing_ = true;
   const auto started = std::chrono::steady_clock::now();
   core_.run_command(id_, [&] {
@@ -195,7 +196,8 @@ void Connection::execute(const redis::Command& argv, const Verdict& verdict) {
   track_reads(core_, *this, argv, failed);
   if (!failed && (redis::equals_lower(argv[0], "flushall") || redis::equals_lower(argv[0], "flushdb")))
     invalidate_everything(core_);
-  note_command(core_, *this, argv, wrote ? std::string_view(out_).substr(reply_start) : std::string_view{});
+  note_command(core_, *this, argv, wrote ? std::string_view(out_).substr(reply_start) : std::string_view{},
+               answered_by_model_);
   if (verdict.drop_reply && wrote) out_.resize(reply_start);
   hold_reply_ms = std::max(hold_reply_ms, verdict.delay_ms);
   // CLIENT REPLY OFF/SKIP silence the reply; pub/sub notices go out anyway (CLIENT_PUSHING).
@@ -257,6 +259,7 @@ void Connection::answer(const redis::Command& argv) {
     out_ += "-NOAUTH Authentication required.\r\n";
     return;
   }
+  answered_by_model_ = true;  // the model counts it in INFO commandstats and errorstats
   redis::Reply reply = execute_on_model(argv);
   note_subscriptions(reply);
   if (waits(reply)) {

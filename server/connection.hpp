@@ -98,6 +98,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool reading_ = false, writing_ = false, closed_ = false;
   std::vector<redis::Reply> pending_pushes_;  // push_out while its command runs
   bool executing_ = false;  // its command runs (a busy script may serve the others meanwhile)
+  bool answered_by_model_ = false;  // the command now running went to the model (which counts it)
   bool yielded_ = false;  // its turn ended with commands left to run (kTurn)
   bool waiting_ = false;                       // a blocking command (BLPOP) waits for its reply from the outbox
   Resp3Form blocked_form_ = Resp3Form::Plain;  // ... and is typed as this in RESP3

@@ -141,7 +141,7 @@ Reply cmd_client(Server::Core& core, Connection& conn, const Command& argv) {
     return client_reply(conn, argv[2]);
   }
   // The model holds the blocked commands (its connection ids are the clients' ids).
-  if (redis::equals_lower(sub, "unblock")) return core.model.execute(conn.id(), argv, core.clock.now_ms());
+  if (redis::equals_lower(sub, "unblock")) return core.model.query(conn.id(), argv, core.clock.now_ms());
   // Sent by newer clients on connect; accepted and ignored.
   if (redis::equals_lower(sub, "setinfo")) return Reply::ok();
   if (redis::equals_lower(sub, "help") && argv.size() == 2) {
@@ -219,7 +219,7 @@ Reply cmd_config(Server::Core& core, const Command& argv, std::optional<Reply> f
 
 // The model's own answer when it has the command; nullopt when it does not know it.
 std::optional<Reply> model_answer(Server::Core& core, Connection& conn, const Command& argv) {
-  Reply reply = core.model.execute(conn.id(), argv, core.clock.now_ms());
+  Reply reply = core.model.query(conn.id(), argv, core.clock.now_ms());
   if (reply.is_error() && reply.str.rfind("ERR unknown command", 0) == 0) return std::nullopt;
   return reply;
 }
@@ -244,10 +244,10 @@ Reply cmd_memory(Server::Core& core, Connection& conn, const Command& argv) {
     return Reply::error("ERR unknown subcommand '" + sub.substr(0, 128) + "'. Try MEMORY HELP.");
   if (argv.size() != 3 && argv.size() != 5) return Reply::error("ERR syntax error");
   const int64_t now = core.clock.now_ms();
-  const Reply type = core.model.execute(conn.id(), {"TYPE", argv[2]}, now);
+  const Reply type = core.model.query(conn.id(), {"TYPE", argv[2]}, now);
   if (type.str == "none") return Reply::nil();
   int64_t size = 56 + static_cast<int64_t>(argv[2].size());
-  if (type.str == "string") size += core.model.execute(conn.id(), {"STRLEN", argv[2]}, now).integer;
+  if (type.str == "string") size += core.model.query(conn.id(), {"STRLEN", argv[2]}, now).integer;
   return Reply::integer_(size);
 }
 

@@ -23,6 +23,13 @@ using redis::Command;
 using redis::Reply;
 
 namespace {
+// A number INFO's text gives for `field` (0 when absent).
+int64_t info_number(const std::string& text, std::string_view field) {
+  const std::string key = "\n" + std::string(field) + ":";
+  const size_t at = ("\n" + text).find(key);
+  return at == std::string::npos ? 0 : std::atoll(text.c_str() + at + key.size() - 1);
+}
+
 constexpr std::array kDefaultSections = {"server",      "clients", "memory",     "persistence", "stats",   "replication",
                                          "cpu",         "modules", "errorstats", "cluster",     "keyspace"};
 
@@ -115,7 +122,9 @@ std::string persistence_section(const Traffic& t) {
       t.started_ms / 1000);
 }
 
-std::string stats_section(Server::Core& core) {
+// total_error_replies: the model counts every error reply, its own and the host's
+// (redis::Server::note_host_command), where Redis counts them (command_stats.hpp).
+std::string stats_section(Server::Core& core, int64_t error_replies) {
   const Traffic& t = core.traffic;
   return fmt::format(
       "# Stats\r\ntotal_connections_received:{}\r\ntotal_commands_processed:{}\r\ninstantaneous_ops_per_sec:0\r\n"
@@ -132,7 +141,7 @@ std::string stats_section(Server::Core& core) {
       "total_reads_processed:{}\r\ntotal_writes_processed:{}\r\nio_threaded_reads_processed:0\r\n"
       "io_threaded_writes_processed:0\r\n",
       t.connections_received, t.commands_processed, t.net_input_bytes, t.net_output_bytes, t.connections_rejected,
-      t.error_replies, t.commands_processed, t.commands_processed);
+      error_replies, t.commands_processed, t.commands_processed);
 }
 
 std::string replication_section(const Traffic& t) {
@@ -156,20 +165,6 @@ std::string cpu_section() {
       seconds(self.ru_stime), seconds(self.ru_utime));
 }
 
-std::string errorstats_section(const Traffic& t) {
-  std::string out = "# Errorstats\r\n";
-  for (const auto& [code, count] : t.errors) out += fmt::format("errorstat_{}:count={}\r\n", code, count);
-  return out;
-}
-
-std::string commandstats_section(const Traffic& t) {
-  std::string out = "# Commandstats\r\n";
-  for (const auto& [name, counts] : t.commands)
-    out += fmt::format("cmdstat_{}:calls={},usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls={}\r\n", name,
-                       counts.calls, counts.failed);
-  return out;
-}
-
 }  // namespace
 
 Reply run_info_command(Server::Core& core, Connection& conn, const Command& argv) {
@@ -190,7 +185,7 @@ Reply run_info_command(Server::Core& core, Connection& conn, const Command& argv
   if (everything) wanted.assign(kDefaultSections.begin(), kDefaultSections.end());
   const int64_t now = core.clock.now_ms();
   auto from_model = [&](const char* section) -> std::optional<std::string> {
-    Reply r = core.model.execute(conn.id(), {"INFO", section}, now);
+    Reply r = core.model.query(conn.id(), {"INFO", section}, now);
     if (r.is_error()) return std::nullopt;
     return r.str;
   };
@@ -204,14 +199,15 @@ Reply run_info_command(Server::Core& core, Connection& conn, const Command& argv
     else if (name == "clients") text = clients_section(core);
     else if (name == "memory") text = memory_section(core, from_model("memory").value_or("# Memory\r\n"));
     else if (name == "persistence") text = persistence_section(core.traffic);
-    else if (name == "stats") text = stats_section(core);
+    else if (name == "stats")
+      text = stats_section(core, info_number(from_model("stats").value_or(""), "total_error_replies"));
     else if (name == "replication") text = replication_section(core.traffic);
     else if (name == "cpu") text = cpu_section();
     else if (name == "modules") text = "# Modules\r\n";
-    else if (name == "errorstats") text = errorstats_section(core.traffic);
+    else if (name == "errorstats") text = from_model("errorstats").value_or("# Errorstats\r\n");
     else if (name == "cluster") text = "# Cluster\r\ncluster_enabled:0\r\n";
     else if (name == "keyspace") text = from_model("keyspace").value_or("# Keyspace\r\n");
-    else if (name == "commandstats") text = commandstats_section(core.traffic);
+    else if (name == "commandstats") text = from_model("commandstats").value_or("# Commandstats\r\n");
     else if (name == "latencystats") text = "# Latencystats\r\n";
     else continue;  // Redis answers nothing for a section it does not know
     if (!out.empty()) out += "\r\n";
@@ -221,15 +217,9 @@ Reply run_info_command(Server::Core& core, Connection& conn, const Command& argv
 }
 
 namespace {
-// A number INFO's text gives for `field` (0 when absent).
-int64_t info_number(const std::string& text, std::string_view field) {
-  const std::string key = "\n" + std::string(field) + ":";
-  const size_t at = ("\n" + text).find(key);
-  return at == std::string::npos ? 0 : std::atoll(text.c_str() + at + key.size() - 1);
-}
 
 std::string model_info(Server::Core& core, Connection& conn, const char* section) {
-  Reply r = core.model.execute(conn.id(), {"INFO", section}, core.clock.now_ms());
+  Reply r = core.model.query(conn.id(), {"INFO", section}, core.clock.now_ms());
   return r.is_error() ? std::string() : r.str;
 }
 }  // namespace

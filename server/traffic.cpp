@@ -127,29 +127,20 @@ Verdict screen_command(Server::Core& core, Connection& conn, const redis::Comman
   return {};
 }
 
-void note_command(Server::Core& core, Connection& conn, const redis::Command& argv, std::string_view reply) {
+void note_command(Server::Core& core, Connection& conn, const redis::Command& argv, std::string_view reply,
+                  bool counted_by_model) {
   Traffic& traffic = core.traffic;
   ++traffic.commands_processed;
   traffic.net_output_bytes += reply.size();
-  const bool failed = !reply.empty() && (reply[0] == '-' || reply[0] == '!');
-  if (failed) {
-    ++traffic.error_replies;
-    std::string_view text = reply.substr(1);
-    if (reply[0] == '!') text = text.substr(std::min(text.size(), text.find('\n') + 1));  // !<len>\r\n<text>
-    std::string code(text.substr(0, std::min(text.find_first_of(" \r"), size_t{32})));
-    if (auto it = traffic.errors.find(code); it != traffic.errors.end())
-      ++it->second;
-    else if (traffic.errors.size() < 128)  // Redis stops adding codes past 128
-      traffic.errors.emplace(std::move(code), 1);
-  }
   const std::string full = full_name(argv);
   const std::string base = full.substr(0, full.find('|'));
-  const bool known = redis::find_command(base) || is_frontend_command(base);
-  const bool bad_sub = failed && reply.find("unknown subcommand") != std::string_view::npos;
-  if (known) {
-    CommandCounts& counts = traffic.commands[bad_sub ? base : full];
-    ++counts.calls;
-    if (failed) ++counts.failed;
+  // INFO commandstats and errorstats live in the model, which counted what it ran; what
+  // the front-end answered itself is handed to it here.
+  if (!counted_by_model) {
+    const bool failed = !reply.empty() && (reply[0] == '-' || reply[0] == '!');
+    const bool bad_sub = failed && reply.find("unknown subcommand") != std::string_view::npos;
+    const bool known = redis::find_command(base) || is_frontend_command(base);
+    core.model.note_host_command(known ? (bad_sub ? base : full) : std::string_view{}, reply);
   }
   if (traffic.monitors.empty() || conn.monitor) return;
   // MONITOR's line: "+<seconds>.<micros> [<db> <addr>] "arg" ...", AUTH and HELLO redacted.
@@ -208,9 +199,7 @@ void unpause_clients(Server::Core& core) {
 
 void reset_stats(Traffic& traffic) {
   traffic.connections_received = traffic.connections_rejected = traffic.commands_processed = 0;
-  traffic.error_replies = traffic.net_input_bytes = traffic.net_output_bytes = 0;
-  traffic.commands.clear();
-  traffic.errors.clear();
+  traffic.net_input_bytes = traffic.net_output_bytes = 0;
   traffic.peak_rss = 0;
 }
 

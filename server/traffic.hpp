@@ -54,10 +54,6 @@ struct ClientTracking {
   std::vector<std::string> prefixes;
 };
 
-struct CommandCounts {
-  uint64_t calls = 0, failed = 0;
-};
-
 struct Traffic {
   explicit Traffic(asio::io_context& io) : pause_timer(io), idle_timer(io) {}
 
@@ -80,10 +76,8 @@ struct Traffic {
   int64_t idle_timeout_s = 0;  // CONFIG SET timeout: idle clients are closed (0: never)
   asio::steady_timer idle_timer;
 
-  uint64_t connections_received = 0, connections_rejected = 0, commands_processed = 0, error_replies = 0;
+  uint64_t connections_received = 0, connections_rejected = 0, commands_processed = 0;
   uint64_t net_input_bytes = 0, net_output_bytes = 0;
-  std::map<std::string, CommandCounts, std::less<>> commands;  // cmdstat_<name>
-  std::map<std::string, uint64_t, std::less<>> errors;         // errorstat_<CODE>, at most 128
 };
 
 }  // namespace locksim::server
@@ -97,7 +91,10 @@ namespace locksim::server {
 Verdict screen_command(Server::Core& core, Connection& conn, const redis::Command& argv);
 // After it ran: the counts INFO reports, and the line MONITOR clients receive.
 // `reply` is what was written for it (empty when nothing was).
-void note_command(Server::Core& core, Connection& conn, const redis::Command& argv, std::string_view reply);
+// One command's counts (INFO stats); `counted_by_model`: the model ran it and counted it in
+// commandstats and errorstats, else the front-end answered it and the model is told.
+void note_command(Server::Core& core, Connection& conn, const redis::Command& argv, std::string_view reply,
+                  bool counted_by_model);
 // CONFIG RESETSTAT: INFO's counts (Stats, Commandstats, Errorstats) start again from zero.
 void reset_stats(Traffic& traffic);
 // A new connection: false while LOCKSIM.FAULT REFUSE lasts (the caller closes it).

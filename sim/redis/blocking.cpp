@@ -71,6 +71,7 @@ void Server::State::serve_ready_keys(int64_t now_ms) {
           Notifications::Scope scope(notifications, spec->name);
           Reply reply = spec->handler(ctx, command);
           if (reply.is_nil()) break;  // the key has nothing left for the others either
+          stats.ran(*spec, command, reply, false);  // Redis counts a blocked call when it is served
           unblock(*conn);
           push(*conn, std::move(reply));
         }
@@ -88,6 +89,8 @@ void Server::State::time_out_blocked(int64_t now_ms) {
   std::sort(late.begin(), late.end(),
             [](const ConnectionState* a, const ConnectionState* b) { return a->blocked->order < b->blocked->order; });
   for (ConnectionState* conn : late) {
+    if (const CommandSpec* spec = find_command(conn->blocked->command[0]))
+      stats.ran(*spec, conn->blocked->command, Reply::nil_array(), false);
     unblock(*conn);
     push(*conn, Reply::nil_array());
   }

@@ -148,7 +148,10 @@ Reply help_reply(std::initializer_list<const char*> lines) {
 Reply cmd_config(ExecContext& ctx, const Command& argv) {
   if (equals_lower(argv[1], "get")) return config_get(ctx, argv);
   if (equals_lower(argv[1], "set")) return config_set(ctx, argv);
-  if (equals_lower(argv[1], "resetstat")) return Reply::ok();
+  if (equals_lower(argv[1], "resetstat")) {
+    ctx.server.stats.reset();
+    return Reply::ok();
+  }
   if (equals_lower(argv[1], "rewrite")) return error_reply("ERR The server is running without a config file");
   return help_reply({"CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:", "GET <pattern>",
                      "    Return parameters matching the glob-like <pattern> and their values.",
@@ -182,14 +185,19 @@ std::string memory_section(const Server::State& server) {
 }  // namespace
 
 Reply cmd_info(ExecContext& ctx, const Command& argv) {
-  bool server = argv.size() == 1, clients = server, memory = server, keyspace = server;
+  bool server = argv.size() == 1, clients = server, memory = server, keyspace = server, stats = server,
+       errorstats = server, commandstats = false;
   for (size_t i = 1; i < argv.size(); ++i) {
-    const bool all =
+    const bool all_default =
         equals_lower(argv[i], "all") || equals_lower(argv[i], "everything") || equals_lower(argv[i], "default");
-    server = server || all || equals_lower(argv[i], "server");
-    clients = clients || all || equals_lower(argv[i], "clients");
-    memory = memory || all || equals_lower(argv[i], "memory");
-    keyspace = keyspace || all || equals_lower(argv[i], "keyspace");
+    const bool all = all_default && !equals_lower(argv[i], "default");  // commandstats is not a default section
+    server = server || all_default || equals_lower(argv[i], "server");
+    clients = clients || all_default || equals_lower(argv[i], "clients");
+    memory = memory || all_default || equals_lower(argv[i], "memory");
+    keyspace = keyspace || all_default || equals_lower(argv[i], "keyspace");
+    stats = stats || all_default || equals_lower(argv[i], "stats");
+    errorstats = errorstats || all_default || equals_lower(argv[i], "errorstats");
+    commandstats = commandstats || all || equals_lower(argv[i], "commandstats");
   }
   std::string out;
   const int64_t uptime_ms = ctx.server.start_ms < 0 ? 0 : ctx.now_ms - ctx.server.start_ms;
@@ -217,6 +225,18 @@ Reply cmd_info(ExecContext& ctx, const Command& argv) {
   if (memory) {
     if (!out.empty()) out += "\r\n";
     out += memory_section(ctx.server);
+  }
+  if (stats) {
+    if (!out.empty()) out += "\r\n";
+    out += "# Stats\r\ntotal_error_replies:" + std::to_string(ctx.server.stats.total_error_replies()) + "\r\n";
+  }
+  if (errorstats) {
+    if (!out.empty()) out += "\r\n";
+    out += "# Errorstats\r\n" + ctx.server.stats.errorstats_section();
+  }
+  if (commandstats) {
+    if (!out.empty()) out += "\r\n";
+    out += "# Commandstats\r\n" + ctx.server.stats.commandstats_section();
   }
   if (keyspace) {
     if (!out.empty()) out += "\r\n";

@@ -35,6 +35,21 @@ void push_error_table(lua_State* L, std::string_view text) {
   lua_rawset(L, -3);
 }
 
+void mark_error_counted(lua_State* L) {
+  lua_pushlstring(L, kErrorCountedField, sizeof kErrorCountedField - 1);
+  lua_pushboolean(L, 1);
+  lua_rawset(L, -3);
+}
+
+bool error_counted(lua_State* L, int index) {
+  if (!lua_istable(L, index)) return false;
+  lua_pushlstring(L, kErrorCountedField, sizeof kErrorCountedField - 1);
+  lua_rawget(L, index < 0 ? index - 1 : index);
+  const bool counted = lua_toboolean(L, -1) != 0;
+  lua_pop(L, 1);
+  return counted;
+}
+
 void push_reply(lua_State* L, const Reply& reply) {
   luaL_checkstack(L, 4, "reply too deep");
   switch (reply.type) {

@@ -44,6 +44,13 @@ std::string error_table_text(std::string_view text);
 // Pushes {err=text}.
 void push_error_table(lua_State* L, std::string_view text);
 
+// An error table whose error a command made from redis.call/pcall was counted in
+// errorstats when it was made: Redis marks it so, and the script's reply that passes
+// it on is not counted again (the field is Redis's own, visible to scripts as there).
+inline constexpr char kErrorCountedField[] = "ignore_error_stats_update";
+void mark_error_counted(lua_State* L);        // on the table at the top of the stack
+bool error_counted(lua_State* L, int index);  // the table at `index` is so marked
+
 // Redis redisProtocolToLuaType: a RESP2 reply as a Lua value.
 void push_reply(lua_State* L, const Reply& reply);
 

@@ -53,40 +53,53 @@ uint64_t data_work(ExecContext& ctx, const CommandSpec& spec, const Command& arg
   return elements * kInstructionsPerElement;
 }
 
-Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error, LuaRuntime& rt, uint64_t& work) {
+// Why a command called from a script is refused before it runs, or nothing.
+std::string refusal_in_script(const CommandSpec& spec, const Command& argv, const LuaRuntime& rt) {
+  if (!arity_matches(spec.arity, argv.size())) return "Wrong number of args calling Redis command from script";
+  if (auto rejected = check_subcommand(spec, argv))
+    return rejected->str.starts_with("ERR unknown subcommand") ? "Unknown Redis command called from script"
+                                                                : "Wrong number of args calling Redis command from script";
+  if (spec.flags & kNoScript) return "This Redis command is not allowed from script";
+  if (rt.read_only && (spec.flags & kWrite)) return "Write commands are not allowed from read-only scripts.";
+  return {};
+}
+
+// Runs one command for redis.call/pcall, counted in INFO commandstats and errorstats as
+// Redis counts it: a refusal is the command's rejected call, a run its call (failed if it
+// answered an error). `counted` says that an error was counted here, so the error
+// table that carries it is marked and the script's reply passing it on is not counted.
+Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error, LuaRuntime& rt, uint64_t& work,
+                      bool& counted) {
   const CommandSpec* spec = find_command(argv[0]);
   if (!spec) {
     error = "Unknown Redis command called from script";
+    ctx.server.stats.error(error_table_text(error));
+    counted = true;
     return {};
   }
-  if (!arity_matches(spec->arity, argv.size())) {
-    error = "Wrong number of args calling Redis command from script";
-    return {};
-  }
-  if (auto rejected = check_subcommand(*spec, argv)) {
-    error = rejected->str.starts_with("ERR unknown subcommand")
-                ? "Unknown Redis command called from script"
-                : "Wrong number of args calling Redis command from script";
-    return {};
-  }
-  if (spec->flags & kNoScript) {
-    error = "This Redis command is not allowed from script";
-    return {};
-  }
-  if (rt.read_only && (spec->flags & kWrite)) {
-    error = "Write commands are not allowed from read-only scripts.";
+  error = refusal_in_script(*spec, argv, rt);
+  if (!error.empty()) {
+    ctx.server.stats.rejected(*spec, argv, error_table_text(error));
+    counted = true;
     return {};
   }
   // The script's own SELECT carries on to its next calls (ctx is the EVAL's context).
   ctx.in_script = true;
   ctx.may_block = false;
   if (!rt.allow_oom) {
-    if (auto refused = refuse_if_over_maxmemory(ctx.server, *spec, argv)) return std::move(*refused);
+    if (auto refused = refuse_if_over_maxmemory(ctx.server, *spec, argv)) {
+      ctx.server.stats.rejected(*spec, argv, refused->str);
+      counted = true;
+      return std::move(*refused);
+    }
   }
   if (spec->flags & kWrite) rt.running.wrote = true;  // Redis SCRIPT_WRITE_DIRTY: SCRIPT KILL refuses from now on
   Notifications::Scope scope(ctx.server.notifications, spec->name);
   work = data_work(ctx, *spec, argv);
-  return spec->handler(ctx, argv);
+  Reply reply = spec->handler(ctx, argv);
+  ctx.server.stats.ran(*spec, argv, reply, false);
+  counted = reply.is_error();
+  return reply;
 }
 
 // Pushes one result; returns true if it is an error table that redis.call must raise.
@@ -96,6 +109,7 @@ bool host_call(lua_State* L, bool raise, uint64_t& work) {
   HostScope scope(rt);
   std::string error;
   Reply reply;
+  bool counted = false;  // an error counted in errorstats where the command made it
   Resp3Form form = Resp3Form::Plain;
   try {
     const int argc = lua_gettop(L);
@@ -117,13 +131,14 @@ bool host_call(lua_State* L, bool raise, uint64_t& work) {
         error = "Lua redis lib command arguments must be strings or integers";
       }
     }
-    if (error.empty()) reply = run_from_script(*rt.ctx, argv, error, rt, work);
+    if (error.empty()) reply = run_from_script(*rt.ctx, argv, error, rt, work, counted);
     if (error.empty() && rt.resp == 3) form = resp3_form(argv);
   } catch (const std::exception& e) {
     error = std::string("internal error: ") + e.what();
   }
   if (!error.empty()) {
     push_error_table(L, error_table_text(error));
+    if (counted) mark_error_counted(L);
     return raise;
   }
   lua_settop(L, 0);  // Redis pops the arguments first: unpack() may have filled the stack
@@ -131,6 +146,7 @@ bool host_call(lua_State* L, bool raise, uint64_t& work) {
     push_reply_resp3(L, reply, form, push_reply);
   else
     push_reply(L, reply);
+  if (counted && reply.is_error()) mark_error_counted(L);
   return raise && reply.is_error();
 }
 

@@ -84,7 +84,9 @@ Reply error_from_lua(lua_State* L, const std::string& sha) {
 }
 
 // What a finished run answers: its stopped budget or memory, its error, or its value.
-Reply reply_of_run(LuaRuntime& rt, int status, const std::string& sha, std::string_view function) {
+// `server` learns whether an error reply passes on one already counted (command_stats.hpp).
+Reply reply_of_run(LuaRuntime& rt, int status, const std::string& sha, std::string_view function,
+                   Server::State& server) {
   lua_State* L = rt.L;
   Reply reply;
   if (rt.budget_exceeded) {
@@ -96,11 +98,13 @@ Reply reply_of_run(LuaRuntime& rt, int status, const std::string& sha, std::stri
                          std::to_string(rt.options.lua_memory_limit_bytes) + " bytes");
   } else if (status != 0) {
     reply = error_from_lua(L, function.empty() ? sha : std::string(function));
+    if (error_counted(L, -1)) server.error_already_counted = true;
   } else if (rt.killed) {  // stopped with no instruction left to raise in
     reply = Reply::error("ERR Script killed by user with SCRIPT KILL...");
   } else {
     size_t budget = 1'000'000;
     reply = lua_to_reply(L, -1, budget);
+    if (reply.is_error() && error_counted(L, -1)) server.error_already_counted = true;
   }
   lua_settop(L, 0);
   if (rt.memory_exceeded || rt.budget_exceeded) lua_gc(L, LUA_GCCOLLECT, 0);
@@ -178,7 +182,7 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   ctx.in_script = saved.in_script;  // a SELECT inside the script stays there
   ctx.db_index = saved.db_index;
   ctx.may_block = saved.may_block;
-  return reply_of_run(rt, status, sha, function);
+  return reply_of_run(rt, status, sha, function, ctx.server);
 }
 
 bool ScriptEngine::running() const { return runtime_->ctx != nullptr; }

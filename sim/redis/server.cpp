@@ -103,11 +103,11 @@ bool Server::State::script_running() const { return scripts && scripts->running(
 Reply Server::State::run(ConnectionState& conn, const Command& command, int64_t now_ms) {
   if (start_ms < 0) start_ms = now_ms;
   if (command.empty()) return Reply::error("ERR empty command");
-  if (script_running() && host_owns(command)) return refuse_while_busy(*this, conn, false);
+  if (script_running() && host_owns(command)) return counted_error(refuse_while_busy(*this, conn, false));
   if (conn.in_multi && host_owns(command)) {
     if (auto refused = host.check(command)) {
       conn.dirty_exec = true;
-      return std::move(*refused);
+      return counted_error(std::move(*refused));
     }
     conn.queued.push_back(command);
     return Reply::status("QUEUED");
@@ -116,35 +116,19 @@ Reply Server::State::run(ConnectionState& conn, const Command& command, int64_t 
   // Redis processCommand: a command that cannot be queued aborts the transaction.
   if (!spec) {
     if (conn.in_multi) conn.dirty_exec = true;
-    return unknown_command_error(command);
+    return counted_error(unknown_command_error(command));
   }
-  if (!arity_matches(spec->arity, command.size())) {
-    if (spec->name == "exec") {
-      // Redis rejectCommand: a rejected EXEC discards the transaction, in MULTI or not.
+  if (auto rejected = reject_before_running(conn, *spec, command)) {
+    if (spec->name == "exec" && !rejected->str.starts_with("EXECABORT")) {  // Redis execCommandAbort
       end_transaction(conn);
-      return Reply::error("EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command");
+      rejected = Reply::error("EXECABORT Transaction discarded because of: " + rejected->str);
     }
     if (conn.in_multi) conn.dirty_exec = true;
-    return arity_error(spec->name);
-  }
-  if (spec->flags & kSubcommands) {
-    if (auto rejected = check_subcommand(*spec, command)) {
-      if (conn.in_multi) conn.dirty_exec = true;
-      return std::move(*rejected);
-    }
-  }
-  if (conn.subscribed() && !allowed_when_subscribed(spec->name)) {
-    return Reply::error("ERR Can't execute '" + std::string(spec->name) +
-                        "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context");
-  }
-  if (script_running() && !allowed_while_busy(*spec, command)) return refuse_while_busy(*this, conn, spec->name == "exec");
-  if (auto refused = refuse_on_oom(*this, conn, *spec, command)) {
-    if (spec->name == "exec") {  // Redis execCommandAbort
-      end_transaction(conn);
-      return Reply::error("EXECABORT Transaction discarded because of: " + refused->str);
-    }
-    if (conn.in_multi) conn.dirty_exec = true;
-    return std::move(*refused);
+    if (rejected->str.find("unknown subcommand") != std::string::npos)
+      stats.error(rejected->str);  // Redis finds no command to count it under
+    else
+      stats.rejected(*spec, command, rejected->str);
+    return std::move(*rejected);
   }
   if (conn.in_multi && !(spec->flags & kNotQueued)) {
     conn.queued.push_back(command);
@@ -153,9 +137,42 @@ Reply Server::State::run(ConnectionState& conn, const Command& command, int64_t 
   ExecContext ctx{
       .server = *this, .conn = conn, .now_ms = now_ms, .in_script = false, .db_index = conn.db, .may_block = true};
   Notifications::Scope scope(notifications, spec->name);
+  error_already_counted = false;
   Reply reply = spec->handler(ctx, command);
+  if (reply.type != Reply::Type::Blocked) stats.ran(*spec, command, reply, error_already_counted);
+  error_already_counted = false;
   if (any_ready && !script_running()) serve_ready_keys(now_ms);  // a busy script's writes are served after it
   return reply;
+}
+
+Reply Server::State::counted_error(Reply error) {
+  stats.error(error.str);
+  return error;
+}
+
+// Redis processCommand's refusals of a known command before it runs or is queued, in its
+// order: arity, subcommand, a subscribed connection, a busy script, maxmemory.
+std::optional<Reply> Server::State::reject_before_running(ConnectionState& conn, const CommandSpec& spec,
+                                                          const Command& command) {
+  if (!arity_matches(spec.arity, command.size())) {
+    if (spec.name == "exec") {
+      // Redis rejectCommand: a rejected EXEC discards the transaction, in MULTI or not.
+      end_transaction(conn);
+      return Reply::error("EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command");
+    }
+    return arity_error(spec.name);
+  }
+  if (spec.flags & kSubcommands) {
+    if (auto rejected = check_subcommand(spec, command)) return rejected;
+  }
+  if (conn.subscribed() && !allowed_when_subscribed(spec.name)) {
+    return Reply::error("ERR Can't execute '" + std::string(spec.name) +
+                        "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context");
+  }
+  if (script_running() && !allowed_while_busy(spec, command)) {
+    return refuse_while_busy(*this, conn, spec.name == "exec");
+  }
+  return refuse_on_oom(*this, conn, spec, command);
 }
 
 Server::Server(ServerOptions options) : state_(std::make_unique<State>(options)) {}
@@ -225,6 +242,18 @@ void Server::set_push_listener(std::function<void(ConnectionId)> listener) {
 
 void Server::set_host_commands(HostCommands host) { state_->host = std::move(host); }
 void Server::set_host_memory(std::function<size_t()> bytes) { state_->host_memory = std::move(bytes); }
+
+Reply Server::query(ConnectionId id, const Command& command, int64_t now_ms) {
+  struct Uncounted {
+    CommandStats& stats;
+    bool was = stats.paused;
+    ~Uncounted() { stats.paused = was; }
+  } uncounted{state_->stats};
+  state_->stats.paused = true;
+  return execute(id, command, now_ms);
+}
+
+void Server::note_host_command(std::string_view name, std::string_view reply) { state_->stats.host_ran(name, reply); }
 
 bool Server::is_blocked(ConnectionId id) const {
   const ConnectionState* conn = state_->find_connection(id);

@@ -114,6 +114,14 @@ class Server {
   // Without it (a simulation) the cap counts the data set alone and INFO adds an empty
   // Redis's bytes.
   void set_host_memory(std::function<size_t()> bytes);
+  // Runs a command for the host's own needs (the INFO sections it merges, a key's type
+  // for MEMORY USAGE): as execute, but counted in no statistic, since the client's
+  // command it serves is counted once, by note_host_command.
+  Reply query(ConnectionId conn, const Command& command, int64_t now_ms);
+  // A command the host answered itself (CLIENT, HELLO, AUTH, LOCKSIM.* ...), counted in
+  // INFO commandstats and errorstats as the model's own: `name` as Redis counts it
+  // ("client|kill"), `reply` its RESP text (an error's code is counted).
+  void note_host_command(std::string_view name, std::string_view reply);
   // A host that serves other clients while a long script runs (script_host.hpp); may be nullptr.
   void set_script_host(ScriptHost* host);
   // Told of every key a command (or expiry) modifies, as Redis's signalModifiedKey, from

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "locksim/sim/redis/command_stats.hpp"
 #include "locksim/sim/redis/connection.hpp"
 #include "locksim/sim/redis/database.hpp"
 #include "locksim/sim/redis/server.hpp"
@@ -47,6 +48,10 @@ struct Server::State {
   WatchTable watches;
   std::array<Database, kDatabases> dbs;
   MemoryMeter memory;                                         // maxmemory accounting (memory.hpp)
+  CommandStats stats;                                         // INFO commandstats, errorstats
+  // Set while a command runs when its error reply passes on one already counted (a
+  // script's error from redis.call): CommandStats::ran then does not count it again.
+  bool error_already_counted = false;
   std::vector<std::unique_ptr<ConnectionState>> connections;  // index = id - 1; null once closed
   std::unique_ptr<ScriptEngine> scripts;                      // created on first use
   std::unique_ptr<FunctionEngine> functions;                  // created on first use
@@ -76,6 +81,8 @@ struct Server::State {
   ScriptEngine& script_engine();
   // Runs one command as a client's request: MULTI queueing, then dispatch.
   Reply run(ConnectionState& conn, const Command& command, int64_t now_ms);
+  std::optional<Reply> reject_before_running(ConnectionState& conn, const CommandSpec& spec, const Command& command);
+  Reply counted_error(Reply error);  // an error reply made outside any command, counted
   void push(ConnectionState& conn, Reply reply);
   // Leaves MULTI: the queue, its error flags and the WATCHes go (transactions.cpp).
   void end_transaction(ConnectionState& conn);

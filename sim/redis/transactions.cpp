@@ -48,9 +48,17 @@ Reply cmd_exec(ExecContext& ctx, const Command&) {
     }
     // Already validated when queued; runtime errors do not roll anything back.
     const CommandSpec* spec = find_command(command[0]);
-    auto refused = refuse_if_over_maxmemory(ctx.server, *spec, command);
+    if (auto refused = refuse_if_over_maxmemory(ctx.server, *spec, command)) {
+      ctx.server.stats.rejected(*spec, command, refused->str);
+      replies.push_back(std::move(*refused));
+      continue;
+    }
     Notifications::Scope scope(ctx.server.notifications, spec->name);
-    replies.push_back(refused ? std::move(*refused) : spec->handler(ctx, command));
+    ctx.server.error_already_counted = false;
+    Reply reply = spec->handler(ctx, command);
+    ctx.server.stats.ran(*spec, command, reply, ctx.server.error_already_counted);
+    ctx.server.error_already_counted = false;
+    replies.push_back(std::move(reply));
   }
   discard_transaction(ctx);
   return Reply::array(std::move(replies));

@@ -1,0 +1,48 @@
+#pragma once
+// INFO commandstats and errorstats of the model (internal header), counted as Redis 7.0
+// counts them: a command rejected before it runs (arity, OOM, a script's refusals) adds
+// to its rejected_calls, one that ran adds a call and, if it answered an error, a
+// failed call; every error reply counts once by its code (ERR, OOM, WRONGTYPE ...),
+// where it is made. An error a script got from redis.call or redis.pcall was counted
+// when the command made it, so the script's own error reply that passes it on is not
+// counted again (Redis's ignore_error_stats_update). Time is not measured: usec is 0.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "locksim/sim/redis/reply.hpp"
+#include "locksim/sim/redis/resp.hpp"
+
+namespace locksim::redis {
+
+struct CommandSpec;
+
+struct CommandCounts {
+  uint64_t calls = 0, rejected = 0, failed = 0;
+};
+
+class CommandStats {
+ public:
+  // The name Redis counts a command under: "set", or "config|get" for a subcommand.
+  static std::string name_of(const CommandSpec& spec, const Command& command);
+
+  void rejected(const CommandSpec& spec, const Command& command, std::string_view error);
+  void ran(const CommandSpec& spec, const Command& command, const Reply& reply, bool error_counted);
+  void error(std::string_view text);  // one error reply, by its code
+  // A command a host answered itself (`name` as Redis counts it); `reply` is its RESP text.
+  void host_ran(std::string_view name, std::string_view reply);
+  void reset();
+  bool paused = false;  // a host's own query of the model (Server::query) counts nothing
+
+  std::string commandstats_section() const;  // INFO commandstats
+  std::string errorstats_section() const;    // INFO errorstats
+  uint64_t total_error_replies() const { return total_errors_; }
+
+ private:
+  std::map<std::string, CommandCounts, std::less<>> commands_;
+  std::map<std::string, uint64_t, std::less<>> errors_;  // at most 128 codes, as Redis
+  uint64_t total_errors_ = 0;
+};
+
+}  // namespace locksim::redis
