@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <vector>
+
+#include "locksim/base/assert.hpp"
 #include "locksim/sim/redis/arguments.hpp"
 #include "locksim/sim/redis/command_table.hpp"
-#include "locksim/sim/redis/reply.hpp"
 
 namespace locksim::redis {
 
@@ -17,19 +20,33 @@ std::string CommandStats::name_of(const CommandSpec& spec, const Command& comman
   return name;
 }
 
+// Every command runs through here: a command without subcommands is counted in a slot of
+// its own in the command table's order (no name built, no lookup), the rest by name.
+CommandCounts& CommandStats::counts_of(const CommandSpec& spec, const Command& command, bool whole_container) {
+  if (whole_container || !(spec.flags & kSubcommands) || command.size() < 2) {
+    const std::span<const CommandSpec> table = all_commands();
+    const size_t slot = static_cast<size_t>(&spec - table.data());
+    LOCKSIM_ASSERT(slot < table.size(), "a command spec outside the command table");
+    if (by_spec_.empty()) by_spec_.resize(table.size());
+    return by_spec_[slot];
+  }
+  return by_name_[name_of(spec, command)];
+}
+
 void CommandStats::rejected(const CommandSpec& spec, const Command& command, std::string_view error_text) {
   if (paused) return;
-  ++commands_[name_of(spec, command)].rejected;
+  ++counts_of(spec, command, false).rejected;
   error(error_text);
 }
 
 void CommandStats::ran(const CommandSpec& spec, const Command& command, const Reply& reply, bool error_counted) {
   if (paused) return;
+  const bool failed = reply.is_error();
   // An unknown subcommand is counted under its container, as Redis does.
-  const bool unknown_sub = reply.is_error() && reply.str.find("unknown subcommand") != std::string::npos;
-  CommandCounts& counts = commands_[unknown_sub ? std::string(spec.name) : name_of(spec, command)];
+  const bool unknown_sub = failed && reply.str.find("unknown subcommand") != std::string::npos;
+  CommandCounts& counts = counts_of(spec, command, unknown_sub);
   ++counts.calls;
-  if (!reply.is_error()) return;
+  if (!failed) return;
   ++counts.failed;
   if (!error_counted) error(reply.str);
 }
@@ -49,9 +66,17 @@ void CommandStats::host_ran(std::string_view name, std::string_view reply) {
   if (paused) return;
   const bool failed = !reply.empty() && (reply[0] == '-' || reply[0] == '!');
   if (!name.empty()) {  // an unknown command counts its error only
-    CommandCounts& counts = commands_[std::string(name)];
-    ++counts.calls;
-    counts.failed += failed;
+    const CommandSpec* spec = name.find('|') == std::string_view::npos ? find_command(name) : nullptr;
+    CommandCounts* counts = nullptr;
+    if (spec) {
+      counts = &counts_of(*spec, Command{}, true);  // one line with the model's own count of it
+    } else {
+      auto it = by_name_.find(name);
+      if (it == by_name_.end()) it = by_name_.emplace(std::string(name), CommandCounts{}).first;
+      counts = &it->second;
+    }
+    ++counts->calls;
+    counts->failed += failed;
   }
   if (!failed) return;
   std::string_view text = reply.substr(1);
@@ -60,16 +85,23 @@ void CommandStats::host_ran(std::string_view name, std::string_view reply) {
 }
 
 void CommandStats::reset() {
-  commands_.clear();
+  by_spec_.clear();
+  by_name_.clear();
   errors_.clear();
   total_errors_ = 0;
 }
 
 std::string CommandStats::commandstats_section() const {
+  std::vector<std::pair<std::string_view, const CommandCounts*>> lines;
+  const std::span<const CommandSpec> table = all_commands();
+  for (size_t i = 0; i < by_spec_.size(); ++i)
+    if (by_spec_[i].calls + by_spec_[i].rejected > 0) lines.emplace_back(table[i].name, &by_spec_[i]);
+  for (const auto& [name, counts] : by_name_) lines.emplace_back(name, &counts);
+  std::sort(lines.begin(), lines.end());
   std::string out;
-  for (const auto& [name, c] : commands_)
+  for (const auto& [name, c] : lines)
     out += fmt::format("cmdstat_{}:calls={},usec=0,usec_per_call=0.00,rejected_calls={},failed_calls={}\r\n", name,
-                       c.calls, c.rejected, c.failed);
+                       c->calls, c->rejected, c->failed);
   return out;
 }
 

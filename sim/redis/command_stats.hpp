@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "locksim/sim/redis/reply.hpp"
 #include "locksim/sim/redis/resp.hpp"
@@ -40,7 +41,9 @@ class CommandStats {
   uint64_t total_error_replies() const { return total_errors_; }
 
  private:
-  std::map<std::string, CommandCounts, std::less<>> commands_;
+  CommandCounts& counts_of(const CommandSpec& spec, const Command& command, bool whole_container);
+  std::vector<CommandCounts> by_spec_;                       // commands by their place in the table
+  std::map<std::string, CommandCounts, std::less<>> by_name_;  // "config|get", and the host's commands
   std::map<std::string, uint64_t, std::less<>> errors_;  // at most 128 codes, as Redis
   uint64_t total_errors_ = 0;
 };
