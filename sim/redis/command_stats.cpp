@@ -27,8 +27,12 @@ CommandCounts& CommandStats::counts_of(const CommandSpec& spec, const Command& c
     const std::span<const CommandSpec> table = all_commands();
     const size_t slot = static_cast<size_t>(&spec - table.data());
     LOCKSIM_ASSERT(slot < table.size(), "a command spec outside the command table");
-    if (by_spec_.empty()) by_spec_.resize(table.size());
-    return by_spec_[slot];
+    if (place_.empty()) place_.resize(table.size());
+    if (place_[slot] == 0) {
+      by_spec_.push_back({static_cast<uint16_t>(slot), {}});
+      place_[slot] = static_cast<uint16_t>(by_spec_.size());
+    }
+    return by_spec_[place_[slot] - 1u].second;
   }
   return by_name_[name_of(spec, command)];
 }
@@ -86,6 +90,7 @@ void CommandStats::host_ran(std::string_view name, std::string_view reply) {
 
 void CommandStats::reset() {
   by_spec_.clear();
+  place_.clear();
   by_name_.clear();
   errors_.clear();
   total_errors_ = 0;
@@ -94,8 +99,7 @@ void CommandStats::reset() {
 std::string CommandStats::commandstats_section() const {
   std::vector<std::pair<std::string_view, const CommandCounts*>> lines;
   const std::span<const CommandSpec> table = all_commands();
-  for (size_t i = 0; i < by_spec_.size(); ++i)
-    if (by_spec_[i].calls + by_spec_[i].rejected > 0) lines.emplace_back(table[i].name, &by_spec_[i]);
+  for (const auto& [slot, counts] : by_spec_) lines.emplace_back(table[slot].name, &counts);
   for (const auto& [name, counts] : by_name_) lines.emplace_back(name, &counts);
   std::sort(lines.begin(), lines.end());
   std::string out;

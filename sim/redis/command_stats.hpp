@@ -42,7 +42,12 @@ class CommandStats {
 
  private:
   CommandCounts& counts_of(const CommandSpec& spec, const Command& command, bool whole_container);
-  std::vector<CommandCounts> by_spec_;                       // commands by their place in the table
+  // Commands without subcommands, in the order first counted, found through place_ (their
+  // place in the command table -> index + 1 here): a simulation counts a handful of
+  // commands, so it holds a few entries and 2 bytes per command of the table, not a
+  // counter per command.
+  std::vector<std::pair<uint16_t, CommandCounts>> by_spec_;
+  std::vector<uint16_t> place_;
   std::map<std::string, CommandCounts, std::less<>> by_name_;  // "config|get", and the host's commands
   std::map<std::string, uint64_t, std::less<>> errors_;  // at most 128 codes, as Redis
   uint64_t total_errors_ = 0;
