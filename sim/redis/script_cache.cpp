@@ -3,9 +3,9 @@
 #include "locksim/sim/redis/script_cache.hpp"
 
 #include <iterator>
+#include <memory>
+#include <new>
 #include <unordered_map>
-
-#include "locksim/base/assert.hpp"
 
 #include "locksim/sim/redis/arguments.hpp"
 #include "locksim/sim/redis/script_lua.hpp"
@@ -53,22 +53,14 @@ std::optional<Reply> load_into(LuaRuntime& rt, std::string_view lua_body) {
 // that needs it loads that chunk, which is several times cheaper than the parse. A state
 // thus gets the same objects for a body whatever this thread compiled before, and
 // none of the parser's garbage.
-constexpr size_t kSmallBody = 4096;     // as sha_of_body's bound
-constexpr size_t kParsedBodies = 256;   // then the cache starts over: at most about 4 MB
+constexpr size_t kSmallBody = 4096;    // as sha_of_body's bound
+constexpr size_t kParsedBodies = 256;  // then the cache starts over: at most about 4 MB
 
 struct ParsedBody {
   std::string sha;
   ScriptFlags flags;
-  std::string chunk;            // lua_dump of the compiled body, if it compiles
-  std::optional<Reply> error;   // else why not (the shebang, or the parser's message)
-};
-
-struct ParsedBodies {
-  lua_State* scratch = nullptr;  // only parses; never runs anything
-  std::unordered_map<std::string, ParsedBody> by_body;  // looked up, never iterated
-  ~ParsedBodies() {
-    if (scratch) lua_close(scratch);
-  }
+  std::string chunk;           // lua_dump of the compiled body, if it compiles
+  std::optional<Reply> error;  // else why not (the shebang, or the parser's message)
 };
 
 int append_chunk(lua_State*, const void* data, size_t size, void* out) {
@@ -78,27 +70,27 @@ int append_chunk(lua_State*, const void* data, size_t size, void* out) {
 
 // A small body's SHA-1, flags and compiled chunk (or compile error), parsed on first sight.
 const ParsedBody& parsed_small_body(std::string_view body, const std::string* known_sha) {
-  thread_local ParsedBodies parsed;
-  if (auto it = parsed.by_body.find(std::string(body)); it != parsed.by_body.end()) return it->second;
-  if (parsed.by_body.size() >= kParsedBodies) parsed.by_body.clear();
+  thread_local std::unordered_map<std::string, ParsedBody> parsed;  // looked up, never iterated
+  if (auto it = parsed.find(std::string(body)); it != parsed.end()) return it->second;
+  if (parsed.size() >= kParsedBodies) parsed.clear();
   ParsedBody p;
   p.sha = known_sha ? *known_sha : sha1_hex(body);
   std::string lua_body;
   p.error = parse_shebang(body, p.flags, lua_body);
   if (!p.error) {
-    if (!parsed.scratch) parsed.scratch = luaL_newstate();
-    lua_State* S = parsed.scratch;
-    LOCKSIM_ASSERT(S != nullptr, "a scratch Lua state for parsing scripts");
+    // A state of its own for the parse, closed after it: nothing is kept but the chunk.
+    std::unique_ptr<lua_State, decltype(&lua_close)> scratch(luaL_newstate(), &lua_close);
+    if (!scratch) throw std::bad_alloc();
+    lua_State* S = scratch.get();
     if (luaL_loadbuffer(S, lua_body.data(), lua_body.size(), "@user_script") == 0) {
       lua_dump(S, append_chunk, &p.chunk);
     } else {
       const char* message = lua_tostring(S, -1);
-      p.error = Reply::error(
-          without_newlines("ERR Error compiling script (new function): " + std::string(message ? message : "unknown error")));
+      p.error = Reply::error(without_newlines("ERR Error compiling script (new function): " +
+                                              std::string(message ? message : "unknown error")));
     }
-    lua_settop(S, 0);
   }
-  return parsed.by_body.emplace(std::string(body), std::move(p)).first->second;
+  return parsed.emplace(std::string(body), std::move(p)).first->second;
 }
 
 // Compiles `body` into the function cache under `sha`; a compile error otherwise.

@@ -126,7 +126,8 @@ bool host_call(lua_State* L, bool raise, uint64_t& work) {
       if (type == LUA_TNUMBER) {
         // Redis formats numbers with %.17g, not Lua's %.14g.
         char buffer[64];
-        argv.emplace_back(buffer, format_number_argument(static_cast<double>(lua_tonumber(L, i)), buffer, sizeof buffer));
+        argv.emplace_back(buffer,
+                          format_number_argument(static_cast<double>(lua_tonumber(L, i)), buffer, sizeof buffer));
       } else if (type == LUA_TSTRING) {
         size_t len = 0;
         const char* s = lua_tolstring(L, i, &len);
