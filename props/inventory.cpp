@@ -167,8 +167,11 @@ void on_threads(size_t n, unsigned jobs, const std::function<void(size_t)>& work
   }
   // Threads live outside any simulation: each runs whole simulations, one at a
   // time; the tallies are merged in run order, so --jobs never changes the answer.
-  base::run_on_threads(jobs, [&](unsigned t) {
-    for (size_t i = t; i < n; i += jobs) work(i);
+  // Each thread takes the next item when it is free: shrinking one failure can cost
+  // ten times another's, and a fixed share would leave a thread idle.
+  std::atomic<size_t> next{0};
+  base::run_on_threads(jobs, [&](unsigned) {
+    for (size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) work(i);
   });
 }
 

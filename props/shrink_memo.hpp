@@ -5,6 +5,7 @@
 // of its scenario, so a candidate met again is answered without simulating it.
 // The caller still counts it against its budget: shrinking takes the same path
 // and ends at the same counterexample as without the memo.
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,9 +25,10 @@ class ShrinkMemo {
 
  private:
   StillFails inner_;
-  // Keyed by the scenario's text; the scenario itself is compared too, so a field
-  // the text leaves out can never make two scenarios share an answer.
-  std::unordered_map<std::string, std::vector<std::pair<Scenario, std::optional<Violation>>>> seen_;
+  // Keyed by a digest of the fields shrinking changes (cheap next to the scenario's text,
+  // which cost more than a tenth of a replay); the scenario itself is compared too, so
+  // two scenarios share an answer only when they are equal. Looked up, never iterated.
+  std::unordered_map<uint64_t, std::vector<std::pair<Scenario, std::optional<Violation>>>> seen_;
   size_t hits_ = 0;
 };
 

@@ -3,6 +3,9 @@
 #include "locksim/sim/redis/script_cache.hpp"
 
 #include <iterator>
+#include <memory>
+#include <new>
+#include <unordered_map>
 
 #include "locksim/sim/redis/arguments.hpp"
 #include "locksim/sim/redis/script_lua.hpp"
@@ -14,27 +17,9 @@ namespace locksim::redis {
 
 namespace {
 
-// Compiles `body` into the function cache under `sha`; a compile error otherwise.
-std::optional<Reply> compile(LuaRuntime& rt, std::string_view body, const std::string& sha) {
+// Puts the compiled function at the top of the stack into the function cache under `sha`.
+void cache_function(LuaRuntime& rt, const std::string& sha, const ScriptFlags& flags) {
   lua_State* L = rt.L;
-  if (!body.empty() && body[0] == LUA_SIGNATURE[0])
-    return Reply::error("ERR Error compiling script (new function): user_script: binary chunks are not allowed");
-  ScriptFlags flags;
-  std::string lua_body;
-  if (auto bad = parse_shebang(body, flags, lua_body)) return bad;
-  rt.memory_exceeded = false;
-  rt.enforce_memory = true;
-  const int status = luaL_loadbuffer(L, lua_body.data(), lua_body.size(), "@user_script");
-  rt.enforce_memory = false;
-  if (status != 0) {
-    std::string message = lua_tostring(L, -1) ? lua_tostring(L, -1) : "unknown error";
-    lua_pop(L, 1);
-    if (rt.memory_exceeded && rt.gc_useful) {
-      lua_gc(L, LUA_GCCOLLECT, 0);
-      rt.gc_useful = false;
-    }
-    return Reply::error(without_newlines("ERR Error compiling script (new function): " + message));
-  }
   lua_rawgeti(L, LUA_REGISTRYINDEX, rt.functions_ref);
   lua_pushlstring(L, sha.data(), sha.size());
   lua_pushvalue(L, -3);
@@ -42,6 +27,88 @@ std::optional<Reply> compile(LuaRuntime& rt, std::string_view body, const std::s
   lua_pop(L, 2);
   rt.shas.insert(sha);
   rt.flags_of[sha] = flags;
+}
+
+// Loads `lua_body` (source, or one of parsed_small_body's own chunks) into the state under the
+// memory cap; the error reply if it does not compile.
+std::optional<Reply> load_into(LuaRuntime& rt, std::string_view lua_body) {
+  lua_State* L = rt.L;
+  rt.memory_exceeded = false;
+  rt.enforce_memory = true;
+  const int status = luaL_loadbuffer(L, lua_body.data(), lua_body.size(), "@user_script");
+  rt.enforce_memory = false;
+  if (status == 0) return std::nullopt;
+  std::string message = lua_tostring(L, -1) ? lua_tostring(L, -1) : "unknown error";
+  lua_pop(L, 1);
+  if (rt.memory_exceeded && rt.gc_useful) {
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    rt.gc_useful = false;
+  }
+  return Reply::error(without_newlines("ERR Error compiling script (new function): " + message));
+}
+
+// Parsing a body is most of what a new script costs (a lock's script is parsed again
+// in every simulation: the state starts each one as built). A small body is parsed once
+// per thread, in a scratch state of its own, and kept as its compiled chunk; every state
+// that needs it loads that chunk, which is several times cheaper than the parse. A state
+// thus gets the same objects for a body whatever this thread compiled before, and
+// none of the parser's garbage.
+constexpr size_t kSmallBody = 4096;    // as sha_of_body's bound
+constexpr size_t kParsedBodies = 256;  // then the cache starts over: at most about 4 MB
+
+struct ParsedBody {
+  std::string sha;
+  ScriptFlags flags;
+  std::string chunk;           // lua_dump of the compiled body, if it compiles
+  std::optional<Reply> error;  // else why not (the shebang, or the parser's message)
+};
+
+int append_chunk(lua_State*, const void* data, size_t size, void* out) {
+  static_cast<std::string*>(out)->append(static_cast<const char*>(data), size);
+  return 0;
+}
+
+// A small body's SHA-1, flags and compiled chunk (or compile error), parsed on first sight.
+const ParsedBody& parsed_small_body(std::string_view body, const std::string* known_sha) {
+  thread_local std::unordered_map<std::string, ParsedBody> parsed;  // looked up, never iterated
+  if (auto it = parsed.find(std::string(body)); it != parsed.end()) return it->second;
+  if (parsed.size() >= kParsedBodies) parsed.clear();
+  ParsedBody p;
+  p.sha = known_sha ? *known_sha : sha1_hex(body);
+  std::string lua_body;
+  p.error = parse_shebang(body, p.flags, lua_body);
+  if (!p.error) {
+    // A state of its own for the parse, closed after it: nothing is kept but the chunk.
+    std::unique_ptr<lua_State, decltype(&lua_close)> scratch(luaL_newstate(), &lua_close);
+    if (!scratch) throw std::bad_alloc();
+    lua_State* S = scratch.get();
+    if (luaL_loadbuffer(S, lua_body.data(), lua_body.size(), "@user_script") == 0) {
+      lua_dump(S, append_chunk, &p.chunk);
+    } else {
+      const char* message = lua_tostring(S, -1);
+      p.error = Reply::error(without_newlines("ERR Error compiling script (new function): " +
+                                              std::string(message ? message : "unknown error")));
+    }
+  }
+  return parsed.emplace(std::string(body), std::move(p)).first->second;
+}
+
+// Compiles `body` into the function cache under `sha`; a compile error otherwise.
+std::optional<Reply> compile(LuaRuntime& rt, std::string_view body, const std::string& sha) {
+  if (!body.empty() && body[0] == LUA_SIGNATURE[0])
+    return Reply::error("ERR Error compiling script (new function): user_script: binary chunks are not allowed");
+  if (body.size() <= kSmallBody) {
+    const ParsedBody& p = parsed_small_body(body, &sha);
+    if (p.error) return p.error;
+    if (auto error = load_into(rt, p.chunk)) return error;
+    cache_function(rt, sha, p.flags);
+    return std::nullopt;
+  }
+  ScriptFlags flags;
+  std::string lua_body;
+  if (auto bad = parse_shebang(body, flags, lua_body)) return bad;
+  if (auto error = load_into(rt, lua_body)) return error;
+  cache_function(rt, sha, flags);
   return std::nullopt;
 }
 
@@ -65,7 +132,8 @@ std::optional<Reply> find_script(LuaRuntime& rt, const Command& argv, bool by_sh
     found = {&known->second.sha, known->second.flags};
     return std::nullopt;
   } else {
-    scratch = sha1_hex(argv[1]);
+    // A small body's SHA-1 comes with its parse, computed once per thread.
+    scratch = argv[1].size() <= kSmallBody ? parsed_small_body(argv[1], nullptr).sha : sha1_hex(argv[1]);
     if (!rt.shas.count(scratch)) {
       if (auto error = compile(rt, argv[1], scratch)) return *error;
     }
@@ -80,13 +148,7 @@ void ScriptEngine::register_function(const std::string& name, ScriptFlags flags)
   // The wrapper is at the top of the stack: it joins the compiled scripts as "fn:<name>".
   LuaRuntime& rt = *runtime_;
   const std::string key = "fn:" + name;
-  lua_rawgeti(rt.L, LUA_REGISTRYINDEX, rt.functions_ref);
-  lua_pushlstring(rt.L, key.data(), key.size());
-  lua_pushvalue(rt.L, -3);
-  lua_rawset(rt.L, -3);
-  lua_pop(rt.L, 2);
-  rt.shas.insert(key);
-  rt.flags_of[key] = flags;
+  cache_function(rt, key, flags);
 }
 
 void ScriptEngine::unregister_function(const std::string& name) {

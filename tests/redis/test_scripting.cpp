@@ -224,6 +224,35 @@ TEST_CASE("Script cache, EVALSHA, SCRIPT LOAD EXISTS FLUSH and NOSCRIPT") {
         "[\"k1\", \"k2\", \"a1\", (integer) 1]");
 }
 
+// A small body is parsed once per thread and every state loads its compiled chunk
+// (script_cache.cpp): a state must not be able to tell the second server from the first.
+TEST_CASE("A body compiled once per thread behaves in every server as in the first") {
+  const std::string memory = "return tostring(collectgarbage('count'))";
+  const std::string two_lines = "local x = 1\nerror('boom')";
+  const std::string read_only = "#!lua flags=no-writes\nreturn redis.call('set','k','v')";
+  const std::string broken = "return 1 +";
+  const std::string big = "-- " + std::string(5000, 'x') + "\nreturn {1, KEYS[1]}";  // parsed in its state
+  Model first;
+  const std::string memory_first = eval(first, memory);
+  const std::string error_first = eval(first, two_lines);
+  const std::string refused_first = eval(first, read_only);
+  const std::string compile_first = eval(first, broken);
+  CHECK(error_first.starts_with("(error) ERR user_script:2: boom"));
+  CHECK(error_first.ends_with("on @user_script:2."));
+  CHECK(refused_first.find("Write commands are not allowed from read-only scripts.") != std::string::npos);
+  CHECK(compile_first ==
+        "(error) ERR Error compiling script (new function): user_script:1: unexpected symbol near '<eof>'");
+  CHECK(eval(first, big, {"k"}, 1) == "[(integer) 1, \"k\"]");
+  Model second;  // same bodies, now from the thread's compiled chunks: the same state, memory included
+  CHECK(eval(second, memory) == memory_first);
+  CHECK(eval(second, two_lines) == error_first);
+  CHECK(eval(second, read_only) == refused_first);
+  CHECK(eval(second, broken) == compile_first);
+  CHECK(eval(second, big, {"k"}, 1) == "[(integer) 1, \"k\"]");
+  CHECK(second.text({"script", "exists", sha1_hex(memory), sha1_hex(broken)}) == "[(integer) 1, (integer) 0]");
+  CHECK(second.text({"get", "k"}) == "(nil)");
+}
+
 TEST_CASE("Time is frozen inside a script, expiry uses the EVAL's now") {
   Model m;
   m.run({"set", "k", "v", "px", "10"});
