@@ -56,6 +56,14 @@ std::vector<std::string> broken_words(const Scenario& s, const Assumptions& a);
 // The first broken assumption, or nothing.
 std::optional<std::string> breaks_assumptions(const Scenario& s, const Assumptions& a);
 
+// The scenario with each assumption of `a` made to hold, changing no more than that: a
+// Redis restart keeps its data (durable-redis); the clocks assumed sane lose their jumps
+// and drift at most kSaneDriftPpm; no master crash promotes the replica (no-failover) and
+// none leaves a Redis down for good (redis-up); every bounded pause, section, cut, delay
+// and clock error is clamped to its bound. The replay that proves a failure found only
+// outside the assumptions is the lock's own runs it (props/inventory.cpp).
+Scenario held_inside(const Scenario& s, const Assumptions& a);
+
 // What the algorithm's own documentation claims it needs (docs/failures.md
 // lists them): a lock in Redis needs a durable Redis with a sane clock, and
 // without a replica no failover; Redlock also needs client clocks of about the same
