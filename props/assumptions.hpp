@@ -8,9 +8,10 @@
 //
 //   --assume work<=10s,pause<=5s,delay<=100ms,clock<=50ms,durable-redis,no-failover
 //
-// Bounds also shape what check draws: most faults of a bounded kind fall
-// inside the bound (the runs that test the lock), the rest beyond it (the runs
-// that show what the deployment must rule out).
+// They also shape what check draws: half the runs are drawn wholly inside them
+// (the runs that test the lock), the others as if no flag were stated, a bounded
+// kind mostly inside its bound (the runs that show what the deployment must rule
+// out); see FaultModel::assumed.
 #include <cstdint>
 #include <optional>
 #include <string>

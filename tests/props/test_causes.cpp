@@ -357,3 +357,37 @@ TEST_CASE("causes: after a failover, an acquire re-arming the holder's handed-ov
     CHECK(necessary_for(c.text, Property::MutualExclusion, c.cause) == c.needs);
   }
 }
+
+TEST_CASE("causes: a timestamp lock's deadline reaches its instance when the grant waited behind another write",
+          "[causes]") {
+  // B's GETSET over C's lock ran, but its reply was lost to the reset: that write waits in the
+  // ledger for B's word, and C's release and A's SETNX wait behind it. A said it acquired before
+  // its grant was applied; its declared deadline now goes with the write. B, its clock 1.4 s
+  // ahead, then judged A's timestamp expired and took over: F04. (Read as watch-lost-on-reconnect
+  // before, for a lock with no WATCH: A's instance had no deadline of its own.)
+  const std::string text =
+      "getset seed=0 clients=3 iterations=1 persistent=1 spikes=0.21:21ms:1.5:50ms clock=A:+0s:180475 "
+      "clock=B:+1.399s:-159039 faults=[reset B redis @113ms]";
+  const Violation v = exact_violation(text, Property::MutualExclusion);
+  CHECK(v.cause == Cause::ClientClockSkew);
+  CHECK(v.clients == std::vector<uint32_t>{0, 1});
+  CHECK(v.fault == "clock=B:+1.399s:-159039");
+  const std::vector<std::string> needs = necessary_for(text, Property::MutualExclusion, Cause::ClientClockSkew);
+  // (Shrinking may drop a client and rename B: the skewed clock is what stays.)
+  for (const std::string& n : needs) UNSCOPED_INFO("needs " << n);
+  CHECK(std::any_of(needs.begin(), needs.end(),
+                    [](const std::string& n) { return n.ends_with("'s clock offset of 1.399s"); }));
+}
+
+TEST_CASE("causes: a failover hands a timestamp lock's deadline to the promoted replica's copy", "[causes]") {
+  // B's getset key is carried on by the replica promoted after the master dies; B's section
+  // of 1.559s outlasts its timestamp and A takes over on the replica. (Read as
+  // watch-lost-on-reconnect before: the copy had no holder deadline.)
+  const std::string text =
+      "getset seed=0 clients=2 iterations=2 replica=1 lag=77ms failover=490ms slow=B:0:1.559s "
+      "faults=[crash redis @719ms]";
+  const Violation v = exact_violation(text, Property::MutualExclusion);
+  CHECK(v.cause == Cause::LeaseOutworked);
+  CHECK(v.clients == std::vector<uint32_t>{1, 0});
+  CHECK(v.fault == "slow=B:0:1.559s");
+}
