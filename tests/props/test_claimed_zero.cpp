@@ -90,8 +90,11 @@ TEST_CASE("claimed: the watchdog never deadlocks") {
   check_no_own_failure({"watchdog", Property::NoDeadlock, ""}, 4000);
 }
 
-// Kleppmann's conditions stated: pauses and work well inside the 1 s lease.
-TEST_CASE("claimed: Redlock on 3 and 5 masters keeps mutual exclusion with pauses and work bounded") {
-  check_no_own_failure({"redlock", Property::MutualExclusion, "pause<=100ms,work<=500ms", 3}, 3000);
-  check_no_own_failure({"redlock", Property::MutualExclusion, "pause<=100ms,work<=500ms", 5}, 2000);
+// Kleppmann's conditions stated: pauses, work and network delays well inside the 1 s lease.
+// Without the delay bound an acquire slowed by delay spikes enters with less validity left
+// than its work (412 own failures in 20,000 runs on 3 masters, once half the runs were
+// drawn inside the assumptions).
+TEST_CASE("claimed: Redlock on 3 and 5 masters keeps mutual exclusion with pauses, work and delays bounded") {
+  check_no_own_failure({"redlock", Property::MutualExclusion, "pause<=100ms,work<=500ms,delay<=100ms", 3}, 3000);
+  check_no_own_failure({"redlock", Property::MutualExclusion, "pause<=100ms,work<=500ms,delay<=100ms", 5}, 2000);
 }
