@@ -236,6 +236,13 @@ uint32_t runs_outside(const std::vector<Json>& shards) {
   return static_cast<uint32_t>(n);
 }
 
+// A failure's (property, cause) in the order props declares them (an unknown word last).
+std::pair<int, int> declared_order(const Json& failure) {
+  const auto p = props::parse_property(failure["property"].get<std::string>());
+  const auto c = props::parse_cause(failure["cause"].get<std::string>());
+  return {p ? static_cast<int>(*p) : 1000, c ? static_cast<int>(*c) : 1000};
+}
+
 Json merge(const std::vector<Json>& shards) {
   std::map<std::pair<std::string, std::string>, Found> by_failure;  // (property, cause)
   uint64_t runs = 0;
@@ -268,7 +275,10 @@ Json merge(const std::vector<Json>& shards) {
   std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
     if (group_of(a.failure) != group_of(b.failure)) return group_of(a.failure) < group_of(b.failure);
     const uint64_t ra = a.failure["first_run"].get<uint64_t>(), rb = b.failure["first_run"].get<uint64_t>();
-    return ra != rb ? ra < rb : a.place < b.place;
+    if (ra != rb) return ra < rb;
+    // A tie in first run keeps check's order: its tally's, by property and cause as declared.
+    const auto da = declared_order(a.failure), db = declared_order(b.failure);
+    return da != db ? da < db : a.place < b.place;
   });
   Json out = shards.front();
   out["runs"] = runs;

@@ -177,8 +177,20 @@ void Ledger::client_acquired(uint32_t client, Instant at) {
   resolve(client, true, at);
   auto declared = declared_.find(client);
   if (declared == declared_.end()) return;
+  bool live = false;
   for (const auto& [slot, id] : live_)
-    if (instances_[id].owner == client && !instances_[id].copy) instances_[id].holder_deadline = declared->second;
+    if (instances_[id].owner == client && !instances_[id].copy) {
+      instances_[id].holder_deadline = declared->second;
+      live = true;
+    }
+  // Its winning write may still wait behind someone else's (one awaiting its client's
+  // word): the deadline goes with that write, to the instance it will make.
+  if (!live)
+    for (auto p = pending_.rbegin(); p != pending_.rend(); ++p)
+      if (p->change.client == client && p->change.kind == KeyChange::Kind::Set) {
+        p->change.holder_deadline = declared->second;
+        break;
+      }
   declared_.erase(declared);
 }
 
@@ -206,6 +218,7 @@ uint32_t Ledger::grant(const KeyChange& c) {
   i.deadline = c.deadline;
   i.store_deadline_ms = c.store_deadline_ms;
   i.copy = is_copy_node(c.node);
+  if (!i.copy) i.holder_deadline = c.holder_deadline;
   instances_.push_back(std::move(i));
   live_[slot] = instances_.back().id;
   fact(c.at, instances_.back().copy ? FactKind::Visible : FactKind::Granted, instances_.back().id, c.client,
@@ -249,6 +262,7 @@ void Ledger::apply(const KeyChange& c, bool took_over) {
       if (i.owner == c.client) {
         ++i.rearms;
         i.last_armed = c.at;
+        if (c.holder_deadline != Instant::never()) i.holder_deadline = c.holder_deadline;
         fact(c.at, FactKind::Rearmed, current, c.client, c.purpose, c.value);
       } else {
         ++i.foreign_rearms;
@@ -330,7 +344,12 @@ void Ledger::promoted(uint32_t replica, Instant at) {
     } else {
       instances_[id].end = carried ? InstanceEnd::HandedOver : InstanceEnd::LostInFailover;  // decided now
     }
-    if (carried) instances_[id].successor = copy->id;
+    if (carried) {
+      instances_[id].successor = copy->id;
+      // The copy carries the hold on, and with it the holder's own deadline (a timestamp lock's).
+      if (copy->holder_deadline == Instant::never())
+        mutable_instance(copy->id).holder_deadline = instances_[id].holder_deadline;
+    }
   }
   down_instances_.clear();
   master_down_.reset();

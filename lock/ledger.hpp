@@ -104,6 +104,9 @@ struct KeyChange {
   std::string value;                    // Set: the new value
   Instant deadline = Instant::never();  // Set, Rearmed: the deadline after it, in true time, had the store's clock kept pace
   int64_t store_deadline_ms = -1;       // the same on the store's clock
+  // Set: the deadline its client declared (Env::hold_until) when it said it acquired while
+  // this write still waited behind another's; the instance it makes carries it.
+  Instant holder_deadline = Instant::never();
 };
 
 class Ledger {

@@ -46,6 +46,13 @@ std::string bound_word(std::string_view prefix, Duration d) {
   return std::string(prefix) + sim::format_duration(d);
 }
 
+// The restart that ends the crash `f` of a node (its node's first restart at or after it), or nullptr.
+const sim::Fault* restart_after(const std::vector<sim::Fault>& plan, const sim::Fault& f) {
+  for (const sim::Fault& r : plan)
+    if (r.kind == sim::FaultKind::Restart && r.node == f.node && r.at >= f.at) return &r;
+  return nullptr;
+}
+
 }  // namespace
 
 std::optional<Assumptions> parse_assumptions(std::string_view text, std::string* error) {
@@ -139,6 +146,11 @@ std::vector<std::string> broken_assumptions(const Scenario& s, const Assumptions
       breaks(bound_word("pause<=", *a.max_pause), quoted);
     if (f.kind == sim::FaultKind::Cut && a.max_delay && f.amount > *a.max_delay)
       breaks(bound_word("delay<=", *a.max_delay), quoted + " holds messages back longer");
+    // A Redis that is down answers no one until it restarts: a cut of every client from it.
+    if (f.kind == sim::FaultKind::Crash && !on_client && a.max_delay)
+      if (const sim::Fault* back = restart_after(s.faults.faults, f); back && back->at - f.at > *a.max_delay)
+        breaks(bound_word("delay<=", *a.max_delay),
+               fmt::format("{} keeps {} down for {}", quoted, f.node, sim::format_duration(back->at - f.at)));
   }
   for (size_t n = 0; n < s.redis_drifts_ppm.size(); ++n)
     if (a.sane_redis_clock && std::abs(s.redis_drifts_ppm[n]) > kSaneDriftPpm)
@@ -198,6 +210,79 @@ std::optional<std::string> breaks_assumptions(const Scenario& s, const Assumptio
   std::vector<std::string> lines = broken_assumptions(s, a);
   if (lines.empty()) return std::nullopt;
   return lines.front();
+}
+
+namespace {
+
+Duration clamped(Duration d, Duration bound) {
+  return d.ns < 0 ? std::max(d, Duration{-bound.ns}) : std::min(d, bound);
+}
+int64_t sane_ppm(int64_t ppm) { return std::clamp(ppm, -kSaneDriftPpm, kSaneDriftPpm); }
+
+}  // namespace
+
+Scenario held_inside(const Scenario& s, const Assumptions& a) {
+  Scenario out = s;
+  auto& plan = out.faults.faults;
+  const bool has_restart = std::any_of(plan.begin(), plan.end(), [](const sim::Fault& f) {
+    return f.kind == sim::FaultKind::Restart && !client_index(f.node).has_value();
+  });
+  if (a.durable_redis && has_restart) out.persistent_redis = true;
+  // The crashes that no-failover or redis-up rule out go, each with its restarts.
+  auto ruled_out_crash = [&](const sim::Fault& f) {
+    if (f.kind != sim::FaultKind::Crash || client_index(f.node).has_value()) return false;
+    if (a.no_failover && s.replica && f.node == "redis") return true;
+    return a.redis_up && !s.replica && f.node.starts_with("redis") && !restart_after(s.faults.faults, f);
+  };
+  std::vector<std::string> gone;
+  for (const sim::Fault& f : plan)
+    if (ruled_out_crash(f)) gone.push_back(f.node);
+  std::erase_if(plan, [&](const sim::Fault& f) {
+    const bool on_gone = std::find(gone.begin(), gone.end(), f.node) != gone.end();
+    if (on_gone && (f.kind == sim::FaultKind::Crash || f.kind == sim::FaultKind::Restart)) return true;
+    if (f.kind != sim::FaultKind::ClockJump) return false;
+    return client_index(f.node).has_value() ? a.sane_client_clock : a.sane_redis_clock;
+  });
+  // A Redis down longer than the delay bound comes back within it.
+  for (size_t i = 0; a.max_delay && i < plan.size(); ++i) {
+    if (plan[i].kind != sim::FaultKind::Crash || client_index(plan[i].node)) continue;
+    for (sim::Fault& back : plan)
+      if (back.kind == sim::FaultKind::Restart && back.node == plan[i].node && back.at >= plan[i].at) {
+        back.at = std::min(back.at, plan[i].at + *a.max_delay);
+        break;
+      }
+  }
+  std::stable_sort(plan.begin(), plan.end(), [](const sim::Fault& x, const sim::Fault& y) { return x.at < y.at; });
+  for (sim::Fault& f : plan) {
+    if (f.kind == sim::FaultKind::Pause && a.max_pause) f.amount = std::min(f.amount, *a.max_pause);
+    if (f.kind == sim::FaultKind::Cut && a.max_delay) f.amount = std::min(f.amount, *a.max_delay);
+    if (f.kind == sim::FaultKind::ClockJump && client_index(f.node) && a.max_clock_error)
+      f.amount = clamped(f.amount, *a.max_clock_error);
+  }
+  if (a.sane_redis_clock)
+    for (int64_t& ppm : out.redis_drifts_ppm) ppm = sane_ppm(ppm);
+  lock::WorkloadParams& w = out.workload;
+  if (a.sane_client_clock)
+    for (int64_t& ppm : w.drifts_ppm) ppm = sane_ppm(ppm);
+  if (a.max_clock_error)
+    for (Duration& offset : w.clock_offsets) offset = clamped(offset, *a.max_clock_error);
+  if (a.max_pause)
+    for (lock::CallFault& c : w.call_faults)
+      if (c.kind == lock::CallFault::Kind::Pause) c.pause = std::min(c.pause, *a.max_pause);
+  if (a.max_work) {
+    for (lock::SlowWork& sw : w.slow_work) sw.work = std::min(sw.work, *a.max_work);
+    w.work_max = std::min(w.work_max, *a.max_work);
+    w.work_min = std::min(w.work_min, w.work_max);
+  }
+  if (a.max_delay && out.latency.spike_probability > 0) {
+    const Duration room = *a.max_delay - out.latency.base - out.latency.jitter;
+    if (room.ns > 0)
+      out.latency.spike_cap = std::min(out.latency.spike_cap, room);
+    else
+      out.latency = Scenario{}.latency;
+  }
+  normalize(out);
+  return out;
 }
 
 Assumptions default_assumptions(std::string_view algorithm) {

@@ -8,9 +8,10 @@
 //
 //   --assume work<=10s,pause<=5s,delay<=100ms,clock<=50ms,durable-redis,no-failover
 //
-// Bounds also shape what check draws: most faults of a bounded kind fall
-// inside the bound (the runs that test the lock), the rest beyond it (the runs
-// that show what the deployment must rule out).
+// They also shape what check draws: half the runs are drawn wholly inside them
+// (the runs that test the lock), the others as if no flag were stated, a bounded
+// kind mostly inside its bound (the runs that show what the deployment must rule
+// out); see FaultModel::assumed.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -55,6 +56,14 @@ std::vector<std::string> broken_assumptions(const Scenario& s, const Assumptions
 std::vector<std::string> broken_words(const Scenario& s, const Assumptions& a);
 // The first broken assumption, or nothing.
 std::optional<std::string> breaks_assumptions(const Scenario& s, const Assumptions& a);
+
+// The scenario with each assumption of `a` made to hold, changing no more than that: a
+// Redis restart keeps its data (durable-redis); the clocks assumed sane lose their jumps
+// and drift at most kSaneDriftPpm; no master crash promotes the replica (no-failover) and
+// none leaves a Redis down for good (redis-up); every bounded pause, section, cut, delay
+// and clock error is clamped to its bound. The replay that proves a failure found only
+// outside the assumptions is the lock's own runs it (props/inventory.cpp).
+Scenario held_inside(const Scenario& s, const Assumptions& a);
 
 // What the algorithm's own documentation claims it needs (docs/failures.md
 // lists them): a lock in Redis needs a durable Redis with a sane clock, and

@@ -78,11 +78,17 @@ std::vector<const lock::LockInstance*> Classifier::hold_instances(uint32_t holde
       acquired = e.at;
       break;
     }
+  // Per node, the instance the acquire's last grant made, or the one it re-armed: an
+  // acquire that finds an instance its holder already owns (left by a crashed incarnation
+  // of it, or kept by a release that failed) takes the lock by re-arming that instance.
   std::map<uint32_t, const lock::LockInstance*> per_node;
   const lock::Ledger& ledger = h_.ledger();
-  for (const lock::LockInstance& i : ledger.instances()) {
-    if (i.owner != holder || i.key != cfg_.lock.key || i.copy || !ledger.serving(i.node, i.granted)) continue;
-    if (i.granted < since || i.granted > acquired) continue;
+  for (const lock::LockFact& f : ledger.facts()) {
+    if (f.client != holder || f.at < since || f.at > acquired) continue;
+    if (f.kind != lock::FactKind::Granted && !(f.kind == lock::FactKind::Rearmed && f.purpose == Purpose::Acquire))
+      continue;
+    const lock::LockInstance& i = ledger.instance(f.instance);
+    if (i.owner != holder || i.key != cfg_.lock.key || i.copy || !ledger.serving(i.node, f.at)) continue;
     per_node[i.node] = &i;
   }
   std::vector<const lock::LockInstance*> out;
@@ -154,7 +160,10 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
   if (paused.ns > 0 && !renewal_cut_first &&
       (renewing ? paused_then || paused * 2 >= to - from : left - faults_.paused_within(holder, from, left) < to))
     return make(Cause::LeasePaused, faults_.pause_of(holder, from, to),
-                fmt::format("{}{} at {} while {} was paused", a, what, sim::format_instant(to), a));
+                paused_then || faults_.entered_after(holder, from, to)
+                    ? fmt::format("{}{} at {} while {} was paused", a, what, sim::format_instant(to), a)
+                    : fmt::format("{}{} at {}: {} had been paused {} of it", a, what, sim::format_instant(to), a,
+                                  sim::format_span(paused)));
   // It entered after its lease was over: its own clock told it the lease was still valid.
   if (faults_.entered_after(holder, from, to) && faults_.clock_misled(holder, from, to))
     return make(Cause::ClientClockSkew, faults_.clock_of(holder, to),
@@ -164,6 +173,13 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
     return make(
         Cause::RenewalStopped, faults_.renewal_blocker(holder, from, to),
         fmt::format("{}'s renewals stopped reaching Redis and {}{} at {}", a, a, what, sim::format_instant(to)));
+  // Its clock jumped back while it waited in a nested acquire: the wait it timed by that
+  // clock ran the jump longer, and without that it would have left in time.
+  if (const sim::Fault* jump = faults_.jump_back_while_waiting(holder, from, to); jump && left + jump->amount < to)
+    return make(Cause::ClientClockSkew, sim::to_string(*jump),
+                fmt::format("{}'s clock jumped back {} while its nested acquire waited, so the wait it timed by that "
+                            "clock ran that much longer: {}{} at {} while it held",
+                            a, sim::format_duration(-jump->amount), a, what, sim::format_instant(to)));
   if (faults_.clock_misled(holder, from, to))
     return make(Cause::ClientClockSkew, faults_.clock_of(holder, to),
                 fmt::format("{}'s clock ran slow: its work looked short to it, but {}{} at {} while it worked", a, a,
@@ -248,7 +264,11 @@ Explanation Classifier::taken_over(uint32_t holder, const lock::LockInstance& i,
     return make(Cause::TakeoverRace, "",
                 fmt::format("{} {} {}'s unexpired lock at {}", y, how, a, sim::format_instant(i.ended)));
   }
-  return on_time(holder, i.last_armed, i.holder_deadline, "'s timestamp lapsed");
+  // Its lease ran from the stamp it wrote, which its acquire computed before it won (and
+  // kept through a GET and a GETSET): a pause or a slow reply in between ate the lease.
+  const Instant stamped = i.holder_deadline - cfg_.lock.lease;
+  const Instant from = stamped < i.last_armed ? std::max(stamped, acquire_start(holder, i.last_armed)) : i.last_armed;
+  return on_time(holder, from, i.holder_deadline, "'s timestamp lapsed");
 }
 
 // How the holder's instance ended (`until`: when the violation showed).

@@ -117,6 +117,22 @@ bool FaultFinder::clock_misled(uint32_t client, Instant from, Instant to) const 
   return false;
 }
 
+const sim::Fault* FaultFinder::jump_back_while_waiting(uint32_t client, Instant from, Instant to) const {
+  for (const sim::Fault& f : cfg_.faults.faults) {
+    if (f.kind != sim::FaultKind::ClockJump || f.node != name(client) || f.amount.ns >= 0 || f.at < from || f.at > to)
+      continue;
+    bool waiting = false;  // a nested acquire started and not yet answered when the jump struck
+    for (const auto& e : h_.events()) {
+      if (e.at > f.at) break;
+      if (e.client != client || e.depth == 0) continue;
+      if (e.step == Step::AcquireStart) waiting = true;
+      if (e.step == Step::Acquired || e.step == Step::AcquireFailed) waiting = false;
+    }
+    if (waiting) return &f;
+  }
+  return nullptr;
+}
+
 bool FaultFinder::reply_timed_out(uint32_t client, Instant from, Instant to) const {
   // A command that ran while its client concluded it had not: an acquire that
   // was granted the lock though the client never recorded the win, or a

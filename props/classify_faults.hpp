@@ -34,6 +34,9 @@ class FaultFinder {
   std::optional<Duration> acquire_took(uint32_t client, Instant from) const;
   // Whether the holder's own clock told it that less time had passed than had.
   bool clock_misled(uint32_t client, Instant from, Instant to) const;
+  // A backward jump of the client's clock within [from, to] that struck while a nested
+  // acquire of its was waiting (a wait it timed by that clock, which the jump stretched), or nullptr.
+  const sim::Fault* jump_back_while_waiting(uint32_t client, Instant from, Instant to) const;
   // Whether a command of the client within [from, to] ran while the client concluded it had not (a lost reply).
   bool reply_timed_out(uint32_t client, Instant from, Instant to) const;
 

@@ -358,7 +358,7 @@ RunResult run_scenario(const Scenario& s, const CheckOptions& options) {
 
 Scenario draw(const FaultModel& model, uint64_t seed, uint32_t run) {
   std::lock_guard<std::mutex> guard(generation_lock());
-  return scenario_generator(model)(random_for(seed, run), size_for(run)).value();
+  return scenario_generator(model, drawn_inside(model, run))(random_for(seed, run), size_for(run)).value();
 }
 
 StillFails fails_with(Property property, std::vector<Cause> causes, const CheckOptions& check) {
@@ -389,7 +389,7 @@ Counterexample shrink_run(const FaultModel& model, uint64_t seed, uint32_t run, 
   std::optional<rc::Shrinkable<Scenario>> drawn;
   {
     std::lock_guard<std::mutex> guard(generation_lock());
-    drawn.emplace(scenario_generator(model)(random_for(seed, run), size_for(run)));
+    drawn.emplace(scenario_generator(model, drawn_inside(model, run))(random_for(seed, run), size_for(run)));
     found.original = drawn->value();
   }
   // Greedy shrinking: take the first smaller scenario that still fails the

@@ -88,9 +88,10 @@ void draw_workload_extras(const FaultModel& model, Scenario& s) {
 // Draws a run's faults of one kind at a time into its scenario, scaled to its lease.
 class FaultDrawer {
  public:
-  FaultDrawer(const FaultModel& model, Scenario& s)
+  FaultDrawer(const FaultModel& model, Scenario& s, bool inside)
       : model_(model),
         s_(s),
+        inside_(inside),
         w_(s.workload),
         lease_ms_(std::max<int64_t>(s.lock.lease.ms(), 1)),
         pause_ms_(model.max_pause.ns > 0 ? std::max<int64_t>(model.max_pause.ms(), 1) : 3 * lease_ms_),
@@ -119,13 +120,14 @@ class FaultDrawer {
  private:
   uint32_t client() { return *rc::gen::inRange<uint32_t>(0, w_.clients); }
   // A Redis master, by name ("redis", or "redis1".."redisN").
-  // Whether this draw stays inside an assumption that is in force (always, if it is not).
+  // Whether this draw stays inside an assumption that is in force (always, if it is not):
+  // always in a run drawn inside, else three times in four.
   // (Drawn so that rapidcheck's shrinking, toward 0 and false, moves a draw inside.)
-  bool inside_bound(bool in_force) { return !in_force || *rc::gen::inRange<int>(0, 4) != 3; }
-  // A flag (a durable Redis, sane clocks, no failover) does not shape the draws: the runs
-  // that break it are what shows the deployment's exposure, and as many are drawn as
-  // without it. (Kept as a hook: nothing draws inside a flag today.)
-  static bool inside_flag(bool) { return false; }
+  bool inside_bound(bool in_force) { return !in_force || inside_ || *rc::gen::inRange<int>(0, 4) != 3; }
+  // Whether a flag in force (a durable Redis, sane clocks, no failover, Redis up) holds in
+  // this draw: in a run drawn inside, yes; in the others it does not shape the draws, so
+  // that they show the deployment's exposure as if nothing were assumed.
+  bool inside_flag(bool in_force) const { return inside_ && in_force; }
   // A size of a bounded kind: inside the bound [lo, bound] or beyond it (bound, max(hi, 2 bound)];
   // without a bound, [lo, hi].
   Duration bounded(int64_t lo, int64_t hi, const std::optional<Duration>& bound) {
@@ -164,7 +166,11 @@ class FaultDrawer {
     s_.latency.spike_probability = *rc::gen::inRange<int>(1, 31) / 100.0;
     s_.latency.spike_scale = ms_in(1, 50);
     s_.latency.spike_alpha = 1.5;
-    s_.latency.spike_cap = bounded(50, 2 * lease_ms_, model_.assumed.max_delay);
+    // A message takes base + jitter + spike: the bound caps the whole.
+    std::optional<Duration> cap_bound = model_.assumed.max_delay;
+    if (cap_bound)
+      *cap_bound = std::max(sim::milliseconds(1), *cap_bound - s_.latency.base - s_.latency.jitter);
+    s_.latency.spike_cap = bounded(50, 2 * lease_ms_, cap_bound);
   }
   void cuts() {
     for (uint32_t i = count(model_.max_faults); i > 0; --i)
@@ -212,7 +218,8 @@ class FaultDrawer {
       std::string node = master();
       push({sim::FaultKind::Crash, node, "", at, {}});
       const int64_t down_ms = model_.max_downtime.ns > 0 ? model_.max_downtime.ms() : 2 * lease_ms_;
-      push({sim::FaultKind::Restart, node, "", at + ms_in(1, down_ms), {}});
+      // While down it answers no one: a delay bound bounds the downtime too.
+      push({sim::FaultKind::Restart, node, "", at + bounded(1, down_ms, model_.assumed.max_delay), {}});
     }
   }
   void master_crash() {
@@ -234,7 +241,11 @@ class FaultDrawer {
       if (brings_replica) s_.replica = false;
       return;
     }
-    push({sim::FaultKind::Crash, master(), "", at, {}});
+    // A Redis assumed up comes back: without a replica to answer, a master that dies for
+    // good is outside it, so the runs drawn inside keep their masters.
+    const std::string node = master();
+    if (!s_.replica && inside_flag(model_.assumed.redis_up)) return;
+    push({sim::FaultKind::Crash, node, "", at, {}});
   }
   // A duration in [lo, hi] (whole milliseconds), or in [dlo, dhi] when hi is zero.
   static Duration in(Duration lo, Duration hi, Duration dlo, Duration dhi) {
@@ -266,6 +277,7 @@ class FaultDrawer {
 
   const FaultModel& model_;
   Scenario& s_;
+  const bool inside_;  // drawn wholly inside the assumptions in force
   lock::WorkloadParams& w_;
   const int64_t lease_ms_, pause_ms_, short_pause_ms_;
 };
@@ -283,8 +295,12 @@ static void draw_variant_params(Scenario& s) {
     }
 }
 
-rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
-  return rc::gen::exec([model]() {
+bool drawn_inside(const FaultModel& model, uint32_t run) {
+  return run % 2 == 0 && !assumption_words(model.assumed).empty();
+}
+
+rc::Gen<Scenario> scenario_generator(const FaultModel& model, bool inside) {
+  return rc::gen::exec([model, inside]() {
     Scenario s = model.base;
     lock::WorkloadParams& w = s.workload;
     s.seed = *rc::gen::inRange<uint64_t>(0, 1'000'000);
@@ -297,7 +313,7 @@ rc::Gen<Scenario> scenario_generator(const FaultModel& model) {
       w.work_max = *bound;
       w.work_min = std::min(w.work_min, w.work_max);
     }
-    FaultDrawer faults(model, s);
+    FaultDrawer faults(model, s, inside);
     // Swarm: a kind is on or off for the whole run; shrinking turns kinds off.
     // When every kind came out off, one is turned on: a fault model's run
     // always meets some fault (a one-kind model would otherwise run half its

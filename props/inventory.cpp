@@ -10,6 +10,7 @@
 #include "locksim/lock/registry.hpp"
 #include "locksim/props/catalogue.hpp"
 #include "locksim/props/claims.hpp"
+#include "locksim/props/shrink_memo.hpp"
 
 namespace locksim::props {
 
@@ -119,6 +120,40 @@ Part run_part(const FaultModel& model, const InventoryOptions& o, unsigned job, 
   return part;
 }
 
+// StillFails restricted to scenarios inside the assumptions in force.
+StillFails kept_inside(StillFails fails, const Assumptions& assumed) {
+  return [fails = std::move(fails), assumed](const Scenario& candidate) -> std::optional<Violation> {
+    if (!broken_assumptions(candidate, assumed).empty()) return std::nullopt;
+    return fails(candidate);
+  };
+}
+
+// A failure met only beyond the assumptions may not need what broke them: its first run,
+// replayed with each assumption made to hold, either fails the same way (then it is the
+// lock's own, proven by this replay, and its example comes from there) or it does not.
+std::optional<Counterexample> replayed_inside(const FaultModel& model, const InventoryOptions& o, const Seen& seen,
+                                           const StillFails& fails) {
+  if (seen.first_inside || assumption_words(model.assumed).empty()) return std::nullopt;
+  const Scenario drawn = draw(model, o.seed, seen.first_run);
+  Scenario inside = held_inside(drawn, model.assumed);
+  if (inside == drawn || !broken_assumptions(inside, model.assumed).empty()) return std::nullopt;
+  const StillFails still_fails = memoized(fails);
+  std::optional<Violation> v = still_fails(inside);
+  if (!v) return std::nullopt;
+  Counterexample c;
+  c.original = inside;
+  c.run = seen.first_run;
+  c.violation = std::move(*v);
+  if (o.shrink) {
+    c.shrunk = simplified(inside, still_fails, o.max_shrink_runs);
+    c.shrunk = one_minimal(c.shrunk, still_fails, &c);
+    if (std::optional<Violation> last = still_fails(c.shrunk)) c.violation = std::move(*last);
+  } else {
+    c.shrunk = inside;
+  }
+  return c;
+}
+
 Failure finish(const FaultModel& model, const InventoryOptions& o, const std::vector<Property>& claims,
                const Key& key, const Seen& seen) {
   Failure f;
@@ -132,16 +167,15 @@ Failure finish(const FaultModel& model, const InventoryOptions& o, const std::ve
   // A failure seen inside the assumptions is the lock's own: its example comes from there.
   const uint32_t example_run = seen.first_inside ? seen.first_inside->first : seen.first_run;
   const Violation& example_violation = seen.first_inside ? seen.first_inside->second : seen.first;
-  if (o.shrink) {
+  const StillFails same_failure = fails_with(f.property, {f.cause}, o.check);
+  if (std::optional<Counterexample> moved = replayed_inside(model, o, seen, kept_inside(same_failure, model.assumed))) {
+    f.moved_inside = true;
+    f.example = std::move(*moved);
+  } else if (o.shrink) {
     // Shrinking keeps what the failure is: its property, its cause, and which side of the
     // assumptions it falls on. A smaller scenario may break one its original kept (a
     // restart shrunk to lose its persistence): that would be another failure, outside.
-    StillFails fails = fails_with(f.property, {f.cause}, o.check);
-    if (seen.first_inside)
-      fails = [fails, &model](const Scenario& candidate) -> std::optional<Violation> {
-        if (!broken_assumptions(candidate, model.assumed).empty()) return std::nullopt;
-        return fails(candidate);
-      };
+    const StillFails fails = seen.first_inside ? kept_inside(same_failure, model.assumed) : same_failure;
     f.example = shrink_run(model, o.seed, example_run, example_violation, fails, o.max_shrink_runs);
   } else {
     f.example.original = f.example.shrunk = draw(model, o.seed, example_run);

@@ -23,6 +23,10 @@ struct Failure {
   uint32_t runs = 0;       // runs that showed it
   uint32_t first_run = 0;  // global index of the first
   std::optional<uint32_t> first_inside_run;  // the first that stayed inside the assumptions (its example's run)
+  // Found only outside the assumptions, but its first run, replayed with each assumption
+  // made to hold (held_inside), fails the same way: the lock's own, proven by replay; its
+  // example is shrunk from that replay.
+  bool moved_inside = false;
   Counterexample example;  // from the first run, shrunk keeping property and cause
   std::vector<FaultFamily> needs;
   // The example's elements, each necessary (removing it makes the failure go, by replay),

@@ -53,9 +53,14 @@ TEST_CASE("assumptions: every word reads back, bad input is refused with the wor
 TEST_CASE("assumptions: each fault names the assumption it breaks", "[props]") {
   const Assumptions a = *parse_assumptions("durable-redis,sane-redis-clock,no-failover,pause<=1s,work<=2s,delay<=200ms");
   CHECK(broken_assumptions(scenario("token-lua"), a).empty());
-  CHECK(broken_words(scenario("token-lua faults=[crash redis @1s; restart redis @2s]"), a) ==
+  CHECK(broken_words(scenario("token-lua faults=[crash redis @1s; restart redis @1.1s]"), a) ==
         std::vector<std::string>{"durable-redis"});
-  CHECK(broken_words(scenario("token-lua persistent=1 faults=[crash redis @1s; restart redis @2s]"), a).empty());
+  CHECK(broken_words(scenario("token-lua persistent=1 faults=[crash redis @1s; restart redis @1.1s]"), a).empty());
+  // Down longer than the delay bound, Redis answers no one for longer: a cut of every client.
+  CHECK(broken_words(scenario("token-lua persistent=1 faults=[crash redis @1s; restart redis @2s]"), a) ==
+        std::vector<std::string>{"delay<=200ms"});
+  CHECK(broken_assumptions(scenario("token-lua persistent=1 faults=[crash redis @1s; restart redis @2s]"), a) ==
+        std::vector<std::string>{"delay<=200ms: 'crash redis @1s' keeps redis down for 1s"});
   // A lone restart is a crash and an immediate start: the data is gone all the same
   // (the tour's Redlock chapter found F18's restart counted as Redlock's own).
   CHECK(broken_assumptions(scenario("redlock masters=3 faults=[restart redis2 @7ms]"), a) ==
@@ -201,7 +206,15 @@ TEST_CASE("causes proven by replay: removing any element of a reported example m
     for (const Failure& f : inv.failures) {
       const Scenario& shown = f.example.shrunk;
       INFO(to_string(f.property) << " by " << to_string(f.cause) << ": " << to_string(shown));
-      const StillFails same = fails_with(f.property, {f.cause}, {});
+      // The lock's own failure is shown inside the assumptions: an element whose removal would
+      // break one (a crashed Redis's restart, under redis-up) is necessary to it.
+      const StillFails any = fails_with(f.property, {f.cause}, {});
+      const Assumptions in_force = m.assumed;
+      const bool inside = !outside_assumptions(f);
+      const StillFails same = [any, in_force, inside](const Scenario& c) -> std::optional<Violation> {
+        if (inside && !broken_assumptions(c, in_force).empty()) return std::nullopt;
+        return any(c);
+      };
       CHECK(same(shown));
       for (const Element& e : elements_of(shown)) {
         INFO("without " << e.what);
@@ -209,4 +222,115 @@ TEST_CASE("causes proven by replay: removing any element of a reported example m
       }
     }
   }
+}
+
+TEST_CASE("every other run is drawn wholly inside the assumptions, flags honoured, the others as without flags",
+          "[props]") {
+  for (const char* algorithm : {"set-nx-px", "redlock"}) {
+    INFO(algorithm);
+    FaultModel m = default_model(algorithm);
+    assume(m, combined(default_assumptions(algorithm), *parse_assumptions("pause<=300ms,work<=500ms")));
+    int odd_beyond = 0;
+    std::set<std::string> odd_words;
+    for (uint32_t run = 0; run < 120; ++run) {
+      const Scenario s = draw(m, 3, run);
+      CHECK(drawn_inside(m, run) == (run % 2 == 0));
+      if (run % 2 == 0) {
+        INFO(to_string(s));
+        CHECK(broken_assumptions(s, m.assumed).empty());
+      } else {
+        const std::vector<std::string> words = broken_words(s, m.assumed);
+        odd_beyond += !words.empty();
+        odd_words.insert(words.begin(), words.end());
+      }
+    }
+    // The odd runs still meet the faults the deployment must rule out, flags' and bounds' alike.
+    CHECK(odd_beyond > 10);
+    CHECK(odd_words.count("durable-redis") == 1);
+    CHECK(odd_words.count("sane-redis-clock") == 1);
+    CHECK(odd_words.count("pause<=300ms") == 1);
+  }
+  // Nothing assumed: every run draws as before (the odd runs' way).
+  FaultModel none = default_model("set-nx-px");
+  CHECK_FALSE(drawn_inside(none, 0));
+}
+
+TEST_CASE("held_inside makes each assumption hold and changes nothing else", "[props]") {
+  const Assumptions a = *parse_assumptions(
+      "durable-redis,sane-redis-clock,sane-client-clock,no-failover,redis-up,pause<=1s,work<=2s,delay<=200ms,clock<=50ms");
+  const Scenario s = scenario(
+      "token-lua seed=4 clients=2 slow=A:0:3s slow=B:0:1s call=A:2:pause:3s clock=B:+200ms:-5000 redis-drift=redis:+50000 "
+      "faults=[restart redis @10ms; jump redis @20ms by +2s; jump A @30ms by +1s; pause B @40ms for 1.5s; "
+      "cut A redis @50ms for 500ms]");
+  REQUIRE_FALSE(broken_assumptions(s, a).empty());
+  const Scenario in = held_inside(s, a);
+  INFO(to_string(in));
+  CHECK(broken_assumptions(in, a).empty());
+  CHECK(in.persistent_redis);
+  CHECK(in.redis_drifts_ppm == std::vector<int64_t>{kSaneDriftPpm});
+  CHECK(in.workload.drifts_ppm == std::vector<int64_t>{0, -kSaneDriftPpm});
+  CHECK(in.workload.clock_offsets[1] == sim::milliseconds(50));
+  CHECK(in.workload.slow_work[0].work == sim::seconds(2));
+  CHECK(in.workload.slow_work[1].work == sim::seconds(1));  // inside already: untouched
+  CHECK(in.workload.call_faults[0].pause == sim::seconds(1));
+  CHECK(in.seed == s.seed);
+  // The jumps go; the restart (made durable), the pause and the cut stay, clamped.
+  CHECK(to_string(in).find("jump") == std::string::npos);
+  CHECK(to_string(in).find("restart redis @10ms") != std::string::npos);
+  CHECK(to_string(in).find("pause B @40ms for 1s") != std::string::npos);
+  CHECK(to_string(in).find("cut A redis @50ms for 200ms") != std::string::npos);
+  // The crash that promotes a replica goes (no-failover), and so does one that leaves Redis down (redis-up).
+  CHECK(to_string(held_inside(scenario("token-lua replica=1 faults=[crash redis @1s]"), a)).find("crash") ==
+        std::string::npos);
+  CHECK(to_string(held_inside(scenario("token-lua faults=[crash redis @1s]"), a)).find("crash") == std::string::npos);
+  // A scenario inside already is itself.
+  CHECK(held_inside(scenario("token-lua seed=3 clients=2 slow=A:0:1.5s"), a) == scenario("token-lua seed=3 clients=2 slow=A:0:1.5s"));
+}
+
+TEST_CASE("a failure met only beyond the assumptions is the lock's own when its replay inside them fails the same way",
+          "[props]") {
+  // One odd run (drawn as without flags): a Redis clock drifting far beyond the sane bound and
+  // a section longer than the lease. The overlap needs the long section, not the drift.
+  FaultModel m = default_model("set-nx-px");
+  m.kinds = {FaultFamily::RedisDrift, FaultFamily::SlowWork};
+  m.swarm = false;
+  m.nested = 0;
+  m.contention = false;
+  m.explicit_lease_mode = false;
+  assume(m, default_assumptions("set-nx-px"));
+  InventoryOptions o;
+  o.target = Property::MutualExclusion;
+  o.max_shrink_runs = 60;
+  o.runs = 1;
+  bool moved = false;
+  for (uint32_t run = 1; run < 40 && !moved; run += 2) {
+    o.first_run = run;
+    const Scenario drawn = draw(m, 1, run);
+    if (broken_words(drawn, m.assumed) != std::vector<std::string>{"sane-redis-clock"}) continue;
+    for (const Failure& f : take_inventory(m, o).failures) {
+      if (f.cause != Cause::LeaseOutworked) continue;
+      INFO(to_string(f.example.shrunk));
+      CHECK(f.moved_inside);
+      CHECK(own_failure(f));
+      CHECK_FALSE(f.first_inside_run.has_value());
+      CHECK(f.example.run == run);
+      CHECK(broken_assumptions(f.example.shrunk, m.assumed).empty());
+      CHECK(f.necessary.size() == 1);  // the long section alone
+      CHECK(f.example.shrunk.workload.slow_work.size() == 1);
+      moved = true;
+    }
+  }
+  CHECK(moved);
+  // A failure that needs what broke the assumptions stays outside: a restart that forgot the key.
+  FaultModel r = default_model("watchdog");
+  r.kinds = {FaultFamily::RedisRestart, FaultFamily::SlowWork};
+  assume(r, *parse_assumptions("durable-redis"));
+  InventoryOptions all;
+  all.runs = 120;
+  all.max_shrink_runs = 60;
+  for (const Failure& f : take_inventory(r, all).failures)
+    if (f.cause == Cause::RedisRestartLost) {
+      CHECK_FALSE(f.moved_inside);
+      CHECK(outside_assumptions(f));
+    }
 }

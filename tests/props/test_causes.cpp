@@ -3,6 +3,7 @@
 // the fault that produced it. Every one named another cause before its fix.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -249,4 +250,144 @@ TEST_CASE("causes: a nested acquire refused by a Redis that is down for good is 
   CHECK(broken_words(*back, up).empty());
   CHECK(broken_words(*replica, up).empty());
   CHECK(assumption_words(*parse_assumptions("redis-up")) == std::vector<std::string>{"redis-up"});
+}
+
+namespace {
+// The scenario exactly as written (its seed too): its violation of `property`.
+Violation exact_violation(const std::string& text, Property property) {
+  std::string error;
+  auto s = parse_scenario(text, &error);
+  INFO(error);
+  REQUIRE(s);
+  const RunResult run = run_scenario(*s);
+  const Violation* v = run.verdict.find(property);
+  REQUIRE(v);
+  UNSCOPED_INFO(v->sentence);
+  return *v;
+}
+
+// What the failure (property and cause) needs of the scenario, once 1-minimal: its
+// elements other than clients, each necessary by replay.
+std::vector<std::string> necessary_for(const std::string& text, Property property, Cause cause) {
+  auto s = parse_scenario(text);
+  REQUIRE(s);
+  const Scenario minimal = one_minimal(*s, fails_with(property, {cause}, {}));
+  std::vector<std::string> out;
+  for (const Element& e : elements_of(minimal))
+    if (!e.what.starts_with("client ")) out.push_back(e.what);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("causes: an acquire that re-arms a key its holder's crashed incarnation left holds that key", "[causes]") {
+  // A crashes holding getset's timestamp key and restarts; its new acquire GETSETs over
+  // its own old key (the ledger: re-armed, not granted). The hold is that instance: its
+  // timestamp lapses while A works 2.5s, and B takes the lock over. (Read as "A's lock
+  // was never seen to end", cause unknown, before.)
+  struct Case {
+    const char* text;
+    const char* fault;
+    std::vector<std::string> needs;  // 1-minimal: each element necessary, by replay
+  };
+  for (const Case& c :
+       {Case{"getset seed=6 clients=2 iterations=1 slow=A:0:2.515s ids=0,2 faults=[crash A @707ms; restart A @1.014s]",
+             "slow=A:0:2.515s",
+             {"A's 1 section of 2.515s"}},
+        // Here the crash and B's pause are what bring B to the lock while A still works.
+        Case{"getset seed=0 clients=2 iterations=1 slow=A:0:2.606s call=B:9:pause:2.696s faults=[crash A @578ms; "
+             "restart A @1.581s]",
+             "slow=A:0:2.606s",
+             {"'crash A @578ms'", "'restart A @1.581s'", "A's 1 section of 2.606s",
+              "B's 2.696s pause before its call 9"}}}) {
+    INFO(c.text);
+    const Violation v = exact_violation(c.text, Property::MutualExclusion);
+    CHECK(v.cause == Cause::LeaseOutworked);
+    CHECK(v.clients == std::vector<uint32_t>{0, 1});
+    CHECK(v.fault == c.fault);
+    CHECK(necessary_for(c.text, Property::MutualExclusion, Cause::LeaseOutworked) == c.needs);
+  }
+}
+
+TEST_CASE("causes: a timestamp lock's lease runs from the stamp its acquire wrote, so a pause before the win ate it",
+          "[causes]") {
+  // B stamps its expiry, is paused 477ms before its 7th call, then wins with GETSET and
+  // enters with a quarter of its lease left; it works past the stamp and A takes over.
+  // (Unknown before; then "while B still worked" with the lease timed from the GETSET.)
+  const std::string text =
+      "getset seed=915410 clients=2 spikes=0.2:39ms:1.5:254ms call=B:7:pause:477ms call=A:5:pause:2.214s "
+      "faults=[cut B redis @818ms for 223ms]";
+  const Violation v = exact_violation(text, Property::MutualExclusion);
+  CHECK(v.cause == Cause::LeasePaused);
+  CHECK(v.clients == std::vector<uint32_t>{1, 0});
+  CHECK(v.fault == "call=B:7:pause:477ms");
+  const std::vector<std::string> needs = necessary_for(text, Property::MutualExclusion, Cause::LeasePaused);
+  CHECK(std::find(needs.begin(), needs.end(), "B's 477ms pause before its call 7") != needs.end());
+}
+
+TEST_CASE("causes: after a failover, an acquire re-arming the holder's handed-over key holds that key", "[causes]") {
+  // The master dies; a release fails while no node serves, so the reentrant count stays
+  // on the key the promoted replica carries on. The holder's later acquires re-arm that
+  // key (no grant): its lease then runs out under a long section, or a pause that froze
+  // its renewal. (Unknown before: the hold's instance was looked for among grants only.)
+  struct Case {
+    const char* text;
+    Cause cause;
+    std::vector<uint32_t> clients;
+    const char* fault;
+    std::vector<std::string> needs;  // 1-minimal: each element necessary, by replay
+  };
+  for (const Case& c :
+       {// The failover is not needed: without it the explicit lease runs out under the long section all the same.
+        Case{"reentrant seed=51 clients=2 replica=1 lag=33ms failover=245ms slow=A:2:1.296s ids=0,2 "
+             "explicit-lease=1s faults=[crash redis @95ms]",
+             Cause::LeaseOutworked, {0, 1}, "slow=A:2:1.296s", {"A's 3 section of 1.296s", "the explicit lease"}},
+        Case{"reentrant seed=61299 clients=2 replica=1 lag=87ms failover=519ms slow=B:2:2.22s "
+             "explicit-lease=1s faults=[crash redis @504ms]",
+             Cause::LeaseOutworked, {1, 0}, "slow=B:2:2.22s", {"B's 3 section of 2.22s", "the explicit lease"}},
+        // Here the failover's outage is what puts B's hold under the pause.
+        Case{"reentrant seed=101921 clients=3 replica=1 lag=88ms failover=358ms faults=[crash redis @749ms; "
+             "pause B @1.204s for 2.808s]",
+             Cause::LeasePaused, {1, 2}, "pause B @1.204s for 2.808s",
+             {"'crash redis @749ms'", "'pause B @1.204s for 2.808s'", "the replica"}}}) {
+    INFO(c.text);
+    const Violation v = exact_violation(c.text, Property::MutualExclusion);
+    CHECK(v.cause == c.cause);
+    CHECK(v.clients == c.clients);
+    CHECK(v.fault == c.fault);
+    CHECK(necessary_for(c.text, Property::MutualExclusion, c.cause) == c.needs);
+  }
+}
+
+TEST_CASE("causes: a timestamp lock's deadline reaches its instance when the grant waited behind another write",
+          "[causes]") {
+  // B's GETSET over C's lock ran, but its reply was lost to the reset: that write waits in the
+  // ledger for B's word, and C's release and A's SETNX wait behind it. A said it acquired before
+  // its grant was applied; its declared deadline now goes with the write. B, its clock 1.4 s
+  // ahead, then judged A's timestamp expired and took over: F04. (Read as watch-lost-on-reconnect
+  // before, for a lock with no WATCH: A's instance had no deadline of its own.)
+  const std::string text =
+      "getset seed=0 clients=3 iterations=1 persistent=1 spikes=0.21:21ms:1.5:50ms clock=A:+0s:180475 "
+      "clock=B:+1.399s:-159039 faults=[reset B redis @113ms]";
+  const Violation v = exact_violation(text, Property::MutualExclusion);
+  CHECK(v.cause == Cause::ClientClockSkew);
+  CHECK(v.clients == std::vector<uint32_t>{0, 1});
+  CHECK(v.fault == "clock=B:+1.399s:-159039");
+  const std::vector<std::string> needs = necessary_for(text, Property::MutualExclusion, Cause::ClientClockSkew);
+  // (Shrinking may drop a client and rename B: the skewed clock is what stays.)
+  for (const std::string& n : needs) UNSCOPED_INFO("needs " << n);
+  CHECK(std::any_of(needs.begin(), needs.end(),
+                    [](const std::string& n) { return n.ends_with("'s clock offset of 1.399s"); }));
+}
+
+TEST_CASE("causes: a failover hands a timestamp lock's deadline to the promoted replica's copy", "[causes]") {
+  // B's getset key is carried on by the replica promoted after the master dies; B's section
+  // of 1.559s outlasts its timestamp and A takes over on the replica. (Read as
+  // watch-lost-on-reconnect before: the copy had no holder deadline.)
+  const std::string text =
+      "getset seed=0 clients=2 iterations=2 replica=1 lag=77ms failover=490ms slow=B:0:1.559s "
+      "faults=[crash redis @719ms]";
+  const Violation v = exact_violation(text, Property::MutualExclusion);
+  CHECK(v.cause == Cause::LeaseOutworked);
+  CHECK(v.clients == std::vector<uint32_t>{1, 0});
+  CHECK(v.fault == "slow=B:0:1.559s");
 }

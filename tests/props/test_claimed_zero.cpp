@@ -59,13 +59,16 @@ TEST_CASE("claimed: db-for-update keeps mutual exclusion and never deadlocks") {
   check_no_own_failure({"db-for-update", Property::NoDeadlock, ""}, 4000);
 }
 
-// With pauses and cuts bounded inside the 1 s lease. Without those bounds a pause or a cut
+// With pauses, cuts and Redis outages bounded well inside the 1 s lease: at 300 ms each, an
+// outage, a cut and a pause can follow one another within a second and starve the renewal
+// past the lease (found once half the runs were drawn inside the assumptions: 11 in 4,000).
+// Without those bounds a pause or a cut
 // longer than the lease, striking while a nested acquire is in flight, lets the outer lease
 // run out; the nested acquire then takes a fresh lock and the inner release frees it, which
 // the checker reads as reentrancy's (it cannot yet tell a nested acquire refused by its own
 // hold from one kept from Redis: a refusal is no fact in the history).
 TEST_CASE("claimed: reentrant re-enters (durable Redis, sane Redis clock, no failover, pauses and cuts bounded)") {
-  check_no_own_failure({"reentrant", Property::Reentrancy, "pause<=300ms,delay<=300ms"}, 4000);
+  check_no_own_failure({"reentrant", Property::Reentrancy, "pause<=100ms,delay<=100ms"}, 4000);
 }
 
 // Found by the 20,000-run check: the replica's copy of A's first hold was deleted a lag
@@ -87,8 +90,11 @@ TEST_CASE("claimed: the watchdog never deadlocks") {
   check_no_own_failure({"watchdog", Property::NoDeadlock, ""}, 4000);
 }
 
-// Kleppmann's conditions stated: pauses and work well inside the 1 s lease.
-TEST_CASE("claimed: Redlock on 3 and 5 masters keeps mutual exclusion with pauses and work bounded") {
-  check_no_own_failure({"redlock", Property::MutualExclusion, "pause<=100ms,work<=500ms", 3}, 3000);
-  check_no_own_failure({"redlock", Property::MutualExclusion, "pause<=100ms,work<=500ms", 5}, 2000);
+// Kleppmann's conditions stated: pauses, work and network delays well inside the 1 s lease.
+// Without the delay bound an acquire slowed by delay spikes enters with less validity left
+// than its work (412 own failures in 20,000 runs on 3 masters, once half the runs were
+// drawn inside the assumptions).
+TEST_CASE("claimed: Redlock on 3 and 5 masters keeps mutual exclusion with pauses, work and delays bounded") {
+  check_no_own_failure({"redlock", Property::MutualExclusion, "pause<=100ms,work<=500ms,delay<=100ms", 3}, 3000);
+  check_no_own_failure({"redlock", Property::MutualExclusion, "pause<=100ms,work<=500ms,delay<=100ms", 5}, 2000);
 }
