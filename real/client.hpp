@@ -75,7 +75,10 @@ class RealClient final : public lock::Env {
   lock::Task<void> main_task();
   lock::Task<void> critical_section(lock::Lock& lock, uint32_t iteration);
   lock::Task<lock::RedisResult> await_op(const std::shared_ptr<Op>& op, const std::function<void()>& start);
-  void send(uint32_t node, const lock::Command& command, lock::Purpose purpose, const std::shared_ptr<Op>& op);
+  // `loss`: a fault aimed at this call loses its request (never sent) or its reply (the
+  // command runs, its reply is dropped): either way the call times out.
+  void send(uint32_t node, const lock::Command& command, lock::Purpose purpose, const std::shared_ptr<Op>& op,
+            sim::Loss loss);
   Connection* connection(uint32_t node);
   void complete(const std::shared_ptr<Op>& op, lock::RedisResult result);
   void post(std::function<void()> fn);
