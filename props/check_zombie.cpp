@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "locksim/lock/registry.hpp"
 #include "locksim/lock/unix_time.hpp"
@@ -106,10 +107,24 @@ FailedRelease failed_release(const Context& c, uint32_t client, Instant at) {
   return {blocker, fmt::format("{}'s release {}", c.name(client), end && end->own_lock ? "reported success" : "failed")};
 }
 
+// When each client's command re-armed its own live instance of the lock key (the
+// ledger's re-armed facts): a renewal, whichever task sent it. A variant's renewal
+// task that outlives its unlock goes on while its client acquires again, and its
+// commands then go with the acquire's purpose; the fact is what counts.
+std::set<std::pair<uint32_t, int64_t>> own_rearms(const Context& c) {
+  std::set<std::pair<uint32_t, int64_t>> out;
+  const lock::Ledger& ledger = c.history.ledger();
+  for (const lock::LockFact& f : ledger.facts())
+    if (f.kind == lock::FactKind::Rearmed && ledger.instance(f.instance).key == c.config.lock.key)
+      out.insert({f.client, f.at.ns});
+  return out;
+}
+
 }  // namespace
 
 std::optional<Violation> no_zombie_lock(const Context& c) {
   if (!followed(c)) return std::nullopt;
+  const std::set<std::pair<uint32_t, int64_t>> rearmed_own = own_rearms(c);
   ServingKey key;
   std::map<uint32_t, bool> holding;  // client -> between its Acquired and its Released (outermost)
   std::optional<Instant> idle_since;  // the key held while no client holds the lock
@@ -163,7 +178,8 @@ std::optional<Violation> no_zombie_lock(const Context& c) {
     const bool idle = key.held() && nobody_holds();
     // A re-arm by a renewal of a client that no longer holds the lock.
     if (idle && idle_since && c.is_lock_key(e) && e.server == key.serving() && e.client != lock::kNoClient &&
-        e.purpose == lock::Purpose::Renew && (e.step == Step::KeyExpireChanged || e.step == Step::KeySet) &&
+        (e.purpose == lock::Purpose::Renew || rearmed_own.count({e.client, e.at.ns})) &&
+        (e.step == Step::KeyExpireChanged || e.step == Step::KeySet) &&
         (rearmed_by == lock::kNoClient || rearmed_by == e.client)) {
       if (rearmed_by == lock::kNoClient || e.at != last_rearm) ++rearms;  // one command's effects share an instant
       if (rearmed_by == lock::kNoClient) rearmed_at = e.at;
