@@ -16,6 +16,8 @@
 #include "locksim/cli/inventory_output.hpp"
 #include "locksim/cli/merge.hpp"
 #include "locksim/cli/subcommand.hpp"
+#include "locksim/props/cause.hpp"
+#include "locksim/props/property.hpp"
 #include "locksim/render/chrome_trace.hpp"
 #include "locksim/sim/files.hpp"
 
@@ -268,7 +270,14 @@ Json merge(const std::vector<Json>& shards) {
   std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
     if (group_of(a.failure) != group_of(b.failure)) return group_of(a.failure) < group_of(b.failure);
     const uint64_t ra = a.failure["first_run"].get<uint64_t>(), rb = b.failure["first_run"].get<uint64_t>();
-    return ra != rb ? ra < rb : a.place < b.place;
+    if (ra != rb) return ra < rb;
+    // Ties as the inventory breaks them: by property, then cause (props/inventory.cpp's key order).
+    const auto key = [](const Json& f) {
+      return std::pair{props::parse_property(f["property"].get<std::string>()),
+                       props::parse_cause(f["cause"].get<std::string>())};
+    };
+    if (key(a.failure) != key(b.failure)) return key(a.failure) < key(b.failure);
+    return a.place < b.place;
   });
   Json out = shards.front();
   out["runs"] = runs;
