@@ -181,17 +181,21 @@ class LuaLock final : public Lock {
     rt_->spawner = nullptr;
   }
 
+  // A nested acquire or an inner release leaves the client holding: what its spawned
+  // tasks send meanwhile is still renewing (only the outermost ones change the phase).
   Task<bool> acquire(Env& env) override {
-    phase_ = Purpose::Acquire;
+    if (holds_ == 0) phase_ = Purpose::Acquire;
     const bool held = co_await enter(env, "acquire", Purpose::Acquire);
     phase_ = Purpose::Renew;
+    if (held) ++holds_;
     co_return held;
   }
 
   Task<bool> release(Env& env) override {
-    phase_ = Purpose::Release;
+    if (holds_ <= 1) phase_ = Purpose::Release;
     const bool released = co_await enter(env, "release", Purpose::Release);
     phase_ = Purpose::Renew;
+    if (holds_ > 0) --holds_;  // the workload leaves this level whatever the release answered
     co_return released;
   }
 
@@ -251,6 +255,7 @@ class LuaLock final : public Lock {
   Env* env_ = nullptr;  // the incarnation's Env, from the first entry on
   // What this client is doing, for its spawned tasks' commands: acquiring, releasing, or holding or idle (Renew).
   Purpose phase_ = Purpose::Renew;
+  uint32_t holds_ = 0;  // acquires that succeeded, less the releases since (nesting depth + 1 while holding)
 };
 
 }  // namespace
