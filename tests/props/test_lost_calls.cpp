@@ -240,3 +240,22 @@ TEST_CASE("liveness: the default check finds the zombie lock inside the assumpti
     }
   }
 }
+
+TEST_CASE("lost calls: a renewal sent during a nested acquire is a renewal, in a variant as built in",
+          "[variants][lost-call]") {
+  // B's nested acquire loses its request and B pauses past its lease: its renewal task
+  // runs while the nested acquire waits. Redisson's hash lock, written as a variant,
+  // reads as the built-in reentrant does on the same world.
+  const std::string world = " seed=3 clients=2 iterations=1 nested=1 spikes=0.11:45ms:1.5:1.802s "
+                            "call=A:1:pause:1.902s call=B:2:request-lost faults=[pause B @30ms for 1.718s]";
+  const Verdict builtin = run_scenario(lc_scenario("reentrant" + world)).verdict;
+  const Verdict variant = run_scenario(lc_scenario(std::string(lc_example("redisson.lua")->id) + world)).verdict;
+  REQUIRE(builtin.violations.size() == variant.violations.size());
+  for (size_t i = 0; i < builtin.violations.size(); ++i) {
+    INFO(variant.violations[i].sentence);
+    CHECK(variant.violations[i].property == builtin.violations[i].property);
+    CHECK(variant.violations[i].cause == builtin.violations[i].cause);
+    CHECK(variant.violations[i].cause == Cause::LeasePaused);
+  }
+  CHECK_FALSE(variant.holds(Property::Reentrancy));
+}
