@@ -85,6 +85,12 @@ std::vector<const lock::LockInstance*> Classifier::hold_instances(uint32_t holde
     if (i.granted < since || i.granted > acquired) continue;
     per_node[i.node] = &i;
   }
+  // A hold that re-entered an instance the holder already had (a reentrant lock whose
+  // earlier win went unheard, its reply lost): the hold carries that instance on.
+  for (const lock::LockInstance& i : ledger.instances()) {
+    if (i.owner != holder || i.key != cfg_.lock.key || i.copy || !ledger.serving(i.node, i.granted)) continue;
+    if (i.granted < since && (i.live() || i.ended >= acquired) && !per_node.count(i.node)) per_node[i.node] = &i;
+  }
   std::vector<const lock::LockInstance*> out;
   for (const auto& [node, i] : per_node) out.push_back(i);
   return out;

@@ -157,7 +157,9 @@ std::string FaultFinder::pause_of(uint32_t client, Instant from, Instant to) con
 }
 
 std::string FaultFinder::renewal_blocker(uint32_t client, Instant from, Instant to) const {
-  if (std::string lost = lost_call(client, from, to, lock::Purpose::Renew); !lost.empty()) return lost;
+  // A renewal whose reply was lost was sent before the re-arm it made (`from`, at most a call timeout later).
+  if (std::string lost = lost_call(client, from - cfg_.lock.call_timeout, to, lock::Purpose::Renew); !lost.empty())
+    return lost;
   const std::string me = name(client);
   for (const auto& f : cfg_.faults.faults) {
     const bool mine = f.node == me || f.peer == me;

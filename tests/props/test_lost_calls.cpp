@@ -259,3 +259,20 @@ TEST_CASE("lost calls: a renewal sent during a nested acquire is a renewal, in a
   }
   CHECK_FALSE(variant.holds(Property::Reentrancy));
 }
+
+TEST_CASE("lost calls: a reentrant hold that re-entered its own unheard win, and a renewal whose reply was lost",
+          "[variants][lost-call]") {
+  // B's acquire wins but its reply is lost (call 7): B tries again and re-enters its own
+  // hash, so its later holds carry that instance on; a renewal's reply is lost (call 12),
+  // Redisson's watchdog stops, and B's slow section outlives the lease.
+  const std::string id(lc_example("redisson.lua")->id);
+  const Verdict v = run_scenario(lc_scenario(id + " seed=670588 clients=2 spikes=0.1:25ms:1.5:1.02s slow=B:2:1.788s "
+                                                  "call=B:7:reply-lost call=B:12:reply-lost"))
+                        .verdict;
+  const Violation* both = v.find(Property::MutualExclusion);
+  REQUIRE(both);
+  INFO(both->sentence);
+  CHECK(both->clients == std::vector<uint32_t>{1, 0});
+  CHECK(both->cause == Cause::RenewalStopped);
+  CHECK(both->fault == "call=B:12:reply-lost");
+}
