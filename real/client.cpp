@@ -91,7 +91,7 @@ lock::Task<RedisResult> RealClient::redis_on(uint32_t server, lock::Command comm
     if (f.client != index_ || f.call != n) continue;
     if (f.loses_message()) {
       const bool reply = f.kind == CallFault::Kind::ReplyLost;
-      if (loss == sim::Loss::None) record(lock::Step::CallLost, n, reply ? 1 : 0);
+      if (loss == sim::Loss::None) record(lock::Step::CallLost, n, reply ? 1 : 0, purpose);
       loss = reply ? sim::Loss::Reply : sim::Loss::Request;
       continue;
     }
@@ -306,12 +306,15 @@ void RealClient::hold_until(sim::Instant local_deadline) {
 
 const lock::Ledger* RealClient::ledger() const { return &run_.history().ledger(); }
 
-void RealClient::record(Step step, int64_t first, int64_t second) {
+void RealClient::record(Step step, int64_t first, int64_t second) { record(step, first, second, lock::Purpose::Other); }
+
+void RealClient::record(Step step, int64_t first, int64_t second, lock::Purpose purpose) {
   lock::HistoryEvent e;
   e.at = run_.loop().now();
   e.local = local_now();
   e.client = index_;
   e.step = step;
+  e.purpose = purpose;
   lock::set_step_details(e, first, second);
   run_.trace().add(e.at, run_.client_node(index_), TraceKind::Note, static_cast<int64_t>(step), first,
                    lock::History::describe(e, name_));

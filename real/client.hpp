@@ -41,6 +41,8 @@ class RealClient final : public lock::Env {
   lock::TaskId spawn(lock::Task<void> task) override;
   void cancel(lock::TaskId task) override;
   void record(lock::Step step, int64_t first = 0, int64_t second = 0) override;
+  // A step of a command's own (a lost request or reply), with the command's purpose.
+  void record(lock::Step step, int64_t first, int64_t second, lock::Purpose purpose);
   void hold_until(sim::Instant local_deadline) override;
   const lock::Ledger* ledger() const override;
   uint32_t client() const override { return index_; }
