@@ -303,7 +303,8 @@ Subcommand add_check_command(CLI::App& parent) {
   app->footer(
       "Note: check's --faults names fault KINDS the explorer may draw (e.g. --faults crash,pause,slow-work), while "
       "run's --faults takes a fault PLAN (concrete faults at given times). Kinds: crash, restart, pause, slow-work, "
-      "delay, cut, reset, skew, drift, jump, redis-restart, crash-at-call, pause-at-call, master-crash, redis-drift; "
+      "delay, cut, reset, skew, drift, jump, redis-restart, crash-at-call, pause-at-call, master-crash, redis-drift, "
+      "lost-at-call; "
       "or all, none.\n"
       "The output does not depend on --jobs; --shard I/N runs the run indices i < --runs with i % N == I, so N "
       "machines with shards 0/N..N-1/N together cover every run once; their --json outputs merge by adding each "

@@ -16,6 +16,8 @@
 #include "locksim/cli/inventory_output.hpp"
 #include "locksim/cli/merge.hpp"
 #include "locksim/cli/subcommand.hpp"
+#include "locksim/props/cause.hpp"
+#include "locksim/props/property.hpp"
 #include "locksim/render/chrome_trace.hpp"
 #include "locksim/sim/files.hpp"
 

@@ -8,6 +8,7 @@
 
 #include "locksim/cli/program_name.hpp"
 #include "locksim/props/limits.hpp"
+#include "locksim/props/scenario.hpp"
 #include "locksim/render/text.hpp"
 
 namespace locksim::cli {
@@ -143,7 +144,8 @@ void add_scenario_options(CLI::App& app, ScenarioOptions& o, std::vector<std::st
                  "CLIENT:ITERATION:DURATION, e.g. A:0:1500ms: that critical section's length")
       ->take_all();
   app.add_option("--call-fault", o.call_faults,
-                 "CLIENT:N:crash or CLIENT:N:pause:DURATION: strike just before the client's Nth Redis command")
+                 "CLIENT:N:crash or CLIENT:N:pause:DURATION: strike just before the client's Nth Redis command; "
+                 "CLIENT:N:request-lost or CLIENT:N:reply-lost: lose that command's request or reply")
       ->take_all();
   app.add_option("--clock-offset", o.clock_offsets, "CLIENT:DURATION, e.g. B:+2s: the client's clock runs ahead")
       ->take_all();
@@ -212,18 +214,28 @@ lock::SlowWork parse_slow_work(const std::string& s, uint32_t clients) {
 lock::CallFault parse_call_fault(const std::string& s, uint32_t clients) {
   auto parts = split(s, ':');
   if (parts.size() < 3)
-    throw UsageError(fmt::format("--call-fault '{}': expected CLIENT:N:crash or CLIENT:N:pause:DURATION", s));
+    throw UsageError(fmt::format(
+        "--call-fault '{}': expected CLIENT:N:crash, CLIENT:N:pause:DURATION, CLIENT:N:request-lost or "
+        "CLIENT:N:reply-lost",
+        s));
   lock::CallFault f;
   f.client = parse_client(parts[0], clients, "--call-fault");
   f.call = parse_count(parts[1], "--call-fault command number");
   if (f.call == 0) throw UsageError("--call-fault: commands are numbered from 1");
   if (parts[2] == "crash" && parts.size() == 3) {
     f.kind = lock::CallFault::Kind::Crash;
+  } else if (parts[2] == "request-lost" && parts.size() == 3) {
+    f.kind = lock::CallFault::Kind::RequestLost;
+  } else if (parts[2] == "reply-lost" && parts.size() == 3) {
+    f.kind = lock::CallFault::Kind::ReplyLost;
   } else if (parts[2] == "pause" && parts.size() == 4) {
     f.kind = lock::CallFault::Kind::Pause;
     f.pause = nonneg(parts[3], "--call-fault pause");
   } else {
-    throw UsageError(fmt::format("--call-fault '{}': expected CLIENT:N:crash or CLIENT:N:pause:DURATION", s));
+    throw UsageError(fmt::format(
+        "--call-fault '{}': expected CLIENT:N:crash, CLIENT:N:pause:DURATION, CLIENT:N:request-lost or "
+        "CLIENT:N:reply-lost",
+        s));
   }
   return f;
 }
@@ -322,13 +334,8 @@ std::string run_command(const lock::SimulationConfig& c) {
   if (!c.faults.empty()) s += fmt::format(" --faults \"{}\"", sim::to_string(c.faults));
   for (const auto& x : w.slow_work)
     s += fmt::format(" --slow-work {}:{}:{}", lock::client_name(x.client), x.iteration, sim::format_duration(x.work));
-  for (const auto& f : w.call_faults) {
-    if (f.kind == lock::CallFault::Kind::Crash)
-      s += fmt::format(" --call-fault {}:{}:crash", lock::client_name(f.client), f.call);
-    else
-      s += fmt::format(" --call-fault {}:{}:pause:{}", lock::client_name(f.client), f.call,
-                       sim::format_duration(f.pause));
-  }
+  for (const auto& f : w.call_faults)
+    s += " --call-fault " + props::to_string(f).substr(std::string_view("call=").size());
   for (size_t i = 0; i < w.clock_offsets.size(); ++i)
     if (w.clock_offsets[i].ns != 0)
       s += fmt::format(" --clock-offset {}:{}{}", lock::client_name(static_cast<uint32_t>(i)),

@@ -41,6 +41,7 @@ std::string_view to_string(Step s) {
     case Step::ReplicaPromoted: return "replica-promoted";
     case Step::Log: return "log";
     case Step::VariantError: return "variant-error";
+    case Step::CallLost: return "call-lost";
   }
   return "?";
 }
@@ -75,6 +76,10 @@ void set_step_details(HistoryEvent& e, int64_t first, int64_t second) {
       e.depth = second;
       break;
     case Step::RenewFailed: e.status = first; break;
+    case Step::CallLost:
+      e.token = first;
+      e.status = second;
+      break;
     default: break;
   }
 }
@@ -104,6 +109,9 @@ std::string History::describe(const HistoryEvent& e, std::string_view client_nam
       break;
     case Step::Log:
     case Step::VariantError: s += ": " + e.text; break;
+    case Step::CallLost:
+      s += fmt::format(": the {} of its command {} ({})", e.status ? "reply" : "request", e.token, to_string(e.purpose));
+      break;
     default: break;
   }
   return s;

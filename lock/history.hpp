@@ -46,6 +46,8 @@ enum class Step : uint8_t {
   ReplicaPromoted,  // the replica became the master (server = the replica's node)
   Log,              // a Lua variant's log(text): text
   VariantError,     // a Lua variant failed (a Lua error, a budget): text names file:line
+  CallLost,         // a fault lost the client's command's request (status 0) or reply (status 1);
+                    // token: the command's number (1-based, over the client's life); purpose: its
 };
 std::string_view to_string(Step);
 

@@ -34,7 +34,7 @@ bool SimEnv::next_call_has_faults() {
 Task<void> SimEnv::apply_call_faults() {
   const uint32_t n = life_.calls;
   for (const CallFault& f : call_faults_) {
-    if (f.client != client_ || f.call != n) continue;
+    if (f.client != client_ || f.call != n || f.loses_message()) continue;
     // A crash destroys the node's other tasks at once — possibly the one that
     // owns this Env, if the renewal task is the one calling — and this task
     // when it next suspends. So after it, only locals are touched.
@@ -46,6 +46,16 @@ Task<void> SimEnv::apply_call_faults() {
     proc.world().pause(proc.id(), f.pause);
     co_await proc.sleep(Duration::zero());  // resumes when the pause ends
   }
+}
+
+sim::Loss SimEnv::lost_message(uint32_t n, Purpose purpose) {
+  for (const CallFault& f : call_faults_) {
+    if (f.client != client_ || f.call != n || !f.loses_message()) continue;
+    const bool reply = f.kind == CallFault::Kind::ReplyLost;
+    record_event(Step::CallLost, n, reply ? 1 : 0, {}, purpose);
+    return reply ? sim::Loss::Reply : sim::Loss::Request;
+  }
+  return sim::Loss::None;
 }
 
 // These four are plain functions handing over call()'s task: a coroutine of their
@@ -77,17 +87,27 @@ Task<RedisResult> SimEnv::next_pushed(uint32_t server, Duration wait) {
 Task<RedisResult> SimEnv::call(const Route& route, uint32_t server, RedisRequest request, Duration timeout) {
   // Checked before a coroutine is made for them: almost no call has a fault, and a
   // frame per call was 7 % of a lock simulation's work.
-  if (next_call_has_faults()) co_await apply_call_faults();
+  sim::Loss loss = sim::Loss::None;
+  if (next_call_has_faults()) {
+    const uint32_t n = life_.calls;
+    co_await apply_call_faults();
+    loss = lost_message(n, request.purpose);
+  }
   RedisNode::Channel& channel = route(server);
-  RedisResult result = co_await channel.call(std::move(request), timeout);
+  RedisResult result = co_await channel.call(std::move(request), timeout, loss);
   co_return result;
 }
 
 Task<DbResult> SimEnv::db(db::Statement statement, Purpose purpose) {
-  if (next_call_has_faults()) co_await apply_call_faults();
+  sim::Loss loss = sim::Loss::None;
+  if (next_call_has_faults()) {
+    const uint32_t n = life_.calls;
+    co_await apply_call_faults();
+    loss = lost_message(n, purpose);
+  }
   if (!db_) co_return DbResult{sim::CallStatus::ConnectionLost, {}};
   DbRequest request{std::move(statement), client_, purpose};
-  DbResult result = co_await db_->call(std::move(request), db_timeout_);
+  DbResult result = co_await db_->call(std::move(request), db_timeout_, loss);
   co_return result;
 }
 
@@ -141,7 +161,7 @@ void SimEnv::hold_until(Instant local_deadline) {
 
 void SimEnv::record_text(Step step, std::string_view text) { record_event(step, 0, 0, text); }
 
-void SimEnv::record_event(Step step, int64_t first, int64_t second, std::string_view text) {
+void SimEnv::record_event(Step step, int64_t first, int64_t second, std::string_view text, Purpose purpose) {
   sim::World& w = proc_.world();
   std::string owned_text(text);  // first: `text` may view an event that emplace() moves
   HistoryEvent& e = history_.emplace();
@@ -150,6 +170,7 @@ void SimEnv::record_event(Step step, int64_t first, int64_t second, std::string_
   e.local = proc_.local_now();
   e.client = client_;
   e.step = step;
+  e.purpose = purpose;
   set_step_details(e, first, second);
   history_.client_stepped(e);
   // Steps go into the trace too, so that its hash covers what the clients did.

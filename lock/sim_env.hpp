@@ -1,7 +1,8 @@
 #pragma once
 // The simulator's Env: Redis over a simulated connection, the node's clock and
 // generator, tasks on the node. It also carries the faults aimed at the
-// client's own commands (crash or pause just before its Nth command).
+// client's own commands (crash or pause just before its Nth command, or the
+// loss of its request or reply).
 #include <functional>
 #include <string>
 #include <vector>
@@ -64,8 +65,11 @@ class SimEnv final : public Env {
  private:
   bool next_call_has_faults();  // counts the call; true if a fault is aimed at it
   Task<void> apply_call_faults();  // the faults aimed at the call just counted
+  // Which message of call `n` a fault loses (recorded as a CallLost step), if any.
+  sim::Loss lost_message(uint32_t n, Purpose purpose);
   Task<RedisResult> call(const Route& route, uint32_t server, RedisRequest request, Duration timeout);
-  void record_event(Step step, int64_t first, int64_t second, std::string_view text);
+  void record_event(Step step, int64_t first, int64_t second, std::string_view text,
+                    Purpose purpose = Purpose::Other);
 
   sim::Proc proc_;
   Route route_;

@@ -4,7 +4,8 @@
 //   -> leave -> release -> think
 // and the faults that are aimed at a client's own steps rather than at an
 // instant: a crash or pause just before its Nth Redis command (between the two
-// commands of one algorithm, say), and a slow critical section.
+// commands of one algorithm, say), the loss of that command's request or reply,
+// and a slow critical section.
 #include <cstdint>
 #include <vector>
 
@@ -15,11 +16,14 @@ namespace locksim::lock {
 using namespace sim::literals;
 
 struct CallFault {
-  enum class Kind : uint8_t { Crash, Pause };
+  // RequestLost: the command never reaches the server; ReplyLost: it runs, its reply
+  // never comes back. Either way the client times out, not knowing whether it ran.
+  enum class Kind : uint8_t { Crash, Pause, RequestLost, ReplyLost };
   uint32_t client = 0;
   uint32_t call = 1;  // the client's Nth Redis command (1-based, over its whole life)
   Kind kind = Kind::Crash;
   sim::Duration pause{};  // Pause: how long
+  bool loses_message() const { return kind == Kind::RequestLost || kind == Kind::ReplyLost; }
   bool operator==(const CallFault&) const = default;
 };
 

@@ -169,6 +169,11 @@ std::vector<std::string> broken_assumptions(const Scenario& s, const Assumptions
       breaks(bound_word("pause<=", *a.max_pause),
              fmt::format("{} pauses {} before its call {}", lock::client_name(c.client),
                          sim::format_duration(c.pause), c.call));
+  for (const lock::CallFault& c : w.call_faults)
+    if (a.max_delay && c.loses_message())
+      breaks(bound_word("delay<=", *a.max_delay),
+             fmt::format("{}'s call {} never gets its answer (its {} is lost)", lock::client_name(c.client), c.call,
+                         c.kind == lock::CallFault::Kind::ReplyLost ? "reply" : "request"));
   if (a.max_work) {
     for (const lock::SlowWork& sw : w.slow_work)
       if (sw.work > *a.max_work)

@@ -15,10 +15,13 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "locksim/lock/registry.hpp"
 #include "locksim/lock/unix_time.hpp"
 #include "locksim/props/check.hpp"
+#include "locksim/props/classify_faults.hpp"
+#include "locksim/props/scenario.hpp"
 
 namespace locksim::props::detail {
 
@@ -72,10 +75,56 @@ class ServingKey {
   std::map<uint32_t, int64_t> deadline_ms_;
 };
 
+// What left a client's renewal running after its last release at or before `at`: the
+// fault that kept its unlock from an answer (a lost request or reply aimed at it, a
+// cut, a reset), as the scenario writes it, and a sentence that says so.
+struct FailedRelease {
+  std::string fault;  // "" if no fault of the plan explains it
+  std::string why;    // "" if the client never released
+};
+FailedRelease failed_release(const Context& c, uint32_t client, Instant at) {
+  const lock::HistoryEvent* start = nullptr;
+  const lock::HistoryEvent* end = nullptr;
+  for (const auto& e : c.history.events()) {
+    if (e.at > at) break;
+    if (e.client != client || e.depth != 0) continue;
+    if (e.step == Step::ReleaseStart) start = &e, end = nullptr;
+    if (e.step == Step::Released && start) end = &e;
+  }
+  if (!start) return {};
+  const Instant to = end ? end->at : at;
+  for (const auto& e : c.history.events()) {
+    if (e.at > to) break;
+    if (e.at < start->at || e.client != client || e.step != Step::CallLost || e.purpose != lock::Purpose::Release)
+      continue;
+    const bool reply = e.status != 0;
+    const lock::CallFault lost{client, static_cast<uint32_t>(e.token),
+                               reply ? lock::CallFault::Kind::ReplyLost : lock::CallFault::Kind::RequestLost, {}};
+    return {to_string(lost), fmt::format("{}'s release got no answer (its {})", c.name(client),
+                                         reply ? "reply was lost" : "request was lost: it never ran")};
+  }
+  const std::string blocker = FaultFinder(c.history, c.config).renewal_blocker(client, start->at, to);
+  return {blocker, fmt::format("{}'s release {}", c.name(client), end && end->own_lock ? "reported success" : "failed")};
+}
+
+// When each client's command re-armed its own live instance of the lock key (the
+// ledger's re-armed facts): a renewal, whichever task sent it. A variant's renewal
+// task that outlives its unlock goes on while its client acquires again, and its
+// commands then go with the acquire's purpose; the fact is what counts.
+std::set<std::pair<uint32_t, int64_t>> own_rearms(const Context& c) {
+  std::set<std::pair<uint32_t, int64_t>> out;
+  const lock::Ledger& ledger = c.history.ledger();
+  for (const lock::LockFact& f : ledger.facts())
+    if (f.kind == lock::FactKind::Rearmed && ledger.instance(f.instance).key == c.config.lock.key)
+      out.insert({f.client, f.at.ns});
+  return out;
+}
+
 }  // namespace
 
 std::optional<Violation> no_zombie_lock(const Context& c) {
   if (!followed(c)) return std::nullopt;
+  const std::set<std::pair<uint32_t, int64_t>> rearmed_own = own_rearms(c);
   ServingKey key;
   std::map<uint32_t, bool> holding;  // client -> between its Acquired and its Released (outermost)
   std::optional<Instant> idle_since;  // the key held while no client holds the lock
@@ -98,21 +147,28 @@ std::optional<Violation> no_zombie_lock(const Context& c) {
       run_end = false;
     }
     if (end - *idle_since < liveness_bound(c) && !(run_end && rearms >= 2)) return std::nullopt;
+    const FailedRelease release = failed_release(c, rearmed_by, *idle_since);
     return Violation{Property::NoZombieLock,
                      {rearmed_by},
                      c.config.lock.key,
                      *idle_since,
                      end,
                      fmt::format("the lock stayed held from {} to {} while no client held it ({}{}): {}'s renewal "
-                                 "re-armed it at {}, after {} stopped holding it, {} time{} in all",
+                                 "re-armed it at {}, after {} stopped holding it, {} time{} in all{}",
                                  sim::format_instant(*idle_since), sim::format_instant(end), in_ms(end - *idle_since),
                                  end - *idle_since < liveness_bound(c)
                                      ? ", and it was still held, and still renewed, when the run ended"
                                      : fmt::format(", more than the lease + {} slack",
                                                    sim::format_duration(c.options.deadlock_slack)),
                                  c.name(rearmed_by), sim::format_instant(rearmed_at), c.name(rearmed_by), rearms,
-                                 rearms == 1 ? "" : "s"),
-                     Cause::RenewalOutlivedRelease};
+                                 rearms == 1 ? "" : "s",
+                                 release.why.empty()
+                                     ? std::string()
+                                     : fmt::format("; {}{}, so {}'s renewal went on re-arming the lock", release.why,
+                                                   release.fault.empty() ? "" : " (" + release.fault + ")",
+                                                   c.name(rearmed_by))),
+                     Cause::RenewalOutlivedRelease,
+                     release.fault};
   };
   for (const auto& e : c.history.events()) {
     const Instant deadline_before = key.deadline();
@@ -122,7 +178,8 @@ std::optional<Violation> no_zombie_lock(const Context& c) {
     const bool idle = key.held() && nobody_holds();
     // A re-arm by a renewal of a client that no longer holds the lock.
     if (idle && idle_since && c.is_lock_key(e) && e.server == key.serving() && e.client != lock::kNoClient &&
-        e.purpose == lock::Purpose::Renew && (e.step == Step::KeyExpireChanged || e.step == Step::KeySet) &&
+        (e.purpose == lock::Purpose::Renew || rearmed_own.count({e.client, e.at.ns})) &&
+        (e.step == Step::KeyExpireChanged || e.step == Step::KeySet) &&
         (rearmed_by == lock::kNoClient || rearmed_by == e.client)) {
       if (rearmed_by == lock::kNoClient || e.at != last_rearm) ++rearms;  // one command's effects share an instant
       if (rearmed_by == lock::kNoClient) rearmed_at = e.at;

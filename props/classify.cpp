@@ -91,6 +91,12 @@ std::vector<const lock::LockInstance*> Classifier::hold_instances(uint32_t holde
     if (i.owner != holder || i.key != cfg_.lock.key || i.copy || !ledger.serving(i.node, f.at)) continue;
     per_node[i.node] = &i;
   }
+  // A hold that re-entered an instance the holder already had (a reentrant lock whose
+  // earlier win went unheard, its reply lost): the hold carries that instance on.
+  for (const lock::LockInstance& i : ledger.instances()) {
+    if (i.owner != holder || i.key != cfg_.lock.key || i.copy || !ledger.serving(i.node, i.granted)) continue;
+    if (i.granted < since && (i.live() || i.ended >= acquired) && !per_node.count(i.node)) per_node[i.node] = &i;
+  }
   std::vector<const lock::LockInstance*> out;
   for (const auto& [node, i] : per_node) out.push_back(i);
   return out;
@@ -185,7 +191,9 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
                 fmt::format("{}'s clock ran slow: its work looked short to it, but {}{} at {} while it worked", a, a,
                             what, sim::format_instant(to)));
   if (faults_.reply_timed_out(holder, from, to))
-    return make(Cause::AmbiguousReply, faults_.work_fault(holder, from),
+    return make(Cause::AmbiguousReply,
+                faults_.lost_call(holder, from, to).empty() ? faults_.work_fault(holder, from)
+                                                             : faults_.lost_call(holder, from, to),
                 fmt::format("{}'s command timed out and {}{} at {} while it waited and worked on", a, a, what,
                             sim::format_instant(to)));
   return make(Cause::LeaseOutworked, faults_.work_fault(holder, from),
@@ -336,7 +344,9 @@ Explanation Classifier::lapse(uint32_t holder, Instant since, Instant until, uin
   if (chosen) return ended(holder, *chosen, until);
   if (faults_.reply_timed_out(holder, since, until) || faults_.reply_timed_out(successor, since, until))
     return make(
-        Cause::AmbiguousReply, "",
+        Cause::AmbiguousReply,
+        faults_.lost_call(holder, since, until).empty() ? faults_.lost_call(successor, since, until)
+                                                        : faults_.lost_call(holder, since, until),
         fmt::format("a command of {} or {} timed out and its effect was misjudged", name(holder), name(successor)));
   return make(Cause::Unknown, "", fmt::format("{}'s lock was never seen to end", name(holder)));
 }

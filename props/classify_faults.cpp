@@ -173,6 +173,9 @@ std::string FaultFinder::pause_of(uint32_t client, Instant from, Instant to) con
 }
 
 std::string FaultFinder::renewal_blocker(uint32_t client, Instant from, Instant to) const {
+  // A renewal whose reply was lost was sent before the re-arm it made (`from`, at most a call timeout later).
+  if (std::string lost = lost_call(client, from - cfg_.lock.call_timeout, to, lock::Purpose::Renew); !lost.empty())
+    return lost;
   const std::string me = name(client);
   for (const auto& f : cfg_.faults.faults) {
     const bool mine = f.node == me || f.peer == me;
@@ -310,6 +313,18 @@ std::string FaultFinder::crash_of(uint32_t client, Instant at) const {
   for (const auto& f : cfg_.workload.call_faults)
     if (f.client == client && f.kind == lock::CallFault::Kind::Crash)
       return fmt::format("call={}:{}:crash", name(client), f.call);
+  return "";
+}
+
+std::string FaultFinder::lost_call(uint32_t client, Instant from, Instant to,
+                                   std::optional<lock::Purpose> purpose) const {
+  for (const auto& e : h_.events()) {
+    if (e.at > to) break;
+    if (e.at < from || e.client != client || e.step != Step::CallLost || (purpose && e.purpose != *purpose)) continue;
+    return to_string(lock::CallFault{client, static_cast<uint32_t>(e.token),
+                                     e.status ? lock::CallFault::Kind::ReplyLost : lock::CallFault::Kind::RequestLost,
+                                     {}});
+  }
   return "";
 }
 

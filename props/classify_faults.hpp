@@ -61,6 +61,10 @@ class FaultFinder {
   std::string any_down_within(Instant from, Instant to) const;
   std::string any_server_crash(Instant before) const;
   std::string crash_of(uint32_t client, Instant at) const;
+  // A command of the client within [from, to] whose request or reply a fault lost
+  // ("call=A:5:reply-lost"), of any purpose or of `purpose`; "" if none.
+  std::string lost_call(uint32_t client, Instant from, Instant to,
+                        std::optional<lock::Purpose> purpose = std::nullopt) const;
 
  private:
   std::string name(uint32_t c) const { return lock::client_name(c); }

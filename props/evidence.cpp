@@ -189,6 +189,8 @@ std::vector<Reach> reaches_of(const Scenario& s, const lock::History& history, s
       out.push_back({FaultFamily::CrashAtCall, e.client, e.at, e.at});
     else if (e.step == Step::Paused)
       paused_at[e.client] = by_plan ? std::nullopt : std::optional{e.at};
+    else if (e.step == Step::CallLost)
+      out.push_back({FaultFamily::LostAtCall, e.client, e.at, e.at});
     else if (e.step == Step::Resumed && paused_at[e.client]) {
       out.push_back({FaultFamily::PauseAtCall, e.client, *paused_at[e.client], e.at});
       paused_at[e.client].reset();

@@ -113,6 +113,9 @@ Scenario without_kind(const Scenario& s, FaultFamily kind) {
       std::erase_if(w.call_faults, [k](const lock::CallFault& c) { return c.kind == k; });
       break;
     }
+    case FaultFamily::LostAtCall:
+      std::erase_if(w.call_faults, [](const lock::CallFault& c) { return c.loses_message(); });
+      break;
   }
   normalize(out);
   return out;
@@ -244,7 +247,10 @@ std::vector<Element> elements_of(const Scenario& s) {
     const lock::CallFault& c = w.call_faults[i];
     Scenario t = s;
     t.workload.call_faults.erase(t.workload.call_faults.begin() + static_cast<std::ptrdiff_t>(i));
-    add(c.kind == lock::CallFault::Kind::Crash
+    add(c.loses_message()
+            ? fmt::format("{}'s lost {} of its call {}", lock::client_name(c.client),
+                          c.kind == lock::CallFault::Kind::ReplyLost ? "reply" : "request", c.call)
+        : c.kind == lock::CallFault::Kind::Crash
             ? fmt::format("{}'s crash before its call {}", lock::client_name(c.client), c.call)
             : fmt::format("{}'s {} pause before its call {}", lock::client_name(c.client),
                           sim::format_duration(c.pause), c.call),

@@ -25,6 +25,7 @@ std::string_view to_string(FaultFamily k) {
     case FaultFamily::PauseAtCall: return "pause-at-call";
     case FaultFamily::MasterCrash: return "master-crash";
     case FaultFamily::RedisDrift: return "redis-drift";
+    case FaultFamily::LostAtCall: return "lost-at-call";
   }
   return "?";
 }
@@ -114,6 +115,7 @@ class FaultDrawer {
       case FaultFamily::RedisDrift: redis_drift(); break;
       case FaultFamily::CrashAtCall: call_faults(lock::CallFault::Kind::Crash); break;
       case FaultFamily::PauseAtCall: call_faults(lock::CallFault::Kind::Pause); break;
+      case FaultFamily::LostAtCall: lost_calls(); break;
     }
   }
 
@@ -275,6 +277,19 @@ class FaultDrawer {
     }
   }
 
+  // A command whose request or reply the network loses: a fault of the network, as a
+  // cut is, so beyond a bound on delay (no message arrives within any bound); the draws
+  // inside that bound lose nothing.
+  void lost_calls() {
+    for (uint32_t i = count(model_.max_faults); i > 0; --i) {
+      const uint32_t c = client(), n = *rc::gen::inRange<uint32_t>(1, model_.max_call + 1);
+      const bool reply = *rc::gen::arbitrary<bool>();
+      if (model_.assumed.max_delay && inside_bound(true)) continue;
+      w_.call_faults.push_back(
+          {c, n, reply ? lock::CallFault::Kind::ReplyLost : lock::CallFault::Kind::RequestLost, {}});
+    }
+  }
+
   const FaultModel& model_;
   Scenario& s_;
   const bool inside_;  // drawn wholly inside the assumptions in force
@@ -377,7 +392,9 @@ std::vector<FaultFamily> kinds_in(const Scenario& s) {
   if (std::any_of(s.redis_drifts_ppm.begin(), s.redis_drifts_ppm.end(), [](int64_t d) { return d != 0; }))
     add(FaultFamily::RedisDrift);
   for (const auto& c : w.call_faults)
-    add(c.kind == lock::CallFault::Kind::Crash ? FaultFamily::CrashAtCall : FaultFamily::PauseAtCall);
+    add(c.loses_message()                            ? FaultFamily::LostAtCall
+        : c.kind == lock::CallFault::Kind::Crash ? FaultFamily::CrashAtCall
+                                                 : FaultFamily::PauseAtCall);
   std::vector<FaultFamily> ordered;
   for (FaultFamily k : kAllFaultFamilies)
     if (std::find(found.begin(), found.end(), k) != found.end()) ordered.push_back(k);

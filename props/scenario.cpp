@@ -50,6 +50,17 @@ void normalize(Scenario& s) {
   if (identity) w.identities.clear();
 }
 
+std::string to_string(const lock::CallFault& f) {
+  const std::string head = fmt::format("call={}:{}:", lock::client_name(f.client), f.call);
+  switch (f.kind) {
+    case lock::CallFault::Kind::Crash: return head + "crash";
+    case lock::CallFault::Kind::Pause: return head + "pause:" + format_duration(f.pause);
+    case lock::CallFault::Kind::RequestLost: return head + "request-lost";
+    case lock::CallFault::Kind::ReplyLost: return head + "reply-lost";
+  }
+  return head + "?";
+}
+
 std::string to_string(const Scenario& s) {
   static const Scenario d;
   const lock::WorkloadParams& w = s.workload;
@@ -91,11 +102,7 @@ std::string to_string(const Scenario& s) {
         fmt::format("redis-drift={}:{:+}", lock::redis_node_name(s, n), s.redis_drifts_ppm[n]));
   for (const auto& sw : w.slow_work)
     words.push_back(fmt::format("slow={}:{}:{}", lock::client_name(sw.client), sw.iteration, format_duration(sw.work)));
-  for (const auto& cf : w.call_faults)
-    words.push_back(
-        cf.kind == lock::CallFault::Kind::Crash
-            ? fmt::format("call={}:{}:crash", lock::client_name(cf.client), cf.call)
-            : fmt::format("call={}:{}:pause:{}", lock::client_name(cf.client), cf.call, format_duration(cf.pause)));
+  for (const auto& cf : w.call_faults) words.push_back(to_string(cf));
   if (!w.identities.empty()) {
     std::string ids;
     for (uint32_t id : w.identities) ids += (ids.empty() ? "" : ",") + std::to_string(id);
@@ -247,11 +254,15 @@ bool parse_call(Parser& p, std::string_view word, std::string_view value, lock::
   if (ok && cf.call == 0) return p.fail(word, "commands are counted from 1");
   if (ok && parts[2] == "crash" && parts.size() == 3) {
     cf.kind = lock::CallFault::Kind::Crash;
+  } else if (ok && parts[2] == "request-lost" && parts.size() == 3) {
+    cf.kind = lock::CallFault::Kind::RequestLost;
+  } else if (ok && parts[2] == "reply-lost" && parts.size() == 3) {
+    cf.kind = lock::CallFault::Kind::ReplyLost;
   } else if (ok && parts[2] == "pause" && parts.size() == 4) {
     cf.kind = lock::CallFault::Kind::Pause;
     ok = p.duration(word, parts[3], cf.pause);
   } else if (ok || parts.size() < 3) {
-    ok = p.fail(word, "expected A:N:crash or A:N:pause:DURATION");
+    ok = p.fail(word, "expected A:N:crash, A:N:pause:DURATION, A:N:request-lost or A:N:reply-lost");
   }
   if (ok) w.call_faults.push_back(cf);
   return ok;

@@ -32,6 +32,10 @@ void normalize(Scenario& s);
 // On failure, says which word is wrong and why.
 std::optional<Scenario> parse_scenario(std::string_view text, std::string* error = nullptr);
 
+// A fault aimed at a client's Nth command, as the scenario writes it: "call=A:3:crash",
+// "call=A:3:pause:800ms", "call=A:3:request-lost", "call=A:3:reply-lost".
+std::string to_string(const lock::CallFault& f);
+
 // The number of clients a client name stands for ("A" = 0), or nothing.
 std::optional<uint32_t> client_index(std::string_view name);
 

@@ -47,6 +47,7 @@ struct RealClient::Reply {
   uint64_t serial, call;
   lock::Command command;
   lock::Purpose purpose;
+  bool lose_reply = false;
 };
 
 RealClient::RealClient(RealRun& run, uint32_t index)
@@ -85,8 +86,15 @@ lock::Task<RedisResult> RealClient::await_op(const std::shared_ptr<Op>& op, cons
 
 lock::Task<RedisResult> RealClient::redis_on(uint32_t server, lock::Command command, lock::Purpose purpose) {
   const uint32_t n = ++life_.calls;
+  sim::Loss loss = sim::Loss::None;
   for (const CallFault& f : run_.config().workload.call_faults) {
     if (f.client != index_ || f.call != n) continue;
+    if (f.loses_message()) {
+      const bool reply = f.kind == CallFault::Kind::ReplyLost;
+      if (loss == sim::Loss::None) record(lock::Step::CallLost, n, reply ? 1 : 0, purpose);
+      loss = reply ? sim::Loss::Reply : sim::Loss::Request;
+      continue;
+    }
     if (f.kind == CallFault::Kind::Crash) {
       run_.loop().after(sim::Duration{}, [this] { crash(); });
       auto forever = std::make_shared<Op>();
@@ -100,7 +108,7 @@ lock::Task<RedisResult> RealClient::redis_on(uint32_t server, lock::Command comm
   const uint32_t node = run_.deployment().serving(server < redis_servers() ? server : 0);
   auto op = std::make_shared<Op>();
   // Locals, not temporaries, in a co_await: GCC 12 destroys such temporaries twice.
-  std::function<void()> start = [this, node, &command, purpose, op] { send(node, command, purpose, op); };
+  std::function<void()> start = [this, node, &command, purpose, op, loss] { send(node, command, purpose, op, loss); };
   RedisResult r = co_await await_op(op, start);
   co_return r;
 }
@@ -125,7 +133,7 @@ std::string RealClient::describe(const lock::Command& command) const {
 }
 
 void RealClient::send(uint32_t node, const lock::Command& command, lock::Purpose purpose,
-                      const std::shared_ptr<Op>& op) {
+                      const std::shared_ptr<Op>& op, sim::Loss loss) {
   Connection* conn = connection(node);
   const uint64_t call = ++calls_sent_;
   const uint64_t serial = conn ? conn->serial : 0;
@@ -138,13 +146,18 @@ void RealClient::send(uint32_t node, const lock::Command& command, lock::Purpose
                      static_cast<int64_t>(call));
     complete(op, RedisResult{CallStatus::TimedOut, {}});
   });
+  if (loss == sim::Loss::Request) {  // never sent: the timer above answers it
+    trace.add(run_.loop().now(), me, TraceKind::MessageDropped, static_cast<int64_t>(sim::DropReason::RequestLost),
+              static_cast<int64_t>(call));
+    return;
+  }
   std::vector<const char*> argv;
   std::vector<size_t> lengths;
   for (const auto& arg : command) {
     argv.push_back(arg.data());
     lengths.push_back(arg.size());
   }
-  auto* reply = new Reply{this, op, node, serial, call, command, purpose};
+  auto* reply = new Reply{this, op, node, serial, call, command, purpose, loss == sim::Loss::Reply};
   if (!conn || redisAsyncCommandArgv(conn->context, &RealClient::on_reply, reply, static_cast<int>(argv.size()),
                                      argv.data(), lengths.data()) != REDIS_OK) {
     delete reply;
@@ -172,6 +185,11 @@ void RealClient::on_reply(redisAsyncContext*, void* raw, void* data) {
   // The command ran (even if its caller stopped waiting): the server's side of the trace.
   trace.add(now, self.run_.server_node(r->node), TraceKind::CallExecuted, static_cast<int64_t>(r->serial),
             static_cast<int64_t>(r->call), "-> " + redis::to_string(value));
+  if (r->lose_reply) {  // it ran; its caller never hears so and times out
+    trace.add(now, self.run_.client_node(self.index_), TraceKind::MessageDropped,
+              static_cast<int64_t>(sim::DropReason::ReplyLost), static_cast<int64_t>(r->call));
+    return;
+  }
   self.complete(r->op, RedisResult{CallStatus::Ok, std::move(value)});
 }
 
@@ -288,12 +306,15 @@ void RealClient::hold_until(sim::Instant local_deadline) {
 
 const lock::Ledger* RealClient::ledger() const { return &run_.history().ledger(); }
 
-void RealClient::record(Step step, int64_t first, int64_t second) {
+void RealClient::record(Step step, int64_t first, int64_t second) { record(step, first, second, lock::Purpose::Other); }
+
+void RealClient::record(Step step, int64_t first, int64_t second, lock::Purpose purpose) {
   lock::HistoryEvent e;
   e.at = run_.loop().now();
   e.local = local_now();
   e.client = index_;
   e.step = step;
+  e.purpose = purpose;
   lock::set_step_details(e, first, second);
   run_.trace().add(e.at, run_.client_node(index_), TraceKind::Note, static_cast<int64_t>(step), first,
                    lock::History::describe(e, name_));

@@ -41,6 +41,8 @@ class RealClient final : public lock::Env {
   lock::TaskId spawn(lock::Task<void> task) override;
   void cancel(lock::TaskId task) override;
   void record(lock::Step step, int64_t first = 0, int64_t second = 0) override;
+  // A step of a command's own (a lost request or reply), with the command's purpose.
+  void record(lock::Step step, int64_t first, int64_t second, lock::Purpose purpose);
   void hold_until(sim::Instant local_deadline) override;
   const lock::Ledger* ledger() const override;
   uint32_t client() const override { return index_; }
@@ -75,7 +77,10 @@ class RealClient final : public lock::Env {
   lock::Task<void> main_task();
   lock::Task<void> critical_section(lock::Lock& lock, uint32_t iteration);
   lock::Task<lock::RedisResult> await_op(const std::shared_ptr<Op>& op, const std::function<void()>& start);
-  void send(uint32_t node, const lock::Command& command, lock::Purpose purpose, const std::shared_ptr<Op>& op);
+  // `loss`: a fault aimed at this call loses its request (never sent) or its reply (the
+  // command runs, its reply is dropped): either way the call times out.
+  void send(uint32_t node, const lock::Command& command, lock::Purpose purpose, const std::shared_ptr<Op>& op,
+            sim::Loss loss);
   Connection* connection(uint32_t node);
   void complete(const std::shared_ptr<Op>& op, lock::RedisResult result);
   void post(std::function<void()> fn);

@@ -219,6 +219,8 @@ void tell_faults(const Timeline& t, std::vector<StoryLine>& out) {
     if (f.what == "pause") what = fmt::format("paused (stop-the-world) for {}", human_duration(f.length));
     if (f.what == "crash") what = "crashed";
     if (f.what == "restart") what = "restarted";
+    if (f.what == "request lost") what = "lost a request: the command never ran, and its call will time out";
+    if (f.what == "reply lost") what = "lost a reply: the command ran, and its call will time out";
     out.push_back({f.at, 0, fmt::format("{} {}", f.node, what), f.what == "crash" || f.what == "pause"});
   }
 }

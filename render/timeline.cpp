@@ -202,6 +202,10 @@ bool add_trace_fault(Timeline& t, const sim::TraceEvent& e, const std::string& n
       return true;
     case sim::TraceKind::Heal: t.faults.push_back({e.at, {}, node, "heal"}); return true;
     case sim::TraceKind::Reset: t.faults.push_back({e.at, {}, node, "connection reset"}); return true;
+    case sim::TraceKind::MessageDropped:  // only the losses a fault aimed at one call (call=A:N:...-lost)
+      if (e.drop_reason() == sim::DropReason::RequestLost) t.faults.push_back({e.at, {}, node, "request lost"});
+      if (e.drop_reason() == sim::DropReason::ReplyLost) t.faults.push_back({e.at, {}, node, "reply lost"});
+      return e.drop_reason() == sim::DropReason::RequestLost || e.drop_reason() == sim::DropReason::ReplyLost;
     default: return false;
   }
 }
@@ -280,6 +284,7 @@ void add_history_faults(Timeline& t, const lock::History& history) {
     if (e.step == Step::Crashed) t.faults.push_back({e.at, {}, name, "crash"});
     if (e.step == Step::Restarted) t.faults.push_back({e.at, {}, name, "restart"});
     if (e.step == Step::Paused) t.faults.push_back({e.at, {}, name, "pause"});
+    if (e.step == Step::CallLost) t.faults.push_back({e.at, {}, name, e.status ? "reply lost" : "request lost"});
   }
   // Pause lengths from the matching resume.
   for (auto& f : t.faults) {

@@ -61,6 +61,11 @@ struct CallResult {
   bool ok() const { return status == CallStatus::Ok; }
 };
 
+// A message of one call that the network loses (a fault aimed at that call): its
+// request, so the server never runs it, or its reply, after the server ran it.
+// Either way the caller hears nothing and times out; the connection goes on.
+enum class Loss : uint8_t { None, Request, Reply };
+
 // The server's name for one connection (one incarnation of a channel).
 using SessionId = uint64_t;
 // How the server learned a connection closed: the client's process died (its
@@ -149,6 +154,7 @@ class Service {
     uint64_t epoch;
     uint32_t client_incarnation;
     DeferredId deferred = 0;
+    bool lose_reply = false;  // Loss::Reply: the reply is dropped as it leaves
   };
   // Runs the handler on one request; the reply, or nothing if it was deferred.
   std::optional<Resp> handle(const Handling& call, Req& request, Instant local_now) {
@@ -188,6 +194,7 @@ class Channel final : public ConnectionEvents {
     Channel* channel;
     Req request;
     Duration timeout;
+    Loss loss = Loss::None;
     CallResult<Resp> result{};
     bool await_ready() const noexcept { return false; }
     void await_suspend(std::coroutine_handle<> h) { channel->start(this, h); }
@@ -205,7 +212,10 @@ class Channel final : public ConnectionEvents {
         down_(Rng(world_.seed()).stream(link_key(ordinal, 1))) {}
 
   // Timeout is measured by the client's clock rate.
-  Awaiter call(Req request, Duration timeout) { return Awaiter{this, std::move(request), timeout}; }
+  // `loss`: lose this call's request or reply (a fault aimed at it).
+  Awaiter call(Req request, Duration timeout, Loss loss = Loss::None) {
+    return Awaiter{this, std::move(request), timeout, loss};
+  }
 
   uint64_t id() const { return id_; }
   NodeId client_node() const override { return client_; }
@@ -218,7 +228,7 @@ class Channel final : public ConnectionEvents {
       // The kernel closes the socket after the bytes already sent: the server
       // runs those first, then learns of the close.
       enqueue_to_server(
-          ToServer{++next_call_, true, session_, epoch_, world_.network().cut_epoch(client_, server_), 0, Req{}});
+          ToServer{++next_call_, true, false, session_, epoch_, world_.network().cut_epoch(client_, server_), 0, Req{}});
       session_ = 0;
     }
   }
@@ -244,7 +254,8 @@ class Channel final : public ConnectionEvents {
   };
   struct ToServer {
     uint64_t call_id;
-    bool close;  // the client's process is gone: end the session after what precedes
+    bool close;       // the client's process is gone: end the session after what precedes
+    bool lose_reply;  // Loss::Reply: the server runs it, its reply never arrives
     SessionId session;
     uint64_t epoch, cut_epoch;
     uint32_t client_incarnation;
@@ -272,8 +283,10 @@ class Channel final : public ConnectionEvents {
       return;
     }
     if (session_ == 0) session_ = svc_.new_session();
-    enqueue_to_server(ToServer{call_id, false, session_, epoch_, world_.network().cut_epoch(client_, server_),
-                               world_.node(client_).incarnation, std::move(aw->request)});
+    if (aw->loss == Loss::Request) return dropped(client_, DropReason::RequestLost, call_id);
+    enqueue_to_server(ToServer{call_id, false, aw->loss == Loss::Reply, session_, epoch_,
+                               world_.network().cut_epoch(client_, server_), world_.node(client_).incarnation,
+                               std::move(aw->request)});
   }
 
   const LatencyDist& latency() const { return world_.network().latency(client_, server_); }
@@ -332,7 +345,8 @@ class Channel final : public ConnectionEvents {
 
   // Runs the request now; replies, or leaves the session busy until answered.
   void serve(ToServer& m) {
-    const typename Service<Req, Resp>::Handling h{this, m.call_id, m.session, m.epoch, m.client_incarnation};
+    typename Service<Req, Resp>::Handling h{this, m.call_id, m.session, m.epoch, m.client_incarnation};
+    h.lose_reply = m.lose_reply;
     std::optional<Resp> reply = svc_.handle(h, m.request, world_.local_now(server_));
     if (reply) return send_reply(h, std::move(*reply));
     busy_.insert(m.session);
@@ -346,6 +360,7 @@ class Channel final : public ConnectionEvents {
               static_cast<int64_t>(h.call_id),
               trace.recording() && svc_.describe_response_ ? "-> " + svc_.describe_response_(reply) : std::string());
     if (world_.network().is_cut(client_, server_)) return dropped(server_, DropReason::Cut, h.call_id);
+    if (h.lose_reply) return dropped(client_, DropReason::ReplyLost, h.call_id);
     Instant arrival = std::max(world_.now() + latency().draw(down_), last_down_);
     last_down_ = arrival;
     to_client_.push_back(ToClient{h.call_id, h.epoch, world_.network().cut_epoch(client_, server_),

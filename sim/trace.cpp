@@ -36,6 +36,8 @@ std::string_view to_string(DropReason r) {
     case DropReason::ReceiverCrashed: return "receiver crashed";
     case DropReason::ConnectionReset: return "connection reset";
     case DropReason::CallerGone: return "caller gone";
+    case DropReason::RequestLost: return "request lost";
+    case DropReason::ReplyLost: return "reply lost";
   }
   return "?";
 }

@@ -40,7 +40,8 @@ enum class TraceKind : uint8_t {
 std::string_view to_string(TraceKind);
 
 // Why a message was dropped (MessageDropped's first detail).
-enum class DropReason : uint8_t { Cut, ReceiverCrashed, ConnectionReset, CallerGone };
+// RequestLost, ReplyLost: a fault aimed at one call lost its request or its reply (rpc.hpp, Loss).
+enum class DropReason : uint8_t { Cut, ReceiverCrashed, ConnectionReset, CallerGone, RequestLost, ReplyLost };
 std::string_view to_string(DropReason);
 
 struct TraceEvent {

@@ -150,17 +150,18 @@ TEST_CASE("lua variants: the production-style buggy variants are caught by their
     const char* check = "";  // beyond the default check
   };
   const Case cases[] = {
-      // The unlock got no answer (a cut, a reset, a lost reply): the renewal kept re-arming.
-      // The default check's 1,000 runs on seeds 1-3 meet it only through a failover
-      // (outside the assumptions); cuts alone meet it in 4 of 2,000 runs.
-      {"zombie_renewal", "zombie-renewal", "no-zombie-lock", "renewal-outlived-release", {"cut", "reset", "delay"}, 1, 2,
-       " --faults cut --runs 2000"},
+      // The unlock got no answer (its request lost, a cut, a reset): the renewal kept
+      // re-arming. The default check meets it through a lost unlock (lost-at-call).
+      {"zombie_renewal", "zombie-renewal", "no-zombie-lock", "renewal-outlived-release",
+       {"lost-at-call", "cut", "reset", "delay"}, 1, 2},
       // A waiter died queued: the others wait behind it while the lock is free.
       {"fair_dead_waiter", "fair-dead-waiter", "no-stalled-wait", "queue-stalled-by-dead-waiter",
        {"crash", "crash-at-call"}, 2, 3},
-      // The quorum came back after the lease: it entered with no validity left.
+      // The quorum came back after the lease: it entered with no validity left. The
+      // default check's 1,000 runs on seed 1 first meet it beside a drifting Redis
+      // clock (outside the assumptions); the faults that make an acquire slow meet it inside.
       {"redlock_no_validity", "redlock-parallel-no-validity", "mutual-exclusion", "entered-with-no-validity-left",
-       {"pause", "pause-at-call", "delay", "cut"}, 2, 3},
+       {"pause", "pause-at-call", "delay", "cut"}, 2, 3, " --faults pause,pause-at-call,delay"},
   };
   for (const Case& b : cases) {
     const std::string file = std::string("examples/buggy/") + b.file + ".lua";
