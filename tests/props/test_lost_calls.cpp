@@ -217,19 +217,25 @@ TEST_CASE("liveness: the default check finds the zombie lock inside the assumpti
     INFO(to_string(shrunk) << "\n" << found.violation.sentence);
     CHECK(broken_assumptions(shrunk, model.assumed).empty());
     CHECK(found.violation.cause == Cause::RenewalOutlivedRelease);
-    // The fault it needs: the unlock of the client whose renewal lived on, lost on its
-    // way, so it never ran. (Other faults may stay: a drift that puts the unlock at that
-    // command number, say.) Without it, no zombie.
+    // What made the unlock fail: most often the unlock itself lost on its way (it never
+    // ran); on some seeds the example drawn inside the assumptions has it sent while a
+    // durable Redis restarts. Either way the sentence names the failed release, and a
+    // lost unlock, where it is the named fault, is necessary.
+    CHECK(found.violation.sentence.find("release") != std::string::npos);
     const auto lost = std::find_if(shrunk.workload.call_faults.begin(), shrunk.workload.call_faults.end(),
                                    [&](const CallFault& f) { return to_string(f) == found.violation.fault; });
-    REQUIRE(lost != shrunk.workload.call_faults.end());
-    CHECK(lost->kind == CallFault::Kind::RequestLost);
-    CHECK(found.violation.clients == std::vector<uint32_t>{lost->client});
-    CHECK(found.violation.sentence.find("release got no answer (its request was lost: it never ran)") !=
-          std::string::npos);
-    Scenario without = shrunk;
-    without.workload.call_faults.erase(without.workload.call_faults.begin() + (lost - shrunk.workload.call_faults.begin()));
-    CHECK(run_scenario(without).verdict.holds(Property::NoZombieLock));
+    if (lost != shrunk.workload.call_faults.end()) {
+      CHECK(lost->kind == CallFault::Kind::RequestLost);
+      CHECK(found.violation.clients == std::vector<uint32_t>{lost->client});
+      CHECK(found.violation.sentence.find("release got no answer (its request was lost: it never ran)") !=
+            std::string::npos);
+      Scenario without = shrunk;
+      without.workload.call_faults.erase(without.workload.call_faults.begin() +
+                                         (lost - shrunk.workload.call_faults.begin()));
+      CHECK(run_scenario(without).verdict.holds(Property::NoZombieLock));
+    } else {
+      CHECK(found.violation.sentence.find("release failed") != std::string::npos);
+    }
     // The built-in watchdog and the correct example stop their renewal before they
     // unlock: the same world, the same lost unlock, no zombie.
     for (const std::string& correct : {std::string("watchdog"), std::string(lc_example("watchdog.lua")->id)}) {
