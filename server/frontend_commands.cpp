@@ -9,6 +9,7 @@
 
 #include "locksim/server/connection.hpp"
 #include "locksim/server/frontend.hpp"
+#include "locksim/server/traffic.hpp"
 #include "locksim/sim/redis/arguments.hpp"
 #include "locksim/sim/redis/glob.hpp"
 
@@ -364,7 +365,10 @@ void wire_frontend_commands(Server::Core& core) {
     auto client = core.clients.find(id);
     std::optional<Reply> reply;
     if (client != core.clients.end()) reply = run_frontend_command(core, *client->second, argv);
-    return reply ? std::move(*reply) : Reply::error("ERR the connection is gone");
+    if (!reply) reply = Reply::error("ERR the connection is gone");
+    // Counted in its turn at EXEC, as Redis's call() counts each queued command.
+    note_frontend_command(core, argv, reply->is_error() ? "-" + reply->str : std::string("+"));
+    return std::move(*reply);
   };
   core.model.set_host_commands(std::move(host));
 }

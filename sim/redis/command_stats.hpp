@@ -19,6 +19,10 @@ namespace locksim::redis {
 
 struct CommandSpec;
 
+// How Redis's processCommand words two refusals (the counts depend on them).
+inline constexpr std::string_view kUnknownSubcommand = "ERR unknown subcommand '";
+inline constexpr std::string_view kWrongArity = "ERR wrong number of arguments for '";
+
 struct CommandCounts {
   uint64_t calls = 0, rejected = 0, failed = 0;
 };

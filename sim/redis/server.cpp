@@ -124,7 +124,7 @@ Reply Server::State::run(ConnectionState& conn, const Command& command, int64_t 
       rejected = Reply::error("EXECABORT Transaction discarded because of: " + rejected->str);
     }
     if (conn.in_multi) conn.dirty_exec = true;
-    if (rejected->str.find("unknown subcommand") != std::string::npos)
+    if (rejected->str.starts_with(kUnknownSubcommand))
       stats.error(rejected->str);  // Redis finds no command to count it under
     else
       stats.rejected(*spec, command, rejected->str);
