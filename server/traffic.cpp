@@ -127,14 +127,16 @@ Verdict screen_command(Server::Core& core, Connection& conn, const redis::Comman
   return {};
 }
 
-void note_frontend_command(Server::Core& core, const std::string& full, std::string_view reply) {
+namespace {
+void note_frontend_command_named(Server::Core& core, const std::string& full, std::string_view reply, bool refused) {
   const std::string_view base = std::string_view(full).substr(0, full.find('|'));
   const bool known = redis::find_command(base) || is_frontend_command(base);
-  core.model.note_host_command(known ? std::string_view(full) : std::string_view{}, reply);
+  core.model.note_host_command(known ? std::string_view(full) : std::string_view{}, reply, refused);
 }
+}  // namespace
 
-void note_frontend_command(Server::Core& core, const redis::Command& argv, std::string_view reply) {
-  note_frontend_command(core, full_name(argv), reply);
+void note_frontend_command(Server::Core& core, const redis::Command& argv, std::string_view reply, bool refused) {
+  note_frontend_command_named(core, full_name(argv), reply, refused);
 }
 
 void note_command(Server::Core& core, Connection& conn, const redis::Command& argv, std::string_view reply,
@@ -147,7 +149,7 @@ void note_command(Server::Core& core, Connection& conn, const redis::Command& ar
   // INFO commandstats and errorstats live in the model, which counted what it ran; what
   // the front-end answered itself is handed to it here.
   // A queued command is counted when EXEC runs it, as Redis's call() counts it.
-  if (!counted_by_model && reply != "+QUEUED\r\n") note_frontend_command(core, full, reply);
+  if (!counted_by_model && reply != "+QUEUED\r\n") note_frontend_command_named(core, full, reply, false);
   if (traffic.monitors.empty() || conn.monitor) return;
   // MONITOR's line: "+<seconds>.<micros> [<db> <addr>] "arg" ...", AUTH and HELLO redacted.
   const int64_t us = std::chrono::duration_cast<std::chrono::microseconds>(

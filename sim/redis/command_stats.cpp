@@ -71,14 +71,14 @@ void CommandStats::error(std::string_view text) {
     errors_.emplace(std::string(code), 1);
 }
 
-void CommandStats::host_ran(std::string_view name, std::string_view reply) {
+void CommandStats::host_ran(std::string_view name, std::string_view reply, bool refused) {
   if (paused) return;
   const bool failed = !reply.empty() && (reply[0] == '-' || reply[0] == '!');
   // Refused before it ran, as Redis's processCommand refuses: an unknown subcommand finds
   // no command to count (its error only), a wrong arity is a rejected call.
   const std::string_view text_of_error = failed ? reply.substr(1) : std::string_view{};
   const bool unknown_sub = text_of_error.starts_with(kUnknownSubcommand);
-  const bool wrong_arity = text_of_error.starts_with(kWrongArity);
+  const bool wrong_arity = failed && (refused || text_of_error.starts_with(kWrongArity));
   if (!name.empty() && !unknown_sub) {  // an unknown command counts its error only
     const CommandSpec* spec = name.find('|') == std::string_view::npos ? find_command(name) : nullptr;
     CommandCounts* counts = nullptr;

@@ -36,7 +36,8 @@ class CommandStats {
   void ran(const CommandSpec& spec, const Command& command, const Reply& reply, bool error_counted);
   void error(std::string_view text);  // one error reply, by its code
   // A command a host answered itself (`name` as Redis counts it); `reply` is its RESP text.
-  void host_ran(std::string_view name, std::string_view reply);
+  // `refused`: refused before it ran (Redis's rejectCommand), e.g. when queued in MULTI.
+  void host_ran(std::string_view name, std::string_view reply, bool refused = false);
   void reset();
   bool paused = false;  // a host's own query of the model (Server::query) counts nothing
 

@@ -31,6 +31,7 @@ struct StatsSide {
   virtual std::unique_ptr<RawClient> raw() = 0;
   redisContext* a = nullptr;
   redisContext* b = nullptr;
+  std::vector<std::string> replies;  // of the sequence's commands, in order
   void connect_both() {
     a = open();
     b = open();
@@ -143,7 +144,7 @@ std::string describe(const StatsSnapshot& s) {
 
 using Sequence = std::function<void(StatsSide&)>;
 
-void cmd(StatsSide& side, std::vector<std::string> args) { run_argv(side.a, args); }
+void cmd(StatsSide& side, std::vector<std::string> args) { side.replies.push_back(run_argv(side.a, args)); }
 
 // Runs `sequence` after a clean start on both servers and compares what they count.
 void compare(RealSide& real, ServeSide& serve, const char* name, const Sequence& sequence) {
@@ -154,11 +155,14 @@ void compare(RealSide& real, ServeSide& serve, const char* name, const Sequence&
     run_argv(side.a, {"FLUSHALL"});
     run_argv(side.a, {"FUNCTION", "FLUSH"});
     run_argv(side.a, {"CONFIG", "RESETSTAT"});
+    side.replies.clear();
     sequence(side);
     got[i] = snapshot(side.a);
   }
   INFO("sequence: " << name << "\nredis-server:\n" << describe(got[0]) << "locksim serve:\n" << describe(got[1]));
   CHECK(got[0] == got[1]);
+  // The replies counted are the same replies.
+  CHECK(real.replies == serve.replies);
 }
 
 }  // namespace
@@ -175,7 +179,7 @@ TEST_CASE("INFO commandstats and errorstats as redis-server counts them", "[serv
     cmd(s, {"NOSUCHCOMMAND", "a"});
     cmd(s, {"CONFIG", "FOO"});
     cmd(s, {"CONFIG", "GET"});
-    cmd(s, {"CONFIG", "GET", "maxmemory"});
+    cmd(s, {"CONFIG", "GET", "maxmemory-policy"});
     cmd(s, {"INCR", "k"});  // not an integer
     cmd(s, {"SET", "k", "v", "EX", "-1"});
     cmd(s, {"OBJECT", "NOSUCH", "k"});
@@ -198,12 +202,17 @@ TEST_CASE("INFO commandstats and errorstats as redis-server counts them", "[serv
     cmd(s, {"MULTI"});
     cmd(s, {"CLIENT", "GETNAME"});
     cmd(s, {"PING"});
-    cmd(s, {"CONFIG", "GET", "maxmemory"});
-    // (Not CONFIG SET: serve answers it when it is sent, not at EXEC; see docs/redis-model.md.)
+    cmd(s, {"CONFIG", "GET", "maxmemory-policy"});
+    cmd(s, {"CONFIG", "SET", "nosuchparameter", "1"});
+    cmd(s, {"CONFIG", "SET", "maxmemory", "0"});
+    cmd(s, {"CONFIG", "RESETSTAT"});
     cmd(s, {"EXEC"});
     cmd(s, {"MULTI"});
     cmd(s, {"CONFIG", "GET"});
     cmd(s, {"CLIENT", "NOSUCH"});
+    cmd(s, {"CLIENT", "SETNAME"});
+    cmd(s, {"CONFIG", "NOSUCH"});
+    cmd(s, {"CONFIG"});
     cmd(s, {"EXEC"});
   });
 
