@@ -216,6 +216,21 @@ TEST_CASE("INFO commandstats and errorstats as redis-server counts them", "[serv
     cmd(s, {"EXEC"});
   });
 
+  compare(real, serve, "MULTI/EXEC of a failing script, SELECT, a BLPOP and a WATCH abort", [](StatsSide& s) {
+    cmd(s, {"SET", "k", "v"});
+    cmd(s, {"MULTI"});
+    cmd(s, {"EVAL", "return redis.call('lpush', KEYS[1], 'x')", "1", "k"});
+    cmd(s, {"SELECT", "1"});
+    cmd(s, {"SELECT", "0"});
+    cmd(s, {"BLPOP", "nolist", "0"});
+    cmd(s, {"EXEC"});
+    cmd(s, {"WATCH", "k"});
+    run_argv(s.b, {"SET", "k", "w"});
+    cmd(s, {"MULTI"});
+    cmd(s, {"GET", "k"});
+    cmd(s, {"EXEC"});
+  });
+
   compare(real, serve, "EXECABORT after a queued arity error", [](StatsSide& s) {
     cmd(s, {"MULTI"});
     cmd(s, {"SET", "k"});
