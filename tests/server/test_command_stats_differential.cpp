@@ -256,6 +256,10 @@ TEST_CASE("INFO commandstats and errorstats as redis-server counts them", "[serv
     cmd(s, {"EVAL", "return 1"});  // arity
     cmd(s, {"EVAL", "return 1", "x"});
     cmd(s, {"EVALSHA", "0000000000000000000000000000000000000000", "0"});
+    cmd(s, {"EVAL", "return redis.call('client', 'getname')", "0"});
+    cmd(s, {"EVAL", "return redis.pcall('config', 'get', 'maxmemory-policy')", "0"});
+    cmd(s, {"EVAL", "return redis.call('ping')", "0"});
+    cmd(s, {"EVAL", "return redis.call('echo', 'x', 'y')", "0"});
   });
 
   compare(real, serve, "EVAL_RO with a write", [](StatsSide& s) {
