@@ -9,7 +9,9 @@
 
 #include "locksim/server/connection.hpp"
 #include "locksim/server/frontend.hpp"
+#include "locksim/server/traffic.hpp"
 #include "locksim/sim/redis/arguments.hpp"
+#include "locksim/sim/redis/command_table.hpp"
 #include "locksim/sim/redis/glob.hpp"
 
 namespace locksim::server {
@@ -304,9 +306,10 @@ Reply cmd_select(Server::Core& core, Connection& conn, const Command& argv) {
 }  // namespace
 
 // Redis queues these inside MULTI (only QUIT and RESET run at once), so the model queues
-// them for the front-end (redis::HostCommands). CONFIG, INFO and SELECT are the model's own.
+// them for the front-end (redis::HostCommands), CONFIG too (its SET and GET know the
+// front-end's parameters as well as the model's). INFO and SELECT are the model's own.
 bool queued_for_frontend(std::string_view name) {
-  for (std::string_view ours : {"client", "hello", "auth", "command", "memory", "shutdown", "monitor", "role", "latency",
+  for (std::string_view ours : {"client", "config", "hello", "auth", "command", "memory", "shutdown", "monitor", "role", "latency",
                                 "slowlog", "lastsave", "save", "bgsave", "bgrewriteaof", "readonly", "readwrite", "acl",
                                 "module", "replicaof", "slaveof", "lolwut", "cluster", "asking"})
     if (redis::equals_lower(name, ours)) return true;
@@ -326,6 +329,11 @@ std::optional<Reply> check_queued(const Command& argv) {
           : name == "replicaof" || name == "slaveof" ? 3
           : 1;
   if (argv.size() < least) return wrong_args(name);
+  if (name == "config") {  // the model's table has CONFIG's subcommands and their arities
+    const redis::CommandSpec* spec = redis::find_command(name);
+    if (!redis::arity_matches(spec->arity, argv.size())) return wrong_args(name);
+    return redis::check_subcommand(*spec, argv);
+  }
   // Redis's no-multi commands: refused when queued, and EXEC then aborts.
   if (name == "shutdown" || name == "save") return Reply::error("ERR Command not allowed inside a transaction");
   if (name != "client") return std::nullopt;
@@ -359,12 +367,19 @@ std::optional<Reply> check_queued(const Command& argv) {
 void wire_frontend_commands(Server::Core& core) {
   redis::HostCommands host;
   host.owns = queued_for_frontend;
-  host.check = check_queued;
+  host.check = [&core](const Command& argv) {
+    std::optional<Reply> refused = check_queued(argv);
+    if (refused) note_frontend_command(core, argv, "-" + refused->str, true);
+    return refused;
+  };
   host.run = [&core](redis::ConnectionId id, const Command& argv) {
     auto client = core.clients.find(id);
     std::optional<Reply> reply;
     if (client != core.clients.end()) reply = run_frontend_command(core, *client->second, argv);
-    return reply ? std::move(*reply) : Reply::error("ERR the connection is gone");
+    if (!reply) reply = Reply::error("ERR the connection is gone");
+    // Counted in its turn at EXEC, as Redis's call() counts each queued command.
+    note_frontend_command(core, argv, reply->is_error() ? "-" + reply->str : std::string("+"));
+    return std::move(*reply);
   };
   core.model.set_host_commands(std::move(host));
 }

@@ -127,6 +127,18 @@ Verdict screen_command(Server::Core& core, Connection& conn, const redis::Comman
   return {};
 }
 
+namespace {
+void note_frontend_command_named(Server::Core& core, const std::string& full, std::string_view reply, bool refused) {
+  const std::string_view base = std::string_view(full).substr(0, full.find('|'));
+  const bool known = redis::find_command(base) || is_frontend_command(base);
+  core.model.note_host_command(known ? std::string_view(full) : std::string_view{}, reply, refused);
+}
+}  // namespace
+
+void note_frontend_command(Server::Core& core, const redis::Command& argv, std::string_view reply, bool refused) {
+  note_frontend_command_named(core, full_name(argv), reply, refused);
+}
+
 void note_command(Server::Core& core, Connection& conn, const redis::Command& argv, std::string_view reply,
                   bool counted_by_model) {
   Traffic& traffic = core.traffic;
@@ -136,12 +148,8 @@ void note_command(Server::Core& core, Connection& conn, const redis::Command& ar
   const std::string base = full.substr(0, full.find('|'));
   // INFO commandstats and errorstats live in the model, which counted what it ran; what
   // the front-end answered itself is handed to it here.
-  if (!counted_by_model) {
-    const bool failed = !reply.empty() && (reply[0] == '-' || reply[0] == '!');
-    const bool bad_sub = failed && reply.find("unknown subcommand") != std::string_view::npos;
-    const bool known = redis::find_command(base) || is_frontend_command(base);
-    core.model.note_host_command(known ? (bad_sub ? base : full) : std::string_view{}, reply);
-  }
+  // A queued command is counted when EXEC runs it, as Redis's call() counts it.
+  if (!counted_by_model && reply != "+QUEUED\r\n") note_frontend_command_named(core, full, reply, false);
   if (traffic.monitors.empty() || conn.monitor) return;
   // MONITOR's line: "+<seconds>.<micros> [<db> <addr>] "arg" ...", AUTH and HELLO redacted.
   const int64_t us = std::chrono::duration_cast<std::chrono::microseconds>(

@@ -95,6 +95,11 @@ Verdict screen_command(Server::Core& core, Connection& conn, const redis::Comman
 // commandstats and errorstats, else the front-end answered it and the model is told.
 void note_command(Server::Core& core, Connection& conn, const redis::Command& argv, std::string_view reply,
                   bool counted_by_model);
+// A command the front-end answered, for INFO commandstats and errorstats (kept in the
+// model): `reply` is its RESP text, or at least "-<error>" / "+".
+// `refused`: refused when queued in MULTI (a rejected call).
+void note_frontend_command(Server::Core& core, const redis::Command& argv, std::string_view reply,
+                           bool refused = false);
 // CONFIG RESETSTAT: INFO's counts (Stats, Commandstats, Errorstats) start again from zero.
 void reset_stats(Traffic& traffic);
 // A new connection: false while LOCKSIM.FAULT REFUSE lasts (the caller closes it).

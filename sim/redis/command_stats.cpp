@@ -46,9 +46,14 @@ void CommandStats::rejected(const CommandSpec& spec, const Command& command, std
 void CommandStats::ran(const CommandSpec& spec, const Command& command, const Reply& reply, bool error_counted) {
   if (paused) return;
   const bool failed = reply.is_error();
-  // An unknown subcommand is counted under its container, as Redis does.
-  const bool unknown_sub = failed && reply.str.find("unknown subcommand") != std::string::npos;
-  CommandCounts& counts = counts_of(spec, command, unknown_sub);
+  // Redis finds no command for a container's unknown subcommand (processCommand): only
+  // its error counts. (A command's own "unknown subcommand or wrong number of arguments"
+  // is a failed call of it.)
+  if (failed && (spec.flags & kSubcommands) && reply.str.starts_with(kUnknownSubcommand)) {
+    if (!error_counted) error(reply.str);
+    return;
+  }
+  CommandCounts& counts = counts_of(spec, command, false);
   ++counts.calls;
   if (!failed) return;
   ++counts.failed;
@@ -66,10 +71,15 @@ void CommandStats::error(std::string_view text) {
     errors_.emplace(std::string(code), 1);
 }
 
-void CommandStats::host_ran(std::string_view name, std::string_view reply) {
+void CommandStats::host_ran(std::string_view name, std::string_view reply, bool refused) {
   if (paused) return;
   const bool failed = !reply.empty() && (reply[0] == '-' || reply[0] == '!');
-  if (!name.empty()) {  // an unknown command counts its error only
+  // Refused before it ran, as Redis's processCommand refuses: an unknown subcommand finds
+  // no command to count (its error only), a wrong arity is a rejected call.
+  const std::string_view text_of_error = failed ? reply.substr(1) : std::string_view{};
+  const bool unknown_sub = text_of_error.starts_with(kUnknownSubcommand);
+  const bool wrong_arity = failed && (refused || text_of_error.starts_with(kWrongArity));
+  if (!name.empty() && !unknown_sub) {  // an unknown command counts its error only
     const CommandSpec* spec = name.find('|') == std::string_view::npos ? find_command(name) : nullptr;
     CommandCounts* counts = nullptr;
     if (spec) {
@@ -79,8 +89,12 @@ void CommandStats::host_ran(std::string_view name, std::string_view reply) {
       if (it == by_name_.end()) it = by_name_.emplace(std::string(name), CommandCounts{}).first;
       counts = &it->second;
     }
-    ++counts->calls;
-    counts->failed += failed;
+    if (wrong_arity) {
+      ++counts->rejected;
+    } else {
+      ++counts->calls;
+      counts->failed += failed;
+    }
   }
   if (!failed) return;
   std::string_view text = reply.substr(1);

@@ -19,6 +19,10 @@ namespace locksim::redis {
 
 struct CommandSpec;
 
+// How Redis's processCommand words two refusals (the counts depend on them).
+inline constexpr std::string_view kUnknownSubcommand = "ERR unknown subcommand '";
+inline constexpr std::string_view kWrongArity = "ERR wrong number of arguments for '";
+
 struct CommandCounts {
   uint64_t calls = 0, rejected = 0, failed = 0;
 };
@@ -32,7 +36,8 @@ class CommandStats {
   void ran(const CommandSpec& spec, const Command& command, const Reply& reply, bool error_counted);
   void error(std::string_view text);  // one error reply, by its code
   // A command a host answered itself (`name` as Redis counts it); `reply` is its RESP text.
-  void host_ran(std::string_view name, std::string_view reply);
+  // `refused`: refused before it ran (Redis's rejectCommand), e.g. when queued in MULTI.
+  void host_ran(std::string_view name, std::string_view reply, bool refused = false);
   void reset();
   bool paused = false;  // a host's own query of the model (Server::query) counts nothing
 

@@ -103,11 +103,18 @@ bool Server::State::script_running() const { return scripts && scripts->running(
 Reply Server::State::run(ConnectionState& conn, const Command& command, int64_t now_ms) {
   if (start_ms < 0) start_ms = now_ms;
   if (command.empty()) return Reply::error("ERR empty command");
-  if (script_running() && host_owns(command)) return counted_error(refuse_while_busy(*this, conn, false));
+  if (script_running() && host_owns(command)) {
+    Reply busy = refuse_while_busy(*this, conn, false);
+    if (const CommandSpec* spec = find_command(command[0]))  // a rejected call, as Redis's rejectCommand counts it
+      stats.rejected(*spec, command, busy.str);
+    else
+      stats.error(busy.str);
+    return busy;
+  }
   if (conn.in_multi && host_owns(command)) {
-    if (auto refused = host.check(command)) {
+    if (auto refused = host.check(command)) {  // counted by the host (HostCommands)
       conn.dirty_exec = true;
-      return counted_error(std::move(*refused));
+      return std::move(*refused);
     }
     conn.queued.push_back(command);
     return Reply::status("QUEUED");
@@ -124,7 +131,7 @@ Reply Server::State::run(ConnectionState& conn, const Command& command, int64_t 
       rejected = Reply::error("EXECABORT Transaction discarded because of: " + rejected->str);
     }
     if (conn.in_multi) conn.dirty_exec = true;
-    if (rejected->str.find("unknown subcommand") != std::string::npos)
+    if (rejected->str.starts_with(kUnknownSubcommand))
       stats.error(rejected->str);  // Redis finds no command to count it under
     else
       stats.rejected(*spec, command, rejected->str);
@@ -253,7 +260,9 @@ Reply Server::query(ConnectionId id, const Command& command, int64_t now_ms) {
   return execute(id, command, now_ms);
 }
 
-void Server::note_host_command(std::string_view name, std::string_view reply) { state_->stats.host_ran(name, reply); }
+void Server::note_host_command(std::string_view name, std::string_view reply, bool refused) {
+  state_->stats.host_ran(name, reply, refused);
+}
 
 bool Server::is_blocked(ConnectionId id) const {
   const ConnectionState* conn = state_->find_connection(id);

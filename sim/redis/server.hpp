@@ -72,7 +72,8 @@ struct ServerOptions {
 // Commands a host answers itself because they act on its own connections (a TCP
 // front-end's CLIENT, HELLO, AUTH, LOCKSIM.*). Inside MULTI the model queues them like
 // its own, once `check` accepts them (its error aborts the transaction, as an arity error
-// does), and EXEC has `run` answer each in its turn.
+// does), and EXEC has `run` answer each in its turn. The host counts what `check` refuses
+// and what `run` answers in INFO commandstats (note_host_command), since it knows their names.
 struct HostCommands {
   std::function<bool(std::string_view name)> owns;  // any case
   std::function<std::optional<Reply>(const Command&)> check;
@@ -121,7 +122,8 @@ class Server {
   // A command the host answered itself (CLIENT, HELLO, AUTH, LOCKSIM.* ...), counted in
   // INFO commandstats and errorstats as the model's own: `name` as Redis counts it
   // ("client|kill"), `reply` its RESP text (an error's code is counted).
-  void note_host_command(std::string_view name, std::string_view reply);
+  // `refused`: HostCommands::check refused it in MULTI (a rejected call, as in Redis).
+  void note_host_command(std::string_view name, std::string_view reply, bool refused = false);
   // A host that serves other clients while a long script runs (script_host.hpp); may be nullptr.
   void set_script_host(ScriptHost* host);
   // Told of every key a command (or expiry) modifies, as Redis's signalModifiedKey, from
