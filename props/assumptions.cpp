@@ -118,10 +118,14 @@ Assumptions combined(const Assumptions& base, const Assumptions& extra) {
   return out;
 }
 
-std::vector<std::string> broken_assumptions(const Scenario& s, const Assumptions& a) {
-  std::vector<std::pair<std::string, std::string>> found;  // (word, line)
-  auto breaks = [&](std::string word, std::string what) { found.emplace_back(word, word + ": " + what); };
-  const lock::WorkloadParams& w = s.workload;
+namespace {
+using BrokenLines = std::vector<std::pair<std::string, std::string>>;  // (word, line)
+void note_broken(BrokenLines& found, std::string word, std::string what) {
+  found.emplace_back(word, word + ": " + what);
+}
+
+// What the fault plan's crashes, restarts, jumps, pauses and cuts break.
+void plan_breaks(const Scenario& s, const Assumptions& a, BrokenLines& found) {
   for (const sim::Fault& f : s.faults.faults) {
     const bool on_client = client_index(f.node).has_value();
     const std::string quoted = "'" + sim::to_string(f) + "'";
@@ -129,68 +133,80 @@ std::vector<std::string> broken_assumptions(const Scenario& s, const Assumptions
     // one (a lone restart is a crash and an immediate start); a crash with no
     // restart leaves the server down, which no durability helps.
     if (f.kind == sim::FaultKind::Restart && !on_client && a.durable_redis && !s.persistent_redis)
-      breaks("durable-redis", quoted + " restarts without persistence");
+      note_broken(found, "durable-redis", quoted + " restarts without persistence");
     if (f.kind == sim::FaultKind::Crash && !on_client && a.no_failover && s.replica && f.node == "redis")
-      breaks("no-failover", quoted + " promotes the replica");
+      note_broken(found, "no-failover", quoted + " promotes the replica");
     if (f.kind == sim::FaultKind::Crash && f.node.starts_with("redis") && a.redis_up && !s.replica &&
         std::none_of(s.faults.faults.begin(), s.faults.faults.end(), [&](const sim::Fault& r) {
           return r.kind == sim::FaultKind::Restart && r.node == f.node && r.at >= f.at;
         }))
-      breaks("redis-up", quoted + " and it never comes back");
-    if (f.kind == sim::FaultKind::ClockJump && !on_client && a.sane_redis_clock) breaks("sane-redis-clock", quoted);
-    if (f.kind == sim::FaultKind::ClockJump && on_client && a.sane_client_clock) breaks("sane-client-clock", quoted);
+      note_broken(found, "redis-up", quoted + " and it never comes back");
+    if (f.kind == sim::FaultKind::ClockJump && !on_client && a.sane_redis_clock) note_broken(found, "sane-redis-clock", quoted);
+    if (f.kind == sim::FaultKind::ClockJump && on_client && a.sane_client_clock) note_broken(found, "sane-client-clock", quoted);
     if (f.kind == sim::FaultKind::ClockJump && on_client && a.max_clock_error &&
         std::abs(f.amount.ns) > a.max_clock_error->ns)
-      breaks(bound_word("clock<=", *a.max_clock_error), quoted);
+      note_broken(found, bound_word("clock<=", *a.max_clock_error), quoted);
     if (f.kind == sim::FaultKind::Pause && a.max_pause && f.amount > *a.max_pause)
-      breaks(bound_word("pause<=", *a.max_pause), quoted);
+      note_broken(found, bound_word("pause<=", *a.max_pause), quoted);
     if (f.kind == sim::FaultKind::Cut && a.max_delay && f.amount > *a.max_delay)
-      breaks(bound_word("delay<=", *a.max_delay), quoted + " holds messages back longer");
+      note_broken(found, bound_word("delay<=", *a.max_delay), quoted + " holds messages back longer");
     // A Redis that is down answers no one until it restarts: a cut of every client from it.
     if (f.kind == sim::FaultKind::Crash && !on_client && a.max_delay)
       if (const sim::Fault* back = restart_after(s.faults.faults, f); back && back->at - f.at > *a.max_delay)
-        breaks(bound_word("delay<=", *a.max_delay),
+        note_broken(found, bound_word("delay<=", *a.max_delay),
                fmt::format("{} keeps {} down for {}", quoted, f.node, sim::format_duration(back->at - f.at)));
   }
+}
+
+// What the drifts, offsets, call faults, work and message delays break.
+void workload_breaks(const Scenario& s, const Assumptions& a, BrokenLines& found) {
+  const lock::WorkloadParams& w = s.workload;
   for (size_t n = 0; n < s.redis_drifts_ppm.size(); ++n)
     if (a.sane_redis_clock && std::abs(s.redis_drifts_ppm[n]) > kSaneDriftPpm)
-      breaks("sane-redis-clock", fmt::format("{}'s clock drifts {:+} ppm (more than {})", lock::redis_node_name(s, n),
+      note_broken(found, "sane-redis-clock", fmt::format("{}'s clock drifts {:+} ppm (more than {})", lock::redis_node_name(s, n),
                                              s.redis_drifts_ppm[n], kSaneDriftPpm));
   for (size_t c = 0; c < w.drifts_ppm.size(); ++c)
     if (a.sane_client_clock && std::abs(w.drifts_ppm[c]) > kSaneDriftPpm)
-      breaks("sane-client-clock", fmt::format("{}'s clock drifts {:+} ppm (more than {})", lock::client_name(c),
+      note_broken(found, "sane-client-clock", fmt::format("{}'s clock drifts {:+} ppm (more than {})", lock::client_name(c),
                                               w.drifts_ppm[c], kSaneDriftPpm));
   for (size_t c = 0; c < w.clock_offsets.size(); ++c)
     if (a.max_clock_error && std::abs(w.clock_offsets[c].ns) > a.max_clock_error->ns)
-      breaks(bound_word("clock<=", *a.max_clock_error),
+      note_broken(found, bound_word("clock<=", *a.max_clock_error),
              fmt::format("{}'s clock is off by {}", lock::client_name(c), sim::format_duration(w.clock_offsets[c])));
   for (const lock::CallFault& c : w.call_faults)
     if (a.max_pause && c.kind == lock::CallFault::Kind::Pause && c.pause > *a.max_pause)
-      breaks(bound_word("pause<=", *a.max_pause),
+      note_broken(found, bound_word("pause<=", *a.max_pause),
              fmt::format("{} pauses {} before its call {}", lock::client_name(c.client),
                          sim::format_duration(c.pause), c.call));
   for (const lock::CallFault& c : w.call_faults)
     if (a.max_delay && c.loses_message())
-      breaks(bound_word("delay<=", *a.max_delay),
+      note_broken(found, bound_word("delay<=", *a.max_delay),
              fmt::format("{}'s call {} never gets its answer (its {} is lost)", lock::client_name(c.client), c.call,
                          c.kind == lock::CallFault::Kind::ReplyLost ? "reply" : "request"));
   if (a.max_work) {
     for (const lock::SlowWork& sw : w.slow_work)
       if (sw.work > *a.max_work)
-        breaks(bound_word("work<=", *a.max_work),
+        note_broken(found, bound_word("work<=", *a.max_work),
                fmt::format("{} works {} in its section {}", lock::client_name(sw.client),
                            sim::format_duration(sw.work), sw.iteration));
     if (w.work_max > *a.max_work)
-      breaks(bound_word("work<=", *a.max_work),
+      note_broken(found, bound_word("work<=", *a.max_work),
              fmt::format("sections are drawn up to {}", sim::format_duration(w.work_max)));
   }
   if (a.max_delay) {
     const sim::LatencyDist& l = s.latency;
     const Duration longest = l.base + l.jitter + (l.spike_probability > 0 ? l.spike_cap : Duration{});
     if (longest > *a.max_delay)
-      breaks(bound_word("delay<=", *a.max_delay),
+      note_broken(found, bound_word("delay<=", *a.max_delay),
              fmt::format("a message may take {} one way", sim::format_duration(longest)));
   }
+}
+}  // namespace
+
+std::vector<std::string> broken_assumptions(const Scenario& s, const Assumptions& a) {
+  BrokenLines found;
+  plan_breaks(s, a, found);
+  workload_breaks(s, a, found);
   // In assumption_words order, each line once.
   std::vector<std::string> order;
   for (const FlagWord& f : kFlags) order.emplace_back(f.word);
