@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "example_variants.hpp"
 #include "locksim/lock/lua_variant.hpp"
 #include "locksim/lock/simulation.hpp"
 #include "locksim/props/assumptions.hpp"
@@ -56,17 +57,7 @@ std::vector<lock::InstanceEnd> lc_endings(const lock::History& h, uint32_t clien
   return out;
 }
 
-const lock::Algorithm* lc_example(const std::string& file) {
-  std::string error;
-  auto variant = lock::load_lua_variant(LOCKSIM_EXAMPLES_DIR "/" + file, &error);
-  INFO(error);
-  REQUIRE(variant);
-  if (const lock::Algorithm* a = lock::find_algorithm(variant->name)) return a;  // once per process
-  const lock::Algorithm* a = lock::register_lua_variant(variant, &error);
-  INFO(error);
-  REQUIRE(a);
-  return a;
-}
+const lock::Algorithm* lc_example(const std::string& file) { return locksim::props::testing::example_variant(file); }
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 // lock, a stalled queue) and parallel calls (a parallel Redlock).
 #include <catch2/catch.hpp>
 
+#include "example_variants.hpp"
 #include "locksim/lock/lua_variant.hpp"
 #include "locksim/props/assumptions.hpp"
 #include "locksim/props/defaults.hpp"
@@ -16,17 +17,7 @@ using namespace locksim::props;
 
 namespace {
 
-const lock::Algorithm* example(const std::string& file) {
-  std::string error;
-  auto variant = lock::load_lua_variant(LOCKSIM_EXAMPLES_DIR "/" + file, &error);
-  INFO(error);
-  REQUIRE(variant);
-  if (const lock::Algorithm* a = lock::find_algorithm(variant->name)) return a;  // once per process
-  const lock::Algorithm* a = lock::register_lua_variant(variant, &error);
-  INFO(error);
-  REQUIRE(a);
-  return a;
-}
+const lock::Algorithm* example(const std::string& file) { return locksim::props::testing::example_variant(file); }
 
 Verdict verdict_of(const std::string& text) {
   std::string error;
