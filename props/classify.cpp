@@ -190,12 +190,12 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
     return make(Cause::ClientClockSkew, faults_.clock_of(holder, to),
                 fmt::format("{}'s clock ran slow: its work looked short to it, but {}{} at {} while it worked", a, a,
                             what, sim::format_instant(to)));
-  if (faults_.reply_timed_out(holder, from, to))
-    return make(Cause::AmbiguousReply,
-                faults_.lost_call(holder, from, to).empty() ? faults_.work_fault(holder, from)
-                                                             : faults_.lost_call(holder, from, to),
+  if (faults_.reply_timed_out(holder, from, to)) {
+    const std::string lost = faults_.lost_call(holder, from, to);
+    return make(Cause::AmbiguousReply, lost.empty() ? faults_.work_fault(holder, from) : lost,
                 fmt::format("{}'s command timed out and {}{} at {} while it waited and worked on", a, a, what,
                             sim::format_instant(to)));
+  }
   return make(Cause::LeaseOutworked, faults_.work_fault(holder, from),
               fmt::format("{}{} at {} while {} still worked", a, what, sim::format_instant(to), a));
 }
@@ -342,12 +342,12 @@ Explanation Classifier::lapse(uint32_t holder, Instant since, Instant until, uin
       }
   if (!chosen && !all.empty()) chosen = &all.front();
   if (chosen) return ended(holder, *chosen, until);
-  if (faults_.reply_timed_out(holder, since, until) || faults_.reply_timed_out(successor, since, until))
+  if (faults_.reply_timed_out(holder, since, until) || faults_.reply_timed_out(successor, since, until)) {
+    const std::string lost = faults_.lost_call(holder, since, until);
     return make(
-        Cause::AmbiguousReply,
-        faults_.lost_call(holder, since, until).empty() ? faults_.lost_call(successor, since, until)
-                                                        : faults_.lost_call(holder, since, until),
+        Cause::AmbiguousReply, lost.empty() ? faults_.lost_call(successor, since, until) : lost,
         fmt::format("a command of {} or {} timed out and its effect was misjudged", name(holder), name(successor)));
+  }
   return make(Cause::Unknown, "", fmt::format("{}'s lock was never seen to end", name(holder)));
 }
 
