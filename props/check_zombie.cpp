@@ -9,16 +9,19 @@
 // The bound of both is the lease plus the deadlock slack, as no-deadlock's: the time a
 // correct lock needs to get over a holder or a waiter that died.
 //
-// Followed on the node that serves the lock (the master, the replica once promoted);
-// a lock on several masters (Redlock) or in the database is not followed here.
+// Whether the lock is held is the ledger's (its instances on the node that serves the
+// lock: the master, the replica once promoted), never rebuilt from key changes;
+// which clients hold it is what they said (Acquired, Released).
+// A lock on several masters (Redlock) or in the database is not followed here.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
-#include <set>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "locksim/lock/registry.hpp"
-#include "locksim/lock/unix_time.hpp"
 #include "locksim/props/check.hpp"
 #include "locksim/props/classify_faults.hpp"
 #include "locksim/props/scenario.hpp"
@@ -39,40 +42,48 @@ bool followed(const Context& c) {
   return !(a && a->uses_database);
 }
 
-// The lock key's presence on the serving node, event by event.
-class ServingKey {
+// When the lock key was held on the node that served clients, as the ledger
+// saw it: each instance's life [granted, over) cut to the time its node served
+// (a replica's copy serves from its promotion, the master until then). Expiry
+// is the store's true instant, not when a lazy expiry was noticed.
+class ServedLock {
  public:
-  // Applies the event; true if it concerned the serving node's lock key.
-  void see(const Context& c, const lock::HistoryEvent& e) {
-    if (e.step == Step::ReplicaPromoted) {
-      serving_ = e.server;
-      return;
+  explicit ServedLock(const Context& c) {
+    const lock::Ledger& ledger = c.history.ledger();
+    const std::optional<Instant> promoted = ledger.promoted_at();
+    for (const lock::LockInstance& i : ledger.instances()) {
+      if (i.key != c.config.lock.key) continue;
+      Window w{i.granted, i.over(), i.id};
+      if (ledger.has_replica() && i.node == ledger.replica())
+        w.from = std::max(w.from, promoted.value_or(Instant::never()));
+      else if (ledger.has_replica() && promoted)
+        w.to = std::min(w.to, *promoted);
+      if (w.from < w.to) windows_.push_back(w);
     }
-    if (e.step == Step::ServerCrashed && !e.keys_survive) exists_[e.server] = false;
-    if (!c.is_lock_key(e)) return;
-    if (e.step == Step::KeySet || e.step == Step::KeyExpireChanged) {
-      exists_[e.server] = true;
-      deadline_ms_[e.server] = e.expire_at_ms;
+    std::sort(windows_.begin(), windows_.end(), [](const Window& a, const Window& b) { return a.from < b.from; });
+  }
+  bool held(Instant t) const { return serving_instance(t) != lock::kNoInstance; }
+  // The instance that served the lock at `t`, or kNoInstance.
+  uint32_t serving_instance(Instant t) const {
+    for (const Window& w : windows_) {
+      if (w.from > t) break;
+      if (t < w.to) return w.instance;
     }
-    if (e.step == Step::KeyDeleted || e.step == Step::KeyExpired) exists_[e.server] = false;
+    return lock::kNoInstance;
   }
-  // When the serving node's key expires by its deadline (read as true time, as
-  // check_liveness.cpp reads it), if it has one: expiry is lazy, so no event may say so.
-  Instant deadline() const {
-    auto it = deadline_ms_.find(serving_);
-    if (it == deadline_ms_.end() || it->second < 0) return Instant::never();
-    return Instant{sim::milliseconds(it->second - lock::kEpochMs).ns};
+  // Every instant at which the key came or went.
+  std::vector<Instant> edges() const {
+    std::vector<Instant> out;
+    for (const Window& w : windows_) out.push_back(w.from), out.push_back(w.to);
+    return out;
   }
-  bool held() const {
-    auto it = exists_.find(serving_);
-    return it != exists_.end() && it->second;
-  }
-  uint32_t serving() const { return serving_; }
 
  private:
-  uint32_t serving_ = 0;
-  std::map<uint32_t, bool> exists_;
-  std::map<uint32_t, int64_t> deadline_ms_;
+  struct Window {
+    Instant from, to;
+    uint32_t instance;
+  };
+  std::vector<Window> windows_;
 };
 
 // What left a client's renewal running after its last release at or before `at`: the
@@ -107,16 +118,41 @@ FailedRelease failed_release(const Context& c, uint32_t client, Instant at) {
   return {blocker, fmt::format("{}'s release {}", c.name(client), end && end->own_lock ? "reported success" : "failed")};
 }
 
-// When each client's command re-armed its own live instance of the lock key (the
-// ledger's re-armed facts): a renewal, whichever task sent it. A variant's renewal
-// task that outlives its unlock goes on while its client acquires again, and its
-// commands then go with the acquire's purpose; the fact is what counts.
-std::set<std::pair<uint32_t, int64_t>> own_rearms(const Context& c) {
-  std::set<std::pair<uint32_t, int64_t>> out;
+// Every command that kept an instance of the lock key alive, by the ledger: a
+// re-arm of the caller's own instance (a renewal, whichever task sent it: a
+// variant's renewal that outlives its unlock goes on while its client acquires
+// again, with the acquire's purpose), and a renewal's re-arm of another's
+// instance or its re-creation of a key that had gone.
+struct KeptAlive {
+  Instant at;
+  uint32_t client;
+  uint32_t instance;
+};
+std::vector<KeptAlive> kept_alive(const Context& c) {
+  std::vector<KeptAlive> out;
   const lock::Ledger& ledger = c.history.ledger();
-  for (const lock::LockFact& f : ledger.facts())
-    if (f.kind == lock::FactKind::Rearmed && ledger.instance(f.instance).key == c.config.lock.key)
-      out.insert({f.client, f.at.ns});
+  for (const lock::LockFact& f : ledger.facts()) {
+    if (ledger.instance(f.instance).key != c.config.lock.key) continue;
+    const bool renewal = f.purpose == lock::Purpose::Renew;
+    if (f.kind == lock::FactKind::Rearmed ||
+        (renewal && (f.kind == lock::FactKind::RearmedByOther || f.kind == lock::FactKind::Granted)))
+      out.push_back({f.at, f.client, f.instance});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const KeptAlive& a, const KeptAlive& b) { return a.at < b.at; });
+  return out;
+}
+
+// The instants at which something no-zombie-lock follows changed: a client's
+// outermost hold began or ended, the key came or went, a command kept it alive.
+std::vector<Instant> zombie_instants(const Context& c, const ServedLock& key, const std::vector<KeptAlive>& kept) {
+  std::vector<Instant> out = key.edges();
+  for (const auto& e : c.history.events())
+    if (((e.step == Step::Acquired || e.step == Step::Released) && e.depth == 0) || e.step == Step::Crashed)
+      out.push_back(e.at);
+  for (const KeptAlive& k : kept) out.push_back(k.at);
+  std::erase_if(out, [&](Instant t) { return t > c.end.at; });
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
@@ -124,14 +160,15 @@ std::set<std::pair<uint32_t, int64_t>> own_rearms(const Context& c) {
 
 std::optional<Violation> no_zombie_lock(const Context& c) {
   if (!followed(c)) return std::nullopt;
-  const std::set<std::pair<uint32_t, int64_t>> rearmed_own = own_rearms(c);
-  ServingKey key;
-  std::map<uint32_t, bool> holding;  // client -> between its Acquired and its Released (outermost)
+  const ServedLock key(c);
+  const std::vector<KeptAlive> kept = kept_alive(c);
+  const auto& events = c.history.events();
+  size_t next_event = 0, next_kept = 0;
+  std::map<uint32_t, bool> holding;   // client -> between its Acquired and its Released (outermost)
   std::optional<Instant> idle_since;  // the key held while no client holds the lock
   uint32_t rearmed_by = lock::kNoClient;
   Instant rearmed_at;
-  uint32_t rearms = 0;  // by rearmed_by in this stretch: a second one is a renewal that lives on
-  Instant last_rearm;
+  uint32_t rearms = 0;  // commands of rearmed_by's in this stretch: a second one is a renewal that lives on
   auto nobody_holds = [&] {
     for (const auto& [client, h] : holding)
       if (h) return false;
@@ -140,12 +177,8 @@ std::optional<Violation> no_zombie_lock(const Context& c) {
   // Over the bound; or, at the run's end, still held and re-armed twice since its client
   // stopped holding it (a renewal in flight at the release re-arms once; one that lives
   // on keeps the lock for as long as its process lives).
-  auto judge = [&](Instant end, bool run_end, Instant deadline) -> std::optional<Violation> {
+  auto judge = [&](Instant end, bool run_end) -> std::optional<Violation> {
     if (!idle_since || rearmed_by == lock::kNoClient) return std::nullopt;
-    if (deadline < end) {  // it expired before anyone noticed
-      end = std::max(deadline, *idle_since);
-      run_end = false;
-    }
     if (end - *idle_since < liveness_bound(c) && !(run_end && rearms >= 2)) return std::nullopt;
     const FailedRelease release = failed_release(c, rearmed_by, *idle_since);
     return Violation{Property::NoZombieLock,
@@ -170,36 +203,41 @@ std::optional<Violation> no_zombie_lock(const Context& c) {
                      Cause::RenewalOutlivedRelease,
                      release.fault};
   };
-  for (const auto& e : c.history.events()) {
-    const Instant deadline_before = key.deadline();
-    key.see(c, e);
-    if (e.step == Step::Acquired && e.depth == 0) holding[e.client] = true;
-    if ((e.step == Step::Released && e.depth == 0) || e.step == Step::Crashed) holding[e.client] = false;
-    const bool idle = key.held() && nobody_holds();
-    // A re-arm by a renewal of a client that no longer holds the lock.
-    if (idle && idle_since && c.is_lock_key(e) && e.server == key.serving() && e.client != lock::kNoClient &&
-        (e.purpose == lock::Purpose::Renew || rearmed_own.count({e.client, e.at.ns})) &&
-        (e.step == Step::KeyExpireChanged || e.step == Step::KeySet) &&
-        (rearmed_by == lock::kNoClient || rearmed_by == e.client)) {
-      if (rearmed_by == lock::kNoClient || e.at != last_rearm) ++rearms;  // one command's effects share an instant
-      if (rearmed_by == lock::kNoClient) rearmed_at = e.at;
-      rearmed_by = e.client;
-      last_rearm = e.at;
+  // All that happens at one instant happens together (one command's effects, a script's DEL and SET).
+  for (const Instant t : zombie_instants(c, key, kept)) {
+    for (; next_event < events.size() && events[next_event].at <= t; ++next_event) {
+      const lock::HistoryEvent& e = events[next_event];
+      if (e.step == Step::Acquired && e.depth == 0) holding[e.client] = true;
+      if ((e.step == Step::Released && e.depth == 0) || e.step == Step::Crashed) holding[e.client] = false;
     }
-    if (idle && !idle_since) idle_since = e.at;
+    const bool idle = key.held(t) && nobody_holds();
+    bool counted = false;  // one command's effects share an instant: one re-arm
+    for (; next_kept < kept.size() && kept[next_kept].at <= t; ++next_kept) {
+      const KeptAlive& k = kept[next_kept];
+      // Kept alive by a client that no longer holds the lock, on the instance that serves it.
+      if (counted || !idle || !idle_since || key.serving_instance(t) != k.instance) continue;
+      if (rearmed_by != lock::kNoClient && rearmed_by != k.client) continue;
+      if (rearmed_by == lock::kNoClient) rearmed_at = t;
+      rearmed_by = k.client;
+      ++rearms;
+      counted = true;
+    }
+    if (idle && !idle_since) idle_since = t;
     if (!idle && idle_since) {
-      if (auto v = judge(e.at, false, deadline_before)) return v;
+      if (auto v = judge(t, false)) return v;
       idle_since.reset();
       rearmed_by = lock::kNoClient;
       rearms = 0;
     }
   }
-  return judge(c.end.at, true, key.deadline());
+  return judge(c.end.at, true);
 }
 
 std::optional<Violation> no_stalled_wait(const Context& c) {
   if (!followed(c)) return std::nullopt;
-  ServingKey key;
+  const ServedLock key(c);
+  const lock::Ledger& ledger = c.history.ledger();
+  bool held = false;
   struct Waiter {
     bool waiting = false;
     std::optional<Instant> refused_free;  // its first command that ran while the lock was free, this stretch
@@ -208,9 +246,8 @@ std::optional<Violation> no_stalled_wait(const Context& c) {
   std::map<uint32_t, Waiter> waiters;
   std::map<uint32_t, Instant> gone;  // clients that died while waiting, and when
   for (const auto& e : c.history.events()) {
-    const bool was_held = key.held();
-    key.see(c, e);
-    if (key.held() && !was_held)
+    const bool was_held = std::exchange(held, key.held(e.at));
+    if (held && !was_held)
       for (auto& [client, w] : waiters) w.refused_free.reset(), w.last_asked.reset();  // taken: a new stretch
     if (e.client == lock::kNoClient) continue;
     Waiter& w = waiters[e.client];
@@ -221,10 +258,10 @@ std::optional<Violation> no_stalled_wait(const Context& c) {
       w = Waiter{};
     }
     // Its command reached the serving node (it changed a key there) while the lock was free.
-    const bool ran_here = e.server == key.serving() && e.purpose == lock::Purpose::Acquire &&
+    const bool ran_here = ledger.serving(e.server, e.at) && e.purpose == lock::Purpose::Acquire &&
                           (e.step == Step::KeySet || e.step == Step::KeyExpireChanged || e.step == Step::KeyDeleted);
     const bool gave_up = e.step == Step::AcquireFailed && e.depth == 0;
-    if (!w.waiting || key.held() || !(ran_here || gave_up)) continue;
+    if (!w.waiting || held || !(ran_here || gave_up)) continue;
     // The command before this one was a refusal: the waiter asked again (or gave up) after it.
     // (Effects of one command share its instant: the command that wins is never counted.)
     // A waiter silent for longer than a lease (paused, cut off) may have lost its place
