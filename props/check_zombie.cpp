@@ -165,6 +165,7 @@ std::optional<Violation> no_zombie_lock(const Context& c) {
   const auto& events = c.history.events();
   size_t next_event = 0, next_kept = 0;
   std::map<uint32_t, bool> holding;   // client -> between its Acquired and its Released (outermost)
+  std::map<uint32_t, Instant> acquiring;  // client -> the start of its outermost acquire in flight
   std::optional<Instant> idle_since;  // the key held while no client holds the lock
   uint32_t rearmed_by = lock::kNoClient;
   Instant rearmed_at;
@@ -209,13 +210,25 @@ std::optional<Violation> no_zombie_lock(const Context& c) {
       const lock::HistoryEvent& e = events[next_event];
       if (e.step == Step::Acquired && e.depth == 0) holding[e.client] = true;
       if ((e.step == Step::Released && e.depth == 0) || e.step == Step::Crashed) holding[e.client] = false;
+      if (e.step == Step::AcquireStart && e.depth == 0) acquiring[e.client] = e.at;
+      if (((e.step == Step::Acquired || e.step == Step::AcquireFailed) && e.depth == 0) || e.step == Step::Crashed)
+        acquiring.erase(e.client);
     }
-    const bool idle = key.held(t) && nobody_holds();
+    // Held by nobody, and not by an acquire still in flight either (SETNX done, EXPIRE to
+    // come): its client holds once it says so. An instance left from an earlier hold stays
+    // idle while its owner acquires again (a renewal that outlived its unlock).
+    const uint32_t serving = key.serving_instance(t);
+    auto being_acquired = [&] {
+      const lock::LockInstance& i = c.history.ledger().instance(serving);
+      auto it = acquiring.find(i.owner);
+      return it != acquiring.end() && it->second <= i.granted;
+    };
+    const bool idle = serving != lock::kNoInstance && nobody_holds() && !being_acquired();
     bool counted = false;  // one command's effects share an instant: one re-arm
     for (; next_kept < kept.size() && kept[next_kept].at <= t; ++next_kept) {
       const KeptAlive& k = kept[next_kept];
       // Kept alive by a client that no longer holds the lock, on the instance that serves it.
-      if (counted || !idle || !idle_since || key.serving_instance(t) != k.instance) continue;
+      if (counted || !idle || !idle_since || serving != k.instance) continue;
       if (rearmed_by != lock::kNoClient && rearmed_by != k.client) continue;
       if (rearmed_by == lock::kNoClient) rearmed_at = t;
       rearmed_by = k.client;

@@ -273,3 +273,23 @@ TEST_CASE("lost calls: a reentrant hold that re-entered its own unheard win, and
   CHECK(both->cause == Cause::RenewalStopped);
   CHECK(both->fault == "call=B:12:reply-lost");
 }
+
+// A lock set in two steps (SETNX, then EXPIRE) exists before its client holds it. A pause
+// between the two leaves it without a client that says it holds, and the EXPIRE then
+// re-arms it: that is an acquire finishing, not a renewal that outlived its unlock.
+TEST_CASE("liveness: an acquire paused between SETNX and EXPIRE is no zombie lock", "[props][liveness]") {
+  const Scenario s = lc_scenario(
+      "setnx-expire seed=0 clients=1 iterations=1 lag=12ms failover=207ms spikes=0.06:2ms:1.5:50ms "
+      "call=A:2:pause:2.994s");
+  lock::Simulation sim(s);
+  sim.run();
+  // The key was set at the first call and stood for the whole pause before A said it acquired.
+  const auto acquired = lc_steps(sim.history(), Step::Acquired, 0);
+  REQUIRE(acquired.size() == 1);
+  const auto mine = sim.history().ledger().granted_to(0);
+  REQUIRE(!mine.empty());
+  CHECK(acquired[0].at - mine.front()->granted > sim::milliseconds(2'000));
+  const Verdict v = run_scenario(s).verdict;
+  CHECK(v.holds(Property::NoZombieLock));
+  CHECK(v.violations.empty());
+}
