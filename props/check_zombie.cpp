@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -166,6 +167,7 @@ std::optional<Violation> no_zombie_lock(const Context& c) {
   size_t next_event = 0, next_kept = 0;
   std::map<uint32_t, bool> holding;   // client -> between its Acquired and its Released (outermost)
   std::map<uint32_t, Instant> acquiring;  // client -> the start of its outermost acquire in flight
+  std::set<uint32_t> dead;                // crashed since its last hold: its renewal died with it
   std::optional<Instant> idle_since;  // the key held while no client holds the lock
   uint32_t rearmed_by = lock::kNoClient;
   Instant rearmed_at;
@@ -211,6 +213,8 @@ std::optional<Violation> no_zombie_lock(const Context& c) {
       if (e.step == Step::Acquired && e.depth == 0) holding[e.client] = true;
       if ((e.step == Step::Released && e.depth == 0) || e.step == Step::Crashed) holding[e.client] = false;
       if (e.step == Step::AcquireStart && e.depth == 0) acquiring[e.client] = e.at;
+      if (e.step == Step::Crashed) dead.insert(e.client);
+      if (e.step == Step::Acquired && e.depth == 0) dead.erase(e.client);
       if (((e.step == Step::Acquired || e.step == Step::AcquireFailed) && e.depth == 0) || e.step == Step::Crashed)
         acquiring.erase(e.client);
     }
@@ -228,7 +232,9 @@ std::optional<Violation> no_zombie_lock(const Context& c) {
     for (; next_kept < kept.size() && kept[next_kept].at <= t; ++next_kept) {
       const KeptAlive& k = kept[next_kept];
       // Kept alive by a client that no longer holds the lock, on the instance that serves it.
-      if (counted || !idle || !idle_since || serving != k.instance) continue;
+      // A renewal a dead client sent before it died may still land: that is no renewal
+      // outliving a release (a dead holder's lock is no-deadlock's).
+      if (counted || !idle || !idle_since || serving != k.instance || dead.count(k.client)) continue;
       if (rearmed_by != lock::kNoClient && rearmed_by != k.client) continue;
       if (rearmed_by == lock::kNoClient) rearmed_at = t;
       rearmed_by = k.client;

@@ -186,6 +186,14 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
                 fmt::format("{}'s clock jumped back {} while its nested acquire waited, so the wait it timed by that "
                             "clock ran that much longer: {}{} at {} while it held",
                             a, sim::format_duration(-jump->amount), a, what, sim::format_instant(to)));
+  // It was waiting in a nested acquire on the lock it held, with nothing else in the way
+  // (no cut, no lost call, no Redis down): the wait, not its work, outlasted the lease.
+  if (const auto wait = faults_.nested_wait_at(holder, to);
+      wait && left - (wait->second - wait->first) < to && faults_.renewal_blocker(holder, wait->first, to).empty() &&
+      faults_.any_down_within(wait->first, to).empty())
+    return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
+                fmt::format("{}'s nested acquire, from {}, waited on the lock {} holds: {}{} at {} while it waited",
+                            a, sim::format_instant(wait->first), a, a, what, sim::format_instant(to)));
   if (faults_.clock_misled(holder, from, to))
     return make(Cause::ClientClockSkew, faults_.clock_of(holder, to),
                 fmt::format("{}'s clock ran slow: its work looked short to it, but {}{} at {} while it worked", a, a,
@@ -377,7 +385,9 @@ Explanation Classifier::reentrancy(uint32_t first, const Violation& v) const {
   // So did any other mechanism that ended the outer lease while the nested acquire was
   // pending (renewals a cut stopped, a clock): only a lease that simply ran out while
   // the nested acquire waited is the lock waiting on itself.
-  if (meanwhile.cause != Cause::Unknown && meanwhile.cause != Cause::LeaseOutworked) return meanwhile;
+  if (meanwhile.cause != Cause::Unknown && meanwhile.cause != Cause::LeaseOutworked &&
+      meanwhile.cause != Cause::SelfDeadlock)
+    return meanwhile;
   // Refused, not waiting: a store that was down while the nested acquire ran (one that
   // kept its keys, say) failed its calls; nothing waited on itself.
   if (const std::string down = faults_.any_down_within(nested, until); !down.empty())

@@ -328,4 +328,17 @@ std::string FaultFinder::lost_call(uint32_t client, Instant from, Instant to,
   return "";
 }
 
+std::optional<std::pair<Instant, Instant>> FaultFinder::nested_wait_at(uint32_t client, Instant at) const {
+  std::optional<Instant> start;
+  for (const auto& e : h_.events()) {
+    if (e.client != client || e.depth == 0) continue;
+    const bool ends = e.step == Step::Acquired || e.step == Step::AcquireFailed;
+    if (e.step == Step::AcquireStart && e.at <= at) start = e.at;
+    if (ends && start && e.at < at) start.reset();
+    if (ends && start && e.at >= at) return std::pair{*start, e.at};
+  }
+  if (!start) return std::nullopt;
+  return std::pair{*start, h_.events().empty() ? at : std::max(at, h_.events().back().at)};
+}
+
 }  // namespace locksim::props

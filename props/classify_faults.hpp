@@ -4,6 +4,7 @@
 // struck this node then. Answers that name a fault give it as the scenario
 // writes it ("pause B @2s for 800ms", "slow=A:0:1.5s"), or "" when none did.
 #include <optional>
+#include <utility>
 #include <string>
 
 #include "locksim/lock/history.hpp"
@@ -65,6 +66,9 @@ class FaultFinder {
   // ("call=A:5:reply-lost"), of any purpose or of `purpose`; "" if none.
   std::string lost_call(uint32_t client, Instant from, Instant to,
                         std::optional<lock::Purpose> purpose = std::nullopt) const;
+  // The nested acquire of the client that was pending at `at`: its start, and when it got
+  // in or gave up (or the run's last event, if neither); nothing if none was pending.
+  std::optional<std::pair<Instant, Instant>> nested_wait_at(uint32_t client, Instant at) const;
 
  private:
   std::string name(uint32_t c) const { return lock::client_name(c); }

@@ -391,3 +391,19 @@ TEST_CASE("causes: a failover hands a timestamp lock's deadline to the promoted 
   CHECK(v.clients == std::vector<uint32_t>{1, 0});
   CHECK(v.fault == "slow=B:0:1.559s");
 }
+
+TEST_CASE("causes: a holder whose nested acquire waits on its own lock outlasts its lease by that wait, not by work",
+          "[causes]") {
+  // pubsub-wait is not reentrant: A's nested acquire waits for its own key to expire; B
+  // takes the lock meanwhile. No section is slow: it read as lease-expired-working.
+  for (const char* algorithm : {"pubsub-wait", "token-lua", "set-nx-px"}) {
+    const Violation v = mutual_exclusion_of(std::string(algorithm) + " clients=2 iterations=1 nested=1");
+    INFO(algorithm << ": " << v.sentence);
+    CHECK(v.cause == Cause::SelfDeadlock);
+    CHECK(v.fault == "nested=1");
+    CHECK(v.sentence.find("nested acquire") != std::string::npos);
+  }
+  // With a section longer than the lease and no nested acquire, the work is the cause.
+  const Violation worked = mutual_exclusion_of("set-nx-px clients=2 iterations=1 slow=A:0:1.5s");
+  CHECK(worked.cause == Cause::LeaseOutworked);
+}

@@ -293,3 +293,22 @@ TEST_CASE("liveness: an acquire paused between SETNX and EXPIRE is no zombie loc
   CHECK(v.holds(Property::NoZombieLock));
   CHECK(v.violations.empty());
 }
+
+// A renewal sent just before its client crashed still lands, and a Redis clock jumping
+// back then keeps the dead holder's key alive past the bound. That is a dead holder's
+// lock (no-deadlock's and the clock's), not a renewal outliving a release.
+TEST_CASE("liveness: a dead holder's last renewal in flight is no zombie lock", "[props][liveness]") {
+  const Scenario s = lc_scenario(
+      "fenced seed=143817 clients=2 iterations=1 spikes=0.29:14ms:1.5:1.828s clock=B:+0s:17292 slow=B:0:1.551s "
+      "call=B:7:crash faults=[pause B @67ms for 378ms; jump redis @1.824s by -1.995s]");
+  lock::Simulation sim(s);
+  sim.run();
+  const auto crashed = lc_steps(sim.history(), Step::Crashed, 1);
+  REQUIRE(crashed.size() == 1);
+  // The ledger has B's instance re-armed by B after B died, and it outlives the bound.
+  bool rearmed_after_death = false;
+  for (const lock::LockFact& f : sim.history().ledger().facts())
+    if (f.kind == lock::FactKind::Rearmed && f.client == 1 && f.at > crashed[0].at) rearmed_after_death = true;
+  CHECK(rearmed_after_death);
+  CHECK(run_scenario(s).verdict.holds(Property::NoZombieLock));
+}
