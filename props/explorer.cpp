@@ -14,6 +14,13 @@ namespace locksim::props {
 
 namespace {
 
+// 1st, 2nd, 3rd, 4th, ... 11th, 12th, 13th, ... 21st: how an element names a client's section.
+std::string ordinal(uint64_t n) {
+  const uint64_t tens = n % 100, ones = n % 10;
+  const char* suffix = (tens >= 11 && tens <= 13) ? "th" : ones == 1 ? "st" : ones == 2 ? "nd" : ones == 3 ? "rd" : "th";
+  return std::to_string(n) + suffix;
+}
+
 // rapidcheck's generators scale with a size: run i draws at size 10 + 3i, up
 // to the full range at 100. Small scenarios (fewest clients, shortest times)
 // come first, so the first violation found is already small.
@@ -239,8 +246,8 @@ std::vector<Element> elements_of(const Scenario& s) {
   for (size_t i = 0; i < w.slow_work.size(); ++i) {
     Scenario t = s;
     t.workload.slow_work.erase(t.workload.slow_work.begin() + static_cast<std::ptrdiff_t>(i));
-    add(fmt::format("{}'s {} section of {}", lock::client_name(w.slow_work[i].client), w.slow_work[i].iteration + 1,
-                    sim::format_duration(w.slow_work[i].work)),
+    add(fmt::format("{}'s {} section of {}", lock::client_name(w.slow_work[i].client),
+                    ordinal(w.slow_work[i].iteration + 1), sim::format_duration(w.slow_work[i].work)),
         std::move(t));
   }
   for (size_t i = 0; i < w.call_faults.size(); ++i) {

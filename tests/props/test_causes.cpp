@@ -292,12 +292,12 @@ TEST_CASE("causes: an acquire that re-arms a key its holder's crashed incarnatio
   for (const Case& c :
        {Case{"getset seed=6 clients=2 iterations=1 slow=A:0:2.515s ids=0,2 faults=[crash A @707ms; restart A @1.014s]",
              "slow=A:0:2.515s",
-             {"A's 1 section of 2.515s"}},
+             {"A's 1st section of 2.515s"}},
         // Here the crash and B's pause are what bring B to the lock while A still works.
         Case{"getset seed=0 clients=2 iterations=1 slow=A:0:2.606s call=B:9:pause:2.696s faults=[crash A @578ms; "
              "restart A @1.581s]",
              "slow=A:0:2.606s",
-             {"'crash A @578ms'", "'restart A @1.581s'", "A's 1 section of 2.606s",
+             {"'crash A @578ms'", "'restart A @1.581s'", "A's 1st section of 2.606s",
               "B's 2.696s pause before its call 9"}}}) {
     INFO(c.text);
     const Violation v = exact_violation(c.text, Property::MutualExclusion);
@@ -340,10 +340,10 @@ TEST_CASE("causes: after a failover, an acquire re-arming the holder's handed-ov
        {// The failover is not needed: without it the explicit lease runs out under the long section all the same.
         Case{"reentrant seed=51 clients=2 replica=1 lag=33ms failover=245ms slow=A:2:1.296s ids=0,2 "
              "explicit-lease=1s faults=[crash redis @95ms]",
-             Cause::LeaseOutworked, {0, 1}, "slow=A:2:1.296s", {"A's 3 section of 1.296s", "the explicit lease"}},
+             Cause::LeaseOutworked, {0, 1}, "slow=A:2:1.296s", {"A's 3rd section of 1.296s", "the explicit lease"}},
         Case{"reentrant seed=61299 clients=2 replica=1 lag=87ms failover=519ms slow=B:2:2.22s "
              "explicit-lease=1s faults=[crash redis @504ms]",
-             Cause::LeaseOutworked, {1, 0}, "slow=B:2:2.22s", {"B's 3 section of 2.22s", "the explicit lease"}},
+             Cause::LeaseOutworked, {1, 0}, "slow=B:2:2.22s", {"B's 3rd section of 2.22s", "the explicit lease"}},
         // Here the failover's outage is what puts B's hold under the pause.
         Case{"reentrant seed=101921 clients=3 replica=1 lag=88ms failover=358ms faults=[crash redis @749ms; "
              "pause B @1.204s for 2.808s]",
