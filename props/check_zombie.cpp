@@ -143,20 +143,17 @@ std::vector<KeptAlive> kept_alive(const Context& c) {
   return out;
 }
 
-// Whether kept[k] was its client's acquire taking the key over (a GETSET over its own
-// stale timestamp, a SET over its own leftover): the client's acquire in flight then
-// ends in Acquired with nothing more of its client keeping the key alive before that.
-// A renewal that outlived its unlock goes on re-arming while its client acquires again.
-bool taken_by_acquire(const Context& c, const std::vector<KeptAlive>& kept, size_t k) {
-  const uint32_t client = kept[k].client;
+// Whether `k` was its client's acquire taking the key over (a GETSET over its own stale
+// stamp, a retry after a reply a crash lost): the acquire in flight then ends in Acquired
+// holding that very instance. A renewal that outlived its unlock goes on re-arming while
+// its client acquires again, and that acquire, refused, never holds the instance.
+bool taken_by_acquire(const Context& c, const KeptAlive& k) {
   for (const auto& e : c.history.events()) {
-    if (e.client != client || e.at <= kept[k].at || e.depth != 0) continue;
-    if (e.step == Step::AcquireStart || e.step == Step::Released || e.step == Step::ReleaseStart) return false;
-    if (e.step == Step::AcquireFailed || e.step == Step::Crashed) return false;
+    if (e.client != k.client || e.at <= k.at || e.depth != 0) continue;
+    if (e.step == Step::AcquireFailed || e.step == Step::Crashed || e.step == Step::ReleaseStart) return false;
     if (e.step != Step::Acquired) continue;
-    for (size_t j = k + 1; j < kept.size() && kept[j].at <= e.at; ++j)
-      if (kept[j].client == client) return false;
-    return true;
+    const lock::LockInstance& i = c.history.ledger().instance(k.instance);
+    return c.history.ledger().at(i.key, i.node, e.at) == &i;
   }
   return false;
 }
@@ -253,7 +250,7 @@ std::optional<Violation> no_zombie_lock(const Context& c) {
       // A renewal a dead client sent before it died may still land: that is no renewal
       // outliving a release (a dead holder's lock is no-deadlock's).
       if (counted || !idle || !idle_since || serving != k.instance || dead.count(k.client)) continue;
-      if (acquiring.count(k.client) && taken_by_acquire(c, kept, next_kept)) continue;
+      if (acquiring.count(k.client) && taken_by_acquire(c, k)) continue;
       if (rearmed_by != lock::kNoClient && rearmed_by != k.client) continue;
       if (rearmed_by == lock::kNoClient) rearmed_at = t;
       rearmed_by = k.client;

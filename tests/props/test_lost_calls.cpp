@@ -312,3 +312,25 @@ TEST_CASE("liveness: a dead holder's last renewal in flight is no zombie lock", 
   CHECK(rearmed_after_death);
   CHECK(run_scenario(s).verdict.holds(Property::NoZombieLock));
 }
+
+// A timestamp lock's failed release leaves its key; the client's next acquire GETSETs
+// over its own stale stamp, once before a Redis crash lost the reply and again after.
+// Those writes are the acquire taking the key, not a renewal keeping it alive.
+TEST_CASE("liveness: an acquire that takes over its client's own leftover key is no renewal", "[props][liveness]") {
+  for (const char* text :
+       {"getset seed=538767 clients=1 iterations=2 persistent=1 faults=[crash redis @26ms; restart redis @763ms; "
+        "cut A redis @920ms for 1.11s; crash redis @2.125s; restart redis @3.236s]",
+        "getset seed=0 clients=1 iterations=2 persistent=1 slow=A:0:1.056s call=A:4:pause:2.637s "
+        "faults=[cut A redis @1.069s for 1.145s]"}) {
+    INFO(text);
+    const Scenario s = lc_scenario(text);
+    lock::Simulation sim(s);
+    sim.run();
+    // A re-armed its one instance after its release failed, and held it again.
+    const auto& instances = sim.history().ledger().instances();
+    REQUIRE(instances.size() >= 1);
+    CHECK(instances.front().rearms + instances.front().foreign_rearms >= 1);
+    CHECK(lc_steps(sim.history(), Step::Acquired, 0).size() == 2);
+    CHECK(run_scenario(s).verdict.holds(Property::NoZombieLock));
+  }
+}
