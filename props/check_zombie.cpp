@@ -172,6 +172,42 @@ std::vector<Instant> zombie_instants(const Context& c, const ServedLock& key, co
   return out;
 }
 
+// What else can leave the queue a place nobody waits in, when no waiter died: an acquire
+// whose answer a fault lost (the place it took stays; its client queues again behind it),
+// and a Redis clock that jumped back (a place's timeout, read on that clock, runs longer).
+std::string stranded_places(const Context& c, Instant until) {
+  const FaultFinder finder(c.history, c.config);
+  std::vector<std::string> what;
+  std::map<uint32_t, Instant> waiting_since;
+  std::set<std::string> named;
+  auto name_fault = [&](const sim::Fault& f) {
+    if (named.insert(sim::to_string(f)).second) what.push_back(sim::to_string(f));
+  };
+  for (const auto& e : c.history.events()) {
+    if (e.at > until) break;
+    if (e.client == lock::kNoClient || e.depth != 0) continue;
+    if (e.step == Step::AcquireStart) waiting_since[e.client] = e.at;
+    if (e.step != Step::Acquired && e.step != Step::AcquireFailed) continue;
+    waiting_since.erase(e.client);
+  }
+  for (uint32_t client = 0; client < c.history.clients().size(); ++client) {
+    const std::string lost = finder.lost_call(client, Instant{}, until, lock::Purpose::Acquire);
+    if (!lost.empty() && named.insert(lost).second) what.push_back(lost);
+  }
+  for (const sim::Fault& f : c.config.faults.faults) {
+    if (f.at > until) continue;
+    const bool cut = f.kind == sim::FaultKind::Cut || f.kind == sim::FaultKind::Reset;
+    const bool cut_waiter = cut && std::any_of(waiting_since.begin(), waiting_since.end(), [&](const auto& w) {
+      return (f.node == c.name(w.first) || f.peer == c.name(w.first)) && f.at >= w.second;
+    });
+    const bool jumped_back = f.kind == sim::FaultKind::ClockJump && f.amount.ns < 0 && !client_index(f.node);
+    if (cut_waiter || jumped_back) name_fault(f);
+  }
+  std::string out;
+  for (const std::string& w : what) out += (out.empty() ? "" : "; ") + w;
+  return out;
+}
+
 }  // namespace
 
 std::optional<Violation> no_zombie_lock(const Context& c) {
@@ -313,6 +349,7 @@ std::optional<Violation> no_stalled_wait(const Context& c) {
     for (const auto& [client, at] : gone)
       if (at <= e.at) behind += fmt::format("{}{} died waiting at {}", behind.empty() ? "" : ", ", c.name(client),
                                             sim::format_instant(at));
+    const std::string stranded = behind.empty() ? stranded_places(c, *refused) : "";
     return Violation{
         Property::NoStalledWait,
         {e.client},
@@ -323,8 +360,10 @@ std::optional<Violation> no_stalled_wait(const Context& c) {
                     "and refused all along: {}",
                     c.name(e.client), sim::format_instant(*first), sim::format_instant(*refused),
                     in_ms(*refused - *first), sim::format_duration(c.options.deadlock_slack),
-                    behind.empty() ? "no waiter ahead of it died, yet the queue did not let it in"
-                                   : "the queue waited for a waiter that was gone (" + behind + ")"),
+                    !behind.empty() ? "the queue waited for a waiter that was gone (" + behind + ")"
+                    : stranded.empty()
+                        ? "no waiter ahead of it died, yet the queue did not let it in"
+                        : "no waiter ahead of it died; the queue kept a place nobody waited in (" + stranded + ")"),
         Cause::QueueStalled};
   }
   return std::nullopt;
