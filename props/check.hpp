@@ -36,6 +36,8 @@ struct Context {
 };
 
 // Ownership is the ledger's (c.history.ledger(), lock/ledger.hpp): no checker rebuilds it from key changes.
+// Key changes are read only for keys that are not locks: a queue's places (bounded-wait's
+// arrivals, no-stalled-wait's refusals) and a fencing counter's token (fenced-writes' order of holds).
 std::optional<Violation> mutual_exclusion(const Context& c);
 std::optional<Violation> owner_only_release(const Context& c);
 std::optional<Violation> no_deadlock(const Context& c, Metrics& m);
