@@ -10,6 +10,7 @@
 #include <map>
 
 #include "locksim/lock/redis_node.hpp"
+#include "locksim/lock/registry.hpp"
 #include "locksim/props/check.hpp"
 #include "locksim/props/classify.hpp"
 #include "locksim/props/classify_faults.hpp"
@@ -45,6 +46,7 @@ class Classifier {
   Explanation taken_over(uint32_t holder, const lock::LockInstance& i, std::string_view how) const;
   Explanation on_time(uint32_t holder, Instant from, Instant to, std::string_view what) const;
   Explanation reentrancy(uint32_t first, const Violation& v) const;
+  std::string nested_acquire_blocker(uint32_t client, Instant from, Instant to) const;
   bool renews() const;
   // The instances the hold begun at `since` was granted: per node, the holder's
   // last grant before it learned it acquired (an earlier attempt's is not the hold's).
@@ -393,6 +395,14 @@ Explanation Classifier::reentrancy(uint32_t first, const Violation& v) const {
   if (const std::string down = faults_.any_down_within(nested, until); !down.empty())
     return make(Cause::RedisDown, down,
                 fmt::format("{}'s nested acquire met a Redis that was down: its calls failed", name(first)));
+  // A lock that claims reentrancy lets its holder straight back in: if its nested acquire
+  // still waited, something kept the answer from it (a lost request or reply, a cut).
+  if (const std::string blocked = nested_acquire_blocker(first, nested, until); !blocked.empty())
+    return make(Cause::AmbiguousReply, blocked,
+                fmt::format("{}'s nested acquire got no answer{}", name(first),
+                            meanwhile.cause != Cause::Unknown
+                                ? fmt::format(", and {}'s lease ran out meanwhile", name(first))
+                                : ", and it waited for one until it gave up"));
   if (meanwhile.cause != Cause::Unknown)
     return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
                 fmt::format("{}'s nested acquire waited on the lock {} holds until its lease ran out, then took "
@@ -401,6 +411,18 @@ Explanation Classifier::reentrancy(uint32_t first, const Violation& v) const {
   if (v.from == v.to) return make(Cause::InnerRelease, "", "an inner release freed the lock under the outer hold");
   return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
               fmt::format("{}'s nested acquire waited on the lock {} holds", name(first), name(first)));
+}
+
+// What kept a nested acquire of a lock that claims reentrancy from its answer within
+// [from, to]: a lost request or reply, a cut or reset of its client; "" if nothing did, or
+// if the lock does not claim reentrancy (then its nested acquire waits on its own lock).
+std::string Classifier::nested_acquire_blocker(uint32_t client, Instant from, Instant to) const {
+  const lock::Algorithm* a = lock::find_algorithm(cfg_.algorithm);
+  if (!a) return "";
+  const auto claims = lock::claims_of(*a);
+  if (std::find(claims.begin(), claims.end(), "reentrancy") == claims.end()) return "";
+  if (std::string lost = faults_.lost_call(client, from, to); !lost.empty()) return lost;
+  return faults_.renewal_blocker(client, from, to);
 }
 
 Explanation Classifier::explain(const Violation& v) {

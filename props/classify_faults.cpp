@@ -1,5 +1,6 @@
 #include "locksim/props/classify_faults.hpp"
 
+#include "locksim/lock/registry.hpp"
 #include "locksim/props/scenario.hpp"
 #include "locksim/sim/int128.hpp"
 
@@ -9,6 +10,11 @@
 #include <optional>
 
 namespace locksim::props {
+
+FaultFinder::FaultFinder(const lock::History& h, const lock::SimulationConfig& cfg) : h_(h), cfg_(cfg) {
+  const lock::Algorithm* a = lock::find_algorithm(cfg.algorithm);
+  uses_redis_ = !(a && a->uses_database);
+}
 
 using lock::HistoryEvent;
 using lock::Step;
@@ -185,7 +191,7 @@ std::string FaultFinder::renewal_blocker(uint32_t client, Instant from, Instant 
     if (f.kind == sim::FaultKind::Reset && mine && f.at >= from && f.at <= to) return sim::to_string(f);
   }
   for (const auto& f : cfg_.faults.faults)
-    if (f.kind == sim::FaultKind::Crash && !client_index(f.node) && f.at >= from && f.at <= to)
+    if (uses_redis_ && f.kind == sim::FaultKind::Crash && !client_index(f.node) && f.at >= from && f.at <= to)
       return server_crash(f.node, to);
   if (reply_timed_out(client, from, to) && cfg_.latency.spike_probability > 0)
     return fmt::format("delay spikes: spikes={}:{}:{}:{}", cfg_.latency.spike_probability,
@@ -290,6 +296,7 @@ bool FaultFinder::restarted_within(uint32_t server, Instant after, Instant until
 }
 
 std::string FaultFinder::any_down_within(Instant from, Instant to) const {
+  if (!uses_redis_) return "";
   // Once the replica serves, the old master's death no longer refuses anyone.
   if (const auto promoted = h_.ledger().promoted_at(); cfg_.replica && promoted && *promoted <= from) return "";
   for (uint32_t s = 0; s < cfg_.masters; ++s)
@@ -298,6 +305,7 @@ std::string FaultFinder::any_down_within(Instant from, Instant to) const {
 }
 
 std::string FaultFinder::any_server_crash(Instant before) const {
+  if (!uses_redis_) return "";
   for (const auto& e : h_.events()) {
     if (e.at > before) break;
     if (e.step == Step::ServerCrashed && !e.keys_survive)

@@ -17,7 +17,7 @@ using sim::Instant;
 
 class FaultFinder {
  public:
-  FaultFinder(const lock::History& h, const lock::SimulationConfig& cfg) : h_(h), cfg_(cfg) {}
+  FaultFinder(const lock::History& h, const lock::SimulationConfig& cfg);
 
   // When the holder's critical section that is open at `t` ended (leave or crash), or the last event.
   Instant hold_end(uint32_t client, Instant t) const;
@@ -77,6 +77,7 @@ class FaultFinder {
   const lock::HistoryEvent* entry_of(uint32_t client, Instant from) const;
   const lock::History& h_;
   const lock::SimulationConfig& cfg_;
+  bool uses_redis_ = true;  // a database lock never calls the Redis nodes of its world: their crashes refuse nothing
 };
 
 }  // namespace locksim::props

@@ -407,3 +407,32 @@ TEST_CASE("causes: a holder whose nested acquire waits on its own lock outlasts 
   const Violation worked = mutual_exclusion_of("set-nx-px clients=2 iterations=1 slow=A:0:1.5s");
   CHECK(worked.cause == Cause::LeaseOutworked);
 }
+
+TEST_CASE("causes: a reentrant lock's nested acquire that got no answer did not wait on itself", "[causes]") {
+  // db-reentrant's nested acquire counts up its own row; the reply was lost, and the
+  // call waited for it until the acquire gave up. The Redis node of the world, which a
+  // database lock never calls, is no cause either (its crash once read as redis-down).
+  for (const char* text : {"db-reentrant seed=13 clients=1 iterations=1 nested=1 call=A:3:reply-lost",
+                           "db-reentrant seed=0 clients=1 iterations=1 nested=1 call=A:4:request-lost "
+                           "faults=[crash redis @148ms]"}) {
+    const RunResult run = run_scenario(*parse_scenario(text));
+    const Violation* v = run.verdict.find(Property::Reentrancy);
+    INFO(text);
+    REQUIRE(v);
+    CHECK(v->cause == Cause::AmbiguousReply);
+    CHECK(v->fault.starts_with("call=A:"));
+    CHECK(v->clients == std::vector<uint32_t>{0});
+  }
+  // The built-in reentrant lock, cut off from Redis during its nested acquire: its lease
+  // (explicit, no renewal) ran out meanwhile, and the nested acquire then took a fresh lock.
+  const RunResult cut = run_scenario(*parse_scenario(
+      "reentrant seed=468717 clients=1 iterations=1 nested=1 persistent=1 spikes=0.28:24ms:1.5:98ms "
+      "explicit-lease=1s faults=[cut A redis @138ms for 922ms]"));
+  const Violation* v = cut.verdict.find(Property::Reentrancy);
+  REQUIRE(v);
+  CHECK(v->cause == Cause::AmbiguousReply);
+  CHECK(v->fault == "cut A redis @138ms for 922ms");
+  // A lock that does not claim reentrancy waits on itself, whatever else happens.
+  const Violation self = violation_of("token-lua clients=1 iterations=1 nested=1", Property::Reentrancy);
+  CHECK(self.cause == Cause::SelfDeadlock);
+}
