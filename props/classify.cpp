@@ -47,6 +47,7 @@ class Classifier {
   Explanation on_time(uint32_t holder, Instant from, Instant to, std::string_view what) const;
   Explanation reentrancy(uint32_t first, const Violation& v) const;
   std::string nested_acquire_blocker(uint32_t client, Instant from, Instant to) const;
+  bool claims_reentrancy() const;
   bool renews() const;
   // The instances the hold begun at `since` was granted: per node, the holder's
   // last grant before it learned it acquired (an earlier attempt's is not the hold's).
@@ -381,13 +382,19 @@ Explanation Classifier::reentrancy(uint32_t first, const Violation& v) const {
   const Instant until = std::max(got, v.to);
   const Explanation meanwhile =
       until > nested ? lapse(first, acquire_start(first, nested), until, lock::kNoClient) : Explanation{};
+  // A lock that does not claim reentrancy refuses its holder's nested acquire for as long
+  // as the outer lease lives: whatever else happened while it waited (a pause, a cut that
+  // stopped the renewals, a clock), it waited on itself, unless a Redis that was down
+  // refused it. A lock that claims reentrancy lets its holder straight back in: what
+  // became of the outer lease while the nested acquire was pending is the cause.
+  const bool reentrant = claims_reentrancy();
   // Paused while its nested acquire was pending: it waited on nothing.
-  if (meanwhile.cause == Cause::LeasePaused) return meanwhile;
+  if (reentrant && meanwhile.cause == Cause::LeasePaused) return meanwhile;
   // The store lost the outer instance: the nested acquire found no lock to re-enter, nor a store to ask.
   // So did any other mechanism that ended the outer lease while the nested acquire was
   // pending (renewals a cut stopped, a clock): only a lease that simply ran out while
   // the nested acquire waited is the lock waiting on itself.
-  if (meanwhile.cause != Cause::Unknown && meanwhile.cause != Cause::LeaseOutworked &&
+  if (reentrant && meanwhile.cause != Cause::Unknown && meanwhile.cause != Cause::LeaseOutworked &&
       meanwhile.cause != Cause::SelfDeadlock)
     return meanwhile;
   // Refused, not waiting: a store that was down while the nested acquire ran (one that
@@ -413,14 +420,18 @@ Explanation Classifier::reentrancy(uint32_t first, const Violation& v) const {
               fmt::format("{}'s nested acquire waited on the lock {} holds", name(first), name(first)));
 }
 
+bool Classifier::claims_reentrancy() const {
+  const lock::Algorithm* a = lock::find_algorithm(cfg_.algorithm);
+  if (!a) return false;
+  const auto claims = lock::claims_of(*a);
+  return std::find(claims.begin(), claims.end(), "reentrancy") != claims.end();
+}
+
 // What kept a nested acquire of a lock that claims reentrancy from its answer within
 // [from, to]: a lost request or reply, a cut or reset of its client; "" if nothing did, or
 // if the lock does not claim reentrancy (then its nested acquire waits on its own lock).
 std::string Classifier::nested_acquire_blocker(uint32_t client, Instant from, Instant to) const {
-  const lock::Algorithm* a = lock::find_algorithm(cfg_.algorithm);
-  if (!a) return "";
-  const auto claims = lock::claims_of(*a);
-  if (std::find(claims.begin(), claims.end(), "reentrancy") == claims.end()) return "";
+  if (!claims_reentrancy()) return "";
   if (std::string lost = faults_.lost_call(client, from, to); !lost.empty()) return lost;
   return faults_.renewal_blocker(client, from, to);
 }

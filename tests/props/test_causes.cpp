@@ -436,3 +436,21 @@ TEST_CASE("causes: a reentrant lock's nested acquire that got no answer did not 
   const Violation self = violation_of("token-lua clients=1 iterations=1 nested=1", Property::Reentrancy);
   CHECK(self.cause == Cause::SelfDeadlock);
 }
+
+TEST_CASE("causes: a pause inside a non-reentrant lock's self-wait changes nothing: the self-wait is the cause",
+          "[causes]") {
+  // Quoted in the verdicts issue: the 81 ms pause came first and changed nothing; without
+  // it the run is the same F16. token-lua does not claim reentrancy: its nested acquire is
+  // refused for as long as the outer lease lives, paused or not.
+  const std::string with_pause = "token-lua seed=0 clients=1 iterations=1 nested=1 call=A:2:pause:81ms ids=1";
+  const std::string without = "token-lua seed=0 clients=1 iterations=1 nested=1 ids=1";
+  for (const std::string& text : {with_pause, without}) {
+    const RunResult run = run_scenario(*parse_scenario(text));
+    const Violation* v = run.verdict.find(Property::Reentrancy);
+    INFO(text);
+    REQUIRE(v);
+    CHECK(v->cause == Cause::SelfDeadlock);
+    CHECK(v->fault == "nested=1");
+    CHECK(v->clients == std::vector<uint32_t>{0});
+  }
+}
