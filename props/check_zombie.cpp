@@ -44,7 +44,8 @@ bool followed(const Context& c) {
 }
 
 // When the lock key was held on the node that served clients, as the ledger
-// saw it: each instance's life [granted, over) cut to the time its node served
+// saw it: each instance's life [granted, over) — for a timestamp lock, until its
+// stamp passed — cut to the time its node served
 // (a replica's copy serves from its promotion, the master until then). Expiry
 // is the store's true instant, not when a lazy expiry was noticed.
 class ServedLock {
@@ -54,7 +55,8 @@ class ServedLock {
     const std::optional<Instant> promoted = ledger.promoted_at();
     for (const lock::LockInstance& i : ledger.instances()) {
       if (i.key != c.config.lock.key) continue;
-      Window w{i.granted, i.over(), i.id};
+      // A timestamp lock is free by its own rule once its stamp has passed, key or no key.
+      Window w{i.granted, std::min(i.over(), i.holder_deadline), i.id};
       if (ledger.has_replica() && i.node == ledger.replica())
         w.from = std::max(w.from, promoted.value_or(Instant::never()));
       else if (ledger.has_replica() && promoted)

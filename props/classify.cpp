@@ -191,9 +191,10 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
                             a, sim::format_duration(-jump->amount), a, what, sim::format_instant(to)));
   // It was waiting in a nested acquire on the lock it held, with nothing else in the way
   // (no cut, no lost call, no Redis down): the wait, not its work, outlasted the lease.
-  if (const auto wait = faults_.nested_wait_at(holder, to);
+  // (A lock that claims reentrancy lets its holder straight back in: it never waits on itself.)
+  if (const auto wait = claims_reentrancy() ? std::nullopt : faults_.nested_wait_at(holder, to);
       wait && left - (wait->second - wait->first) < to && faults_.renewal_blocker(holder, wait->first, to).empty() &&
-      faults_.any_down_within(wait->first, to).empty())
+      faults_.lost_call(holder, wait->first, to).empty() && faults_.any_down_within(wait->first, to).empty())
     return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
                 fmt::format("{}'s nested acquire, from {}, waited on the lock {} holds: {}{} at {} while it waited",
                             a, sim::format_instant(wait->first), a, a, what, sim::format_instant(to)));

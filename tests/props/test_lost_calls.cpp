@@ -334,3 +334,20 @@ TEST_CASE("liveness: an acquire that takes over its client's own leftover key is
     CHECK(run_scenario(s).verdict.holds(Property::NoZombieLock));
   }
 }
+
+// A timestamp lock is free by its own rule once its stamp has passed: a key left behind
+// (a failed release, then an acquire whose GETSET reply a crash lost and which gave up)
+// is no lock held while nobody works.
+TEST_CASE("liveness: a timestamp lock past its stamp is free, key or no key", "[props][liveness]") {
+  const Scenario s = lc_scenario(
+      "getset seed=538767 clients=1 iterations=2 persistent=1 faults=[crash redis @26ms; restart redis @763ms; "
+      "cut A redis @920ms for 1.11s; crash redis @2.125s; cut A redis @2.943s for 2.569s; restart redis @3.236s]");
+  lock::Simulation sim(s);
+  sim.run();
+  CHECK(lc_steps(sim.history(), Step::AcquireFailed, 0).size() == 1);
+  const auto& instances = sim.history().ledger().instances();
+  REQUIRE(!instances.empty());
+  CHECK(instances.front().live());  // the key outlived the run
+  CHECK(instances.front().holder_deadline < sim::Instant{sim::milliseconds(2'000).ns});
+  CHECK(run_scenario(s).verdict.holds(Property::NoZombieLock));
+}
