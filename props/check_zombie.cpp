@@ -44,8 +44,7 @@ bool followed(const Context& c) {
 }
 
 // When the lock key was held on the node that served clients, as the ledger
-// saw it: each instance's life [granted, over) — for a timestamp lock, until its
-// stamp passed — cut to the time its node served
+// saw it: each instance's life (lives()) cut to the time its node served
 // (a replica's copy serves from its promotion, the master until then). Expiry
 // is the store's true instant, not when a lazy expiry was noticed.
 class ServedLock {
@@ -55,13 +54,13 @@ class ServedLock {
     const std::optional<Instant> promoted = ledger.promoted_at();
     for (const lock::LockInstance& i : ledger.instances()) {
       if (i.key != c.config.lock.key) continue;
-      // A timestamp lock is free by its own rule once its stamp has passed, key or no key.
-      Window w{i.granted, std::min(i.over(), i.holder_deadline), i.id};
-      if (ledger.has_replica() && i.node == ledger.replica())
-        w.from = std::max(w.from, promoted.value_or(Instant::never()));
-      else if (ledger.has_replica() && promoted)
-        w.to = std::min(w.to, *promoted);
-      if (w.from < w.to) windows_.push_back(w);
+      for (Window w : lives(c, i)) {
+        if (ledger.has_replica() && i.node == ledger.replica())
+          w.from = std::max(w.from, promoted.value_or(Instant::never()));
+        else if (ledger.has_replica() && promoted)
+          w.to = std::min(w.to, *promoted);
+        if (w.from < w.to) windows_.push_back(w);
+      }
     }
     std::sort(windows_.begin(), windows_.end(), [](const Window& a, const Window& b) { return a.from < b.from; });
   }
@@ -86,6 +85,24 @@ class ServedLock {
     Instant from, to;
     uint32_t instance;
   };
+  // When the instance held the lock. A key with a TTL holds it from its grant to its end.
+  // A timestamp lock (no TTL; its holder declared a deadline) is free by its own rule
+  // once its stamp has passed, key or no key: each write of a stamp (the grant, a
+  // re-arm) holds it for a lease, the stamp the lock writes (now + lease).
+  static std::vector<Window> lives(const Context& c, const lock::LockInstance& i) {
+    const bool stamped = i.deadline == Instant::never() && i.holder_deadline != Instant::never();
+    if (!stamped) return {Window{i.granted, i.over(), i.id}};
+    std::vector<Window> out;
+    for (const lock::LockFact* f : c.history.ledger().facts_of(i.id)) {
+      if (f->kind == lock::FactKind::Ended || f->kind == lock::FactKind::Visible) continue;
+      const Window w{f->at, std::min(i.over(), f->at + c.config.lock.lease), i.id};
+      if (!out.empty() && w.from <= out.back().to)
+        out.back().to = std::max(out.back().to, w.to);
+      else if (w.from < w.to)
+        out.push_back(w);
+    }
+    return out;
+  }
   std::vector<Window> windows_;
 };
 
