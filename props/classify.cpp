@@ -166,8 +166,13 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
                             a, sim::format_span(*took), sim::format_duration(cfg_.lock.lease), a, what,
                             sim::format_instant(to), a));
   }
+  // Without renewals, also when it was frozen at the lease's end after most of the lease
+  // paused: what it did once it resumed (waiting on the lock its lapse let another take)
+  // follows from the lapse, so its hold's length says nothing of its work.
+  const bool froze_lease = paused_then && paused * 2 >= to - from;
   if (paused.ns > 0 && !renewal_cut_first &&
-      (renewing ? paused_then || paused * 2 >= to - from : left - faults_.paused_within(holder, from, left) < to))
+      (renewing ? paused_then || paused * 2 >= to - from
+                : froze_lease || left - faults_.paused_within(holder, from, left) < to))
     return make(Cause::LeasePaused, faults_.pause_of(holder, from, to),
                 paused_then || faults_.entered_after(holder, from, to)
                     ? fmt::format("{}{} at {} while {} was paused", a, what, sim::format_instant(to), a)

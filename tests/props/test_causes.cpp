@@ -454,3 +454,21 @@ TEST_CASE("causes: a pause inside a non-reentrant lock's self-wait changes nothi
     CHECK(v->clients == std::vector<uint32_t>{0});
   }
 }
+
+TEST_CASE("causes: a holder frozen at its lease's end after most of it paused lapsed by the pause", "[causes]") {
+  // B acquires and is paused 1.388 s before its nested acquire; its 1 s lease ends while it
+  // is frozen; A takes the lock; B resumes and its nested acquire waits for A's. B's hold is
+  // long because of the lapse, not its work: it read as lease-expired-working (and the
+  // reentrancy as a self-wait, in a lock that claims reentrancy).
+  const RunResult run = run_scenario(*parse_scenario(
+      "reentrant seed=88325 clients=2 iterations=1 nested=1 lag=87ms failover=243ms spikes=0.06:25ms:1.5:457ms "
+      "clock=A:+0s:15294 slow=A:0:637ms call=B:2:pause:1.388s call=A:4:request-lost explicit-lease=1s"));
+  for (Property p : {Property::MutualExclusion, Property::Reentrancy}) {
+    const Violation* v = run.verdict.find(p);
+    INFO(to_string(p));
+    REQUIRE(v);
+    CHECK(v->cause == Cause::LeasePaused);
+    CHECK(v->fault == "call=B:2:pause:1.388s");
+    CHECK(v->clients.front() == 1);
+  }
+}
