@@ -196,7 +196,7 @@ Failure finish(const FaultModel& model, const InventoryOptions& o, const std::ve
 // The failures still outside the assumptions once shrunk (neither met inside, nor moved by
 // their replay or their shrinking) are sought by one targeted inside search; each one it
 // finds is the lock's own after all, and takes the search's example.
-void search_inside_for(const FaultModel& model, const InventoryOptions& o, unsigned jobs,
+void search_inside_for(const FaultModel& model, const InventoryOptions& o, uint32_t runs_made, unsigned jobs,
                        std::vector<Failure>& failures) {
   std::vector<Failure*> sought;
   std::vector<FailureKey> keys;
@@ -207,7 +207,8 @@ void search_inside_for(const FaultModel& model, const InventoryOptions& o, unsig
     }
   InsideSearchOptions search;
   search.seed = o.seed;
-  search.budget = o.inside_search_runs ? *o.inside_search_runs : inside_search_budget(o.runs);
+  // Scaled by the runs made, not asked for: --time asks for a hundred million.
+  search.budget = o.inside_search_runs ? *o.inside_search_runs : inside_search_budget(runs_made);
   search.shrink = o.shrink;
   search.max_shrink_runs = o.max_shrink_runs;
   search.check = o.check;
@@ -313,7 +314,7 @@ Inventory take_inventory(const FaultModel& model, const InventoryOptions& o, uns
   inv.failures.resize(found.size());
   on_threads(found.size(), jobs,
              [&](size_t i) { inv.failures[i] = finish(model, o, inv.claims, found[i].first, found[i].second); });
-  if (!(o.interrupted && o.interrupted->load())) search_inside_for(model, o, jobs, inv.failures);
+  if (!(o.interrupted && o.interrupted->load())) search_inside_for(model, o, inv.runs, jobs, inv.failures);
   // The lock's own, then unclaimed properties inside the assumptions, then outside them.
   auto group = [](const Failure& f) { return own_failure(f) ? 0 : unclaimed_failure(f) ? 1 : 2; };
   std::stable_sort(inv.failures.begin(), inv.failures.end(), [&](const Failure& a, const Failure& b) {

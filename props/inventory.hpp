@@ -61,7 +61,7 @@ struct InventoryOptions {
   const std::atomic<bool>* interrupted = nullptr;
   CheckOptions check;
   // Runs the targeted inside search (props/inside_search.hpp) may make for the failures
-  // met only outside the assumptions. None: inside_search_budget(runs). A sharded sweep
+  // met only outside the assumptions. None: inside_search_budget of the runs made. A sharded sweep
   // gives every shard the whole sweep's budget, so that each shard searches alike (check does).
   std::optional<uint32_t> inside_search_runs;
   // The properties whose failures are the lock's own; none: the algorithm's claims
