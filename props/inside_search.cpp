@@ -49,7 +49,7 @@ std::vector<uint32_t> first_hits(const FaultModel& model, const std::vector<Fail
 
 uint32_t inside_search_budget(uint32_t check_runs) {
   if (check_runs == 0) return 0;
-  return std::clamp<uint32_t>(check_runs / 5, kMinInsideSearchRuns, kMaxInsideSearchRuns);
+  return std::clamp<uint32_t>(check_runs / 10, kMinInsideSearchRuns, kMaxInsideSearchRuns);
 }
 
 DrawSource inside_search_draw(const FaultModel& model, uint64_t seed, uint32_t i) {

@@ -139,10 +139,10 @@ TEST_CASE("inside search: a failure that needs what the assumptions rule out spe
   none.assumed = Assumptions{};
   CHECK_FALSE(search_inside(none, {{Property::MutualExclusion, Cause::LeaseOutworked}}, o)[0].found);
   CHECK(search_inside(none, {{Property::MutualExclusion, Cause::LeaseOutworked}}, o)[0].runs == 0);
-  // The budget: a fifth of the check's runs, within its bounds.
+  // The budget: a tenth of the check's runs, within its bounds.
   CHECK(inside_search_budget(0) == 0);
   CHECK(inside_search_budget(60) == kMinInsideSearchRuns);
-  CHECK(inside_search_budget(5000) == 1000);
+  CHECK(inside_search_budget(5000) == 500);
   CHECK(inside_search_budget(100'000'000) == kMaxInsideSearchRuns);
 }
 
