@@ -23,13 +23,13 @@ uint64_t search_stream_hash(std::string_view text) {
   return h;
 }
 
-constexpr uint32_t kNotFound = UINT32_MAX;
+constexpr uint32_t kNoSearchHit = UINT32_MAX;
 
 // The first search run, among i = first, first + stride, ..., below the budget, that shows
-// each failure sought (kNotFound if none). Stops once every failure has been met.
-std::vector<uint32_t> first_hits(const FaultModel& model, const std::vector<FailureKey>& sought,
+// each failure sought (kNoSearchHit if none). Stops once every failure has been met.
+std::vector<uint32_t> first_search_hits(const FaultModel& model, const std::vector<FailureKey>& sought,
                                  const InsideSearchOptions& o, uint32_t first, uint32_t stride) {
-  std::vector<uint32_t> hit(sought.size(), kNotFound);
+  std::vector<uint32_t> hit(sought.size(), kNoSearchHit);
   size_t left = sought.size();
   for (uint32_t i = first; i < o.budget && left > 0; i += stride) {
     const Scenario drawn = draw(model, inside_search_draw(model, o.seed, i));
@@ -37,7 +37,7 @@ std::vector<uint32_t> first_hits(const FaultModel& model, const std::vector<Fail
     const RunResult r = run_scenario(drawn, o.check);
     for (const Violation& v : r.verdict.violations)
       for (size_t k = 0; k < sought.size(); ++k)
-        if (hit[k] == kNotFound && sought[k] == FailureKey{v.property, v.cause}) {
+        if (hit[k] == kNoSearchHit && sought[k] == FailureKey{v.property, v.cause}) {
           hit[k] = i;
           --left;
         }
@@ -77,15 +77,15 @@ std::vector<InsideSearch> search_inside(const FaultModel& model, const std::vect
   // the jobs is the first hit of all, as one job would have found it.
   std::vector<std::vector<uint32_t>> parts(jobs);
   if (jobs == 1)
-    parts[0] = first_hits(model, sought, o, 0, 1);
+    parts[0] = first_search_hits(model, sought, o, 0, 1);
   else
-    base::run_on_threads(jobs, [&](unsigned t) { parts[t] = first_hits(model, sought, o, t, jobs); });
+    base::run_on_threads(jobs, [&](unsigned t) { parts[t] = first_search_hits(model, sought, o, t, jobs); });
   std::vector<size_t> found;
   for (size_t k = 0; k < sought.size(); ++k) {
-    uint32_t first = kNotFound;
+    uint32_t first = kNoSearchHit;
     for (const auto& p : parts) first = std::min(first, p[k]);
-    out[k].runs = first == kNotFound ? o.budget : first + 1;
-    if (first != kNotFound) {
+    out[k].runs = first == kNoSearchHit ? o.budget : first + 1;
+    if (first != kNoSearchHit) {
       out[k].found.emplace();
       out[k].found->run = first;
       found.push_back(k);
