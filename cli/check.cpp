@@ -24,6 +24,7 @@
 #include "locksim/props/exercised.hpp"
 #include "locksim/props/defaults.hpp"
 #include "locksim/props/explorer.hpp"
+#include "locksim/props/inside_search.hpp"
 #include "locksim/props/inventory.hpp"
 #include "locksim/props/regression.hpp"
 #include "locksim/props/search.hpp"
@@ -153,6 +154,8 @@ int check_inventory(const CheckFlags& o, const props::FaultModel& model, const p
   io.target = x.target;
   io.shrink = x.shrink;
   if (!o.time.empty()) io.time_limit_s = static_cast<double>(parse_duration_arg(o.time, "--time").ns) / 1e9;
+  // The whole sweep's budget, not this shard's: every shard searches alike (props/inside_search.hpp).
+  if (o.time.empty()) io.inside_search_runs = props::inside_search_budget(o.runs);
   if (!o.json) std::cout << header << std::flush;
   const auto started = std::chrono::steady_clock::now();
   Progress progress(fmt::format("check {}", o.algorithm), x.runs);

@@ -63,10 +63,16 @@ std::string failure_entry(size_t number, const props::Failure& f, uint32_t runs,
   if (!f.necessary.empty()) out += fmt::format("   each necessary: {}\n", join(f.necessary, "; "));
   for (size_t i = 0; i < f.breaks.size(); ++i)
     out += fmt::format("   {}{}\n", i == 0 ? "breaks:   " : "          ", f.breaks[i]);
-  if (f.moved_inside)
+  if (f.found_by_search)
+    out += fmt::format("   inside:   met only in runs beyond the assumptions; found inside them by a targeted search, "
+                       "in {} run{}\n",
+                       f.inside_search_runs, f.inside_search_runs == 1 ? "" : "s");
+  else if (f.moved_inside)
     out += fmt::format("   inside:   met only in runs beyond the assumptions; run {} replayed with each of them made "
                        "to hold fails the same way\n",
                        f.example.run);
+  else if (f.inside_search_runs > 0)
+    out += fmt::format("   searched: {} more runs drawn inside the assumptions did not show it\n", f.inside_search_runs);
   out += fmt::format("   why:      {}\n", f.example.violation.sentence);
   if (f.inherent)
     out += fmt::format("   also:     the {} lock fails this scenario the same way (inherent to {})\n",
@@ -254,14 +260,16 @@ std::string inventory_json(const InventoryContext& ctx, const props::Inventory& 
     out += fmt::format(
         "{}\n  {{\"property\": {}, \"cause\": {}, \"catalogue\": {}, \"outside_assumptions\": {}, "
         "\"breaks\": [{}], \"claimed\": {}, \"inherent\": {}, \"runs\": {}, "
-        "\"first_run\": {}, \"first_inside_run\": {}, \"moved_inside\": {}, \"example_run\": {}, \"needs\": [{}], "
+        "\"first_run\": {}, \"first_inside_run\": {}, \"moved_inside\": {}, \"moved_by\": {}, \"inside_search_runs\": {}, "
+        "\"example_run\": {}, \"needs\": [{}], "
         "\"clients\": {}, "
         "\"fault\": {}, \"why\": {}, \"replay\": {}}}",
         i ? "," : "", json_string(props::to_string(f.property)), json_string(props::to_string(f.cause)),
         f.catalogue.empty() ? "null" : json_string(f.catalogue), props::outside_assumptions(f) ? "true" : "false",
         join(breaks, ", "), f.claimed ? "true" : "false", f.inherent ? "true" : "false", f.runs, f.first_run,
         f.first_inside_run ? std::to_string(*f.first_inside_run) : "null", f.moved_inside ? "true" : "false",
-        f.example.run, join(needs, ", "),
+        !f.moved_inside ? "null" : f.found_by_search ? "\"search\"" : "\"replay\"", f.inside_search_runs,
+        f.found_by_search ? "null" : std::to_string(f.example.run), join(needs, ", "),
         f.example.shrunk.workload.clients, json_string(f.example.violation.fault),
         json_string(f.example.violation.sentence),
         json_string(replay_line(f.example.shrunk, replay_assumptions(f, ctx.assumptions))));

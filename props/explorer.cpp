@@ -24,7 +24,6 @@ std::string ordinal(uint64_t n) {
 // rapidcheck's generators scale with a size: run i draws at size 10 + 3i, up
 // to the full range at 100. Small scenarios (fewest clients, shortest times)
 // come first, so the first violation found is already small.
-int size_for(uint32_t run) { return static_cast<int>(std::min<uint64_t>(100, 10 + 3 * uint64_t{run})); }
 
 // rapidcheck keeps its generation context in a global, so drawing a scenario
 // (and reading a shrinkable's value, which may re-run the generator) happens
@@ -39,10 +38,6 @@ Scenario value_of(const rc::Shrinkable<Scenario>& s) {
   return s.value();
 }
 
-rc::Random random_for(uint64_t seed, uint32_t run) {
-  uint64_t state = seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t{run} + 1));
-  return rc::Random(sim::splitmix64(state));
-}
 
 void merge(Metrics& into, const Metrics& m) {
   into.expiry_drift = std::max(into.expiry_drift, m.expiry_drift);
@@ -369,10 +364,19 @@ RunResult run_scenario(const Scenario& s, const CheckOptions& options) {
   return r;
 }
 
-Scenario draw(const FaultModel& model, uint64_t seed, uint32_t run) {
-  std::lock_guard<std::mutex> guard(generation_lock());
-  return scenario_generator(model, drawn_inside(model, run))(random_for(seed, run), size_for(run)).value();
+int draw_size(uint32_t run) { return static_cast<int>(std::min<uint64_t>(100, 10 + 3 * uint64_t{run})); }
+
+DrawSource sequence_draw(const FaultModel& model, uint64_t seed, uint32_t run) {
+  uint64_t state = seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t{run} + 1));
+  return DrawSource{sim::splitmix64(state), draw_size(run), drawn_inside(model, run)};
 }
+
+Scenario draw(const FaultModel& model, const DrawSource& from) {
+  std::lock_guard<std::mutex> guard(generation_lock());
+  return scenario_generator(model, from.inside)(rc::Random(from.random_key), from.size).value();
+}
+
+Scenario draw(const FaultModel& model, uint64_t seed, uint32_t run) { return draw(model, sequence_draw(model, seed, run)); }
 
 StillFails fails_with(Property property, std::vector<Cause> causes, const CheckOptions& check) {
   return [property, causes = std::move(causes), check](const Scenario& candidate) -> std::optional<Violation> {
@@ -395,6 +399,11 @@ Scenario simplified(const Scenario& s, const StillFails& still_fails, uint32_t b
 
 Counterexample shrink_run(const FaultModel& model, uint64_t seed, uint32_t run, const Violation& first,
                           const StillFails& fails, uint32_t budget) {
+  return shrink_drawn(model, sequence_draw(model, seed, run), run, first, fails, budget);
+}
+
+Counterexample shrink_drawn(const FaultModel& model, const DrawSource& from, uint32_t run, const Violation& first,
+                            const StillFails& fails, uint32_t budget) {
   const StillFails still_fails = memoized(fails);  // a candidate met again is not run again
   Counterexample found;
   found.run = run;
@@ -402,7 +411,7 @@ Counterexample shrink_run(const FaultModel& model, uint64_t seed, uint32_t run, 
   std::optional<rc::Shrinkable<Scenario>> drawn;
   {
     std::lock_guard<std::mutex> guard(generation_lock());
-    drawn.emplace(scenario_generator(model, drawn_inside(model, run))(random_for(seed, run), size_for(run)));
+    drawn.emplace(scenario_generator(model, from.inside)(rc::Random(from.random_key), from.size));
     found.original = drawn->value();
   }
   // Greedy shrinking: take the first smaller scenario that still fails the

@@ -83,8 +83,22 @@ std::vector<Element> elements_of(const Scenario& s);
 // are bounded by the number of elements. Counts its runs into `found`, if given.
 Scenario one_minimal(const Scenario& s, const StillFails& still_fails, Counterexample* found = nullptr);
 
+// Where a drawn scenario comes from: rapidcheck's random state, the size it draws at,
+// and whether it is drawn wholly inside the model's assumptions. Run i of a seed's
+// sequence is one (sequence_draw); the targeted inside search (props/inside_search.hpp)
+// draws others, from streams of its own.
+struct DrawSource {
+  uint64_t random_key = 0;
+  int size = 100;
+  bool inside = false;
+};
+DrawSource sequence_draw(const FaultModel& model, uint64_t seed, uint32_t run);
+// The size run i of a sequence draws at: small scenarios first.
+int draw_size(uint32_t run);
+
 // The scenario of run i for this model and seed.
 Scenario draw(const FaultModel& model, uint64_t seed, uint32_t run);
+Scenario draw(const FaultModel& model, const DrawSource& from);
 
 // Still fails = violates `property` (with one of `causes`, if any are given).
 StillFails fails_with(Property property, std::vector<Cause> causes, const CheckOptions& check);
@@ -97,6 +111,9 @@ StillFails fails_with(Property property, std::vector<Cause> causes, const CheckO
 Scenario simplified(const Scenario& s, const StillFails& still_fails, uint32_t budget);
 Counterexample shrink_run(const FaultModel& model, uint64_t seed, uint32_t run, const Violation& found,
                           const StillFails& still_fails, uint32_t budget);
+// The same for a scenario drawn from `from`; `run` only labels the counterexample.
+Counterexample shrink_drawn(const FaultModel& model, const DrawSource& from, uint32_t run, const Violation& found,
+                            const StillFails& still_fails, uint32_t budget);
 ExploreResult explore(const FaultModel& model, const ExploreOptions& options);
 
 // The same exploration on `jobs` threads, one simulation per thread at a

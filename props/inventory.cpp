@@ -10,6 +10,7 @@
 #include "locksim/lock/registry.hpp"
 #include "locksim/props/catalogue.hpp"
 #include "locksim/props/claims.hpp"
+#include "locksim/props/inside_search.hpp"
 #include "locksim/props/shrink_memo.hpp"
 
 namespace locksim::props {
@@ -120,14 +121,6 @@ Part run_part(const FaultModel& model, const InventoryOptions& o, unsigned job, 
   return part;
 }
 
-// StillFails restricted to scenarios inside the assumptions in force.
-StillFails kept_inside(StillFails fails, const Assumptions& assumed) {
-  return [fails = std::move(fails), assumed](const Scenario& candidate) -> std::optional<Violation> {
-    if (!broken_assumptions(candidate, assumed).empty()) return std::nullopt;
-    return fails(candidate);
-  };
-}
-
 // A failure met only beyond the assumptions may not need what broke them: its first run,
 // replayed with each assumption made to hold, either fails the same way (then it is the
 // lock's own, proven by this replay, and its example comes from there) or it does not.
@@ -154,6 +147,20 @@ std::optional<Counterexample> replayed_inside(const FaultModel& model, const Inv
   return c;
 }
 
+// What a failure's example shows: the fault kinds it needs, each necessary element, the
+// assumptions it breaks, whether the counterpart fails it too, its catalogue entry.
+void describe_example(const FaultModel& model, const InventoryOptions& o, Failure& f) {
+  f.needs = kinds_in(f.example.shrunk);
+  f.necessary.clear();
+  if (o.shrink)
+    for (const Element& e : elements_of(f.example.shrunk))
+      if (!e.what.starts_with("client ")) f.necessary.push_back(e.what);
+  f.breaks = broken_assumptions(f.example.shrunk, model.assumed);
+  f.inherent = inherent_in(f.example.shrunk, f.property, f.cause, o.check);
+  f.catalogue.clear();
+  if (const CatalogueEntry* e = match_entry(f.example.shrunk, f.property, f.cause)) f.catalogue = e->id;
+}
+
 Failure finish(const FaultModel& model, const InventoryOptions& o, const std::vector<Property>& claims,
                const Key& key, const Seen& seen) {
   Failure f;
@@ -168,28 +175,52 @@ Failure finish(const FaultModel& model, const InventoryOptions& o, const std::ve
   const uint32_t example_run = seen.first_inside ? seen.first_inside->first : seen.first_run;
   const Violation& example_violation = seen.first_inside ? seen.first_inside->second : seen.first;
   const StillFails same_failure = fails_with(f.property, {f.cause}, o.check);
-  if (std::optional<Counterexample> moved = replayed_inside(model, o, seen, kept_inside(same_failure, model.assumed))) {
+  if (std::optional<Counterexample> moved = replayed_inside(model, o, seen, inside_only(same_failure, model.assumed))) {
     f.moved_inside = true;
     f.example = std::move(*moved);
   } else if (o.shrink) {
     // Shrinking keeps what the failure is: its property, its cause, and which side of the
     // assumptions it falls on. A smaller scenario may break one its original kept (a
     // restart shrunk to lose its persistence): that would be another failure, outside.
-    const StillFails fails = seen.first_inside ? kept_inside(same_failure, model.assumed) : same_failure;
+    const StillFails fails = seen.first_inside ? inside_only(same_failure, model.assumed) : same_failure;
     f.example = shrink_run(model, o.seed, example_run, example_violation, fails, o.max_shrink_runs);
   } else {
     f.example.original = f.example.shrunk = draw(model, o.seed, example_run);
     f.example.run = example_run;
     f.example.violation = example_violation;
   }
-  f.needs = kinds_in(f.example.shrunk);
-  if (o.shrink)
-    for (const Element& e : elements_of(f.example.shrunk))
-      if (!e.what.starts_with("client ")) f.necessary.push_back(e.what);
-  f.breaks = broken_assumptions(f.example.shrunk, model.assumed);
-  f.inherent = inherent_in(f.example.shrunk, f.property, f.cause, o.check);
-  if (const CatalogueEntry* e = match_entry(f.example.shrunk, f.property, f.cause)) f.catalogue = e->id;
+  describe_example(model, o, f);
   return f;
+}
+
+// The failures still outside the assumptions once shrunk (neither met inside, nor moved by
+// their replay or their shrinking) are sought by one targeted inside search; each one it
+// finds is the lock's own after all, and takes the search's example.
+void search_inside_for(const FaultModel& model, const InventoryOptions& o, uint32_t runs_made, unsigned jobs,
+                       std::vector<Failure>& failures) {
+  std::vector<Failure*> sought;
+  std::vector<FailureKey> keys;
+  for (Failure& f : failures)
+    if (outside_assumptions(f) && f.property != Property::VariantError) {
+      sought.push_back(&f);
+      keys.emplace_back(f.property, f.cause);
+    }
+  InsideSearchOptions search;
+  search.seed = o.seed;
+  // Scaled by the runs made, not asked for: --time asks for a hundred million.
+  search.budget = o.inside_search_runs ? *o.inside_search_runs : inside_search_budget(runs_made);
+  search.shrink = o.shrink;
+  search.max_shrink_runs = o.max_shrink_runs;
+  search.check = o.check;
+  std::vector<InsideSearch> searched = search_inside(model, keys, search, jobs);
+  for (size_t n = 0; n < sought.size(); ++n) {
+    Failure& f = *sought[n];
+    f.inside_search_runs = searched[n].runs;
+    if (!searched[n].found) continue;
+    f.moved_inside = f.found_by_search = true;
+    f.example = std::move(*searched[n].found);
+    describe_example(model, o, f);
+  }
 }
 
 // Calls work(i) for i in [0, n) on up to `jobs` threads.
@@ -283,6 +314,7 @@ Inventory take_inventory(const FaultModel& model, const InventoryOptions& o, uns
   inv.failures.resize(found.size());
   on_threads(found.size(), jobs,
              [&](size_t i) { inv.failures[i] = finish(model, o, inv.claims, found[i].first, found[i].second); });
+  if (!(o.interrupted && o.interrupted->load())) search_inside_for(model, o, inv.runs, jobs, inv.failures);
   // The lock's own, then unclaimed properties inside the assumptions, then outside them.
   auto group = [](const Failure& f) { return own_failure(f) ? 0 : unclaimed_failure(f) ? 1 : 2; };
   std::stable_sort(inv.failures.begin(), inv.failures.end(), [&](const Failure& a, const Failure& b) {

@@ -27,6 +27,11 @@ struct Failure {
   // made to hold (held_inside), fails the same way: the lock's own, proven by replay; its
   // example is shrunk from that replay.
   bool moved_inside = false;
+  // Found only outside, its first run's replay inside did not fail, so the targeted inside
+  // search (props/inside_search.hpp) looked for it: how many runs it made, and whether one
+  // failed the same way (then moved_inside, and the example comes from that search run).
+  uint32_t inside_search_runs = 0;
+  bool found_by_search = false;
   Counterexample example;  // from the first run, shrunk keeping property and cause
   std::vector<FaultFamily> needs;
   // The example's elements, each necessary (removing it makes the failure go, by replay),
@@ -55,6 +60,10 @@ struct InventoryOptions {
   // Set from outside (Ctrl-C): stop drawing, as at the time limit; the inventory is then partial.
   const std::atomic<bool>* interrupted = nullptr;
   CheckOptions check;
+  // Runs the targeted inside search (props/inside_search.hpp) may make for the failures
+  // met only outside the assumptions. None: inside_search_budget of the runs made. A sharded sweep
+  // gives every shard the whole sweep's budget, so that each shard searches alike (check does).
+  std::optional<uint32_t> inside_search_runs;
   // The properties whose failures are the lock's own; none: the algorithm's claims
   // (claimed_properties). The target, when there is one, is claimed too: asked for by name.
   std::optional<std::vector<Property>> claims;
