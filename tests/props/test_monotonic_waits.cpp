@@ -121,3 +121,22 @@ TEST_CASE("monotonic waits: a 30 s token-lua under work<=10s,pause<=5s has no fa
     }
   }
 }
+
+TEST_CASE("monotonic waits: a jump back during a wait timed on the monotonic clock is never its cause",
+          "[props][clock]") {
+  // A's 40 s section outlasts the 30 s lease by itself; A's clock is stepped back a minute
+  // while its nested acquire waits. Had that wait read the clock, the jump would have
+  // stretched it (and without the jump A would have left before the lease ran out, once
+  // the minute is taken off): the wait read only the monotonic clock, so the work is the cause.
+  const std::optional<Scenario> found = mw_first_overlap(
+      mw_parsed("token-lua clients=2 iterations=8 nested=1 lease=30s slow=A:0:40s slow=B:0:40s "
+                "faults=[jump A @1s by -60s; jump B @1s by -60s]"),
+      50);
+  REQUIRE(found);
+  const RunResult run = run_scenario(*found);
+  const Violation* v = run.verdict.find(Property::MutualExclusion);
+  REQUIRE(v);
+  INFO(to_string(*found) << ": " << v->sentence);
+  CHECK(v->cause == Cause::LeaseOutworked);
+  CHECK(v->fault.rfind("slow=", 0) == 0);
+}
