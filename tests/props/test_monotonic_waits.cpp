@@ -89,8 +89,8 @@ TEST_CASE("monotonic waits: a clock stepped back stretches a wall-clock wait pas
   CHECK(read_after_jump);
 }
 
-TEST_CASE("monotonic waits: a 30 s token-lua under work<=10s,pause<=5s has no failure of its own; timed on the "
-          "wall clock it has one, by client-clock-skew",
+TEST_CASE("monotonic waits: a 30 s token-lua under work<=10s,pause<=5s has no failure of its own, the same lock "
+          "timed on the wall clock has one by client-clock-skew",
           "[props][clock]") {
   // The issue's done-when: no clock bound is needed for a lock that times its waits on the
   // monotonic clock. The same lock timed on the wall clock fails in the same search.
