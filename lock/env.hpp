@@ -1,6 +1,6 @@
 #pragma once
 // The small environment every lock algorithm is written against: call Redis,
-// sleep, read the local clock, draw a random number, spawn a task, record a
+// sleep, read the wall and monotonic clocks, draw a random number, spawn a task, record a
 // step. The simulator provides one (SimEnv); an environment over a real
 // redis-server and real time can run the very same algorithm code.
 #include <cstdint>
@@ -59,7 +59,7 @@ class Env {
   // if the client gives up first. Environments without a database answer
   // ConnectionLost.
   virtual Task<DbResult> db(db::Statement statement, Purpose purpose);
-  // Sleeps as measured by this client's clock rate.
+  // Sleeps as measured by this client's clock rate (its monotonic clock: no jump moves it).
   virtual Task<void> sleep(Duration span) = 0;
   // This client's wall clock (skewed, drifting, jumping as its node's does). A lock
   // reads it where times are compared across processes (a timestamp in the value).
