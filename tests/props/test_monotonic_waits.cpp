@@ -71,7 +71,7 @@ TEST_CASE("monotonic waits: a clock stepped back stretches a wall-clock wait pas
   CHECK(v->fault.rfind("jump ", 0) == 0);
   CHECK(v->sentence.find("while its nested acquire waited") != std::string::npos);
   // The same world for the same lock timed on the monotonic clock, in Lua and built in: it holds.
-  for (const std::string name : {std::string(example_variant("token_lua.lua")->id), std::string("token-lua")}) {
+  for (const std::string& name : {std::string(example_variant("token_lua.lua")->id), std::string("token-lua")}) {
     Scenario same = *found;
     same.algorithm = name;
     INFO(name);
@@ -98,7 +98,7 @@ TEST_CASE("monotonic waits: a 30 s token-lua under work<=10s,pause<=5s has no fa
   InventoryOptions o;
   o.seed = 1;
   o.runs = 1000;
-  for (const std::string name : {std::string("token-lua"), std::string(wall->id)}) {
+  for (const std::string& name : {std::string("token-lua"), std::string(wall->id)}) {
     SearchSettings s;
     s.algorithm = name;
     s.lock_params = {{"lease", "30s"}};
