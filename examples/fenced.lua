@@ -4,7 +4,7 @@
 --   locksim check lua-fenced --variant examples/fenced.lua --faults pause
 -- Expected: fenced-writes holds even where mutual-exclusion fails (F19): a
 -- client paused past its lease may wake inside its critical section, but its
--- late write carries an old token and is refused.
+-- late write carries an old token and is refused. The wait is timed on monotonic_ms().
 name = "lua-fenced"
 summary = "token lock with an owner-checked watchdog and an INCR fencing token checked by the resource"
 
@@ -24,7 +24,7 @@ local function renew(my_token)
 end
 
 function acquire()
-  local deadline = now() + param("wait-limit")
+  local deadline = monotonic_ms() + param("wait-limit")
   while true do
     local attempt = token()
     local reply = call("SET", param("key"), attempt, "NX", "PX", param("lease"))
@@ -38,7 +38,7 @@ function acquire()
       -- No token, no safe writes: give the lock back and try again.
       call("EVAL", RELEASE, 1, param("key"), attempt)
     end
-    if now() >= deadline then return false end
+    if monotonic_ms() >= deadline then return false end
     sleep(param("retry"))
   end
 end

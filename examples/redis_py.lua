@@ -5,6 +5,7 @@
 -- resets it, both only while the token is ours. redis-py renews nothing by
 -- itself: here a task of the client calls reacquire() every lease/3, as an
 -- application thread would; the critical section's owner calls extend() once.
+-- blocking_timeout is timed on time.monotonic(), as redis-py does: monotonic_ms().
 --   locksim check redis-py --variant examples/redis_py.lua
 -- Expected: no failure of its own; the deployment's failures remain (a pause
 -- longer than the lease, a cut, Redis restarting without persistence).
@@ -68,7 +69,7 @@ local function keep_alive(every)
 end
 
 function acquire()
-  local deadline = now() + param("wait-limit")
+  local deadline = monotonic_ms() + param("wait-limit")
   while true do
     local attempt = token()
     local reply = call("SET", param("key"), attempt, "NX", "PX", param("lease"))
@@ -79,7 +80,7 @@ function acquire()
       keeper = spawn(keep_alive, param("lease") / 3)
       return true
     end
-    if now() >= deadline then return false end
+    if monotonic_ms() >= deadline then return false end
     sleep(param("retry"))
   end
 end

@@ -7,7 +7,10 @@
 --   locksim check redisson --variant examples/redisson.lua
 -- Expected: reentrancy holds (nested acquires are drawn: reentrant = true);
 -- no failure of its own; the deployment's failures remain (a pause longer than
--- the lease, a cut, Redis restarting without persistence).
+-- the lease, a cut, Redis restarting without persistence). tryLock's wait is
+-- timed on now(), the wall clock, as Redisson times it (currentTimeMillis); a
+-- reentrant lock's nested acquire never waits on itself, so it does not show
+-- here (examples/buggy/wall_clock_wait.lua shows what it does to a lock that does).
 name = "redisson"
 summary = "Redisson RLock: hash of hold counts per client-id:thread, HINCRBY, PEXPIRE lease, owner-checked watchdog"
 reentrant = true

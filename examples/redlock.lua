@@ -3,6 +3,8 @@
 -- time is left of the validity (expiry - elapsed - drift, drift = 1% + 2ms);
 -- otherwise release everywhere and retry after a random 50-250ms delay.
 -- Release (and the give-back) is the compare-and-delete script on every master.
+-- Elapsed time and the wait are monotonic (monotonic_ms()), as the Redlock spec
+-- asks and Go's time.Since gives redsync.
 --   locksim check redlock-lua --variant examples/redlock.lua --masters 3
 -- Expected: survives one master failing; shows F18 under --faults
 -- redis-restart (a master restarting without persistence forgets its part of
@@ -29,14 +31,14 @@ end
 
 local function try_once()
   local value = token()
-  local start = now()
+  local start = monotonic_ms()
   local granted = 0
   for _, i in ipairs(servers()) do
     local reply = call_on(i, "SET", param("key"), value, "NX", "PX", param("lease"))
     if reply and reply.ok == "OK" then granted = granted + 1 end
   end
   local drift = param("lease") * 0.01 + 2
-  local validity = param("lease") - (now() - start) - drift
+  local validity = param("lease") - (monotonic_ms() - start) - drift
   if granted >= math.floor(#servers() / 2) + 1 and validity > 0 then
     held = value
     return true
@@ -46,10 +48,10 @@ local function try_once()
 end
 
 function acquire()
-  local deadline = now() + param("wait-limit")
+  local deadline = monotonic_ms() + param("wait-limit")
   while true do
     if try_once() then return true end
-    if now() >= deadline then return false end
+    if monotonic_ms() >= deadline then return false end
     sleep(math.random(50, 250))
   end
 end

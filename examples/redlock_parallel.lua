@@ -2,6 +2,8 @@
 -- at once (parallel), the lock is held when a quorum granted it and time is left
 -- of the validity (lease - elapsed - drift); otherwise it is given back
 -- everywhere, again in parallel. The deployment is declared here: three masters.
+-- Elapsed time and the wait are monotonic, as the Redlock spec asks (node-redlock
+-- reads Date.now(), the wall clock: a jump back then inflates the validity).
 --   locksim check redlock-parallel --variant examples/redlock_parallel.lua
 -- Expected: no failure of its own; the deployment's remain (a master restarting
 -- without persistence, F18; a pause longer than the validity, F13).
@@ -41,7 +43,7 @@ end
 
 local function try_once()
   local value = token()
-  local start = now()
+  local start = monotonic_ms()
   local replies = on_every_master(function(i)
     local reply = call_on(i, "SET", param("key"), value, "NX", "PX", param("lease"))
     return reply and reply.ok == "OK"
@@ -51,7 +53,7 @@ local function try_once()
     if replies[i] then granted = granted + 1 end
   end
   local drift = param("lease") * param("clock-drift-factor") + 2
-  local validity = param("lease") - (now() - start) - drift
+  local validity = param("lease") - (monotonic_ms() - start) - drift
   if granted >= math.floor(#servers() / 2) + 1 and validity > 0 then
     held = value
     return true
@@ -61,10 +63,10 @@ local function try_once()
 end
 
 function acquire()
-  local deadline = now() + param("wait-limit")
+  local deadline = monotonic_ms() + param("wait-limit")
   while true do
     if try_once() then return true end
-    if now() >= deadline then return false end
+    if monotonic_ms() >= deadline then return false end
     sleep(math.random(50, 250))
   end
 end

@@ -4,6 +4,7 @@
 -- every property holds (the watchdog outlives any critical section); the
 -- failures that remain are the deployment's (F13 a pause longer than the lease,
 -- F14 a cut, a Redis restart without persistence, a jump of Redis's clock).
+-- The wait is timed on monotonic_ms(), as the built-in watchdog's is.
 name = "lua-watchdog"
 summary = "unique token, Lua compare-and-delete, renewed every lease/3 by an owner-checked PEXPIRE"
 
@@ -36,7 +37,7 @@ local function renew(my_token, every)
 end
 
 function acquire()
-  local deadline = now() + param("wait-limit")
+  local deadline = monotonic_ms() + param("wait-limit")
   while true do
     local attempt = token()
     local reply = call("SET", param("key"), attempt, "NX", "PX", param("lease"))
@@ -47,7 +48,7 @@ function acquire()
       watchdog = spawn(renew, attempt, every)
       return true
     end
-    if now() >= deadline then return false end
+    if monotonic_ms() >= deadline then return false end
     sleep(param("retry") + math.random() * param("retry-jitter"))
   end
 end

@@ -1,6 +1,6 @@
 #pragma once
 // The small environment every lock algorithm is written against: call Redis,
-// sleep, read the local clock, draw a random number, spawn a task, record a
+// sleep, read the wall and monotonic clocks, draw a random number, spawn a task, record a
 // step. The simulator provides one (SimEnv); an environment over a real
 // redis-server and real time can run the very same algorithm code.
 #include <cstdint>
@@ -59,10 +59,17 @@ class Env {
   // if the client gives up first. Environments without a database answer
   // ConnectionLost.
   virtual Task<DbResult> db(db::Statement statement, Purpose purpose);
-  // Sleeps as measured by this client's clock rate.
+  // Sleeps as measured by this client's clock rate (its monotonic clock: no jump moves it).
   virtual Task<void> sleep(Duration span) = 0;
-  // This client's wall clock (skewed, drifting, jumping as its node's does).
+  // This client's wall clock (skewed, drifting, jumping as its node's does). A lock
+  // reads it where times are compared across processes (a timestamp in the value).
   virtual Instant local_now() const = 0;
+  // This client's monotonic clock: it runs at the node's (drifting) rate and no jump
+  // moves it; its origin means nothing. A careful lock times its own waits, wait
+  // limits and lease schedule on it, as Redlock's spec asks (CLOCK_MONOTONIC,
+  // std::chrono::steady_clock); one that reads the wall clock for them (node-redlock's
+  // Date.now(), Redisson's currentTimeMillis) has every wait stretched by a jump back.
+  virtual Instant monotonic_now() const = 0;
   virtual sim::Rng& rng() = 0;
   // A second task in the same process (the watchdog's renewal); it dies with the process.
   virtual TaskId spawn(Task<void> task) = 0;

@@ -73,6 +73,9 @@ struct HistoryEvent {
   std::optional<std::string> old_value, new_value;
   int64_t expire_at_ms = -1;  // key effects: the deadline after it, on the server's clock (unix_time.hpp)
   std::string text;           // Log, VariantError
+  // Acquired/AcquireFailed of a nested acquire: when the client last read its wall clock
+  // (Env::local_now) while that acquire waited; never() if it did not (wall_reads.hpp).
+  Instant wall_read_in_wait = Instant::never();
 };
 
 // Env::record's two integers as the step's named details (their order is Env::record's).

@@ -17,11 +17,12 @@ std::string Lock::new_token(Env& env) {
 }
 
 Task<bool> SpinLock::acquire(Env& env) {
-  const Instant deadline = env.local_now() + params().wait_limit;
+  // Timed on the monotonic clock: a wall clock stepped back would stretch the wait.
+  const Instant deadline = env.monotonic_now() + params().wait_limit;
   for (;;) {
     const bool took = co_await try_acquire(env);
     if (took) co_return true;
-    if (env.local_now() >= deadline) co_return false;
+    if (env.monotonic_now() >= deadline) co_return false;
     Duration wait = params().retry;
     if (params().retry_jitter.ns > 0) wait += env.rng().uniform(Duration::zero(), params().retry_jitter);
     co_await env.sleep(wait);

@@ -61,7 +61,7 @@ class Lock {
 };
 
 // A lock taken by retrying one attempt every retry interval (plus jitter)
-// until it succeeds or the wait limit has passed on the client's clock.
+// until it succeeds or the wait limit has passed on the client's monotonic clock.
 //
 // Ambiguous replies. A call that times out or loses its connection may or may
 // not have run. Every built-in algorithm does what the posts' code does:

@@ -279,6 +279,14 @@ int l_now(lua_State* L) {
   return 1;
 }
 
+// monotonic_ms(): the client's monotonic clock in ms (its node's rate, none of its jumps;
+// the origin is arbitrary): what a careful lock times its waits and leases on.
+int l_monotonic_ms(lua_State* L) {
+  Env& env = need_env(L, "monotonic_ms", false);
+  lua_pushnumber(L, static_cast<lua_Number>(env.monotonic_now().ns) / 1e6);
+  return 1;
+}
+
 int l_token(lua_State* L) {
   Env& env = need_env(L, "token", false);
   LuaRuntime::Context& c = ctx(L);
@@ -689,7 +697,8 @@ void LuaRuntime::open_sandbox() {
   lua_pop(L, 1);
   const std::pair<const char*, lua_CFunction> api[] = {
       {"sleep", l_sleep}, {"now", l_now},     {"token", l_token}, {"client_id", l_client_id}, {"servers", l_servers},
-      {"log", l_log},     {"param", l_param}, {"spawn", l_spawn}, {"cancel", l_cancel}, {"parallel", l_parallel}};
+      {"log", l_log},     {"param", l_param}, {"spawn", l_spawn}, {"cancel", l_cancel}, {"parallel", l_parallel},
+      {"monotonic_ms", l_monotonic_ms}};
   for (const auto& [name, fn] : api) {
     lua_pushcfunction(L, fn);
     lua_setglobal(L, name);

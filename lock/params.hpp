@@ -18,7 +18,7 @@ struct LockParams {
   sim::Duration lease = 1_s;            // the key's TTL; for getset, the timestamp lease
   sim::Duration retry = 100_ms;         // spin interval between attempts
   sim::Duration retry_jitter = 0_ms;    // random extra wait in [0, jitter] (F20's fix)
-  sim::Duration wait_limit = 5_s;       // acquire gives up after this long (local clock)
+  sim::Duration wait_limit = 5_s;       // acquire gives up after this long (monotonic clock)
   sim::Duration call_timeout = 500_ms;  // a Redis call's client-side timeout
   sim::Duration renew_interval = 0_ms;  // watchdog renewal period; 0 = lease / 3 (Redisson)
   sim::Duration explicit_lease = 0_ms;  // watchdog: a fixed lease, which disables renewal (F15)

@@ -150,6 +150,12 @@ Task<void> SimEnv::run_parallel(std::vector<Task<void>> tasks) {
   co_await all_done;
 }
 
+// The wall clock as the lock reads it (record_event's own reading is not the lock's).
+Instant SimEnv::local_now() const {
+  wall_reads_.read(proc_.world().now());
+  return proc_.local_now();
+}
+
 void SimEnv::record(Step step, int64_t first, int64_t second) { record_event(step, first, second, {}); }
 
 void SimEnv::hold_until(Instant local_deadline) {
@@ -172,6 +178,7 @@ void SimEnv::record_event(Step step, int64_t first, int64_t second, std::string_
   e.step = step;
   e.purpose = purpose;
   set_step_details(e, first, second);
+  wall_reads_.stepped(e);
   history_.client_stepped(e);
   // Steps go into the trace too, so that its hash covers what the clients did.
   w.trace().add(e.at, proc_.id(), sim::TraceKind::Note, static_cast<int64_t>(step), first,

@@ -11,6 +11,7 @@
 #include "locksim/lock/env.hpp"
 #include "locksim/lock/history.hpp"
 #include "locksim/lock/redis_node.hpp"
+#include "locksim/lock/wall_reads.hpp"
 #include "locksim/lock/workload.hpp"
 #include "locksim/sim/world.hpp"
 
@@ -48,7 +49,8 @@ class SimEnv final : public Env {
     db_timeout_ = timeout;
   }
   Task<void> sleep(Duration span) override;
-  Instant local_now() const override { return proc_.local_now(); }
+  Instant local_now() const override;
+  Instant monotonic_now() const override { return proc_.monotonic_now(); }
   sim::Rng& rng() override { return proc_.rng(); }
   TaskId spawn(Task<void> task) override { return proc_.spawn(std::move(task)); }
   void cancel(TaskId task) override { proc_.cancel(task); }
@@ -83,6 +85,7 @@ class SimEnv final : public Env {
   uint64_t* run_lua_instructions_ = nullptr;
   DbNode::Channel* db_ = nullptr;
   Duration db_timeout_{};
+  mutable NestedWaitWallReads wall_reads_;
 };
 
 }  // namespace locksim::lock

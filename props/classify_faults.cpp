@@ -127,14 +127,23 @@ const sim::Fault* FaultFinder::jump_back_while_waiting(uint32_t client, Instant 
   for (const sim::Fault& f : cfg_.faults.faults) {
     if (f.kind != sim::FaultKind::ClockJump || f.node != name(client) || f.amount.ns >= 0 || f.at < from || f.at > to)
       continue;
-    bool waiting = false;  // a nested acquire started and not yet answered when the jump struck
+    // A nested acquire started and not yet answered when the jump struck, which read the
+    // wall clock after it (a wait timed on the monotonic clock never does: no jump moves it).
+    bool waiting = false;
     for (const auto& e : h_.events()) {
-      if (e.at > f.at) break;
       if (e.client != client || e.depth == 0) continue;
-      if (e.step == Step::AcquireStart) waiting = true;
-      if (e.step == Step::Acquired || e.step == Step::AcquireFailed) waiting = false;
+      if (e.step == Step::AcquireStart) {
+        if (e.at > f.at) break;
+        waiting = true;
+      }
+      if (e.step == Step::Acquired || e.step == Step::AcquireFailed) {
+        if (waiting && e.at >= f.at) {
+          if (e.wall_read_in_wait != Instant::never() && e.wall_read_in_wait >= f.at) return &f;
+          break;
+        }
+        waiting = false;
+      }
     }
-    if (waiting) return &f;
   }
   return nullptr;
 }

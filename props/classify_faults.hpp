@@ -36,7 +36,8 @@ class FaultFinder {
   // Whether the holder's own clock told it that less time had passed than had.
   bool clock_misled(uint32_t client, Instant from, Instant to) const;
   // A backward jump of the client's clock within [from, to] that struck while a nested
-  // acquire of its was waiting (a wait it timed by that clock, which the jump stretched), or nullptr.
+  // acquire of its was waiting, a wait that read that clock after the jump (so it was
+  // timed by it, and the jump stretched it: HistoryEvent::wall_read_in_wait), or nullptr.
   const sim::Fault* jump_back_while_waiting(uint32_t client, Instant from, Instant to) const;
   // Whether a command of the client within [from, to] ran while the client concluded it had not (a lost reply).
   bool reply_timed_out(uint32_t client, Instant from, Instant to) const;

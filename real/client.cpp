@@ -75,7 +75,13 @@ RealClient::~RealClient() {
 
 uint32_t RealClient::redis_servers() const { return run_.config().masters; }
 
-sim::Instant RealClient::local_now() const { return clock_.local(run_.loop().now()); }
+// The wall clock as the lock reads it (record's own reading is not the lock's).
+sim::Instant RealClient::local_now() const {
+  wall_reads_.read(run_.loop().now());
+  return clock_.local(run_.loop().now());
+}
+// The loop's steady_clock at this client's rate: its jumps (clock_'s) do not move it.
+sim::Instant RealClient::monotonic_now() const { return clock_.monotonic(run_.loop().now()); }
 
 // By reference: the callers' locals outlive the await, and no temporary enters the co_await.
 lock::Task<RedisResult> RealClient::await_op(const std::shared_ptr<Op>& op, const std::function<void()>& start) {
@@ -301,7 +307,8 @@ void RealClient::cancel(lock::TaskId task) { doomed_.insert(task); }
 
 // Real clients' clocks are the loop's (faults skew them by an offset): the span left is true time.
 void RealClient::hold_until(sim::Instant local_deadline) {
-  run_.history().ledger().client_deadline(index_, run_.loop().now() + (local_deadline - local_now()));
+  const sim::Instant now = run_.loop().now();
+  run_.history().ledger().client_deadline(index_, now + (local_deadline - clock_.local(now)));
 }
 
 const lock::Ledger* RealClient::ledger() const { return &run_.history().ledger(); }
@@ -311,11 +318,12 @@ void RealClient::record(Step step, int64_t first, int64_t second) { record(step,
 void RealClient::record(Step step, int64_t first, int64_t second, lock::Purpose purpose) {
   lock::HistoryEvent e;
   e.at = run_.loop().now();
-  e.local = local_now();
+  e.local = clock_.local(e.at);
   e.client = index_;
   e.step = step;
   e.purpose = purpose;
   lock::set_step_details(e, first, second);
+  wall_reads_.stepped(e);
   run_.trace().add(e.at, run_.client_node(index_), TraceKind::Note, static_cast<int64_t>(step), first,
                    lock::History::describe(e, name_));
   run_.history().add(std::move(e));

@@ -17,6 +17,7 @@
 #include "locksim/lock/lock.hpp"
 #include "locksim/lock/schedule.hpp"
 #include "locksim/lock/sim_env.hpp"
+#include "locksim/lock/wall_reads.hpp"
 #include "locksim/sim/clock.hpp"
 
 struct redisAsyncContext;
@@ -37,6 +38,7 @@ class RealClient final : public lock::Env {
   uint32_t redis_servers() const override;
   lock::Task<void> sleep(sim::Duration span) override;
   sim::Instant local_now() const override;
+  sim::Instant monotonic_now() const override;
   sim::Rng& rng() override { return rng_; }
   lock::TaskId spawn(lock::Task<void> task) override;
   void cancel(lock::TaskId task) override;
@@ -111,6 +113,7 @@ class RealClient final : public lock::Env {
   std::set<lock::TaskId> doomed_;
   lock::TaskId next_task_ = 1, main_ = 0;
   std::vector<std::unique_ptr<Connection>> connections_;  // per node
+  mutable lock::NestedWaitWallReads wall_reads_;
 };
 
 }  // namespace locksim::real

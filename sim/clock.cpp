@@ -14,11 +14,15 @@ int128 floor_div(int128 a, int128 b) {
 }
 }  // namespace
 
-Instant LocalClock::local(Instant t) const {
+Instant LocalClock::monotonic(Instant t) const {
   // Most clocks do not drift: no 128-bit division for them (it was 3 % of a run).
   const int64_t drift =
       drift_ppm_ == 0 ? 0 : static_cast<int64_t>(floor_div(static_cast<int128>(t.ns) * drift_ppm_, 1'000'000));
-  int64_t result = t.ns + offset_.ns + drift;
+  return Instant{t.ns + drift};
+}
+
+Instant LocalClock::local(Instant t) const {
+  int64_t result = monotonic(t).ns + offset_.ns;
   for (const Jump& j : jumps_) {
     if (j.at > t) break;
     result += j.by.ns;

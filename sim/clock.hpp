@@ -1,6 +1,7 @@
 #pragma once
 // A node's local clock, derived from true time by exact integer math:
 //   local(t) = t + offset + floor(t * drift_ppm / 1e6) + (sum of jumps planned at or before t)
+//   monotonic(t) = t + floor(t * drift_ppm / 1e6)
 // Clients' timestamps (the getset lock) and servers' expiry decisions read their own
 // local clock; that is how skew, drift and jumps become observable.
 #include <vector>
@@ -15,6 +16,10 @@ class LocalClock {
   LocalClock(Duration offset, int64_t drift_ppm) : offset_(offset), drift_ppm_(drift_ppm) {}
 
   Instant local(Instant true_time) const;
+  // The node's monotonic clock (CLOCK_MONOTONIC, std::chrono::steady_clock): it runs at
+  // the same drifting rate, but no jump moves it and its origin is arbitrary (0 here), so
+  // only its differences mean anything. Careful code times its waits and leases on it.
+  Instant monotonic(Instant true_time) const;
   // True time a sleep of `local_span` (measured by this clock's rate, immune to jumps,
   // like CLOCK_MONOTONIC) takes; rounded up so the sleeper never wakes early.
   Duration true_span(Duration local_span) const;

@@ -69,6 +69,8 @@ class World {
   // --- time and the loop ---
   Instant now() const { return now_; }
   Instant local_now(NodeId id) const { return node(id).clock.local(now_); }
+  // The node's monotonic clock: its rate, none of its jumps (LocalClock::monotonic).
+  Instant monotonic_now(NodeId id) const { return node(id).clock.monotonic(now_); }
   // Runs every event at or before limit; then, if anything is still pending, now = limit.
   void run_until(Instant limit);
   void run();  // until nothing is scheduled or stop() is called
@@ -199,6 +201,7 @@ class Proc {
   NodeId id() const { return id_; }
   const std::string& name() const { return w_->node(id_).name; }
   Instant local_now() const { return w_->local_now(id_); }
+  Instant monotonic_now() const { return w_->monotonic_now(id_); }
   Rng& rng() const { return w_->node(id_).rng; }
   FiberId spawn(Task<void> t) const { return w_->spawn(id_, std::move(t)); }
   void cancel(FiberId f) const { w_->cancel(f); }

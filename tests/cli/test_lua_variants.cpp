@@ -138,7 +138,7 @@ TEST_CASE("lua variants: the default check finds each buggy variant's own failur
 TEST_CASE("lua variants: the production-style buggy variants are caught by their own mechanism") {
   // Issue 28's bugs of shipped libraries: Redisson's renewal that outlives a failed
   // unlock (F24), its fair lock stalled by a dead waiter (F25), node-redlock without
-  // its validity check. Each is the variant's own failure (inside its assumptions),
+  // its validity check, a wait timed on the wall clock. Each is the variant's own failure (inside its assumptions),
   // with its cause, the fault families its 1-minimal example needs, and its clients.
   struct Case {
     const char* file;
@@ -163,6 +163,12 @@ TEST_CASE("lua variants: the production-style buggy variants are caught by their
       // clock (outside the assumptions); the faults that make an acquire slow meet it inside.
       {"redlock_no_validity", "redlock-parallel-no-validity", "mutual-exclusion", "entered-with-no-validity-left",
        {"pause", "pause-at-call", "delay", "cut"}, 2, 3, " --faults pause,pause-at-call,delay"},
+      // The wait limit timed on the wall clock (node-redlock's Date.now(), Redisson's tryLock):
+      // a clock stepped back while a nested acquire waits stretches that wait past a 30 s lease
+      // that work and pauses, bounded, never outlast. The same lock on monotonic_ms() passes
+      // (tests/props/test_monotonic_waits.cpp).
+      {"wall_clock_wait", "buggy-wall-clock-wait", "mutual-exclusion", "client-clock-skew", {"jump"}, 2, 2,
+       " --lease 30s --nested 1 --assume 'work<=10s,pause<=5s'"},
   };
   for (const Case& b : cases) {
     const std::string file = std::string("examples/buggy/") + b.file + ".lua";

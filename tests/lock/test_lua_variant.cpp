@@ -247,6 +247,24 @@ function release() return true end
                                                          "id true tokens true", "ticks 5 5"});
 }
 
+TEST_CASE("lua variant: monotonic_ms() keeps the client's rate and ignores its clock's jumps, now() does not") {
+  variant("t-clocks", R"lua(
+function acquire()
+  local w0, m0 = now(), monotonic_ms()
+  sleep(1000)
+  log(string.format("wall %.3f monotonic %.3f", now() - w0, monotonic_ms() - m0))
+  return true
+end
+function release() return true end
+)lua");
+  SimulationConfig c = one_client("t-clocks");
+  c.workload.drifts_ppm = {100'000};  // 10 % fast: a sleep of 1000 ms by it is 1000 ms on both clocks
+  c.faults = *sim::parse_fault_plan("jump A @200ms by -60s; jump A @300ms by +5s");
+  auto sim = run(c);
+  INFO(variant_error(sim->history()));
+  CHECK(logs(sim->history()) == std::vector<std::string>{"wall -54000.000 monotonic 1000.000"});
+}
+
 TEST_CASE("lua variant: the sandbox has no io, os, require or files, math.random is the simulation's") {
   variant("t-sandbox", R"lua(
 function acquire()

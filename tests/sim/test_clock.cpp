@@ -2,6 +2,9 @@
 #include <rapidcheck/catch.h>
 #include <catch2/catch.hpp>
 
+#include <utility>
+#include <vector>
+
 #include "helpers.hpp"
 #include "locksim/sim/clock.hpp"
 
@@ -94,5 +97,43 @@ TEST_CASE("a sleep measured by a drifting clock never ends early on that clock",
     RC_ASSERT(c.local(t + span) - c.local(t) >= s);
     // Rounded up by less than one true nanosecond of the exact quotient.
     RC_ASSERT((span - 1_ns).ns * (1'000'000 + drift) < s.ns * 1'000'000 || s.ns == 0);
+  });
+}
+
+TEST_CASE("the monotonic clock keeps the rate and ignores the jumps", "[clock]") {
+  LocalClock c(3_s, 500);  // 3 s ahead, +500 ppm
+  c.add_jump(at(2_s), -(60_s));
+  c.add_jump(at(5_s), 10_s);
+  // A jump steps the wall clock, never the monotonic one; the offset is the wall's too.
+  CHECK(c.local(at(4_s)) - c.local(at(1_s)) == 3_s + Duration{1'500'000} - 60_s);
+  CHECK(c.monotonic(at(4_s)) - c.monotonic(at(1_s)) == 3_s + Duration{1'500'000});
+  CHECK(c.monotonic(at(6_s)) - c.monotonic(at(1_s)) == 5_s + Duration{2'500'000});
+  // Drift moves it: 10 s of true time are 10.005 s on it.
+  CHECK(c.monotonic(at(10_s)) - c.monotonic(at(0_s)) == 10_s + 5_ms);
+  // A sleep measured by the node's rate spans exactly that much monotonic time (to a ns).
+  const Duration span = c.true_span(2_s);
+  CHECK(c.monotonic(at(1_s) + span) - c.monotonic(at(1_s)) >= 2_s);
+  CHECK(c.monotonic(at(1_s) + span) - c.monotonic(at(1_s)) <= 2_s + 1_ns);
+}
+
+TEST_CASE("the monotonic clock never runs backwards, whatever the jumps", "[clock][property]") {
+  rc::prop("monotonic is non-decreasing, and the wall clock is it plus the offset and the jumps so far", [] {
+    const int64_t drift = *rc::gen::inRange<int64_t>(-500'000, 500'001);
+    const Duration offset{*rc::gen::inRange<int64_t>(-1'000'000'000, 1'000'000'001)};
+    LocalClock c(offset, drift);
+    std::vector<std::pair<Instant, Duration>> jumps;
+    const int n = *rc::gen::inRange(0, 5);
+    for (int i = 0; i < n; ++i) {
+      jumps.emplace_back(Instant{*rc::gen::inRange<int64_t>(0, int64_t{1} << 40)},
+                         Duration{*rc::gen::inRange<int64_t>(-(int64_t{1} << 38), int64_t{1} << 38)});
+      c.add_jump(jumps.back().first, jumps.back().second);
+    }
+    const Instant t1{*rc::gen::inRange<int64_t>(0, int64_t{1} << 40)};
+    const Instant t2 = t1 + Duration{*rc::gen::inRange<int64_t>(0, int64_t{1} << 40)};
+    RC_ASSERT(c.monotonic(t1) <= c.monotonic(t2));
+    Duration stepped = offset;
+    for (const auto& [when, by] : jumps)
+      if (when <= t2) stepped += by;
+    RC_ASSERT(c.local(t2) - c.monotonic(t2) == stepped);
   });
 }
