@@ -363,8 +363,8 @@ RunResult run_scenario(const Scenario& s, const CheckOptions& options) {
 }
 
 Scenario draw(const FaultModel& model, uint64_t seed, uint32_t run) {
-  std::lock_guard<std::mutex> guard(generation_lock());
-  return scenario_generator(model, drawn_inside(model, run))(random_for(seed, run), size_for(run)).value();
+  // The generator's scenario, drawn outside rapidcheck: no lock, no shrink tree.
+  return draw_scenario(model, drawn_inside(model, run), random_for(seed, run), size_for(run));
 }
 
 StillFails fails_with(Property property, std::vector<Cause> causes, const CheckOptions& check) {
