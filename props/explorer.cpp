@@ -367,10 +367,16 @@ Scenario draw(const FaultModel& model, uint64_t seed, uint32_t run) {
   return draw_scenario(model, drawn_inside(model, run), random_for(seed, run), size_for(run));
 }
 
-StillFails fails_with(Property property, std::vector<Cause> causes, const CheckOptions& check) {
-  return [property, causes = std::move(causes), check](const Scenario& candidate) -> std::optional<Violation> {
-    RunResult r = run_scenario(candidate, check);
-    for (const Violation& v : r.verdict.violations) {
+StillFails fails_with(Property property, std::vector<Cause> causes, const CheckOptions& check,
+                      ReplayCache* replays) {
+  return [property, causes = std::move(causes), check, replays](const Scenario& candidate) -> std::optional<Violation> {
+    std::shared_ptr<const std::vector<Violation>> cached;
+    std::vector<Violation> simulated;
+    if (replays)
+      cached = replays->violations(candidate);
+    else
+      simulated = run_scenario(candidate, check).verdict.violations;
+    for (const Violation& v : cached ? *cached : simulated) {
       if (v.property != property) continue;
       if (!causes.empty() && std::find(causes.begin(), causes.end(), v.cause) == causes.end()) continue;
       return v;
