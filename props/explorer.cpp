@@ -21,10 +21,6 @@ std::string ordinal(uint64_t n) {
   return std::to_string(n) + suffix;
 }
 
-// rapidcheck's generators scale with a size: run i draws at size 10 + 3i, up
-// to the full range at 100. Small scenarios (fewest clients, shortest times)
-// come first, so the first violation found is already small.
-
 // rapidcheck keeps its generation context in a global, so drawing a scenario
 // (and reading a shrinkable's value, which may re-run the generator) happens
 // under one lock. Simulations themselves share nothing and run in parallel.
@@ -37,7 +33,6 @@ Scenario value_of(const rc::Shrinkable<Scenario>& s) {
   std::lock_guard<std::mutex> guard(generation_lock());
   return s.value();
 }
-
 
 void merge(Metrics& into, const Metrics& m) {
   into.expiry_drift = std::max(into.expiry_drift, m.expiry_drift);
@@ -364,6 +359,9 @@ RunResult run_scenario(const Scenario& s, const CheckOptions& options) {
   return r;
 }
 
+// rapidcheck's generators scale with a size: run i draws at size 10 + 3i, up
+// to the full range at 100. Small scenarios (fewest clients, shortest times)
+// come first, so the first violation found is already small.
 int draw_size(uint32_t run) { return static_cast<int>(std::min<uint64_t>(100, 10 + 3 * uint64_t{run})); }
 
 DrawSource sequence_draw(const FaultModel& model, uint64_t seed, uint32_t run) {
@@ -372,16 +370,22 @@ DrawSource sequence_draw(const FaultModel& model, uint64_t seed, uint32_t run) {
 }
 
 Scenario draw(const FaultModel& model, const DrawSource& from) {
-  std::lock_guard<std::mutex> guard(generation_lock());
-  return scenario_generator(model, from.inside)(rc::Random(from.random_key), from.size).value();
+  // The generator's scenario, drawn outside rapidcheck: no lock, no shrink tree.
+  return draw_scenario(model, from.inside, rc::Random(from.random_key), from.size);
 }
 
 Scenario draw(const FaultModel& model, uint64_t seed, uint32_t run) { return draw(model, sequence_draw(model, seed, run)); }
 
-StillFails fails_with(Property property, std::vector<Cause> causes, const CheckOptions& check) {
-  return [property, causes = std::move(causes), check](const Scenario& candidate) -> std::optional<Violation> {
-    RunResult r = run_scenario(candidate, check);
-    for (const Violation& v : r.verdict.violations) {
+StillFails fails_with(Property property, std::vector<Cause> causes, const CheckOptions& check,
+                      ReplayCache* replays) {
+  return [property, causes = std::move(causes), check, replays](const Scenario& candidate) -> std::optional<Violation> {
+    std::shared_ptr<const std::vector<Violation>> cached;
+    std::vector<Violation> simulated;
+    if (replays)
+      cached = replays->violations(candidate);
+    else
+      simulated = run_scenario(candidate, check).verdict.violations;
+    for (const Violation& v : cached ? *cached : simulated) {
       if (v.property != property) continue;
       if (!causes.empty() && std::find(causes.begin(), causes.end(), v.cause) == causes.end()) continue;
       return v;

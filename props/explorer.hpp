@@ -101,7 +101,11 @@ Scenario draw(const FaultModel& model, uint64_t seed, uint32_t run);
 Scenario draw(const FaultModel& model, const DrawSource& from);
 
 // Still fails = violates `property` (with one of `causes`, if any are given).
-StillFails fails_with(Property property, std::vector<Cause> causes, const CheckOptions& check);
+// With `replays`, candidates are simulated through that cache (shrink_memo.hpp), which must
+// have been made for the same check options.
+class ReplayCache;
+StillFails fails_with(Property property, std::vector<Cause> causes, const CheckOptions& check,
+                      ReplayCache* replays = nullptr);
 // Shrinks run `run` of (model, seed), which fails as `found` says, to a
 // minimal scenario that still fails: rapidcheck's shrinks first, then
 // dropping clients, faults (a crash with its restart), slow work, clock

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "locksim/lock/registry.hpp"
+#include "locksim/props/scenario_draws.hpp"
 
 namespace locksim::props {
 
@@ -65,21 +66,21 @@ namespace {
 
 // Durations are drawn in whole milliseconds: shrinking toward the low end. A range
 // that a short lease empties (10ms..3*lease) shrinks to its low end.
-Duration ms_in(int64_t lo, int64_t hi) {
-  return sim::milliseconds(*rc::gen::inRange<int64_t>(lo, std::max(lo, hi) + 1));
+Duration ms_in(ScenarioDraws& d, int64_t lo, int64_t hi) {
+  return sim::milliseconds(d.range<int64_t>(lo, std::max(lo, hi) + 1));
 }
-sim::Instant at_in(Duration window) { return sim::Instant{} + ms_in(0, window.ms()); }
-uint32_t count(uint32_t max) { return *rc::gen::inRange<uint32_t>(1, max + 1); }
+sim::Instant at_in(ScenarioDraws& d, Duration window) { return sim::Instant{} + ms_in(d, 0, window.ms()); }
+uint32_t count(ScenarioDraws& d, uint32_t max) { return d.range<uint32_t>(1, max + 1); }
 
 // Nested acquires, the algorithm's explicit-lease mode, a crowd of clients:
 // drawn only when the model asks for them.
-void draw_workload_extras(const FaultModel& model, Scenario& s) {
+void draw_workload_extras(const FaultModel& model, Scenario& s, ScenarioDraws& d) {
   lock::WorkloadParams& w = s.workload;
-  if (model.nested > 0 && *rc::gen::arbitrary<bool>()) w.nested = *rc::gen::inRange<uint32_t>(1, model.nested + 1);
-  if (model.explicit_lease_mode && *rc::gen::inRange<int>(0, 4) == 0) s.lock.explicit_lease = s.lock.lease;
-  if (model.contention && *rc::gen::inRange<int>(0, 4) == 0) {
-    w.clients = *rc::gen::inRange<uint32_t>(4, 6);
-    w.iterations = *rc::gen::inRange<uint32_t>(3, 5);
+  if (model.nested > 0 && d.coin()) w.nested = d.range<uint32_t>(1, model.nested + 1);
+  if (model.explicit_lease_mode && d.range<int>(0, 4) == 0) s.lock.explicit_lease = s.lock.lease;
+  if (model.contention && d.range<int>(0, 4) == 0) {
+    w.clients = d.range<uint32_t>(4, 6);
+    w.iterations = d.range<uint32_t>(3, 5);
     w.work_min = sim::milliseconds(20);
     w.work_max = sim::milliseconds(100);
     w.think_max = sim::milliseconds(50);
@@ -89,8 +90,9 @@ void draw_workload_extras(const FaultModel& model, Scenario& s) {
 // Draws a run's faults of one kind at a time into its scenario, scaled to its lease.
 class FaultDrawer {
  public:
-  FaultDrawer(const FaultModel& model, Scenario& s, bool inside)
-      : model_(model),
+  FaultDrawer(const FaultModel& model, Scenario& s, bool inside, ScenarioDraws& draws)
+      : d_(draws),
+        model_(model),
         s_(s),
         inside_(inside),
         w_(s.workload),
@@ -120,12 +122,12 @@ class FaultDrawer {
   }
 
  private:
-  uint32_t client() { return *rc::gen::inRange<uint32_t>(0, w_.clients); }
+  uint32_t client() { return d_.range<uint32_t>(0, w_.clients); }
   // A Redis master, by name ("redis", or "redis1".."redisN").
   // Whether this draw stays inside an assumption that is in force (always, if it is not):
   // always in a run drawn inside, else three times in four.
   // (Drawn so that rapidcheck's shrinking, toward 0 and false, moves a draw inside.)
-  bool inside_bound(bool in_force) { return !in_force || inside_ || *rc::gen::inRange<int>(0, 4) != 3; }
+  bool inside_bound(bool in_force) { return !in_force || inside_ || d_.range<int>(0, 4) != 3; }
   // Whether a flag in force (a durable Redis, sane clocks, no failover, Redis up) holds in
   // this draw: in a run drawn inside, yes; in the others it does not shape the draws, so
   // that they show the deployment's exposure as if nothing were assumed.
@@ -133,40 +135,40 @@ class FaultDrawer {
   // A size of a bounded kind: inside the bound [lo, bound] or beyond it (bound, max(hi, 2 bound)];
   // without a bound, [lo, hi].
   Duration bounded(int64_t lo, int64_t hi, const std::optional<Duration>& bound) {
-    if (!bound) return ms_in(lo, hi);
+    if (!bound) return ms_in(d_, lo, hi);
     const int64_t b = std::max<int64_t>(bound->ms(), 1);
-    if (inside_bound(true)) return ms_in(std::min(lo, b / 2), b);
-    return ms_in(b + 1, std::max(hi, 2 * b));
+    if (inside_bound(true)) return ms_in(d_, std::min(lo, b / 2), b);
+    return ms_in(d_, b + 1, std::max(hi, 2 * b));
   }
-  std::string master() { return lock::redis_node_name(s_, *rc::gen::inRange<uint32_t>(0, s_.masters)); }
+  std::string master() { return lock::redis_node_name(s_, d_.range<uint32_t>(0, s_.masters)); }
   static std::string name(uint32_t c) { return lock::client_name(c); }
   void push(sim::Fault f) { s_.faults.faults.push_back(std::move(f)); }
 
   void client_crashes() {
     const bool restart =
         std::find(model_.kinds.begin(), model_.kinds.end(), FaultFamily::ClientRestart) != model_.kinds.end();
-    for (uint32_t i = count(model_.max_faults); i > 0; --i) {
+    for (uint32_t i = count(d_, model_.max_faults); i > 0; --i) {
       uint32_t c = client();
-      sim::Instant at = at_in(model_.window);
+      sim::Instant at = at_in(d_, model_.window);
       push({sim::FaultKind::Crash, name(c), "", at, {}});
-      if (restart && *rc::gen::arbitrary<bool>())
-        push({sim::FaultKind::Restart, name(c), "", at + ms_in(1, 2 * lease_ms_), {}});
+      if (restart && d_.coin())
+        push({sim::FaultKind::Restart, name(c), "", at + ms_in(d_, 1, 2 * lease_ms_), {}});
     }
   }
   void pauses() {
-    for (uint32_t i = count(model_.max_faults); i > 0; --i)
-      push({sim::FaultKind::Pause, name(client()), "", at_in(model_.window),
+    for (uint32_t i = count(d_, model_.max_faults); i > 0; --i)
+      push({sim::FaultKind::Pause, name(client()), "", at_in(d_, model_.window),
             bounded(short_pause_ms_, pause_ms_, model_.assumed.max_pause)});
   }
   void slow_work() {
-    for (uint32_t i = count(model_.max_faults); i > 0; --i)
+    for (uint32_t i = count(d_, model_.max_faults); i > 0; --i)
       w_.slow_work.push_back(
-          {client(), *rc::gen::inRange<uint32_t>(0, w_.iterations),
+          {client(), d_.range<uint32_t>(0, w_.iterations),
            bounded(lease_ms_ / 2, 3 * lease_ms_, model_.assumed.max_work)});
   }
   void delay_spikes() {
-    s_.latency.spike_probability = *rc::gen::inRange<int>(1, 31) / 100.0;
-    s_.latency.spike_scale = ms_in(1, 50);
+    s_.latency.spike_probability = d_.range<int>(1, 31) / 100.0;
+    s_.latency.spike_scale = ms_in(d_, 1, 50);
     s_.latency.spike_alpha = 1.5;
     // A message takes base + jitter + spike: the bound caps the whole.
     std::optional<Duration> cap_bound = model_.assumed.max_delay;
@@ -175,21 +177,21 @@ class FaultDrawer {
     s_.latency.spike_cap = bounded(50, 2 * lease_ms_, cap_bound);
   }
   void cuts() {
-    for (uint32_t i = count(model_.max_faults); i > 0; --i)
-      push({sim::FaultKind::Cut, name(client()), master(), at_in(model_.window),
+    for (uint32_t i = count(d_, model_.max_faults); i > 0; --i)
+      push({sim::FaultKind::Cut, name(client()), master(), at_in(d_, model_.window),
             bounded(10, 3 * lease_ms_, model_.assumed.max_delay)});
   }
   void resets() {
-    for (uint32_t i = count(model_.max_faults); i > 0; --i)
-      push({sim::FaultKind::Reset, name(client()), master(), at_in(model_.window), {}});
+    for (uint32_t i = count(d_, model_.max_faults); i > 0; --i)
+      push({sim::FaultKind::Reset, name(client()), master(), at_in(d_, model_.window), {}});
   }
   void clock_skew() {
     w_.clock_offsets.resize(w_.clients);
     w_.drifts_ppm.resize(w_.clients);
     for (uint32_t c = 0; c < w_.clients; ++c) {
       const auto& bound = model_.assumed.max_clock_error;
-      w_.clock_offsets[c] = bound ? bounded(0, 2 * lease_ms_, bound) : ms_in(0, 2 * lease_ms_);
-      if (*rc::gen::arbitrary<bool>()) w_.clock_offsets[c] = -w_.clock_offsets[c];
+      w_.clock_offsets[c] = bound ? bounded(0, 2 * lease_ms_, bound) : ms_in(d_, 0, 2 * lease_ms_);
+      if (d_.coin()) w_.clock_offsets[c] = -w_.clock_offsets[c];
     }
   }
   void clock_drift() {
@@ -197,26 +199,26 @@ class FaultDrawer {
     w_.drifts_ppm.resize(w_.clients);
     for (uint32_t c = 0; c < w_.clients; ++c) {
       const bool sane = inside_flag(model_.assumed.sane_client_clock);
-      int64_t ppm = *rc::gen::inRange<int64_t>(0, (sane ? kSaneDriftPpm : 200'000) + 1);
-      w_.drifts_ppm[c] = *rc::gen::arbitrary<bool>() ? -ppm : ppm;
+      int64_t ppm = d_.range<int64_t>(0, (sane ? kSaneDriftPpm : 200'000) + 1);
+      w_.drifts_ppm[c] = d_.coin() ? -ppm : ppm;
     }
   }
   void clock_jumps() {
-    for (uint32_t i = count(model_.max_faults); i > 0; --i) {
-      const bool on_redis = model_.redis_clock_jumps && *rc::gen::arbitrary<bool>();
+    for (uint32_t i = count(d_, model_.max_faults); i > 0; --i) {
+      const bool on_redis = model_.redis_clock_jumps && d_.coin();
       std::string node = on_redis ? master() : name(client());
       const Assumptions& a = model_.assumed;
-      Duration by = on_redis || !a.max_clock_error ? ms_in(0, 3 * lease_ms_) : bounded(0, 3 * lease_ms_, a.max_clock_error);
-      if (*rc::gen::arbitrary<bool>()) by = -by;
+      Duration by = on_redis || !a.max_clock_error ? ms_in(d_, 0, 3 * lease_ms_) : bounded(0, 3 * lease_ms_, a.max_clock_error);
+      if (d_.coin()) by = -by;
       // A clock assumed sane does not jump, in the runs drawn inside the assumption.
       if (inside_flag(on_redis ? a.sane_redis_clock : a.sane_client_clock)) continue;
-      push({sim::FaultKind::ClockJump, node, "", at_in(model_.window), by});
+      push({sim::FaultKind::ClockJump, node, "", at_in(d_, model_.window), by});
     }
   }
   void redis_restarts() {
     if (inside_flag(model_.assumed.durable_redis)) s_.persistent_redis = true;
-    for (uint32_t i = count(model_.max_faults); i > 0; --i) {
-      sim::Instant at = at_in(model_.window);
+    for (uint32_t i = count(d_, model_.max_faults); i > 0; --i) {
+      sim::Instant at = at_in(d_, model_.window);
       std::string node = master();
       push({sim::FaultKind::Crash, node, "", at, {}});
       const int64_t down_ms = model_.max_downtime.ns > 0 ? model_.max_downtime.ms() : 2 * lease_ms_;
@@ -236,7 +238,7 @@ class FaultDrawer {
       s_.failover_after = in(model_.failover_min, model_.failover_max, sim::milliseconds(50),
                              sim::milliseconds(std::max<int64_t>(50, lease_ms_)));
     if (brings_replica) s_.replica = true;
-    const sim::Instant at = at_in(model_.window);
+    const sim::Instant at = at_in(d_, model_.window);
     // No failover assumed: in the runs inside it, no replica is promoted (and a master
     // that dies for good is an outage, not a question this check asks).
     if (s_.replica && inside_flag(model_.assumed.no_failover)) {
@@ -250,28 +252,28 @@ class FaultDrawer {
     push({sim::FaultKind::Crash, node, "", at, {}});
   }
   // A duration in [lo, hi] (whole milliseconds), or in [dlo, dhi] when hi is zero.
-  static Duration in(Duration lo, Duration hi, Duration dlo, Duration dhi) {
+  Duration in(Duration lo, Duration hi, Duration dlo, Duration dhi) {
     // Always one draw, so that pinning a value leaves the rest of the scenario as drawn.
-    if (hi.ns <= 0) return ms_in(dlo.ms(), dhi.ms());
-    if (lo == hi) return (void)ms_in(0, 0), lo;  // keeps sub-millisecond pins exact
-    return ms_in(lo.ms(), hi.ms());
+    if (hi.ns <= 0) return ms_in(d_, dlo.ms(), dhi.ms());
+    if (lo == hi) return (void)ms_in(d_, 0, 0), lo;  // keeps sub-millisecond pins exact
+    return ms_in(d_, lo.ms(), hi.ms());
   }
   // Each master's own rate; the replica keeps true time. Drawn as client drifts are.
   void redis_drift() {
     s_.redis_drifts_ppm.resize(s_.masters);
     for (int64_t& drift : s_.redis_drifts_ppm) {
       const bool sane = inside_flag(model_.assumed.sane_redis_clock);
-      const int64_t ppm = *rc::gen::inRange<int64_t>(0, (sane ? kSaneDriftPpm : 200'000) + 1);
-      drift = *rc::gen::arbitrary<bool>() ? -ppm : ppm;
+      const int64_t ppm = d_.range<int64_t>(0, (sane ? kSaneDriftPpm : 200'000) + 1);
+      drift = d_.coin() ? -ppm : ppm;
     }
   }
   void call_faults(lock::CallFault::Kind kind) {
-    for (uint32_t i = count(model_.max_faults); i > 0; --i) {
+    for (uint32_t i = count(d_, model_.max_faults); i > 0; --i) {
       if (kind == lock::CallFault::Kind::Crash)
         w_.call_faults.push_back(
-            {client(), *rc::gen::inRange<uint32_t>(1, model_.max_call + 1), lock::CallFault::Kind::Crash, {}});
+            {client(), d_.range<uint32_t>(1, model_.max_call + 1), lock::CallFault::Kind::Crash, {}});
       else
-        w_.call_faults.push_back({client(), *rc::gen::inRange<uint32_t>(1, model_.max_call + 1),
+        w_.call_faults.push_back({client(), d_.range<uint32_t>(1, model_.max_call + 1),
                                   lock::CallFault::Kind::Pause,
                                   bounded(short_pause_ms_, pause_ms_, model_.assumed.max_pause)});
     }
@@ -281,15 +283,16 @@ class FaultDrawer {
   // cut is, so beyond a bound on delay (no message arrives within any bound); the draws
   // inside that bound lose nothing.
   void lost_calls() {
-    for (uint32_t i = count(model_.max_faults); i > 0; --i) {
-      const uint32_t c = client(), n = *rc::gen::inRange<uint32_t>(1, model_.max_call + 1);
-      const bool reply = *rc::gen::arbitrary<bool>();
+    for (uint32_t i = count(d_, model_.max_faults); i > 0; --i) {
+      const uint32_t c = client(), n = d_.range<uint32_t>(1, model_.max_call + 1);
+      const bool reply = d_.coin();
       if (model_.assumed.max_delay && inside_bound(true)) continue;
       w_.call_faults.push_back(
           {c, n, reply ? lock::CallFault::Kind::ReplyLost : lock::CallFault::Kind::RequestLost, {}});
     }
   }
 
+  ScenarioDraws& d_;
   const FaultModel& model_;
   Scenario& s_;
   const bool inside_;  // drawn wholly inside the assumptions in force
@@ -300,12 +303,12 @@ class FaultDrawer {
 }  // namespace
 
 // A variant's own parameters with a range, unless the command line set them.
-static void draw_variant_params(Scenario& s) {
+static void draw_variant_params(Scenario& s, ScenarioDraws& d) {
   const lock::Algorithm* a = lock::find_algorithm(s.algorithm);
   if (!a) return;
   for (const lock::VariantParam& p : a->own_params)
     if (p.min && !s.lock.custom.count(p.name)) {
-      const std::string value = lock::drawn_value(p, *rc::gen::inRange(0, 1001) / 1000.0);
+      const std::string value = lock::drawn_value(p, d.range<int>(0, 1001) / 1000.0);
       if (value != p.default_value) s.lock.custom[p.name] = value;
     }
 }
@@ -314,41 +317,52 @@ bool drawn_inside(const FaultModel& model, uint32_t run) {
   return run % 2 == 0 && !assumption_words(model.assumed).empty();
 }
 
+// One scenario, each choice taken from `d` (rapidcheck's or made directly: ScenarioDraws).
+static Scenario drawn_scenario(const FaultModel& model, bool inside, ScenarioDraws& d) {
+  Scenario s = model.base;
+  lock::WorkloadParams& w = s.workload;
+  s.seed = d.range<uint64_t>(0, 1'000'000);
+  w.clients = d.range<uint32_t>(model.min_clients, model.max_clients + 1);
+  w.iterations = d.range<uint32_t>(1, model.max_iterations + 1);
+  draw_workload_extras(model, s, d);
+  draw_variant_params(s, d);
+  if (const auto& bound = model.assumed.max_work; bound && w.work_max > *bound) {
+    // Every section of the assumed world fits the bound; only slow work goes beyond it.
+    w.work_max = *bound;
+    w.work_min = std::min(w.work_min, w.work_max);
+  }
+  FaultDrawer faults(model, s, inside, d);
+  // Swarm: a kind is on or off for the whole run; shrinking turns kinds off.
+  // When every kind came out off, one is turned on: a fault model's run
+  // always meets some fault (a one-kind model would otherwise run half its
+  // scenarios fault-free). Drawn last, so the other scenarios stay as they were.
+  bool any_on = false;
+  for (FaultFamily kind : model.kinds) {
+    if (model.swarm && !d.coin()) continue;
+    any_on = any_on || kind != FaultFamily::ClientRestart;
+    faults.add(kind);
+  }
+  std::vector<FaultFamily> drawable;
+  for (FaultFamily kind : model.kinds)
+    if (kind != FaultFamily::ClientRestart) drawable.push_back(kind);
+  if (!any_on && !drawable.empty()) faults.add(drawable[d.range<size_t>(0, drawable.size())]);
+  // Faults apply in time order; a stable order also keeps the printed plan readable.
+  std::stable_sort(s.faults.faults.begin(), s.faults.faults.end(),
+                   [](const sim::Fault& a, const sim::Fault& b) { return a.at < b.at; });
+  normalize(s);
+  return s;
+}
+
 rc::Gen<Scenario> scenario_generator(const FaultModel& model, bool inside) {
   return rc::gen::exec([model, inside]() {
-    Scenario s = model.base;
-    lock::WorkloadParams& w = s.workload;
-    s.seed = *rc::gen::inRange<uint64_t>(0, 1'000'000);
-    w.clients = *rc::gen::inRange<uint32_t>(model.min_clients, model.max_clients + 1);
-    w.iterations = *rc::gen::inRange<uint32_t>(1, model.max_iterations + 1);
-    draw_workload_extras(model, s);
-    draw_variant_params(s);
-    if (const auto& bound = model.assumed.max_work; bound && w.work_max > *bound) {
-      // Every section of the assumed world fits the bound; only slow work goes beyond it.
-      w.work_max = *bound;
-      w.work_min = std::min(w.work_min, w.work_max);
-    }
-    FaultDrawer faults(model, s, inside);
-    // Swarm: a kind is on or off for the whole run; shrinking turns kinds off.
-    // When every kind came out off, one is turned on: a fault model's run
-    // always meets some fault (a one-kind model would otherwise run half its
-    // scenarios fault-free). Drawn last, so the other scenarios stay as they were.
-    bool any_on = false;
-    for (FaultFamily kind : model.kinds) {
-      if (model.swarm && !*rc::gen::arbitrary<bool>()) continue;
-      any_on = any_on || kind != FaultFamily::ClientRestart;
-      faults.add(kind);
-    }
-    std::vector<FaultFamily> drawable;
-    for (FaultFamily kind : model.kinds)
-      if (kind != FaultFamily::ClientRestart) drawable.push_back(kind);
-    if (!any_on && !drawable.empty()) faults.add(drawable[*rc::gen::inRange<size_t>(0, drawable.size())]);
-    // Faults apply in time order; a stable order also keeps the printed plan readable.
-    std::stable_sort(s.faults.faults.begin(), s.faults.faults.end(),
-                     [](const sim::Fault& a, const sim::Fault& b) { return a.at < b.at; });
-    normalize(s);
-    return s;
+    ScenarioDraws rapidchecks;
+    return drawn_scenario(model, inside, rapidchecks);
   });
+}
+
+Scenario draw_scenario(const FaultModel& model, bool inside, const rc::Random& random, int size) {
+  ScenarioDraws direct(random, size);
+  return drawn_scenario(model, inside, direct);
 }
 
 std::vector<FaultFamily> kinds_in(const Scenario& s) {

@@ -86,6 +86,10 @@ bool drawn_inside(const FaultModel& model, uint32_t run);
 
 // `inside`: draw wholly inside model.assumed (see FaultModel::assumed).
 rc::Gen<Scenario> scenario_generator(const FaultModel& model, bool inside = false);
+// scenario_generator(model, inside)(random, size).value(), the same scenario, drawn without
+// rapidcheck's generation machinery: no shrink tree, and no global state, so threads may
+// draw at once (the explorer's draws; props/scenario_draws.hpp).
+Scenario draw_scenario(const FaultModel& model, bool inside, const rc::Random& random, int size);
 
 // The kinds of fault a scenario contains (what a failure in it needs, once shrunk), in kAllFaultFamilies order.
 std::vector<FaultFamily> kinds_in(const Scenario& s);

@@ -162,7 +162,7 @@ void describe_example(const FaultModel& model, const InventoryOptions& o, Failur
 }
 
 Failure finish(const FaultModel& model, const InventoryOptions& o, const std::vector<Property>& claims,
-               const Key& key, const Seen& seen) {
+               const Key& key, const Seen& seen, ReplayCache& replays) {
   Failure f;
   f.property = key.first;
   // A variant's own error is always its own: its file needs fixing.
@@ -174,7 +174,7 @@ Failure finish(const FaultModel& model, const InventoryOptions& o, const std::ve
   // A failure seen inside the assumptions is the lock's own: its example comes from there.
   const uint32_t example_run = seen.first_inside ? seen.first_inside->first : seen.first_run;
   const Violation& example_violation = seen.first_inside ? seen.first_inside->second : seen.first;
-  const StillFails same_failure = fails_with(f.property, {f.cause}, o.check);
+  const StillFails same_failure = fails_with(f.property, {f.cause}, o.check, &replays);
   if (std::optional<Counterexample> moved = replayed_inside(model, o, seen, inside_only(same_failure, model.assumed))) {
     f.moved_inside = true;
     f.example = std::move(*moved);
@@ -312,8 +312,10 @@ Inventory take_inventory(const FaultModel& model, const InventoryOptions& o, uns
   inv.partial = !variant_error && o.interrupted && o.interrupted->load() && inv.runs < o.runs;
   std::vector<std::pair<Key, Seen>> found(tally.begin(), tally.end());
   inv.failures.resize(found.size());
-  on_threads(found.size(), jobs,
-             [&](size_t i) { inv.failures[i] = finish(model, o, inv.claims, found[i].first, found[i].second); });
+  ReplayCache replays(o.check);  // failures first seen in one run shrink through the same candidates
+  on_threads(found.size(), jobs, [&](size_t i) {
+    inv.failures[i] = finish(model, o, inv.claims, found[i].first, found[i].second, replays);
+  });
   if (!(o.interrupted && o.interrupted->load())) search_inside_for(model, o, inv.runs, jobs, inv.failures);
   // The lock's own, then unclaimed properties inside the assumptions, then outside them.
   auto group = [](const Failure& f) { return own_failure(f) ? 0 : unclaimed_failure(f) ? 1 : 2; };

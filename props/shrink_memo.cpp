@@ -76,6 +76,36 @@ std::optional<Violation> ShrinkMemo::operator()(const Scenario& candidate) {
   return answer;
 }
 
+std::shared_ptr<const std::vector<Violation>> ReplayCache::violations(const Scenario& candidate) {
+  const uint64_t digest = memo_digest(candidate);
+  {
+    std::lock_guard<std::mutex> guard(lock_);
+    if (auto it = seen_.find(digest); it != seen_.end())
+      for (const Entry& e : it->second)
+        if (e.first == candidate) {
+          ++hits_;
+          return e.second;
+        }
+  }
+  auto answer = std::make_shared<const std::vector<Violation>>(run_scenario(candidate, check_).verdict.violations);
+  std::lock_guard<std::mutex> guard(lock_);
+  if (entries_ >= most_) {
+    seen_.clear();
+    entries_ = 0;
+  }
+  std::vector<Entry>& same_digest = seen_[digest];
+  for (const Entry& e : same_digest)
+    if (e.first == candidate) return answer;  // another thread simulated it meanwhile: the same answer
+  same_digest.emplace_back(candidate, answer);
+  ++entries_;
+  return answer;
+}
+
+size_t ReplayCache::hits() const {
+  std::lock_guard<std::mutex> guard(lock_);
+  return hits_;
+}
+
 StillFails memoized(StillFails still_fails) {
   auto memo = std::make_shared<ShrinkMemo>(std::move(still_fails));
   return [memo](const Scenario& candidate) { return (*memo)(candidate); };
