@@ -227,6 +227,69 @@ std::string stranded_places(const Context& c, Instant until) {
   return out;
 }
 
+// A stretch in which the lock was held while no client held it, and whose renewal kept it.
+struct IdleStretch {
+  std::optional<Instant> since;
+  uint32_t rearmed_by = lock::kNoClient;
+  Instant rearmed_at;
+  uint32_t rearms = 0;  // commands of rearmed_by's in it: a second one is a renewal that lives on
+};
+
+// Over the bound; or, at the run's end, still held and re-armed twice since its client
+// stopped holding it (a renewal in flight at the release re-arms once; one that lives
+// on keeps the lock for as long as its process lives).
+std::optional<Violation> judge_stretch(const Context& c, const IdleStretch& s, Instant end, bool run_end) {
+  if (!s.since || s.rearmed_by == lock::kNoClient) return std::nullopt;
+  const Instant since = *s.since;
+  if (end - since < liveness_bound(c) && !(run_end && s.rearms >= 2)) return std::nullopt;
+  const FailedRelease release = failed_release(c, s.rearmed_by, since);
+  const std::string who = c.name(s.rearmed_by);
+  return Violation{
+      Property::NoZombieLock,
+      {s.rearmed_by},
+      c.config.lock.key,
+      since,
+      end,
+      fmt::format("the lock stayed held from {} to {} while no client held it ({}{}): {}'s renewal re-armed it at {}, "
+                  "after {} stopped holding it, {} time{} in all{}",
+                  sim::format_instant(since), sim::format_instant(end), in_ms(end - since),
+                  end - since < liveness_bound(c)
+                      ? ", and it was still held, and still renewed, when the run ended"
+                      : fmt::format(", more than the lease + {} slack", sim::format_duration(c.options.deadlock_slack)),
+                  who, sim::format_instant(s.rearmed_at), who, s.rearms, s.rearms == 1 ? "" : "s",
+                  release.why.empty() ? std::string()
+                                      : fmt::format("; {}{}, so {}'s renewal went on re-arming the lock", release.why,
+                                                    release.fault.empty() ? "" : " (" + release.fault + ")", who)),
+      Cause::RenewalOutlivedRelease,
+      release.fault};
+}
+
+// What the clients said, step by step: who holds, who is acquiring (since when), who is dead.
+struct ClientStates {
+  std::map<uint32_t, bool> holding;       // between its Acquired and its Released (outermost)
+  std::map<uint32_t, Instant> acquiring;  // the start of its outermost acquire in flight
+  std::set<uint32_t> dead;                // crashed since its last hold: its renewal died with it
+  void see(const lock::HistoryEvent& e) {
+    const bool outer = e.depth == 0;
+    if (e.step == Step::Acquired && outer) holding[e.client] = true, dead.erase(e.client);
+    if ((e.step == Step::Released && outer) || e.step == Step::Crashed) holding[e.client] = false;
+    if (e.step == Step::AcquireStart && outer) acquiring[e.client] = e.at;
+    if (e.step == Step::Crashed) dead.insert(e.client);
+    if (((e.step == Step::Acquired || e.step == Step::AcquireFailed) && outer) || e.step == Step::Crashed)
+      acquiring.erase(e.client);
+  }
+  bool nobody_holds() const {
+    return std::none_of(holding.begin(), holding.end(), [](const auto& h) { return h.second; });
+  }
+  // The instance was set by an acquire still in flight (SETNX done, EXPIRE to come): its
+  // client holds once it says so. One left from an earlier hold is not (a renewal that
+  // outlived its unlock goes on while its owner acquires again).
+  bool being_acquired(const lock::LockInstance& i) const {
+    auto it = acquiring.find(i.owner);
+    return it != acquiring.end() && it->second <= i.granted;
+  }
+};
+
 }  // namespace
 
 std::optional<Violation> no_zombie_lock(const Context& c) {
@@ -235,92 +298,35 @@ std::optional<Violation> no_zombie_lock(const Context& c) {
   const std::vector<KeptAlive> kept = kept_alive(c);
   const auto& events = c.history.events();
   size_t next_event = 0, next_kept = 0;
-  std::map<uint32_t, bool> holding;   // client -> between its Acquired and its Released (outermost)
-  std::map<uint32_t, Instant> acquiring;  // client -> the start of its outermost acquire in flight
-  std::set<uint32_t> dead;                // crashed since its last hold: its renewal died with it
-  std::optional<Instant> idle_since;  // the key held while no client holds the lock
-  uint32_t rearmed_by = lock::kNoClient;
-  Instant rearmed_at;
-  uint32_t rearms = 0;  // commands of rearmed_by's in this stretch: a second one is a renewal that lives on
-  auto nobody_holds = [&] {
-    for (const auto& [client, h] : holding)
-      if (h) return false;
-    return true;
-  };
-  // Over the bound; or, at the run's end, still held and re-armed twice since its client
-  // stopped holding it (a renewal in flight at the release re-arms once; one that lives
-  // on keeps the lock for as long as its process lives).
-  auto judge = [&](Instant end, bool run_end) -> std::optional<Violation> {
-    if (!idle_since || rearmed_by == lock::kNoClient) return std::nullopt;
-    if (end - *idle_since < liveness_bound(c) && !(run_end && rearms >= 2)) return std::nullopt;
-    const FailedRelease release = failed_release(c, rearmed_by, *idle_since);
-    return Violation{Property::NoZombieLock,
-                     {rearmed_by},
-                     c.config.lock.key,
-                     *idle_since,
-                     end,
-                     fmt::format("the lock stayed held from {} to {} while no client held it ({}{}): {}'s renewal "
-                                 "re-armed it at {}, after {} stopped holding it, {} time{} in all{}",
-                                 sim::format_instant(*idle_since), sim::format_instant(end), in_ms(end - *idle_since),
-                                 end - *idle_since < liveness_bound(c)
-                                     ? ", and it was still held, and still renewed, when the run ended"
-                                     : fmt::format(", more than the lease + {} slack",
-                                                   sim::format_duration(c.options.deadlock_slack)),
-                                 c.name(rearmed_by), sim::format_instant(rearmed_at), c.name(rearmed_by), rearms,
-                                 rearms == 1 ? "" : "s",
-                                 release.why.empty()
-                                     ? std::string()
-                                     : fmt::format("; {}{}, so {}'s renewal went on re-arming the lock", release.why,
-                                                   release.fault.empty() ? "" : " (" + release.fault + ")",
-                                                   c.name(rearmed_by))),
-                     Cause::RenewalOutlivedRelease,
-                     release.fault};
-  };
+  ClientStates clients;
+  IdleStretch stretch;  // the key held while no client holds the lock
   // All that happens at one instant happens together (one command's effects, a script's DEL and SET).
   for (const Instant t : zombie_instants(c, key, kept)) {
-    for (; next_event < events.size() && events[next_event].at <= t; ++next_event) {
-      const lock::HistoryEvent& e = events[next_event];
-      if (e.step == Step::Acquired && e.depth == 0) holding[e.client] = true;
-      if ((e.step == Step::Released && e.depth == 0) || e.step == Step::Crashed) holding[e.client] = false;
-      if (e.step == Step::AcquireStart && e.depth == 0) acquiring[e.client] = e.at;
-      if (e.step == Step::Crashed) dead.insert(e.client);
-      if (e.step == Step::Acquired && e.depth == 0) dead.erase(e.client);
-      if (((e.step == Step::Acquired || e.step == Step::AcquireFailed) && e.depth == 0) || e.step == Step::Crashed)
-        acquiring.erase(e.client);
-    }
-    // Held by nobody, and not by an acquire still in flight either (SETNX done, EXPIRE to
-    // come): its client holds once it says so. An instance left from an earlier hold stays
-    // idle while its owner acquires again (a renewal that outlived its unlock).
+    for (; next_event < events.size() && events[next_event].at <= t; ++next_event) clients.see(events[next_event]);
     const uint32_t serving = key.serving_instance(t);
-    auto being_acquired = [&] {
-      const lock::LockInstance& i = c.history.ledger().instance(serving);
-      auto it = acquiring.find(i.owner);
-      return it != acquiring.end() && it->second <= i.granted;
-    };
-    const bool idle = serving != lock::kNoInstance && nobody_holds() && !being_acquired();
+    const bool idle = serving != lock::kNoInstance && clients.nobody_holds() &&
+                      !clients.being_acquired(c.history.ledger().instance(serving));
     bool counted = false;  // one command's effects share an instant: one re-arm
     for (; next_kept < kept.size() && kept[next_kept].at <= t; ++next_kept) {
       const KeptAlive& k = kept[next_kept];
       // Kept alive by a client that no longer holds the lock, on the instance that serves it.
       // A renewal a dead client sent before it died may still land: that is no renewal
       // outliving a release (a dead holder's lock is no-deadlock's).
-      if (counted || !idle || !idle_since || serving != k.instance || dead.count(k.client)) continue;
-      if (acquiring.count(k.client) && taken_by_acquire(c, k)) continue;
-      if (rearmed_by != lock::kNoClient && rearmed_by != k.client) continue;
-      if (rearmed_by == lock::kNoClient) rearmed_at = t;
-      rearmed_by = k.client;
-      ++rearms;
+      if (counted || !idle || !stretch.since || serving != k.instance || clients.dead.count(k.client)) continue;
+      if (clients.acquiring.count(k.client) && taken_by_acquire(c, k)) continue;
+      if (stretch.rearmed_by != lock::kNoClient && stretch.rearmed_by != k.client) continue;
+      if (stretch.rearmed_by == lock::kNoClient) stretch.rearmed_at = t;
+      stretch.rearmed_by = k.client;
+      ++stretch.rearms;
       counted = true;
     }
-    if (idle && !idle_since) idle_since = t;
-    if (!idle && idle_since) {
-      if (auto v = judge(t, false)) return v;
-      idle_since.reset();
-      rearmed_by = lock::kNoClient;
-      rearms = 0;
+    if (idle && !stretch.since) stretch.since = t;
+    if (!idle && stretch.since) {
+      if (auto v = judge_stretch(c, stretch, t, false)) return v;
+      stretch = IdleStretch{};
     }
   }
-  return judge(c.end.at, true);
+  return judge_stretch(c, stretch, c.end.at, true);
 }
 
 std::optional<Violation> no_stalled_wait(const Context& c) {
