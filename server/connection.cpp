@@ -214,15 +214,9 @@ void Connection::execute(const redis::Command& argv, const Verdict& verdict) {
   core_.release_retired();  // whatever the command closed, itself included
 }
 
-// SLOWLOG: the configured threshold and length are CONFIG SET's (core.accepted_config).
+// SLOWLOG: the configured threshold and length are CONFIG SET's (config_set.cpp keeps them parsed).
 void Connection::note_slow(int64_t duration_us, const redis::Command& argv) {
-  auto setting = [&](const char* parameter, int64_t fallback) {
-    auto it = core_.accepted_config.find(parameter);
-    int64_t value = fallback;
-    return it != core_.accepted_config.end() && redis::parse_int64(it->second, value) ? value : fallback;
-  };
-  core_.slowlog.record(argv, duration_us, peer_, name, setting("slowlog-log-slower-than", 10000),
-                       setting("slowlog-max-len", 128));
+  core_.slowlog.record(argv, duration_us, peer_, name);
 }
 
 void Connection::check_output_limits() {
@@ -252,7 +246,7 @@ size_t Connection::memory_bytes() const {
 void Connection::answer(const redis::Command& argv) {
   const bool queued_by_model = in_multi_ && queued_for_frontend(argv[0]);
   if (auto reply = queued_by_model ? std::nullopt : run_frontend_command(core_, *this, argv)) {
-    append_reply_for(out_, *reply, protocol, resp3_form(argv));
+    append_reply_for(out_, *reply, protocol, form_of(argv));
     return;
   }
   if (!authenticated) {
@@ -269,7 +263,7 @@ void Connection::answer(const redis::Command& argv) {
     write_exec_reply(reply);
   } else {
     track_transaction(argv, reply);
-    return append_reply_releasing(std::move(reply), resp3_form(argv));
+    return append_reply_releasing(std::move(reply), form_of(argv));
   }
   track_transaction(argv, reply);
 }

@@ -75,6 +75,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void append_reply_releasing(redis::Reply reply, Resp3Form form);
   void track_transaction(const redis::Command& argv, const redis::Reply& reply);
   redis::Reply execute_on_model(const redis::Command& argv);
+  // The RESP3 form of argv's reply; RESP2 writes every reply plainly (no need to look).
+  Resp3Form form_of(const redis::Command& argv) const {
+    return protocol == redis::Protocol::Resp2 ? Resp3Form::Plain : resp3_form(argv);
+  }
   void prepare_input_space();
   ProtocolLimits protocol_limits() const;
   // client-output-buffer-limit for this client's class; closes it (logged) when reached.
