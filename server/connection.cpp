@@ -120,9 +120,10 @@ void Connection::run_commands() {
   // Inside another client's command only while its script is busy (script_watch.hpp).
   if (core_.command_depth > 0 && !core_.script_busy) return;
   const auto turn_start = std::chrono::steady_clock::now();
+  command_ended_ = turn_start;
   yielded_ = false;
   while (!core_.paused && !close_after_reply && !waiting_ && out_.size() < kOutputHighWater && !closed_) {
-    if (std::chrono::steady_clock::now() - turn_start > kTurn) {
+    if (command_ended_ - turn_start > kTurn) {  // (the clock execute() read last: one read a command)
       yielded_ = true;
       break;
     }
@@ -188,8 +189,8 @@ void Connection::execute(const redis::Command& argv, const Verdict& verdict) {
     else
       answer(argv);
   });
-  note_slow(std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count(),
-            argv);
+  command_ended_ = std::chrono::steady_clock::now();
+  note_slow(std::chrono::duration_cast<std::chrono::microseconds>(command_ended_ - started).count(), argv);
   // (A connection closed meanwhile has no pending output: nothing of it was written.)
   const bool wrote = out_.size() > reply_start;
   const bool failed = wrote && out_[reply_start] == '-';

@@ -3,6 +3,7 @@
 // writes the replies of a whole read in one write (internal).
 #include <asio.hpp>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -106,7 +107,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool yielded_ = false;  // its turn ended with commands left to run (kTurn)
   bool waiting_ = false;                       // a blocking command (BLPOP) waits for its reply from the outbox
   Resp3Form blocked_form_ = Resp3Form::Plain;  // ... and is typed as this in RESP3
-  bool held_ = false;  // argv_ waits for CLIENT PAUSE to end (traffic.hpp)
+  bool held_ = false;
+  std::chrono::steady_clock::time_point command_ended_;  // when the last command's run ended (the turn's clock)  // argv_ waits for CLIENT PAUSE to end (traffic.hpp)
   bool skipping_ = false;                      // this command's reply is skipped (CLIENT REPLY SKIP came before)
   bool in_multi_ = false;                      // MULTI answered OK; EXEC, DISCARD or RESET not yet
   std::vector<redis::Command> queued_;         // the commands MULTI queued, in order

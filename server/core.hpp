@@ -25,7 +25,9 @@ struct Server::Core {
   explicit Core(Options opts);
 
   Options options;
-  asio::io_context io{1};
+  // One thread does all the I/O (other threads only post to it): the reactor needs no
+  // locks on its descriptors (a lock and an unlock a socket operation, per request).
+  asio::io_context io{ASIO_CONCURRENCY_HINT_UNSAFE_IO};
   redis::Server model;
   Clock clock;
   std::optional<asio::ip::tcp::acceptor> tcp;
