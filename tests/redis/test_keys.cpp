@@ -169,3 +169,68 @@ TEST_CASE("Connections: unknown ids are refused, FLUSHALL of the server keeps id
   CHECK(m.text({"get", "k"}) == "(nil)");
   CHECK(m.text({}) == "(error) ERR empty command");
 }
+
+// KeyMap keeps a hash index once it holds enough keys: across that threshold, and
+// through moves, swaps, erases and clears, it finds and orders exactly what a plain
+// std::map of the same keys does.
+#include <map>
+#include <string>
+
+#include "locksim/sim/redis/key_map.hpp"
+
+namespace {
+void check_same_keys(const locksim::redis::KeyMap& keys, const std::map<std::string, std::string>& expected) {
+  REQUIRE(keys.size() == expected.size());
+  auto it = keys.begin();
+  for (const auto& [key, value] : expected) {  // iteration in key order
+    REQUIRE(it->first == key);
+    REQUIRE(it->second.str == value);
+    ++it;
+  }
+  for (const auto& [key, value] : expected) {
+    const auto found = keys.find(key);
+    REQUIRE(found != keys.end());
+    REQUIRE(found->second.str == value);
+  }
+  CHECK(keys.find("absent") == keys.end());
+}
+}  // namespace
+
+TEST_CASE("KeyMap: a lookup index past many keys finds and orders what the tree does", "[keys]") {
+  using locksim::redis::Entry;
+  using locksim::redis::KeyMap;
+  KeyMap keys;
+  std::map<std::string, std::string> expected;
+  uint64_t state = 12345;
+  auto next = [&state] { return (state = state * 6364136223846793005ULL + 1442695040888963407ULL) >> 33; };
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 3000; ++i) {
+      const std::string key = "k:" + std::to_string(next() % 4000);
+      if (next() % 4 == 0) {  // erase through find, as the database does
+        auto it = keys.find(key);
+        REQUIRE((it != keys.end()) == (expected.count(key) == 1));
+        if (it != keys.end()) keys.erase(it);
+        expected.erase(key);
+      } else {
+        Entry entry;
+        entry.str = std::to_string(i);
+        const bool inserted = keys.emplace(key, std::move(entry)).second;
+        REQUIRE(inserted == expected.emplace(key, std::to_string(i)).second);
+      }
+    }
+    check_same_keys(keys, expected);
+    KeyMap moved(std::move(keys));  // the index moves with the nodes
+    check_same_keys(moved, expected);
+    KeyMap small;
+    small.emplace("only", Entry{});
+    swap(moved, small);
+    check_same_keys(small, expected);
+    keys = std::move(small);
+    check_same_keys(keys, expected);
+    if (round == 1) {  // from empty again: the index is rebuilt past the threshold
+      keys.clear();
+      expected.clear();
+      check_same_keys(keys, expected);
+    }
+  }
+}
