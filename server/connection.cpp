@@ -91,6 +91,9 @@ void Connection::pump() {
   // A client whose command runs (a busy script) is read and written no further until it ends.
   if (closed_ || executing_) return;
   run_commands();
+  // Replies the socket takes whole are written at once, and what else was read runs next
+  // (no asynchronous write and trip through the scheduler per batch of replies).
+  while (!closed_ && !out_.empty() && !writing_ && !yielded_ && write_at_once()) run_commands();
   if (closed_) return;
   if (!out_.empty()) {
     if (!writing_) start_write();
@@ -411,6 +414,26 @@ void Connection::start_write() {
   delay_timer_.async_wait([self = shared_from_this()](const std::error_code&) {
     if (!self->closed_) self->write_now();
   });
+}
+
+// Writes out_ now if the socket takes all of it without waiting. False leaves what is
+// left to start_write: a reply held back (a DELAY fault, DEBUG SLEEP's hold), a full
+// socket buffer, or a connection closed by a failed write.
+bool Connection::write_at_once() {
+  if (core_.reply_delay_ms > 0 || hold_reply_ms > 0) return false;
+  std::error_code ec;
+  if (!socket_.non_blocking()) socket_.non_blocking(true, ec);  // a full buffer answers would_block
+  const size_t n = ec ? 0 : socket_.write_some(asio::buffer(out_), ec);
+  if (ec && ec != asio::error::would_block && ec != asio::error::try_again) {
+    close();
+    return false;
+  }
+  if (n < out_.size()) {
+    out_.erase(0, n);
+    return false;
+  }
+  out_.clear();
+  return true;
 }
 
 void Connection::write_now() {

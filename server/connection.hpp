@@ -66,6 +66,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   void start_read();
   void on_read(const std::error_code& ec, size_t n);
+  bool write_at_once();
   void start_write();
   void write_now();
   void on_written(const std::error_code& ec);
