@@ -34,6 +34,9 @@ struct Server::Core {
   std::optional<asio::local::stream_protocol::acceptor> local;
   uint16_t port = 0;
   std::map<redis::ConnectionId, std::shared_ptr<Connection>> clients;
+  // The same connections in a flat list: the model asks for the clients' memory before
+  // every write (maxmemory), and walking a vector costs a fraction of walking the map.
+  std::vector<Connection*> client_list;
   std::thread thread;
   bool stopped = false;
 
