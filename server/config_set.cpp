@@ -115,6 +115,10 @@ Reply config_set(Server::Core& core, Connection& conn, const Command& argv) {
   }
   for (const auto& [name, value] : own)
     if (without_effect(name) && !is_own(name)) core.accepted_config[name] = *value;
+  for (const auto& [name, value] : own) {  // checked above: they parse
+    if (name == "slowlog-log-slower-than") redis::parse_int64(*value, core.slowlog.slower_than_us);
+    if (name == "slowlog-max-len") redis::parse_int64(*value, core.slowlog.max_len);
+  }
   if (next.maxmemory != core.options.model.maxmemory_bytes) {  // the model's cap, in bytes
     core.model.query(conn.id(), {"CONFIG", "SET", "maxmemory", std::to_string(next.maxmemory)}, now);
     core.options.model.maxmemory_bytes = next.maxmemory;

@@ -91,6 +91,9 @@ void Connection::pump() {
   // A client whose command runs (a busy script) is read and written no further until it ends.
   if (closed_ || executing_) return;
   run_commands();
+  // Replies the socket takes whole are written at once, and what else was read runs next
+  // (no asynchronous write and trip through the scheduler per batch of replies).
+  while (!closed_ && !out_.empty() && !writing_ && !yielded_ && write_at_once()) run_commands();
   if (closed_) return;
   if (!out_.empty()) {
     if (!writing_) start_write();
@@ -120,9 +123,10 @@ void Connection::run_commands() {
   // Inside another client's command only while its script is busy (script_watch.hpp).
   if (core_.command_depth > 0 && !core_.script_busy) return;
   const auto turn_start = std::chrono::steady_clock::now();
+  command_ended_ = turn_start;
   yielded_ = false;
   while (!core_.paused && !close_after_reply && !waiting_ && out_.size() < kOutputHighWater && !closed_) {
-    if (std::chrono::steady_clock::now() - turn_start > kTurn) {
+    if (command_ended_ - turn_start > kTurn) {  // (the clock execute() read last: one read a command)
       yielded_ = true;
       break;
     }
@@ -188,8 +192,8 @@ void Connection::execute(const redis::Command& argv, const Verdict& verdict) {
     else
       answer(argv);
   });
-  note_slow(std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count(),
-            argv);
+  command_ended_ = std::chrono::steady_clock::now();
+  note_slow(std::chrono::duration_cast<std::chrono::microseconds>(command_ended_ - started).count(), argv);
   // (A connection closed meanwhile has no pending output: nothing of it was written.)
   const bool wrote = out_.size() > reply_start;
   const bool failed = wrote && out_[reply_start] == '-';
@@ -214,15 +218,9 @@ void Connection::execute(const redis::Command& argv, const Verdict& verdict) {
   core_.release_retired();  // whatever the command closed, itself included
 }
 
-// SLOWLOG: the configured threshold and length are CONFIG SET's (core.accepted_config).
+// SLOWLOG: the configured threshold and length are CONFIG SET's (config_set.cpp keeps them parsed).
 void Connection::note_slow(int64_t duration_us, const redis::Command& argv) {
-  auto setting = [&](const char* parameter, int64_t fallback) {
-    auto it = core_.accepted_config.find(parameter);
-    int64_t value = fallback;
-    return it != core_.accepted_config.end() && redis::parse_int64(it->second, value) ? value : fallback;
-  };
-  core_.slowlog.record(argv, duration_us, peer_, name, setting("slowlog-log-slower-than", 10000),
-                       setting("slowlog-max-len", 128));
+  core_.slowlog.record(argv, duration_us, peer_, name);
 }
 
 void Connection::check_output_limits() {
@@ -252,7 +250,7 @@ size_t Connection::memory_bytes() const {
 void Connection::answer(const redis::Command& argv) {
   const bool queued_by_model = in_multi_ && queued_for_frontend(argv[0]);
   if (auto reply = queued_by_model ? std::nullopt : run_frontend_command(core_, *this, argv)) {
-    append_reply_for(out_, *reply, protocol, resp3_form(argv));
+    append_reply_for(out_, *reply, protocol, form_of(argv));
     return;
   }
   if (!authenticated) {
@@ -269,7 +267,7 @@ void Connection::answer(const redis::Command& argv) {
     write_exec_reply(reply);
   } else {
     track_transaction(argv, reply);
-    return append_reply_releasing(std::move(reply), resp3_form(argv));
+    return append_reply_releasing(std::move(reply), form_of(argv));
   }
   track_transaction(argv, reply);
 }
@@ -416,6 +414,26 @@ void Connection::start_write() {
   delay_timer_.async_wait([self = shared_from_this()](const std::error_code&) {
     if (!self->closed_) self->write_now();
   });
+}
+
+// Writes out_ now if the socket takes all of it without waiting. False leaves what is
+// left to start_write: a reply held back (a DELAY fault, DEBUG SLEEP's hold), a full
+// socket buffer, or a connection closed by a failed write.
+bool Connection::write_at_once() {
+  if (core_.reply_delay_ms > 0 || hold_reply_ms > 0) return false;
+  std::error_code ec;
+  if (!socket_.non_blocking()) socket_.non_blocking(true, ec);  // a full buffer answers would_block
+  const size_t n = ec ? 0 : socket_.write_some(asio::buffer(out_), ec);
+  if (ec && ec != asio::error::would_block && ec != asio::error::try_again) {
+    close();
+    return false;
+  }
+  if (n < out_.size()) {
+    out_.erase(0, n);
+    return false;
+  }
+  out_.clear();
+  return true;
 }
 
 void Connection::write_now() {

@@ -3,6 +3,7 @@
 // writes the replies of a whole read in one write (internal).
 #include <asio.hpp>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -65,6 +66,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   void start_read();
   void on_read(const std::error_code& ec, size_t n);
+  bool write_at_once();
   void start_write();
   void write_now();
   void on_written(const std::error_code& ec);
@@ -75,6 +77,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void append_reply_releasing(redis::Reply reply, Resp3Form form);
   void track_transaction(const redis::Command& argv, const redis::Reply& reply);
   redis::Reply execute_on_model(const redis::Command& argv);
+  // The RESP3 form of argv's reply; RESP2 writes every reply plainly (no need to look).
+  Resp3Form form_of(const redis::Command& argv) const {
+    return protocol == redis::Protocol::Resp2 ? Resp3Form::Plain : resp3_form(argv);
+  }
   void prepare_input_space();
   ProtocolLimits protocol_limits() const;
   // client-output-buffer-limit for this client's class; closes it (logged) when reached.
@@ -102,7 +108,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool yielded_ = false;  // its turn ended with commands left to run (kTurn)
   bool waiting_ = false;                       // a blocking command (BLPOP) waits for its reply from the outbox
   Resp3Form blocked_form_ = Resp3Form::Plain;  // ... and is typed as this in RESP3
-  bool held_ = false;  // argv_ waits for CLIENT PAUSE to end (traffic.hpp)
+  bool held_ = false;
+  std::chrono::steady_clock::time_point command_ended_;  // when the last command's run ended (the turn's clock)  // argv_ waits for CLIENT PAUSE to end (traffic.hpp)
   bool skipping_ = false;                      // this command's reply is skipped (CLIENT REPLY SKIP came before)
   bool in_multi_ = false;                      // MULTI answered OK; EXEC, DISCARD or RESET not yet
   std::vector<redis::Command> queued_;         // the commands MULTI queued, in order

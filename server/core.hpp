@@ -25,13 +25,18 @@ struct Server::Core {
   explicit Core(Options opts);
 
   Options options;
-  asio::io_context io{1};
+  // One thread does all the I/O (other threads only post to it): the reactor needs no
+  // locks on its descriptors (a lock and an unlock a socket operation, per request).
+  asio::io_context io{ASIO_CONCURRENCY_HINT_UNSAFE_IO};
   redis::Server model;
   Clock clock;
   std::optional<asio::ip::tcp::acceptor> tcp;
   std::optional<asio::local::stream_protocol::acceptor> local;
   uint16_t port = 0;
   std::map<redis::ConnectionId, std::shared_ptr<Connection>> clients;
+  // The same connections in a flat list: the model asks for the clients' memory before
+  // every write (maxmemory), and walking a vector costs a fraction of walking the map.
+  std::vector<Connection*> client_list;
   std::thread thread;
   bool stopped = false;
 

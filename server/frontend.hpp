@@ -2,6 +2,7 @@
 // The front-end's own commands beyond the connection's (internal): COMMAND, INFO, the
 // CLIENT admin subcommands, and the small server commands clients' suites call.
 #include <optional>
+#include <string_view>
 
 #include "locksim/server/core.hpp"
 #include "locksim/sim/redis/reply.hpp"
@@ -25,6 +26,9 @@ redis::Reply run_info_command(Server::Core& core, Connection& conn, const redis:
 std::optional<redis::Reply> run_client_admin(Server::Core& core, Connection& conn, const redis::Command& argv);
 // MONITOR ROLE LATENCY LASTSAVE SAVE BGSAVE BGREWRITEAOF READONLY READWRITE SLOWLOG ACL
 // DEBUG SLEEP (server_commands.cpp); nullopt for a command it does not answer.
+inline constexpr std::string_view kServerCommandNames[] = {
+    "monitor",  "role",     "latency", "slowlog", "lastsave",  "save",    "bgsave", "bgrewriteaof", "readonly",
+    "readwrite", "acl",     "module",  "replicaof", "slaveof", "lolwut", "cluster", "asking"};
 bool is_server_command(std::string_view lower_name);
 std::optional<redis::Reply> run_server_command(Server::Core& core, Connection& conn, const redis::Command& argv,
                                                std::string_view lower_name);

@@ -384,12 +384,34 @@ void wire_frontend_commands(Server::Core& core) {
   core.model.set_host_commands(std::move(host));
 }
 
+namespace {
+// The first letters of every name run_frontend_command answers (the names below and the
+// server commands): most of the model's commands (GET, EVALSHA, ...) are told apart by
+// one bit, not by comparing the name with each of the front-end's.
+constexpr std::string_view kConnectionCommandNames[] = {"auth",    "hello",  "reset",  "quit",     "client",
+                                                        "config",  "command", "info",  "select",   "memory",
+                                                        "shutdown", "debug",  "locksim."};
+constexpr uint32_t first_letters_of_frontend_names() {
+  uint32_t mask = 0;
+  for (std::string_view name : kConnectionCommandNames) mask |= 1u << (name[0] - 'a');
+  for (std::string_view name : kServerCommandNames) mask |= 1u << (name[0] - 'a');
+  return mask;
+}
+bool may_be_frontend_name(std::string_view lower_name) {
+  static constexpr uint32_t kFirstLetters = first_letters_of_frontend_names();
+  const char first = lower_name[0];
+  return first >= 'a' && first <= 'z' && (kFirstLetters >> (first - 'a') & 1u);
+}
+}  // namespace
+
 std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, const Command& argv) {
+  static constexpr std::string_view kAdminPrefix = "locksim.";
   char buffer[24];
   std::string_view name;
   if (!redis::to_lower(argv[0], buffer, sizeof buffer, name)) return std::nullopt;
+  if (name.empty() || !may_be_frontend_name(name)) return std::nullopt;  // the model's (kept in step below)
   if (name.size() < 3 || name.size() > 16) {
-    if (!name.starts_with("locksim.")) return std::nullopt;
+    if (!name.starts_with(kAdminPrefix)) return std::nullopt;
   }
   // While a script is busy only these run here; the model answers the rest -BUSY (script_watch.hpp).
   if (core.script_busy && !runs_while_busy(name, argv)) return std::nullopt;
@@ -401,12 +423,13 @@ std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, 
     conn.close_after_reply = true;
     return Reply::ok();
   }
+  // (Every name here is in kConnectionCommandNames or kServerCommandNames.)
   const bool ours = name == "client" || name == "config" || name == "command" || name == "info" || name == "select" ||
-                    name == "memory" || name == "shutdown" || name.starts_with("locksim.") || is_server_command(name) ||
+                    name == "memory" || name == "shutdown" || name.starts_with(kAdminPrefix) || is_server_command(name) ||
                     (name == "debug" && argv.size() >= 2 && redis::equals_lower(argv[1], "sleep"));
   if (!ours) return std::nullopt;
   if (!conn.authenticated) return Reply::error("NOAUTH Authentication required.");
-  if (name.starts_with("locksim.")) return run_admin_command(core, conn, argv);
+  if (name.starts_with(kAdminPrefix)) return run_admin_command(core, conn, argv);
   if (name == "client") return cmd_client(core, conn, argv);
   if (name == "shutdown") return cmd_shutdown(core, conn, argv);
   if (auto reply = run_server_command(core, conn, argv, name)) return reply;

@@ -1,5 +1,6 @@
 #include "locksim/server/request_parser.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "locksim/sim/redis/arguments.hpp"
@@ -10,12 +11,30 @@ namespace locksim::server {
 namespace {
 // Redis string2ll over the bytes between pos and the CR: no sign but '-', no leading
 // zero, no space, at most 20 characters ("$03" and "$+3" are invalid bulk lengths).
-bool parse_ll(std::string_view text, int64_t& out) { return redis::parse_int64(text, out); }
+bool parse_ll(std::string_view text, int64_t& out) {
+  // The usual header, 1 to 9 digits without a leading zero, read here; every other form as string2ll.
+  if (text.empty() || text.size() > 9 || text[0] < '1' || text[0] > '9') return redis::parse_int64(text, out);
+  int64_t value = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return false;
+    value = value * 10 + (c - '0');
+  }
+  out = value;
+  return true;
+}
 
 // Redis looks for a line's end with strchr on its NUL-terminated query buffer, so a NUL
 // byte before the terminator hides it: the line is not complete yet (and, past 64 KB,
 // too big). The offset of `terminator`, or npos.
 size_t find_line_end(std::string_view input, size_t pos, char terminator) {
+  // A header line ("*3", "$16") is a few bytes: a plain loop finds its end sooner than
+  // two memchr calls; a longer line (inline) goes on with memchr.
+  const size_t quick_end = std::min(input.size(), pos + 16);
+  for (; pos < quick_end; ++pos) {
+    if (input[pos] == terminator) return pos;
+    if (input[pos] == '\0') return std::string_view::npos;
+  }
+  if (pos == input.size()) return std::string_view::npos;
   const char* start = input.data() + pos;
   const size_t left = input.size() - pos;
   const auto* end = static_cast<const char*>(std::memchr(start, terminator, left));

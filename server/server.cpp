@@ -115,7 +115,7 @@ void Server::Core::accept_local() {
 
 size_t Server::Core::clients_memory() const {
   size_t total = 0;
-  for (const auto& [id, client] : clients)
+  for (const Connection* client : client_list)
     if (!client->closed()) total += client->memory_bytes();
   return total;
 }
@@ -176,6 +176,7 @@ void Server::Core::admit(StreamSocket socket, bool is_tcp) {
   const redis::ConnectionId id = model.connect();
   auto connection = std::make_shared<Connection>(*this, std::move(generic), id, is_tcp);
   clients.emplace(id, connection);
+  client_list.push_back(connection.get());
   connection->start();
 }
 
@@ -238,6 +239,7 @@ void Server::Core::release_retired() {
     LOCKSIM_ASSERT(it != clients.end(), "a connection is retired twice");
     LOCKSIM_ASSERT(it->second->closed(), "an open connection is retired");
     auto keep = it->second;  // destroyed after the map lets go, when its last handler has run
+    std::erase(client_list, keep.get());
     clients.erase(it);
     model.disconnect(id);
   }

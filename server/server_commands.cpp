@@ -109,9 +109,7 @@ Reply debug_sleep(Server::Core& core, Connection& conn, const Command& argv) {
 }  // namespace
 
 bool is_server_command(std::string_view name) {
-  for (std::string_view ours : {"monitor", "role", "latency", "slowlog", "lastsave", "save", "bgsave", "bgrewriteaof",
-                                "readonly", "readwrite", "acl", "module", "replicaof", "slaveof", "lolwut", "cluster",
-                                "asking"})
+  for (std::string_view ours : kServerCommandNames)
     if (name == ours) return true;
   return false;
 }

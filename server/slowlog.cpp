@@ -29,8 +29,7 @@ std::string shortened(const std::string& arg) {
 }
 }  // namespace
 
-void SlowLog::record(const Command& argv, int64_t duration_us, const std::string& peer, const std::string& name,
-                     int64_t slower_than_us, int64_t max_len) {
+void SlowLog::record(const Command& argv, int64_t duration_us, const std::string& peer, const std::string& name) {
   if (slower_than_us < 0 || duration_us < slower_than_us) return;
   Entry entry;
   entry.id = next_id_++;

@@ -23,9 +23,11 @@ class SlowLog {
     std::string peer, client_name;
   };
 
-  // After a command ran; `slower_than_us` and `max_len` are the configured values.
-  void record(const redis::Command& argv, int64_t duration_us, const std::string& peer, const std::string& name,
-              int64_t slower_than_us, int64_t max_len);
+  // After a command ran: kept if it took at least slower_than_us.
+  void record(const redis::Command& argv, int64_t duration_us, const std::string& peer, const std::string& name);
+  // CONFIG SET's values, kept parsed: every command is measured against them.
+  int64_t slower_than_us = 10000;  // slowlog-log-slower-than (negative: none, 0: all)
+  int64_t max_len = 128;           // slowlog-max-len
   // SLOWLOG GET [count] | LEN | RESET | HELP.
   redis::Reply command(const redis::Command& argv);
 

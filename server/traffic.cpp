@@ -14,8 +14,11 @@ namespace locksim::server {
 
 namespace {
 bool is_container(std::string_view name) {
-  for (std::string_view c : {"client", "config", "command", "object", "script", "function", "pubsub", "memory",
-                             "latency", "acl", "slowlog", "module", "cluster", "xinfo", "locksim.fault"})
+  // (constexpr: a braced list of string_views would measure every literal on each call)
+  static constexpr std::string_view kContainers[] = {"client",  "config",  "command", "object",  "script",
+                                                     "function", "pubsub", "memory",  "latency", "acl",
+                                                     "slowlog", "module",  "cluster", "xinfo",   "locksim.fault"};
+  for (std::string_view c : kContainers)
     if (name == c) return true;
   return false;
 }
@@ -144,13 +147,12 @@ void note_command(Server::Core& core, Connection& conn, const redis::Command& ar
   Traffic& traffic = core.traffic;
   ++traffic.commands_processed;
   traffic.net_output_bytes += reply.size();
-  const std::string full = full_name(argv);
-  const std::string base = full.substr(0, full.find('|'));
   // INFO commandstats and errorstats live in the model, which counted what it ran; what
   // the front-end answered itself is handed to it here.
   // A queued command is counted when EXEC runs it, as Redis's call() counts it.
-  if (!counted_by_model && reply != "+QUEUED\r\n") note_frontend_command_named(core, full, reply, false);
+  if (!counted_by_model && reply != "+QUEUED\r\n") note_frontend_command_named(core, full_name(argv), reply, false);
   if (traffic.monitors.empty() || conn.monitor) return;
+  const std::string base = lower(argv[0]);
   // MONITOR's line: "+<seconds>.<micros> [<db> <addr>] "arg" ...", AUTH and HELLO redacted.
   const int64_t us = std::chrono::duration_cast<std::chrono::microseconds>(
                          std::chrono::system_clock::now().time_since_epoch())
