@@ -5,8 +5,10 @@
 // Also the metrics: the unavailability window after a holder dies (F11) and
 // the longest wait (F20).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 #include "locksim/lock/redis_node.hpp"
@@ -214,17 +216,22 @@ std::optional<Violation> bounded_wait(const Context& c, Metrics& m) {
   for (const Wait& w : waits) {
     m.longest_wait = std::max(m.longest_wait, w.to - w.from);
     uint32_t overtakes = 0;
+    std::set<uint32_t> overtakers;
     for (const Wait& o : waits)
-      if (o.client != w.client && o.acquired && o.from > w.from && o.to < w.to) ++overtakes;
+      if (o.client != w.client && o.acquired && o.from > w.from && o.to < w.to) ++overtakes, overtakers.insert(o.client);
     m.max_overtakes = std::max(m.max_overtakes, overtakes);
     if (!found && overtakes > c.options.max_overtakes) {
+      // Counted in acquires: one client that comes back for the lock again and again overtakes each time.
+      std::vector<std::string> names;
+      for (uint32_t o : overtakers) names.push_back(c.name(o));
       found = Violation{Property::BoundedWait,
                         {w.client},
                         c.config.lock.key,
                         w.from,
                         w.to,
-                        fmt::format("{} waited {} while {} clients that came later got the lock first",
-                                    c.name(w.client), sim::format_span(w.to - w.from), overtakes)};
+                        fmt::format("{} waited {} while clients that came later got the lock first {} times ({})",
+                                    c.name(w.client), sim::format_span(w.to - w.from), overtakes,
+                                    fmt::join(names, ", "))};
     }
   }
   return found;

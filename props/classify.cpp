@@ -144,13 +144,12 @@ std::vector<Ending> Classifier::endings(uint32_t holder, Instant since, Instant 
 // `to` (when it ran out) without the holder knowing.
 Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::string_view what) const {
   const std::string a = name(holder);
-  const Instant left = faults_.hold_end(holder, to);
   const Duration paused = faults_.paused_within(holder, from, to);
   const bool renewing = renews() && faults_.renewal_enabled(holder);
-  // A pause explains it when, without it, the holder would have finished in
-  // time (or, with renewals, when it froze the renewal for most of the lease);
-  // also when the holder entered late: a paused client enters when it resumes,
-  // whatever its clock says.
+  // A pause explains it when, without it, the holder would have left in time: its
+  // section, as scheduled, begun once the pauses before it let it (with renewals: when
+  // the pause froze the renewal for most of the lease). A pause within work that
+  // outlasts the lease anyway is not its cause, however it lines up with the lease's end.
   const bool paused_then = faults_.paused_within(holder, to, to + sim::milliseconds(1)).ns > 0;
   // A renewal a cut had already stopped was not frozen by a later pause.
   const bool renewal_cut_first = renewing && faults_.cut_before_pause(holder, from, to);
@@ -166,13 +165,9 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
                             a, sim::format_span(*took), sim::format_duration(cfg_.lock.lease), a, what,
                             sim::format_instant(to), a));
   }
-  // Without renewals, also when it was frozen at the lease's end after most of the lease
-  // paused: what it did once it resumed (waiting on the lock its lapse let another take)
-  // follows from the lapse, so its hold's length says nothing of its work.
-  const bool froze_lease = paused_then && paused * 2 >= to - from;
   if (paused.ns > 0 && !renewal_cut_first &&
       (renewing ? paused_then || paused * 2 >= to - from
-                : froze_lease || left - faults_.paused_within(holder, from, left) < to))
+                : faults_.leave_without_pauses(holder, from, to) < to))
     return make(Cause::LeasePaused, faults_.pause_of(holder, from, to),
                 paused_then || faults_.entered_after(holder, from, to)
                     ? fmt::format("{}{} at {} while {} was paused", a, what, sim::format_instant(to), a)
@@ -189,7 +184,7 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
         fmt::format("{}'s renewals stopped reaching Redis and {}{} at {}", a, a, what, sim::format_instant(to)));
   // Its clock jumped back while it waited in a nested acquire: the wait it timed by that
   // clock ran the jump longer, and without that it would have left in time.
-  if (const sim::Fault* jump = faults_.jump_back_while_waiting(holder, from, to); jump && left + jump->amount < to)
+  if (const sim::Fault* jump = faults_.jump_back_while_waiting(holder, from, to); jump && faults_.hold_end_sooner(holder, to, -jump->amount) < to)
     return make(Cause::ClientClockSkew, sim::to_string(*jump),
                 fmt::format("{}'s clock jumped back {} while its nested acquire waited, so the wait it timed by that "
                             "clock ran that much longer: {}{} at {} while it held",
@@ -198,7 +193,7 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
   // (no cut, no lost call, no Redis down): the wait, not its work, outlasted the lease.
   // (A lock that claims reentrancy lets its holder straight back in: it never waits on itself.)
   if (const auto wait = claims_reentrancy() ? std::nullopt : faults_.nested_wait_at(holder, to);
-      wait && left - (wait->second - wait->first) < to && faults_.renewal_blocker(holder, wait->first, to).empty() &&
+      wait && faults_.hold_end_sooner(holder, to, wait->second - wait->first) < to && faults_.renewal_blocker(holder, wait->first, to).empty() &&
       faults_.lost_call(holder, wait->first, to).empty() && faults_.any_down_within(wait->first, to).empty())
     return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
                 fmt::format("{}'s nested acquire, from {}, waited on the lock {} holds: {}{} at {} while it waited",
@@ -498,6 +493,13 @@ Explanation Classifier::explain(const Violation& v) {
     case Property::NoZombieLock:
     case Property::NoStalledWait: break;  // their checks name the cause (check_zombie.cpp)
     case Property::BoundedWait:
+      // A lost answer to the waiter's own acquire leaves it timing out, or facing a lock it
+      // took unknowingly, while the others come and go: say so, it is what a reader looks for.
+      if (std::string lost = faults_.lost_call(first, v.from, v.to, Purpose::Acquire); !lost.empty())
+        return make(Cause::Overtaken, lost,
+                    fmt::format("{}'s acquire got no answer ({}), and later arrivals kept winning the retry race "
+                                "while it waited",
+                                name(first), lost));
       return make(Cause::Overtaken, "",
                   fmt::format("later arrivals kept winning the retry race while {} waited", name(first)));
   }

@@ -1,6 +1,7 @@
 #include "locksim/props/classify_faults.hpp"
 
 #include "locksim/lock/registry.hpp"
+#include "locksim/lock/schedule.hpp"
 #include "locksim/props/scenario.hpp"
 #include "locksim/sim/int128.hpp"
 
@@ -37,6 +38,62 @@ Instant FaultFinder::hold_end(uint32_t client, Instant t) const {
     if (e.client == client && e.at >= t && (e.step == Step::Leave || e.step == Step::Crashed)) return e.at;
   }
   return last;
+}
+
+Instant FaultFinder::hold_end_sooner(uint32_t client, Instant t, Duration by) const {
+  for (const auto& e : h_.events())
+    if (e.client == client && e.at >= t && (e.step == Step::Leave || e.step == Step::Crashed))
+      return e.step == Step::Crashed ? std::min(e.at, planned_leave(client, e) - by) : e.at - by;
+  return hold_end(client, t) - by;
+}
+
+// A crash repeats the iteration it struck: the iteration of a section is the count of
+// the client's outer acquires that ended (released or given up) before it.
+std::optional<FaultFinder::Section> FaultFinder::section_ending_after(uint32_t client, Instant t) const {
+  Section out;
+  uint32_t iteration = 0, iteration_at_enter = 0;
+  for (const auto& e : h_.events()) {
+    if (e.client != client) continue;
+    if (e.at >= t && (e.step == Step::Leave || e.step == Step::Crashed)) {
+      out.end = &e;
+      break;
+    }
+    if ((e.step == Step::Released || e.step == Step::AcquireFailed) && e.depth == 0) ++iteration;
+    if (e.step == Step::Enter) out.enter = out.work_from = &e, iteration_at_enter = iteration;
+    if (out.enter && (e.step == Step::Acquired || e.step == Step::AcquireFailed) && e.depth > 0) out.work_from = &e;
+    if (e.step == Step::Leave || e.step == Step::Crashed) out.enter = out.work_from = nullptr;
+  }
+  if (!out.enter || !out.end) return std::nullopt;
+  const lock::WorkloadParams& wl = cfg_.workload;
+  const uint32_t identity = client < wl.identities.size() ? wl.identities[client] : client;
+  const int64_t drift = client < wl.drifts_ppm.size() ? wl.drifts_ppm[client] : 0;
+  const Duration scheduled = lock::ClientSchedule(cfg_.seed, identity, client, wl).work(iteration_at_enter);
+  out.work = sim::LocalClock(Duration{}, drift).true_span(scheduled);
+  return out;
+}
+
+// The work done by the crash is the time since it began less the pauses; the rest was to come.
+Instant FaultFinder::planned_leave(uint32_t client, const HistoryEvent& crash) const {
+  const auto s = section_ending_after(client, crash.at);
+  if (!s || s->end != &crash) return crash.at;
+  const Duration done = (crash.at - s->work_from->at) - paused_within(client, s->work_from->at, crash.at);
+  return crash.at + std::max(s->work - std::max(done, Duration{}), Duration{});
+}
+
+Instant FaultFinder::leave_without_pauses(uint32_t client, Instant from, Instant t) const {
+  const auto s = section_ending_after(client, t);
+  if (!s) {
+    const Instant end = hold_end(client, t);
+    return end - paused_within(client, from, end);
+  }
+  // The nested acquires before `t` count as they went, less their pauses; one still
+  // waiting at `t` waited on what the lapse let happen, not on the section's plan.
+  const Instant nested_to = std::min(s->work_from->at, std::max(t, s->enter->at));
+  const Duration nested = (nested_to - s->enter->at) - paused_within(client, s->enter->at, nested_to);
+  const Instant entry = s->enter->at - paused_within(client, from, s->enter->at);
+  Instant leave = entry + std::max(nested, Duration{}) + s->work;
+  if (cfg_.workload.stop_when_lost) leave = std::min(leave, s->end->at - paused_within(client, from, s->end->at));
+  return s->end->step == Step::Crashed ? std::min(leave, s->end->at) : leave;
 }
 
 Duration FaultFinder::paused_within(uint32_t client, Instant from, Instant to) const {

@@ -21,6 +21,15 @@ class FaultFinder {
 
   // When the holder's critical section that is open at `t` ended (leave or crash), or the last event.
   Instant hold_end(uint32_t client, Instant t) const;
+  // When that section would have ended had the client lost `by` less time before it: a
+  // leave comes that much sooner; a crash strikes at its instant, unless the section's
+  // work (the schedule's) would have ended before it.
+  Instant hold_end_sooner(uint32_t client, Instant t, Duration by) const;
+  // When the section open at `t` (or entered after it) would have ended had the client
+  // not been paused since `from`: the schedule's work for it, begun as soon as the pauses
+  // before it allowed. A pause within the work does not lengthen it (the work is a
+  // sleep by the client's clock) unless it covered the work's end.
+  Instant leave_without_pauses(uint32_t client, Instant from, Instant t) const;
   // How long the client was paused within [from, to].
   Duration paused_within(uint32_t client, Instant from, Instant to) const;
   // Whether the client's lease was being renewed: it renewed (or tried to), or the
@@ -76,6 +85,18 @@ class FaultFinder {
   // The client's outermost acquire start at or before `from`, and the entry that followed it.
   const lock::HistoryEvent* acquire_start(uint32_t client, Instant from) const;
   const lock::HistoryEvent* entry_of(uint32_t client, Instant from) const;
+  // The section that ends (leave or crash) at the client's first such event at or after
+  // `t`: its entry, when its work began (after any nested acquires), and the schedule's
+  // work for it in true time. Nothing when the client has no such section.
+  struct Section {
+    const lock::HistoryEvent* enter = nullptr;
+    const lock::HistoryEvent* work_from = nullptr;
+    const lock::HistoryEvent* end = nullptr;
+    Duration work;
+  };
+  std::optional<Section> section_ending_after(uint32_t client, Instant t) const;
+  // When the section a crash cut short would have left, by the schedule's work for it.
+  Instant planned_leave(uint32_t client, const lock::HistoryEvent& crash) const;
   const lock::History& h_;
   const lock::SimulationConfig& cfg_;
   bool uses_redis_ = true;  // a database lock never calls the Redis nodes of its world: their crashes refuse nothing

@@ -232,6 +232,7 @@ class FaultDrawer {
     // How late the replica hears of writes and how soon it is promoted decide whether a
     // hold is lost (F17): drawn, like every other fault's size, unless pinned. A replica
     // of the base scenario keeps the base's timing unless the model gives ranges.
+    const Duration base_lag = s_.replication_lag, base_failover = s_.failover_after;
     if (brings_replica || (s_.replica && model_.lag_max.ns > 0))
       s_.replication_lag = in(model_.lag_min, model_.lag_max, sim::milliseconds(1), sim::milliseconds(100));
     if (brings_replica || (s_.replica && model_.failover_max.ns > 0))
@@ -242,7 +243,9 @@ class FaultDrawer {
     // No failover assumed: in the runs inside it, no replica is promoted (and a master
     // that dies for good is an outage, not a question this check asks).
     if (s_.replica && inside_flag(model_.assumed.no_failover)) {
-      if (brings_replica) s_.replica = false;
+      // The replica it brought goes, and with it its timing: a line that names a lag and a
+      // failover for a deployment without a replica reads as if they mattered.
+      if (brings_replica) s_.replica = false, s_.replication_lag = base_lag, s_.failover_after = base_failover;
       return;
     }
     // A Redis assumed up comes back: without a replica to answer, a master that dies for

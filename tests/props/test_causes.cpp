@@ -472,3 +472,37 @@ TEST_CASE("causes: a holder frozen at its lease's end after most of it paused la
     CHECK(v->clients.front() == 1);
   }
 }
+
+TEST_CASE("causes: a pause is the lapse's cause only if without it the scheduled work would have ended in time",
+          "[causes]") {
+  // A replay an audit read: B's section is scheduled for 1.857 s, longer than the 1 s lease;
+  // a 910 ms pause inside it happened to cover the lease's end. The work is a sleep by B's
+  // clock, so the pause did not lengthen it; without the pause B still outworks its lease.
+  const std::string paused_inside_work =
+      "setnx-expire seed=0 clients=2 iterations=1 persistent=1 slow=B:0:1.857s "
+      "faults=[pause A @0s for 10ms; pause B @106ms for 910ms]";
+  // A's 11 ms pause took 11 ms of the lease before its 1.109 s section; a crash cut the
+  // section at 1.021 s, 10 ms after the lease ended. The crash strikes at its instant and
+  // the scheduled work outlasts the lease by far: the work, not the pause, is the cause.
+  const std::string paused_before_long_work =
+      "fair seed=0 clients=2 iterations=1 clock=A:+0s:29357 clock=B:+0s:14749 slow=A:0:1.109s "
+      "faults=[pause A @11ms for 11ms; crash A @1.021s]";
+  for (const auto& [text, slow] : {std::pair{paused_inside_work, "slow=B:0:1.857s"},
+                                    std::pair{paused_before_long_work, "slow=A:0:1.109s"}}) {
+    const RunResult run = run_scenario(*parse_scenario(text));
+    const Violation* v = run.verdict.find(Property::MutualExclusion);
+    INFO(text);
+    REQUIRE(v);
+    CHECK(v->cause == Cause::LeaseOutworked);
+    CHECK(v->fault == slow);
+    CHECK(v->clients.front() == (slow[5] == 'A' ? 0u : 1u));
+  }
+  // The same pause over a section that fits the lease is the cause.
+  const RunResult short_work =
+      run_scenario(*parse_scenario("setnx-expire seed=1403 clients=2 iterations=1 faults=[pause B @47ms for 2.417s]"));
+  const Violation* v = short_work.verdict.find(Property::MutualExclusion);
+  REQUIRE(v);
+  CHECK(v->cause == Cause::LeasePaused);
+  CHECK(v->fault == "pause B @47ms for 2.417s");
+  CHECK(v->clients.front() == 1);
+}
