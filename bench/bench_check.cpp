@@ -7,6 +7,10 @@
 // check with --no-shrink, the drawn runs alone, so what shrinking and the causes
 // cost shows beside what drawing costs.
 //   bench_check [runs [repeats]]      (default 5000 1)
+//   bench_check --per-run [runs]      (default 500) what one drawn run of each algorithm costs, in
+//     this process: simulated events and CPU microseconds per run over runs 0..N-1 of seed 1 of
+//     its default fault model (no check, no shrinking), so an algorithm that is slower to check
+//     shows whether it makes more events or pays more per event.
 #include <fmt/format.h>
 
 #include <sys/resource.h>
@@ -14,13 +18,18 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "cpu_clock.hpp"
 #include "locksim/base/allocator.hpp"
 #include "locksim/lock/registry.hpp"
+#include "locksim/props/defaults.hpp"
+#include "locksim/props/explorer.hpp"
 
 namespace {
 
@@ -49,10 +58,34 @@ double child_cpu_seconds(const std::vector<std::string>& args) {
   return cpu_seconds(usage);
 }
 
+// Per algorithm: the mean events and CPU microseconds of one drawn run (run_scenario: the
+// simulation and its property checks), and the microseconds per thousand events.
+void per_run_costs(uint32_t runs) {
+  fmt::print("# runs 0..{} of seed 1 of each algorithm's default fault model, no shrinking: per drawn run\n",
+             runs - 1);
+  for (const auto& algorithm : locksim::lock::algorithms()) {
+    const locksim::props::FaultModel model = locksim::props::default_model(algorithm.id);
+    double events = 0, cpu = 0;
+    for (uint32_t run = 0; run < runs; ++run) {
+      const locksim::props::Scenario scenario = locksim::props::draw(model, 1, run);
+      const auto t0 = locksim::bench::CpuClock::now();
+      const locksim::props::RunResult r = locksim::props::run_scenario(scenario);
+      cpu += std::chrono::duration<double>(locksim::bench::CpuClock::now() - t0).count();
+      events += static_cast<double>(r.events);
+    }
+    fmt::print("check.per_run.{}: {:.0f} events, {:.0f} us ({:.1f} us per 1000 events)\n", algorithm.id,
+               events / runs, 1e6 * cpu / runs, 1e9 * cpu / events);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   locksim::base::keep_freed_memory_for_reuse();  // as the locksim program does
+  if (argc > 1 && std::string_view(argv[1]) == "--per-run") {
+    per_run_costs(argc > 2 ? static_cast<uint32_t>(std::max(1, std::atoi(argv[2]))) : 500);
+    return 0;
+  }
   const std::string runs = argc > 1 ? std::to_string(std::max(1, std::atoi(argv[1]))) : "5000";
   const int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 1;
   constexpr double kGoal = 2.0, kVerdictsGoal = 3.0;

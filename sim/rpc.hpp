@@ -313,9 +313,14 @@ class Channel final : public ConnectionEvents {
 
   // The message an arrival event stands for: it is in flight until it arrives, exactly once.
   template <class Queue>
-  static auto take(Queue& q, uint64_t call_id) {
+  static auto find_in_flight(Queue& q, uint64_t call_id) {
     auto it = std::find_if(q.begin(), q.end(), [&](const auto& m) { return m.call_id == call_id; });
     LOCKSIM_ASSERT(it != q.end(), fmt::format("a message arrives for call #{}, which has none in flight", call_id));
+    return it;
+  }
+  template <class Queue>
+  static auto take(Queue& q, uint64_t call_id) {
+    auto it = find_in_flight(q, call_id);
     auto m = std::move(*it);
     q.erase(it);
     return m;
@@ -363,8 +368,8 @@ class Channel final : public ConnectionEvents {
     if (h.lose_reply) return dropped(client_, DropReason::ReplyLost, h.call_id);
     Instant arrival = std::max(world_.now() + latency().draw(down_), last_down_);
     last_down_ = arrival;
-    to_client_.push_back(ToClient{h.call_id, h.epoch, world_.network().cut_epoch(client_, server_),
-                                  h.client_incarnation, std::move(reply)});
+    to_client_.emplace_back(h.call_id, h.epoch, world_.network().cut_epoch(client_, server_), h.client_incarnation,
+                            std::move(reply));
     world_.schedule(arrival, &Channel::reply_event, this, h.call_id, h.client_incarnation, client_);
   }
 
@@ -396,21 +401,35 @@ class Channel final : public ConnectionEvents {
     }
   }
 
+  // The reply goes from the queue straight into its caller's awaiter: a reply is
+  // moved once here, not out to a local first (replies are most of a call's moves).
   static void reply_event(World& w, const Event& e) {
     auto* self = static_cast<Channel*>(e.obj);
-    ToClient m = take(self->to_client_, e.id);
+    auto in_flight = self->find_in_flight(self->to_client_, e.id);
+    const ToClient& m = *in_flight;
+    const uint64_t call_id = m.call_id;
+    std::optional<DropReason> drop;
     const Node& client = w.node(self->client_);
     if (client.state == NodeState::Crashed || client.incarnation != m.client_incarnation)
-      return self->dropped(self->client_, DropReason::ReceiverCrashed, m.call_id);
-    if (!w.network().passes(self->client_, self->server_, m.cut_epoch))
-      return self->dropped(self->client_, DropReason::Cut, m.call_id);
-    if (m.epoch != self->epoch_) return self->dropped(self->client_, DropReason::ConnectionReset, m.call_id);
-    auto p = self->find_pending(m.call_id);
-    if (!p) return self->dropped(self->client_, DropReason::CallerGone, m.call_id);
+      drop = DropReason::ReceiverCrashed;
+    else if (!w.network().passes(self->client_, self->server_, m.cut_epoch))
+      drop = DropReason::Cut;
+    else if (m.epoch != self->epoch_)
+      drop = DropReason::ConnectionReset;
+    std::optional<Pending> p;
+    if (!drop) {
+      p = self->find_pending(call_id);
+      if (!p) drop = DropReason::CallerGone;
+    }
+    if (drop) {
+      self->to_client_.erase(in_flight);
+      return self->dropped(self->client_, *drop, call_id);
+    }
     w.trace().add(w.now(), self->client_, TraceKind::ReplyReceived, static_cast<int64_t>(self->id_),
-                  static_cast<int64_t>(m.call_id));
+                  static_cast<int64_t>(call_id));
     p->awaiter->result.status = CallStatus::Ok;
-    p->awaiter->result.value = std::move(m.reply);
+    p->awaiter->result.value = std::move(in_flight->reply);
+    self->to_client_.erase(in_flight);  // before the caller runs: it may send (and queue) more
     self->complete(*p);
   }
 

@@ -30,6 +30,7 @@ NodeId World::add_node(std::string name, LocalClock clock, std::string_view stre
   n.clock = clock;
   trace_.set_node_name(id, n.name);
   nodes_.push_back(std::move(n));
+  node_at_.push_back(&nodes_.back());
   network_.resize(nodes_.size());
   return id;
 }
@@ -47,7 +48,7 @@ void World::set_start(NodeId id, std::function<Task<void>(Proc)> start) {
 
 void World::start_event(World& w, const Event& e) {
   if (!w.live(e)) return;
-  Node& n = w.nodes_[e.node];
+  Node& n = *w.node_at_[e.node];
   if (n.start) w.spawn(n.id, n.start(Proc(w, n.id)));
 }
 
@@ -92,7 +93,7 @@ void World::runaway(const Event& e, std::string_view what) const {
 
 void World::dispatch(const Event& e) {
   if (e.node != kNoNode) {
-    Node& n = nodes_[e.node];
+    Node& n = *node_at_[e.node];
     if (n.state == NodeState::Paused && n.incarnation == e.incarnation) {
       n.deferred.push_back(e);
       return;
@@ -118,7 +119,7 @@ FiberId World::spawn(NodeId node, Task<void> task) {
   f.node = node;
   f.root = std::move(task);
   FiberId id = make_fiber_id(slot, f.generation);
-  nodes_[node].fibers.push_back(id);
+  node_at_[node]->fibers.push_back(id);
   trace_.add(now_, node, TraceKind::FiberStart, static_cast<int64_t>(slot));
   resume_at(now_, id, f.root.handle());
   return id;
@@ -176,7 +177,7 @@ void World::finish_fiber(FiberId id, TraceKind how) {
   NodeId node = f.node;
   f.live = false;
   ++f.generation;
-  auto& list = nodes_[node].fibers;
+  auto& list = node_at_[node]->fibers;
   std::erase(list, id);
   trace_.add(now_, node, how, static_cast<int64_t>(slot));
   Task<void> root = std::move(f.root);  // destroyed here: runs the frames' destructors
