@@ -147,18 +147,7 @@ void Connection::pump_io() {
     yielded_ = false;
     asio::post(core_.io, [self = shared_from_this()] { self->pump(); });
   }
-  if (!reading_ && !read_posted_ && !core_.paused) {
-    // The read starts after the work already ready for the other clients: a client that
-    // waits for each reply has usually sent its next request by then, so the read (asio
-    // tries it at once) finds it, where right after the write it found nothing (EAGAIN:
-    // a system call Redis, which reads on readiness only, does not make).
-    read_posted_ = true;
-    asio::post(core_.io, [self = shared_from_this()] {
-      self->read_posted_ = false;
-      if (!self->closed_ && !self->reading_ && !self->writing_ && !self->executing_ && !self->core_.paused)
-        self->start_read();
-    });
-  }
+  if (!reading_ && !core_.paused) start_read();
 }
 
 ProtocolLimits Connection::protocol_limits() const {

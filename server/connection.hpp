@@ -106,7 +106,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string out_;      // replies produced, not yet handed to the socket
   std::string sending_;  // replies the socket is writing
   bool reading_ = false, writing_ = false, closed_ = false;
-  bool read_posted_ = false;  // start_read waits in the queue (pump)
   std::vector<redis::Reply> pending_pushes_;  // push_out while its command runs
   bool executing_ = false;  // its command runs (a busy script may serve the others meanwhile)
   bool answered_by_model_ = false;  // the command now running went to the model (which counts it)
