@@ -161,11 +161,18 @@ ProtocolLimits Connection::protocol_limits() const {
 void Connection::run_commands() {
   // Inside another client's command only while its script is busy (script_watch.hpp).
   if (core_.command_depth > 0 && !core_.script_busy) return;
-  const auto turn_start = std::chrono::steady_clock::now();
-  command_ended_ = turn_start;
+  // The turn's clock is read when its first command runs: a call that finds no whole
+  // command (after each write, say) reads none.
+  std::chrono::steady_clock::time_point turn_start;
+  bool turn_started = false;
+  const auto start_turn = [&] {
+    if (turn_started) return;
+    turn_started = true;
+    turn_start = command_ended_ = std::chrono::steady_clock::now();
+  };
   yielded_ = false;
   while (!core_.paused && !close_after_reply && !waiting_ && out_.size() < kOutputHighWater && !closed_) {
-    if (command_ended_ - turn_start > kTurn) {  // (the clock execute() read last: one read a command)
+    if (turn_started && command_ended_ - turn_start > kTurn) {  // (the clock execute() read last: one read a command)
       yielded_ = true;
       break;
     }
@@ -173,6 +180,7 @@ void Connection::run_commands() {
       const Verdict verdict = screen_command(core_, *this, argv_);
       if (verdict.action == Verdict::Action::Hold) break;  // still paused: pumped at its end
       held_ = false;
+      start_turn();
       execute(argv_, verdict);
       continue;
     }
@@ -199,6 +207,7 @@ void Connection::run_commands() {
       held_ = true;
       break;
     }
+    start_turn();
     execute(argv_, fresh);
   }
   // (A read in progress writes at in_end_: the buffer is rearranged only between reads.)
