@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstring>
 
@@ -57,6 +58,33 @@ std::string address_text(const sockaddr_storage& addr, socklen_t len) {
   return "?:0";
 }
 
+// A scalar reply (+OK, :1, $5 value, the nil bulk) written straight into the output, as
+// redis::append_reply writes it; false for the rest (arrays, RESP3's typed forms), which
+// go the general way.
+bool append_scalar_reply(std::string& out, const redis::Reply& reply, redis::Protocol protocol) {
+  char head[24];
+  char* end = head + 1;
+  const std::string* body = nullptr;
+  switch (reply.type) {
+    case redis::Reply::Type::Status: head[0] = '+', body = &reply.str; break;
+    case redis::Reply::Type::Error: head[0] = '-', body = &reply.str; break;
+    case redis::Reply::Type::Integer: head[0] = ':', end = std::to_chars(end, head + sizeof head, reply.integer).ptr; break;
+    case redis::Reply::Type::Bulk:
+      head[0] = '$', end = std::to_chars(end, head + sizeof head, reply.str.size()).ptr;
+      *end++ = '\r', *end++ = '\n';
+      body = &reply.str;
+      break;
+    case redis::Reply::Type::Nil:
+      out += protocol == redis::Protocol::Resp3 ? "_\r\n" : "$-1\r\n";
+      return true;
+    default: return false;
+  }
+  out.append(head, static_cast<size_t>(end - head));  // (not the iterator pair: that goes through replace)
+  if (body) out += *body;
+  out.append("\r\n", 2);
+  return true;
+}
+
 std::string endpoint_text(int fd, bool peer) {
   sockaddr_storage addr{};
   socklen_t len = sizeof addr;
@@ -87,7 +115,18 @@ Connection::Connection(Server::Core& core, Socket socket, redis::ConnectionId id
 
 void Connection::start() { pump(); }
 
+void Connection::report_memory() {
+  const size_t bytes = closed_ ? 0 : memory_bytes();
+  core_.clients_bytes = core_.clients_bytes - reported_bytes_ + bytes;
+  reported_bytes_ = bytes;
+}
+
 void Connection::pump() {
+  pump_io();
+  report_memory();
+}
+
+void Connection::pump_io() {
   // A client whose command runs (a busy script) is read and written no further until it ends.
   if (closed_ || executing_) return;
   run_commands();
@@ -122,11 +161,18 @@ ProtocolLimits Connection::protocol_limits() const {
 void Connection::run_commands() {
   // Inside another client's command only while its script is busy (script_watch.hpp).
   if (core_.command_depth > 0 && !core_.script_busy) return;
-  const auto turn_start = std::chrono::steady_clock::now();
-  command_ended_ = turn_start;
+  // The turn's clock is read when its first command runs: a call that finds no whole
+  // command (after each write, say) reads none.
+  std::chrono::steady_clock::time_point turn_start;
+  bool turn_started = false;
+  const auto start_turn = [&] {
+    if (turn_started) return;
+    turn_started = true;
+    turn_start = command_ended_ = std::chrono::steady_clock::now();
+  };
   yielded_ = false;
   while (!core_.paused && !close_after_reply && !waiting_ && out_.size() < kOutputHighWater && !closed_) {
-    if (command_ended_ - turn_start > kTurn) {  // (the clock execute() read last: one read a command)
+    if (turn_started && command_ended_ - turn_start > kTurn) {  // (the clock execute() read last: one read a command)
       yielded_ = true;
       break;
     }
@@ -134,6 +180,7 @@ void Connection::run_commands() {
       const Verdict verdict = screen_command(core_, *this, argv_);
       if (verdict.action == Verdict::Action::Hold) break;  // still paused: pumped at its end
       held_ = false;
+      start_turn();
       execute(argv_, verdict);
       continue;
     }
@@ -160,6 +207,7 @@ void Connection::run_commands() {
       held_ = true;
       break;
     }
+    start_turn();
     execute(argv_, fresh);
   }
   // (A read in progress writes at in_end_: the buffer is rearranged only between reads.)
@@ -177,11 +225,14 @@ void Connection::execute(const redis::Command& argv, const Verdict& verdict) {
     core_.release_retired();
     return;
   }
+  report_memory();  // (the model counts the clients' buffers before a write: this one's are exact)
   const size_t reply_start = out_.size();
   reply_suppressed = false;
   answered_by_model_ = false;
   executing_ = true;
-  const auto started = std::chrono::steady_clock::now();
+  // (The previous command's end, or the turn's start: one clock read a command. Parsing
+  // this command, in between, is counted in its time: under a microsecond.)
+  const auto started = command_ended_;
   core_.run_command(id_, [&] {
     struct Done {
       bool& executing;
@@ -227,7 +278,9 @@ void Connection::check_output_limits() {
   const size_t bytes = out_.size() + sending_.size();
   const ClientLimits& limits = core_.options.limits;
   const ClientClass cls = subscriptions_ > 0 ? ClientClass::Pubsub : ClientClass::Normal;
-  const bool over_class = output_limit_reached(limits.of(cls), bytes, Clock::host_ms(), soft_limit_since_);
+  const OutputLimit& limit = limits.of(cls);
+  const bool below_soft = !limit.soft || bytes < limit.soft;  // (then the time is not needed: no clock read)
+  const bool over_class = output_limit_reached(limit, bytes, below_soft ? 0 : Clock::host_ms(), soft_limit_since_);
   const bool over_clients = limits.maxmemory_clients && memory_bytes() > limits.maxmemory_clients;
   if (!over_class && !over_clients) return;
   core_.log((over_class ? "Client " : "Evicting client (maxmemory-clients): ") + info_line() +
@@ -267,7 +320,9 @@ void Connection::answer(const redis::Command& argv) {
     write_exec_reply(reply);
   } else {
     track_transaction(argv, reply);
-    return append_reply_releasing(std::move(reply), form_of(argv));
+    const Resp3Form form = form_of(argv);
+    if (form == Resp3Form::Plain && append_scalar_reply(out_, reply, protocol)) return;
+    return append_reply_releasing(std::move(reply), form);
   }
   track_transaction(argv, reply);
 }
@@ -308,7 +363,7 @@ void Connection::write_exec_reply(const redis::Reply& reply) {
 // it; EXEC ends it whatever its reply (EXECABORT, a WATCH abort); DISCARD if it succeeds.
 void Connection::track_transaction(const redis::Command& argv, const redis::Reply& reply) {
   const bool is_status = reply.type == redis::Reply::Type::Status;
-  if (is_status && reply.str == "QUEUED") {
+  if (is_status && std::string_view(reply.str) == "QUEUED") {
     queued_.push_back(argv);
     return;
   }
@@ -342,6 +397,7 @@ void Connection::receive(std::vector<redis::Reply>& replies) {
     }
   }
   check_output_limits();
+  report_memory();
 }
 
 void Connection::push_out(redis::Reply reply) {
@@ -351,6 +407,7 @@ void Connection::push_out(redis::Reply reply) {
     return;
   }
   redis::append_reply(out_, reply, protocol, redis::Aggregate::Push);
+  report_memory();
   asio::post(core_.io, [self = shared_from_this()] { self->pump(); });
 }
 
@@ -460,6 +517,7 @@ void Connection::close() {
   socket_.close(ignored);
   delay_timer_.cancel();
   out_.clear();  // pending replies are lost
+  report_memory();
   core_.retire(id_);
 }
 

@@ -42,6 +42,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // What the client holds: its query buffer, the arguments read, the replies not yet
   // written (maxmemory-clients).
   size_t memory_bytes() const;
+  // Brings the core's running total of the clients' memory up to date with this one's
+  // buffers (closed: none). Called after whatever changes them, before the loop goes on.
+  void report_memory();
   bool subscribed() const { return subscriptions_ > 0; }  // to channels or patterns (CLIENT LIST TYPE pubsub)
   const std::string& peer() const { return peer_; }
   const std::string& local_address() const { return local_; }
@@ -64,6 +67,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   int64_t last_active_ms = Clock::host_ms();  // the last read (CONFIG SET timeout)
 
  private:
+  void pump_io();  // pump() but the memory report
   void start_read();
   void on_read(const std::error_code& ec, size_t n);
   bool write_at_once();
@@ -116,6 +120,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::steady_timer delay_timer_;
   int64_t subscriptions_ = 0;     // channels and patterns, as the last (un)subscribe notice counted them
   int64_t soft_limit_since_ = 0;  // host ms since the output is over its soft limit (0: it is not)
+  size_t reported_bytes_ = 0;     // memory_bytes() as last added to core_.clients_bytes
 };
 
 // Connection commands the front-end answers itself (HELLO, AUTH, CLIENT, QUIT, CONFIG,

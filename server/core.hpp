@@ -34,9 +34,6 @@ struct Server::Core {
   std::optional<asio::local::stream_protocol::acceptor> local;
   uint16_t port = 0;
   std::map<redis::ConnectionId, std::shared_ptr<Connection>> clients;
-  // The same connections in a flat list: the model asks for the clients' memory before
-  // every write (maxmemory), and walking a vector costs a fraction of walking the map.
-  std::vector<Connection*> client_list;
   std::thread thread;
   bool stopped = false;
 
@@ -68,6 +65,10 @@ struct Server::Core {
   // until they fit (Redis's client eviction). Run on the tick.
   void evict_clients();
   size_t clients_memory() const;  // the open clients' query and output buffers together
+  // clients_memory's running total: each connection reports its own change
+  // (Connection::report_memory), so the model's check before every write reads one
+  // number instead of walking every client.
+  size_t clients_bytes = 0;
   template <class Socket>
   void admit(Socket socket, bool is_tcp);
 

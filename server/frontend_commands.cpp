@@ -385,23 +385,44 @@ void wire_frontend_commands(Server::Core& core) {
 }
 
 namespace {
-// The first letters of every name run_frontend_command answers (the names below and the
-// server commands): most of the model's commands (GET, EVALSHA, ...) are told apart by
-// one bit, not by comparing the name with each of the front-end's.
-constexpr std::string_view kConnectionCommandNames[] = {"auth",    "hello",  "reset",  "quit",     "client",
-                                                        "config",  "command", "info",  "select",   "memory",
-                                                        "shutdown", "debug",  "locksim."};
-constexpr uint32_t first_letters_of_frontend_names() {
-  uint32_t mask = 0;
-  for (std::string_view name : kConnectionCommandNames) mask |= 1u << (name[0] - 'a');
-  for (std::string_view name : kServerCommandNames) mask |= 1u << (name[0] - 'a');
-  return mask;
+// Every name run_frontend_command answers but LOCKSIM.*: the connection's commands and
+// the server commands.
+constexpr std::string_view kConnectionCommandNames[] = {"auth",   "hello",  "reset",  "quit",     "client", "config",
+                                                        "command", "info",  "select", "memory", "shutdown", "debug"};
+
+constexpr uint32_t frontend_name_hash(std::string_view name) {
+  uint32_t h = 2166136261u;  // FNV-1a
+  for (const char c : name) h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
+  return h;
 }
-bool may_be_frontend_name(std::string_view lower_name) {
-  static constexpr uint32_t kFirstLetters = first_letters_of_frontend_names();
-  const char first = lower_name[0];
-  return first >= 'a' && first <= 'z' && (kFirstLetters >> (first - 'a') & 1u);
-}
+
+// Those names in an open-addressed table built at compile time: a model command (GET,
+// SET, INCR, ...) is told apart by one hash and, at most, a comparison or two, not by
+// comparing its name with each of the front-end's.
+class FrontendNames {
+ public:
+  constexpr FrontendNames() {
+    for (std::string_view name : kConnectionCommandNames) add(name);
+    for (std::string_view name : kServerCommandNames) add(name);
+  }
+  constexpr bool contains(std::string_view lower_name) const {
+    for (size_t i = frontend_name_hash(lower_name) & kMask; !slots_[i].empty(); i = (i + 1) & kMask)
+      if (slots_[i] == lower_name) return true;
+    return false;
+  }
+
+ private:
+  static constexpr size_t kMask = 63;  // 64 slots, over twice the names: short probes
+  static_assert(std::size(kConnectionCommandNames) + std::size(kServerCommandNames) <= (kMask + 1) / 2);
+  constexpr void add(std::string_view name) {
+    size_t i = frontend_name_hash(name) & kMask;
+    while (!slots_[i].empty()) i = (i + 1) & kMask;
+    slots_[i] = name;
+  }
+  std::string_view slots_[kMask + 1]{};
+};
+constexpr FrontendNames kFrontendNames;
+static_assert(kFrontendNames.contains("client") && kFrontendNames.contains("asking") && !kFrontendNames.contains("set"));
 }  // namespace
 
 std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, const Command& argv) {
@@ -409,10 +430,7 @@ std::optional<Reply> run_frontend_command(Server::Core& core, Connection& conn, 
   char buffer[24];
   std::string_view name;
   if (!redis::to_lower(argv[0], buffer, sizeof buffer, name)) return std::nullopt;
-  if (name.empty() || !may_be_frontend_name(name)) return std::nullopt;  // the model's (kept in step below)
-  if (name.size() < 3 || name.size() > 16) {
-    if (!name.starts_with(kAdminPrefix)) return std::nullopt;
-  }
+  if (!kFrontendNames.contains(name) && !name.starts_with(kAdminPrefix)) return std::nullopt;  // the model's
   // While a script is busy only these run here; the model answers the rest -BUSY (script_watch.hpp).
   if (core.script_busy && !runs_while_busy(name, argv)) return std::nullopt;
   // Before AUTH only AUTH, HELLO and QUIT run (Redis authRequired).

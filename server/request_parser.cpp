@@ -43,10 +43,31 @@ size_t find_line_end(std::string_view input, size_t pos, char terminator) {
   return pos + static_cast<size_t>(end - start);
 }
 
-// Grows argv to hold index i and sets it, reusing the capacity of strings already there.
+// A header line as clients write it - the marker, 1 to 9 digits without a leading zero
+// (or a lone 0), CR LF - read in one pass into `value`; pos is then past it. False for
+// anything else, which the general path reads (with Redis's texts for what is wrong).
+bool read_plain_header(std::string_view input, size_t& pos, char marker, int64_t& value) {
+  const char* p = input.data() + pos;
+  const char* const end = input.data() + input.size();
+  if (end - p < 4 || *p != marker) return false;
+  const char* const digits = ++p;
+  const char* const last = std::min(end - 2, digits + 9);  // at most 9 digits, with room for CR LF after
+  int64_t n = 0;
+  for (unsigned d; p < last && (d = static_cast<unsigned char>(*p) - unsigned{'0'}) <= 9; ++p) n = n * 10 + d;
+  const auto count = p - digits;  // (p <= end - 2: p[0] and p[1] are in the input)
+  if (count == 0 || (count > 1 && *digits == '0') || p[0] != '\r' || p[1] != '\n') return false;
+  value = n;
+  pos = static_cast<size_t>(p + 2 - input.data());
+  return true;
+}
+
+// Grows argv to hold index i and sets it, reusing the capacity of strings already there
+// (clear and append: assign's general replace costs more for these short copies).
 void set_arg(redis::Command& argv, size_t i, std::string_view value) {
   if (argv.size() <= i) argv.resize(i + 1);
-  argv[i].assign(value.data(), value.size());
+  std::string& arg = argv[i];
+  arg.clear();
+  arg.append(value.data(), value.size());
 }
 }  // namespace
 
@@ -96,6 +117,18 @@ RequestParser::Result RequestParser::parse_inline(std::string_view input, size_t
 
 RequestParser::Result RequestParser::parse_multibulk(std::string_view input, size_t& pos, redis::Command& argv) {
   if (multibulk_left_ == 0) {
+    const size_t start = pos;
+    int64_t plain_count = 0;
+    if (read_plain_header(input, pos, '*', plain_count)) {
+      if (plain_count > 0 && (plain_count <= 10 || !unauthenticated_)) {
+        multibulk_left_ = plain_count;
+        argc_ = 0;
+      } else {
+        pos = start;  // "*0", or refused below with Redis's text
+      }
+    }
+  }
+  if (multibulk_left_ == 0) {
     const size_t cr = find_line_end(input, pos, '\r');
     if (cr == std::string_view::npos) {
       if (input.size() - pos > limits_.max_inline) return fail("ERR Protocol error: too big mbulk count string");
@@ -116,6 +149,16 @@ RequestParser::Result RequestParser::parse_multibulk(std::string_view input, siz
     argc_ = 0;
   }
   while (multibulk_left_ > 0) {
+    if (bulk_len_ == -1) {
+      const size_t start = pos;
+      int64_t plain_len = 0;
+      if (read_plain_header(input, pos, '$', plain_len)) {
+        if (plain_len <= limits_.max_bulk_len && (plain_len <= 16384 || !unauthenticated_))
+          bulk_len_ = plain_len;
+        else
+          pos = start;  // refused below, with Redis's text
+      }
+    }
     if (bulk_len_ == -1) {
       const size_t cr = find_line_end(input, pos, '\r');
       if (cr == std::string_view::npos) {

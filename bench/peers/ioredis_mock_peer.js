@@ -9,7 +9,7 @@ let Redis;
 try {
   Redis = require('ioredis-mock');
 } catch (e) {
-  console.log('# ioredis-mock: not installed (npm install --prefix build/node ioredis-mock)');
+  console.log('# ioredis-mock: not installed (./run.sh bench installs it: npm install --prefix build/node ioredis-mock@8.13.1)');
   process.exit(0);
 }
 

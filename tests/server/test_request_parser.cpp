@@ -104,3 +104,48 @@ TEST_CASE("request parser: limits before AUTH", "[server]") {
   CHECK(parse("*10\r\n", true).result == Result::NeedMore);
   CHECK(parse("*1\r\n$16384\r\n", true).result == Result::NeedMore);
 }
+
+TEST_CASE("request parser: a command read in two parts, split anywhere, reads as it does whole", "[server]") {
+  // The buffer grows between calls, as a connection's does between reads; the parser
+  // keeps its place. Headers of every length the quick path reads (1 to 9 digits) and
+  // the ones it leaves to the general path (10 digits, a leading zero, a lone CR).
+  const std::vector<std::string> inputs = {
+      "*3\r\n$3\r\nSET\r\n$16\r\nkey:000000000042\r\n$3\r\nxyz\r\n",
+      "*2\r\n$4\r\nECHO\r\n$0\r\n\r\n",
+      "*1\r\n$123456789\r\n",              // waits for its bytes
+      "*1\r\n$1234567890\r\nPING\r\n",     // 10 digits: over proto-max-bulk-len
+      "*1\r\n$04\r\nPING\r\n",             // a leading zero
+      "*1\rX$4\rXPINGXY",                  // terminators Redis does not check
+      "*12\r\n$4\r\nPING\r\n",             // more than 10 arguments (refused before AUTH)
+      "*1\r\n$16385\r\n",                  // a bulk over 16 KB (refused before AUTH)
+      "*0\r\n*1\r\n$4\r\nPING\r\n",
+  };
+  for (const bool unauthenticated : {false, true}) {
+    for (const std::string& input : inputs) {
+      const Parsed whole = parse(input, unauthenticated);
+      for (size_t split = 0; split <= input.size(); ++split) {
+        INFO("input: " << input << " split at " << split << (unauthenticated ? " before AUTH" : ""));
+        RequestParser parser;
+        parser.set_unauthenticated(unauthenticated);
+        locksim::redis::Command argv;
+        size_t pos = 0;
+        Result result = parser.parse(std::string_view(input).substr(0, split), pos, argv);
+        if (result == Result::NeedMore) result = parser.parse(input, pos, argv);
+        CHECK(result == whole.result);
+        if (result == Result::Command) CHECK(argv == whole.argv);
+        if (result == Result::ProtocolError) CHECK(parser.error() == whole.error);
+        if (result != Result::NeedMore) CHECK(pos == whole.consumed);
+      }
+    }
+  }
+  // What the whole inputs read: the quick path and the general one agree with Redis.
+  CHECK(parse(inputs[0]).argv == std::vector<std::string>{"SET", "key:000000000042", "xyz"});
+  CHECK(parse(inputs[1]).argv == std::vector<std::string>{"ECHO", ""});
+  CHECK(parse(inputs[2]).result == Result::NeedMore);
+  CHECK(parse(inputs[3]).error == "ERR Protocol error: invalid bulk length");
+  CHECK(parse(inputs[4]).error == "ERR Protocol error: invalid bulk length");
+  CHECK(parse(inputs[5]).argv == std::vector<std::string>{"PING"});
+  CHECK(parse(inputs[6], true).error == "ERR Protocol error: unauthenticated multibulk length");
+  CHECK(parse(inputs[7], true).error == "ERR Protocol error: unauthenticated bulk length");
+  CHECK(parse(inputs[8]).argv == std::vector<std::string>{"PING"});
+}
