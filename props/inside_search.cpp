@@ -116,7 +116,7 @@ DrawSource inside_search_draw(const FaultModel& model, uint64_t seed, uint32_t i
 
 uint32_t aimed_search_items(uint32_t budget) {
   if (budget == 0) return 0;
-  return std::clamp<uint32_t>(budget / 10, kMinAimedSearchItems, kMaxAimedSearchItems);
+  return std::clamp<uint32_t>(budget / 5, kMinAimedSearchItems, kMaxAimedSearchItems);
 }
 
 DrawSource aimed_search_draw(const FaultModel& model, uint64_t seed, Cause cause, uint32_t i) {

@@ -37,9 +37,9 @@ inline constexpr uint32_t kMaxInsideSearchRuns = 2000;
 uint32_t inside_search_budget(uint32_t check_runs);
 
 // Items of the search aimed at one cause's mechanism, for a search budget: one for every
-// ten search runs, within these bounds. (An aim that probes runs two scenarios an item.)
+// five search runs, within these bounds. (An aim that probes runs two scenarios an item.)
 inline constexpr uint32_t kMinAimedSearchItems = 5;
-inline constexpr uint32_t kMaxAimedSearchItems = 200;
+inline constexpr uint32_t kMaxAimedSearchItems = 400;
 uint32_t aimed_search_items(uint32_t budget);
 
 // Search run i: drawn wholly inside the model's assumptions, at full size, from the

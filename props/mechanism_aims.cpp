@@ -43,14 +43,19 @@ std::optional<Scenario> pause_after_grant(const Scenario& drawn, const lock::His
 }
 
 // delayed-write: a write sent while holding reaches the resource after the next holder's.
-// Only the network delays a message already sent: delay spikes, frequent and long-tailed,
-// at the top of what the fault model draws (a spike in up to 30 % of messages, a scale of
-// 25..50 ms, a cap of one to two leases).
+// Only the network delays a message already sent: long-tailed delay spikes, one of two
+// shapes drawn evenly — frequent (in 20..30 % of messages, a scale of 50..150 ms), or rare
+// and long (2..5 %, 100..300 ms), so that a run meets about one delay that outlasts the
+// next holder's acquire and work and few others to make the holder's own lease lapse (a
+// cause named first) — capped at one to two leases. Without nested acquires: a
+// non-reentrant lock's nested acquire waits on itself, and that lapse is named first too.
 std::optional<Scenario> long_delay_spikes(const Scenario& drawn, sim::Rng& rng) {
   Scenario s = drawn;
   const int64_t lease = lease_ms_of(s);
-  s.latency.spike_probability = static_cast<double>(rng.uniform(20, 30)) / 100.0;
-  s.latency.spike_scale = aim_ms(rng, 25, 50);
+  s.workload.nested = 0;
+  const bool frequent = rng.below(2) == 0;
+  s.latency.spike_probability = static_cast<double>(frequent ? rng.uniform(20, 30) : rng.uniform(2, 5)) / 100.0;
+  s.latency.spike_scale = frequent ? aim_ms(rng, 50, 150) : aim_ms(rng, 100, 300);
   s.latency.spike_alpha = 1.5;
   s.latency.spike_cap = aim_ms(rng, lease, 2 * lease);
   return s;
@@ -82,7 +87,7 @@ const std::vector<MechanismAim>& mechanism_aims() {
        {FaultFamily::Pause},
        true},
       {Cause::DelayedWrite,
-       "frequent long delay spikes (in 20-30 % of messages, scale 25-50 ms, capped at one to two leases)",
+       "long delay spikes (in 20-30 % of messages at a scale of 50-150 ms, or in 2-5 % at 100-300 ms; capped at one to two leases; no nested acquire)",
        {FaultFamily::DelaySpikes},
        false},
       {Cause::ClientClockSkew,
