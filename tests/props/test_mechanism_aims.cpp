@@ -26,18 +26,12 @@ FaultModel aims_check_model(const std::string& algorithm) {
   return search_model(s);
 }
 
-// A search whose drawn runs cannot show `cause` (none at all: a budget of one run on a
-// stream that does not fail), so that what is found is the aimed runs' doing.
+// A search of `budget` drawn runs (and the aimed ones after them).
 InsideSearchOptions aims_search(uint64_t seed, uint32_t budget) {
   InsideSearchOptions o;
   o.seed = seed;
   o.budget = budget;
   return o;
-}
-
-bool has_fault(const Scenario& s, sim::FaultKind kind) {
-  return std::any_of(s.faults.faults.begin(), s.faults.faults.end(),
-                     [&](const sim::Fault& f) { return f.kind == kind; });
 }
 
 // What the search found: inside the assumptions, failing with the property and the cause
@@ -187,6 +181,7 @@ TEST_CASE("mechanism aims: shards merged as merge does equal the unsharded inven
   };
   std::optional<std::pair<uint64_t, Inventory>> whole;
   whole.emplace(1, take_inventory(m, small(1, 5000), 2));
+  REQUIRE(whole);
   // Its entered-with-no-validity-left failures are met only outside, and found inside by aimed runs.
   size_t aimed = 0;
   for (const Failure& f : whole->second.failures)
