@@ -345,7 +345,10 @@ Scenario remove_client(const Scenario& s, uint32_t k) {
   return out;
 }
 
-RunResult run_scenario(const Scenario& s, const CheckOptions& options) {
+RunResult run_scenario(const Scenario& s, const CheckOptions& options) { return run_scenario(s, options, nullptr); }
+
+RunResult run_scenario(const Scenario& s, const CheckOptions& options,
+                       const std::function<void(const lock::History&)>& read) {
   Scenario quiet = s;
   quiet.record_trace = false;  // checking needs the history, not the rendered trace
   lock::Simulation sim(quiet);
@@ -356,6 +359,7 @@ RunResult run_scenario(const Scenario& s, const CheckOptions& options) {
   r.evidence = evidence_of(s, sim.history(), end.at);
   r.trace_hash = sim.trace_hash();
   r.events = sim.world().events_processed();
+  if (read) read(sim.history());
   return r;
 }
 
@@ -444,6 +448,18 @@ Counterexample shrink_drawn(const FaultModel& model, const DrawSource& from, uin
   found.shrunk = value_of(current);
   simplify(found.shrunk, still_fails, budget, found);
   // Whatever the budget left, the example ends 1-minimal: every element is necessary.
+  found.shrunk = one_minimal(found.shrunk, still_fails, &found);
+  return found;
+}
+
+Counterexample shrink_scenario(const Scenario& s, uint32_t run, const Violation& first, const StillFails& fails,
+                               uint32_t budget) {
+  const StillFails still_fails = memoized(fails);
+  Counterexample found;
+  found.run = run;
+  found.violation = first;
+  found.original = found.shrunk = s;
+  simplify(found.shrunk, still_fails, budget, found);
   found.shrunk = one_minimal(found.shrunk, still_fails, &found);
   return found;
 }

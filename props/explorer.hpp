@@ -25,6 +25,10 @@ struct RunResult {
 
 // One scenario, run and checked.
 RunResult run_scenario(const Scenario& s, const CheckOptions& options = {});
+// The same, handing the run's history to `read` before it goes (the targeted inside search
+// reads where a run's acquires were granted: props/mechanism_aims.hpp).
+RunResult run_scenario(const Scenario& s, const CheckOptions& options,
+                       const std::function<void(const lock::History&)>& read);
 
 struct ExploreOptions {
   uint64_t seed = 1;
@@ -118,6 +122,10 @@ Counterexample shrink_run(const FaultModel& model, uint64_t seed, uint32_t run, 
 // The same for a scenario drawn from `from`; `run` only labels the counterexample.
 Counterexample shrink_drawn(const FaultModel& model, const DrawSource& from, uint32_t run, const Violation& found,
                             const StillFails& still_fails, uint32_t budget);
+// The same for a scenario not drawn from a source (the targeted inside search's aimed
+// scenarios): shrink_drawn's second stage, then 1-minimal. `run` only labels it.
+Counterexample shrink_scenario(const Scenario& s, uint32_t run, const Violation& found, const StillFails& still_fails,
+                               uint32_t budget);
 ExploreResult explore(const FaultModel& model, const ExploreOptions& options);
 
 // The same exploration on `jobs` threads, one simulation per thread at a

@@ -12,6 +12,13 @@
 // answer, and `merge` of shards still equals the unsharded check (docs/failures.md,
 // "Own failures and failures outside the assumptions"). One stream for all the failures
 // sought: each search run is drawn and simulated once, whatever their number.
+//
+// A failure whose mechanism the drawn runs rarely meet (props/mechanism_aims.hpp) is then
+// sought by runs aimed at that mechanism: scenarios drawn inside the assumptions from a
+// stream of (seed, algorithm, cause) alone, each turned toward the cause's mechanism (a
+// pause placed between the grant of an acquire and its reply, long delay spikes, a slow
+// client clock under a long section), clamped back inside the assumptions. Its answer, too,
+// is the first aimed run that fails its way, the same in every shard.
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -29,9 +36,17 @@ inline constexpr uint32_t kMinInsideSearchRuns = 50;
 inline constexpr uint32_t kMaxInsideSearchRuns = 2000;
 uint32_t inside_search_budget(uint32_t check_runs);
 
+// Items of the search aimed at one cause's mechanism, for a search budget: one for every
+// five search runs, within these bounds. (An aim that probes runs two scenarios an item.)
+inline constexpr uint32_t kMinAimedSearchItems = 5;
+inline constexpr uint32_t kMaxAimedSearchItems = 400;
+uint32_t aimed_search_items(uint32_t budget);
+
 // Search run i: drawn wholly inside the model's assumptions, at full size, from the
 // stream of (seed, algorithm).
 DrawSource inside_search_draw(const FaultModel& model, uint64_t seed, uint32_t i);
+// Item i of the search aimed at `cause`: drawn wholly inside, from the stream of (seed, algorithm, cause).
+DrawSource aimed_search_draw(const FaultModel& model, uint64_t seed, Cause cause, uint32_t i);
 
 // `fails`, restricted to scenarios inside the assumptions `assumed`.
 StillFails inside_only(StillFails fails, const Assumptions& assumed);
@@ -45,7 +60,10 @@ struct InsideSearchOptions {
 };
 
 struct InsideSearch {
-  uint32_t runs = 0;  // search runs up to and including the one that found it; the budget if none did
+  // Search runs up to and including the one that found it (the drawn runs' budget, then the
+  // aimed runs); all of them if none did.
+  uint32_t runs = 0;
+  bool aimed = false;  // found by a run aimed at its cause's mechanism
   // The first search run that failed the same way (`run` is its index in the search),
   // shrunk keeping the property, the cause and every assumption.
   std::optional<Counterexample> found;

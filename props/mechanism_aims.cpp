@@ -1,0 +1,168 @@
+#include "locksim/props/mechanism_aims.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "locksim/lock/simulation.hpp"
+#include "locksim/props/assumptions.hpp"
+#include "locksim/sim/random.hpp"
+
+namespace locksim::props {
+
+namespace {
+
+using lock::HistoryEvent;
+using lock::Purpose;
+using lock::Step;
+
+bool model_draws(const FaultModel& model, FaultFamily kind) {
+  return std::find(model.kinds.begin(), model.kinds.end(), kind) != model.kinds.end();
+}
+
+int64_t lease_ms_of(const Scenario& s) { return std::max<int64_t>(s.lock.lease.ms(), 1); }
+
+// A uniform whole number of milliseconds in [lo, hi].
+Duration aim_ms(sim::Rng& rng, int64_t lo, int64_t hi) { return sim::milliseconds(rng.uniform(lo, std::max(lo, hi))); }
+
+// entered-with-no-validity-left: the holder's acquire takes the whole lease. A pause of
+// the holder that falls after Redis granted its acquire and before the reply reached it,
+// longer than the lease: it enters when it resumes, after its lease.
+std::optional<Scenario> pause_after_grant(const Scenario& drawn, const lock::History& probe, sim::Rng& rng) {
+  const std::vector<GrantedAcquire> acquires = granted_acquires(probe);
+  if (acquires.empty()) return std::nullopt;
+  const GrantedAcquire& a = acquires[rng.below(acquires.size())];
+  // Halfway into the reply's flight, on a whole microsecond: the scenario prints it exactly.
+  const int64_t half_us = (a.acquired - a.granted).ns / 2000;
+  if (half_us < 1) return std::nullopt;
+  const sim::Instant at{(a.granted.ns / 1000 + half_us) * 1000};
+  const int64_t lease = lease_ms_of(drawn);
+  Scenario s = drawn;
+  s.faults.faults.push_back({sim::FaultKind::Pause, lock::client_name(a.client), "", at,
+                             aim_ms(rng, lease + std::max<int64_t>(1, lease / 20), 2 * lease)});
+  return s;
+}
+
+// delayed-write: a write sent while holding reaches the resource after the next holder's.
+// Only the network delays a message already sent: long-tailed delay spikes, one of two
+// shapes drawn evenly — frequent (in 20..30 % of messages, a scale of 50..150 ms), or rare
+// and long (2..5 %, 100..300 ms), so that a run meets about one delay that outlasts the
+// next holder's acquire and work and few others to make the holder's own lease lapse (a
+// cause named first) — capped at one to two leases. Without nested acquires: a
+// non-reentrant lock's nested acquire waits on itself, and that lapse is named first too.
+std::optional<Scenario> long_delay_spikes(const Scenario& drawn, sim::Rng& rng) {
+  Scenario s = drawn;
+  const int64_t lease = lease_ms_of(s);
+  s.workload.nested = 0;
+  const bool frequent = rng.below(2) == 0;
+  s.latency.spike_probability = static_cast<double>(frequent ? rng.uniform(20, 30) : rng.uniform(2, 5)) / 100.0;
+  s.latency.spike_scale = frequent ? aim_ms(rng, 50, 150) : aim_ms(rng, 100, 300);
+  s.latency.spike_alpha = 1.5;
+  s.latency.spike_cap = aim_ms(rng, lease, 2 * lease);
+  return s;
+}
+
+// client-clock-skew: a client clock running slow stretches the work it times, a section of
+// most of the lease, past the lease; where the model can turn renewal off (its explicit
+// lease), half the aims do, since a renewed lease outlasts any section.
+std::optional<Scenario> slow_clock_long_section(const FaultModel& model, const Scenario& drawn, sim::Rng& rng) {
+  Scenario s = drawn;
+  lock::WorkloadParams& w = s.workload;
+  const uint32_t c = static_cast<uint32_t>(rng.below(w.clients));
+  w.clock_offsets.resize(w.clients);
+  w.drifts_ppm.resize(w.clients);
+  w.drifts_ppm[c] = -rng.uniform(100'000, 200'000);
+  const int64_t lease = lease_ms_of(s);
+  const uint32_t iteration = static_cast<uint32_t>(rng.below(std::max<uint32_t>(1, w.iterations)));
+  w.slow_work.push_back({c, iteration, aim_ms(rng, lease * 8 / 10, lease)});
+  if (model.explicit_lease_mode && s.lock.explicit_lease.ns == 0 && rng.below(2) == 0) s.lock.explicit_lease = s.lock.lease;
+  return s;
+}
+
+}  // namespace
+
+const std::vector<MechanismAim>& mechanism_aims() {
+  static const std::vector<MechanismAim> aims = {
+      {Cause::NoValidityLeft,
+       "a pause of the holder, longer than the lease, between Redis granting its acquire and the reply reaching it",
+       {FaultFamily::Pause},
+       true},
+      {Cause::DelayedWrite,
+       "long delay spikes (in 20-30 % of messages at a scale of 50-150 ms, or in 2-5 % at 100-300 ms; capped at one to two leases; no nested acquire)",
+       {FaultFamily::DelaySpikes},
+       false},
+      {Cause::ClientClockSkew,
+       "a client clock running 10-20 % slow, and a section of that client of 80-100 % of the lease",
+       {FaultFamily::ClockDrift, FaultFamily::SlowWork},
+       false},
+  };
+  return aims;
+}
+
+const MechanismAim* mechanism_aim(Cause cause) {
+  for (const MechanismAim& aim : mechanism_aims())
+    if (aim.cause == cause) return &aim;
+  return nullptr;
+}
+
+bool aimable(const MechanismAim& aim, const FaultModel& model) {
+  if (!std::all_of(aim.kinds.begin(), aim.kinds.end(), [&](FaultFamily k) { return model_draws(model, k); }))
+    return false;
+  const Assumptions& a = model.assumed;
+  switch (aim.cause) {
+    case Cause::NoValidityLeft: return !a.max_pause || *a.max_pause > model.base.lock.lease;
+    case Cause::DelayedWrite: return model.base.workload.write_resource;
+    case Cause::ClientClockSkew: return !a.sane_client_clock;
+    default: return true;
+  }
+}
+
+std::vector<GrantedAcquire> granted_acquires(const lock::History& h) {
+  std::vector<GrantedAcquire> out;
+  // Per client: the last change its acquire made to a lock key since its outermost acquire began.
+  std::map<uint32_t, sim::Instant> granted;
+  for (const HistoryEvent& e : h.events()) {
+    if (e.client == lock::kNoClient) continue;
+    switch (e.step) {
+      case Step::AcquireStart:
+        if (e.depth == 0) granted.erase(e.client);
+        break;
+      case Step::KeySet:
+      case Step::KeyExpireChanged:
+        if (e.purpose == Purpose::Acquire) granted[e.client] = e.at;
+        break;
+      case Step::Acquired:
+        if (auto g = granted.find(e.client); e.depth == 0 && g != granted.end()) {
+          if (g->second < e.at) out.push_back({e.client, g->second, e.at});
+          granted.erase(g);
+        }
+        break;
+      default: break;
+    }
+  }
+  return out;
+}
+
+std::optional<Scenario> aimed_scenario(const MechanismAim& aim, const FaultModel& model, const Scenario& drawn,
+                                       const lock::History* probe, uint64_t key) {
+  sim::Rng rng(key);
+  std::optional<Scenario> s;
+  switch (aim.cause) {
+    case Cause::NoValidityLeft:
+      if (probe) s = pause_after_grant(drawn, *probe, rng);
+      break;
+    case Cause::DelayedWrite: s = long_delay_spikes(drawn, rng); break;
+    case Cause::ClientClockSkew: s = slow_clock_long_section(model, drawn, rng); break;
+    default: break;
+  }
+  if (!s) return std::nullopt;
+  // Faults apply in time order, as drawn ones do.
+  std::stable_sort(s->faults.faults.begin(), s->faults.faults.end(),
+                   [](const sim::Fault& x, const sim::Fault& y) { return x.at < y.at; });
+  normalize(*s);
+  // Clamped into the assumptions (a pause to pause<=D, a spike's cap to delay<=D, ...).
+  Scenario inside = held_inside(*s, model.assumed);
+  if (!broken_assumptions(inside, model.assumed).empty()) return std::nullopt;
+  return inside;
+}
+
+}  // namespace locksim::props
