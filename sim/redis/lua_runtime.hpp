@@ -57,6 +57,9 @@ struct LuaRuntime final : LuaMeter {
   };
   std::unordered_map<std::string, KnownBody> sha_of_body;
   int globals_ref = LUA_NOREF;    // the real global table behind the read-only proxy
+  // The KEYS and ARGV tables, made with the state and refilled by each EVAL (script_run.cpp).
+  int keys_ref = LUA_NOREF;
+  int argv_ref = LUA_NOREF;
   int functions_ref = LUA_NOREF;  // sha -> compiled function
   int handler_ref = LUA_NOREF;    // __redis__err__handler
   int proxies_ref = LUA_NOREF;    // read-only proxy -> its backing table (weak keys)

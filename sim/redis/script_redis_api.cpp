@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "locksim/sim/redis/arguments.hpp"
@@ -75,9 +76,11 @@ uint64_t data_work(ExecContext& ctx, const CommandSpec& spec, const Command& arg
 // Why a command called from a script is refused before it runs, or nothing.
 std::string refusal_in_script(const CommandSpec& spec, const Command& argv, const LuaRuntime& rt) {
   if (!arity_matches(spec.arity, argv.size())) return "Wrong number of args calling Redis command from script";
-  if (auto rejected = check_subcommand(spec, argv))
-    return rejected->str.starts_with("ERR unknown subcommand") ? "Unknown Redis command called from script"
-                                                                : "Wrong number of args calling Redis command from script";
+  if (spec.flags & kSubcommands) {
+    if (auto rejected = check_subcommand(spec, argv))
+      return rejected->str.starts_with("ERR unknown subcommand") ? "Unknown Redis command called from script"
+                                                                  : "Wrong number of args calling Redis command from script";
+  }
   if (spec.flags & kNoScript) return "This Redis command is not allowed from script";
   if (rt.read_only && (spec.flags & kWrite)) return "Write commands are not allowed from read-only scripts.";
   return {};
@@ -113,7 +116,8 @@ Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error,
     }
   }
   if (spec->flags & kWrite) rt.running.wrote = true;  // Redis SCRIPT_WRITE_DIRTY: SCRIPT KILL refuses from now on
-  Notifications::Scope scope(ctx.server.notifications, spec->name);
+  std::optional<Notifications::Scope> scope;  // only when events are on
+  if (ctx.server.notifications.flags) scope.emplace(ctx.server.notifications, spec->name);
   work = data_work(ctx, *spec, argv);
   Reply reply = spec->handler(ctx, argv);
   ctx.server.stats.ran(*spec, argv, reply, false);

@@ -52,15 +52,45 @@ void charge_work(lua_State* L, uint64_t cost) {
 // Deterministic script timeout: counts VM instructions, never wall time.
 void count_hook(lua_State* L, lua_Debug*) { charge_work(L, static_cast<uint64_t>(runtime_of(L).hook_step)); }
 
-void set_global_array(lua_State* L, int globals, const char* name, const Command& argv, size_t from, size_t count) {
-  lua_createtable(L, static_cast<int>(count), 0);
+// Fills the global KEYS or ARGV table (`ref` in the registry) with argv[from, from + count).
+// The table is the state's own, refilled rather than made anew at each EVAL (a new
+// table per call was a fifth of a compare-and-delete, most of it the garbage collected
+// later). What a script left in it goes first: any field, any metatable, so the script
+// sees exactly the array Redis's luaCreateArray makes. Nothing else can hold the table
+// (the globals and libraries are read-only), so which table it is cannot be seen. One
+// a script grew large is replaced, so that clearing it does not cost every later call.
+void fill_script_array(lua_State* L, int globals, const char* name, int& ref, const Command& argv, size_t from,
+                       size_t count) {
+  constexpr int kMostFieldsKept = 64;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+  const int table = lua_gettop(L);
+  int fields = 0;
+  lua_pushnil(L);
+  while (lua_next(L, table) != 0) {
+    lua_pop(L, 1);  // the value
+    lua_pushvalue(L, -1);
+    lua_pushnil(L);
+    lua_rawset(L, table);  // clearing a field while traversing is allowed (lua_next)
+    ++fields;
+  }
+  if (fields > kMostFieldsKept) {
+    lua_pop(L, 1);
+    lua_createtable(L, static_cast<int>(count), 0);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, LUA_REGISTRYINDEX, ref);
+    lua_pushstring(L, name);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, globals);
+  } else if (lua_getmetatable(L, table)) {
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    lua_setmetatable(L, table);
+  }
   for (size_t i = 0; i < count; ++i) {
     lua_pushlstring(L, argv[from + i].data(), argv[from + i].size());
     lua_rawseti(L, -2, static_cast<int>(i + 1));
   }
-  lua_pushstring(L, name);
-  lua_insert(L, -2);
-  lua_rawset(L, globals);
+  lua_pop(L, 1);
 }
 
 Reply error_from_lua(lua_State* L, const std::string& sha) {
@@ -136,8 +166,8 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   lua_rawgeti(L, LUA_REGISTRYINDEX, rt.globals_ref);
   const int globals = lua_gettop(L);
   const size_t keys = static_cast<size_t>(numkeys);
-  set_global_array(L, globals, "KEYS", argv, 3, keys);
-  set_global_array(L, globals, "ARGV", argv, 3 + keys, argv.size() - 3 - keys);
+  fill_script_array(L, globals, "KEYS", rt.keys_ref, argv, 3, keys);
+  fill_script_array(L, globals, "ARGV", rt.argv_ref, argv, 3 + keys, argv.size() - 3 - keys);
   lua_pop(L, 1);
   lua_rawgeti(L, LUA_REGISTRYINDEX, rt.functions_ref);
   lua_pushlstring(L, sha.data(), sha.size());
