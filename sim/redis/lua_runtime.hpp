@@ -44,6 +44,10 @@ struct LuaRuntime final : LuaMeter {
   // runs again. A flood of SCRIPT LOADs into a full cache then fails fast.
   bool gc_useful = true;
   ExecContext* ctx = nullptr;                   // the EVAL being run
+  // redis.call's argument vector, kept across calls so a call allocates nothing for it
+  // (script_redis_api.cpp); `call_args_busy` while a command uses it.
+  Command call_args;
+  bool call_args_busy = false;
   std::set<std::string> shas;                   // scripts compiled into this state
   std::map<std::string, ScriptFlags> flags_of;  // sha -> its shebang flags
   bool read_only = false;                       // the running script may not write (EVAL_RO, flags=no-writes)
