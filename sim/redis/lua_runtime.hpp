@@ -64,6 +64,9 @@ struct LuaRuntime final : LuaMeter {
   // The KEYS and ARGV tables, made with the state and refilled by each EVAL (script_run.cpp).
   int keys_ref = LUA_NOREF;
   int argv_ref = LUA_NOREF;
+  // A function (FCALL) got tables of its own as KEYS and ARGV: a library may keep them
+  // (an upvalue), so they are never refilled; the next EVAL puts the refilled ones back.
+  bool script_arrays_displaced = false;
   int functions_ref = LUA_NOREF;  // sha -> compiled function
   int handler_ref = LUA_NOREF;    // __redis__err__handler
   int proxies_ref = LUA_NOREF;    // read-only proxy -> its backing table (weak keys)

@@ -395,3 +395,21 @@ TEST_CASE("KEYS and ARGV hold exactly this call's keys and arguments, whatever a
   CHECK(eval(m, show) == "[\"nil nil\"]");
   CHECK(eval(m, "return {#KEYS, #ARGV}", {"a", "b", "c"}, 1) == "[(integer) 1, (integer) 2]");
 }
+
+// A function library may keep the tables it is given (an upvalue outlives the call), so
+// FCALL's KEYS and ARGV are new at each call, as in Redis, and an EVAL between never
+// refills one a function kept.
+TEST_CASE("a function keeps the KEYS and ARGV it was given, unchanged by later calls and scripts") {
+  Model m;
+  const std::string library =
+      "#!lua name=keeper\nlocal kept = {}\n"
+      "redis.register_function('keep', function(keys, args) kept[#kept + 1] = {keys, args} return #kept end)\n"
+      "redis.register_function('show', function() local out = {} for _, pair in ipairs(kept) do "
+      "out[#out + 1] = table.concat(pair[1], ',') .. '|' .. table.concat(pair[2], ',') end return out end)";
+  REQUIRE(to_string(m.run({"function", "load", library})) == "\"keeper\"");
+  CHECK(to_string(m.run({"fcall", "keep", "1", "k1", "a1"})) == "(integer) 1");
+  CHECK(eval(m, "return KEYS[1] .. ARGV[1]", {"ek", "ea"}, 1) == "\"ekea\"");
+  CHECK(to_string(m.run({"fcall", "keep", "2", "k2", "k3", "a2"})) == "(integer) 2");
+  CHECK(eval(m, "return #KEYS + #ARGV", {"x", "y", "z"}, 2) == "(integer) 3");
+  CHECK(to_string(m.run({"fcall", "show", "0"})) == "[\"k1|a1\", \"k2,k3|a2\"]");
+}
