@@ -24,10 +24,9 @@ std::string CommandStats::name_of(const CommandSpec& spec, const Command& comman
 // its own in the command table's order (no name built, no lookup), the rest by name.
 CommandCounts& CommandStats::counts_of(const CommandSpec& spec, const Command& command, bool whole_container) {
   if (whole_container || !(spec.flags & kSubcommands) || command.size() < 2) {
-    const std::span<const CommandSpec> table = all_commands();
-    const size_t slot = static_cast<size_t>(&spec - table.data());
-    LOCKSIM_ASSERT(slot < table.size(), "a command spec outside the command table");
-    if (place_.empty()) place_.resize(table.size());
+    const size_t slot = spec.slot;
+    if (place_.empty()) place_.resize(all_commands().size());
+    LOCKSIM_ASSERT(slot < place_.size(), "a command spec outside the command table");
     if (place_[slot] == 0) {
       by_spec_.push_back({static_cast<uint16_t>(slot), {}});
       place_[slot] = static_cast<uint16_t>(by_spec_.size());

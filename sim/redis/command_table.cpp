@@ -2,14 +2,37 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstring>
+#include <type_traits>
 
 #include "locksim/sim/redis/arguments.hpp"
 
 namespace locksim::redis {
 
 namespace {
+// Redis's CMD_DENYOOM commands (those the model has, and the ones it may gain): over
+// maxmemory they are refused (memory.hpp). Marked in the table at compile time, so the
+// check before every command is one flag test.
+constexpr std::string_view kDenyOomNames[] = {
+    "append", "bitop",       "copy",       "getset",      "hincrby",     "hincrbyfloat", "hmset",     "hset",
+    "hsetnx", "incr",        "incrby",     "incrbyfloat", "decr",        "decrby",       "linsert",   "lmove",
+    "lpush",  "lpushx",      "lset",       "mset",        "msetnx",      "psetex",       "rpoplpush", "rpush",
+    "rpushx", "sadd",        "sdiffstore", "set",         "setex",       "setnx",        "setrange",  "sinterstore",
+    "smove",  "sunionstore", "zadd",       "zincrby",     "zunionstore", "zinterstore",  "restore",   "pfadd"};
+
+template <size_t N>
+constexpr std::array<CommandSpec, N> with_deny_oom(std::array<CommandSpec, N> table) {
+  for (size_t i = 0; i < N; ++i) {
+    table[i].slot = static_cast<uint16_t>(i);
+    for (std::string_view name : kDenyOomNames)
+      if (table[i].name == name) table[i].flags |= kDenyOom;
+  }
+  return table;
+}
+
 // Sorted by name for binary search; arities from Redis 7.0's command table.
-constexpr std::array kCommands = {
+constexpr std::array kCommands = with_deny_oom(std::array{
     CommandSpec{"append", 3, kWrite, cmd_append},
     CommandSpec{"bitcount", -2, kWalksValues, cmd_bitcount},
     // Blocking commands that Redis 7.0 flags noscript (BLMPOP and BZMPOP it does not).
@@ -184,7 +207,7 @@ constexpr std::array kCommands = {
     CommandSpec{"zscore", 3, 0, cmd_zscore},
     CommandSpec{"zunion", -3, kWalksValues, cmd_zunion},
     CommandSpec{"zunionstore", -4, kWrite | kWalksValues, cmd_zunionstore},
-};
+});
 
 constexpr bool table_is_sorted() {
   for (size_t i = 1; i < kCommands.size(); ++i)
@@ -234,22 +257,85 @@ constexpr SubcommandTable kSubcommandTables[] = {
 }  // namespace
 
 namespace {
-// Command names hashed into an open-addressed table, built once: a lookup is one
-// pass over the name (lowercasing while hashing, as names are case-insensitive)
-// and, almost always, one comparison.
+// A command name of at most 16 bytes as two little-endian words, ASCII-lowercased
+// (names are case-insensitive): a lookup hashes and compares two words, not bytes.
+struct PackedName {
+  uint64_t lo = 0, hi = 0;
+  bool operator==(const PackedName&) const = default;
+};
+constexpr size_t kLongestName = 16;
+
+// 'A'..'Z' -> 'a'..'z' in each byte of a word, every other byte as it was.
+constexpr uint64_t lowercase_word(uint64_t word) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  const uint64_t low7 = word & ~kHigh;
+  const uint64_t above_z = low7 + kOnes * (0x7F - 'Z');  // high bit: byte > 'Z'
+  const uint64_t from_a = low7 + kOnes * (0x80 - 'A');   // high bit: byte >= 'A'
+  const uint64_t upper = from_a & ~above_z & ~word & kHigh;
+  return word | (upper >> 2);
+}
+
+template <class Word>
+Word load_word(const char* at) {
+  Word word;
+  std::memcpy(&word, at, sizeof word);
+  return word;
+}
+
+// Up to 8 bytes as a little-endian word, zero above them, in at most two loads (the two
+// may overlap: they read the same bytes into the same places).
+uint64_t load_bytes(const char* at, size_t n) {
+  static_assert(std::endian::native == std::endian::little);
+  if (n >= 8) return load_word<uint64_t>(at);
+  if (n >= 4) return load_word<uint32_t>(at) | uint64_t{load_word<uint32_t>(at + n - 4)} << (8 * (n - 4));
+  if (n >= 2) return load_word<uint16_t>(at) | uint64_t{load_word<uint16_t>(at + n - 2)} << (8 * (n - 2));
+  return n == 1 ? uint64_t{static_cast<unsigned char>(at[0])} : 0;
+}
+
+constexpr PackedName pack_name(std::string_view name) {
+  PackedName p;
+  if (std::is_constant_evaluated()) {  // building the index
+    for (size_t i = 0; i < name.size() && i < 8; ++i) p.lo |= uint64_t{static_cast<unsigned char>(name[i])} << (8 * i);
+    for (size_t i = 8; i < name.size(); ++i) p.hi |= uint64_t{static_cast<unsigned char>(name[i])} << (8 * (i - 8));
+  } else {  // every command: a byte at a time was most of a lookup
+    p.lo = load_bytes(name.data(), std::min<size_t>(name.size(), 8));
+    if (name.size() > 8) p.hi = load_bytes(name.data() + 8, name.size() - 8);
+  }
+  p.lo = lowercase_word(p.lo);
+  p.hi = lowercase_word(p.hi);
+  return p;
+}
+
+constexpr bool names_fit() {
+  for (const CommandSpec& spec : kCommands)
+    if (spec.name.size() > kLongestName) return false;
+  return true;
+}
+static_assert(names_fit(), "command names are packed into 16 bytes");
+
+// Command names hashed into an open-addressed table, built once: a lookup packs the name
+// (lowercasing a word at a time), hashes the two words and, almost always, compares once.
+// Packing is one-to-one for a given length, so equal words and length mean equal names.
+// Built at compile time: no guard at each lookup, no order of static initialisation.
 class CommandIndex {
  public:
-  CommandIndex() {
+  constexpr CommandIndex() {
     for (uint16_t i = 0; i < kCommands.size(); ++i) {
-      size_t slot = hash(kCommands[i].name) & kMask;
-      while (slots_[slot] != 0) slot = (slot + 1) & kMask;
-      slots_[slot] = static_cast<uint16_t>(i + 1);
+      const PackedName name = pack_name(kCommands[i].name);
+      size_t slot = hash(name) & kMask;
+      while (slots_[slot].index != 0) slot = (slot + 1) & kMask;
+      slots_[slot] = {name, static_cast<uint16_t>(i + 1)};
     }
   }
   const CommandSpec* find(std::string_view name) const {
-    for (size_t slot = hash(name) & kMask; slots_[slot] != 0; slot = (slot + 1) & kMask) {
-      const CommandSpec& spec = kCommands[slots_[slot] - 1u];
-      if (equals_lower(name, spec.name)) return &spec;
+    if (name.size() > kLongestName) return nullptr;
+    const PackedName packed = pack_name(name);
+    for (size_t slot = hash(packed) & kMask; slots_[slot].index != 0; slot = (slot + 1) & kMask) {
+      const Slot& s = slots_[slot];
+      if (s.name == packed) {
+        const CommandSpec& spec = kCommands[s.index - 1u];
+        if (spec.name.size() == name.size()) return &spec;
+      }
     }
     return nullptr;
   }
@@ -257,19 +343,20 @@ class CommandIndex {
  private:
   static constexpr size_t kSlots = 1024, kMask = kSlots - 1;  // at most half full
   static_assert(kCommands.size() * 2 <= kSlots);
-  static size_t hash(std::string_view text) {  // FNV-1a of the lowercased name
-    uint64_t h = 14695981039346656037ULL;
-    for (char c : text) h = (h ^ static_cast<unsigned char>(ascii_lower(c))) * 1099511628211ULL;
-    return static_cast<size_t>(h ^ (h >> 29));
+  static constexpr size_t hash(const PackedName& name) {
+    const uint64_t h = (name.lo * 0x9E3779B97F4A7C15ULL) ^ (name.hi * 0xC2B2AE3D27D4EB4FULL);
+    return static_cast<size_t>(h ^ (h >> 31));
   }
-  uint16_t slots_[kSlots] = {};  // index into kCommands + 1; 0 = empty
+  struct Slot {
+    PackedName name;
+    uint16_t index = 0;  // into kCommands + 1; 0 = empty
+  };
+  Slot slots_[kSlots] = {};
 };
+constexpr CommandIndex command_index;
 }  // namespace
 
-const CommandSpec* find_command(std::string_view name) {
-  static const CommandIndex index;
-  return index.find(name);
-}
+const CommandSpec* find_command(std::string_view name) { return command_index.find(name); }
 
 std::span<const CommandSpec> all_commands() { return kCommands; }
 

@@ -17,6 +17,7 @@ enum CommandFlag : uint32_t {
   kWrite = 1u << 2,        // refused by read-only scripts (EVAL_RO, flags=no-writes)
   kSubcommands = 1u << 3,  // has a subcommand table (check_subcommand)
   kWalksValues = 1u << 4,  // walks whole values it names (SUNIONSTORE, LREM, DEL): a script pays their size
+  kDenyOom = 1u << 5,      // Redis's CMD_DENYOOM: may add data, refused over maxmemory (set from kDenyOomNames)
 };
 
 struct CommandSpec {
@@ -24,6 +25,7 @@ struct CommandSpec {
   int arity;              // Redis convention: n exact, -n at least n
   uint32_t flags;
   CommandHandler handler;
+  uint16_t slot = 0;  // its place in all_commands() (set with the table)
 };
 
 const CommandSpec* find_command(std::string_view name);  // case-insensitive

@@ -147,7 +147,7 @@ Reply cmd_get(ExecContext& ctx, const Command& argv) {
   const Entry* entry = ctx.db().lookup(argv[1], ctx.now_ms);
   if (!entry) return Reply::nil();
   if (entry->type != ValueType::String) return error_reply(kWrongType);
-  return Reply::bulk(entry->str);
+  return Reply::bulk_of(entry->str);
 }
 
 Reply cmd_set(ExecContext& ctx, const Command& argv) {

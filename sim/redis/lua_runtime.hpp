@@ -44,6 +44,10 @@ struct LuaRuntime final : LuaMeter {
   // runs again. A flood of SCRIPT LOADs into a full cache then fails fast.
   bool gc_useful = true;
   ExecContext* ctx = nullptr;                   // the EVAL being run
+  // redis.call's argument vector, kept across calls so a call allocates nothing for it
+  // (script_redis_api.cpp); `call_args_busy` while a command uses it.
+  Command call_args;
+  bool call_args_busy = false;
   std::set<std::string> shas;                   // scripts compiled into this state
   std::map<std::string, ScriptFlags> flags_of;  // sha -> its shebang flags
   bool read_only = false;                       // the running script may not write (EVAL_RO, flags=no-writes)
@@ -57,6 +61,12 @@ struct LuaRuntime final : LuaMeter {
   };
   std::unordered_map<std::string, KnownBody> sha_of_body;
   int globals_ref = LUA_NOREF;    // the real global table behind the read-only proxy
+  // The KEYS and ARGV tables, made with the state and refilled by each EVAL (script_run.cpp).
+  int keys_ref = LUA_NOREF;
+  int argv_ref = LUA_NOREF;
+  // A function (FCALL) got tables of its own as KEYS and ARGV: a library may keep them
+  // (an upvalue), so they are never refilled; the next EVAL puts the refilled ones back.
+  bool script_arrays_displaced = false;
   int functions_ref = LUA_NOREF;  // sha -> compiled function
   int handler_ref = LUA_NOREF;    // __redis__err__handler
   int proxies_ref = LUA_NOREF;    // read-only proxy -> its backing table (weak keys)

@@ -15,17 +15,6 @@ namespace {
 constexpr size_t kKeyOverhead = 64;    // dict entry, robj, expire slot
 constexpr size_t kFieldOverhead = 16;  // listpack / dict entry per field
 
-// Redis's CMD_DENYOOM commands (those the model has, and the ones it may gain).
-bool denies_oom(std::string_view name) {
-  static constexpr std::array<std::string_view, 40> kGrowing = {
-      "append", "bitop",       "copy",       "getset",      "hincrby",     "hincrbyfloat", "hmset",     "hset",
-      "hsetnx", "incr",        "incrby",     "incrbyfloat", "decr",        "decrby",       "linsert",   "lmove",
-      "lpush",  "lpushx",      "lset",       "mset",        "msetnx",      "psetex",       "rpoplpush", "rpush",
-      "rpushx", "sadd",        "sdiffstore", "set",         "setex",       "setnx",        "setrange",  "sinterstore",
-      "smove",  "sunionstore", "zadd",       "zincrby",     "zunionstore", "zinterstore",  "restore",   "pfadd"};
-  return std::find(kGrowing.begin(), kGrowing.end(), name) != kGrowing.end();
-}
-
 size_t growth_bound(const CommandSpec& spec, const Command& command) {
   size_t bytes = kKeyOverhead;
   for (size_t i = 1; i < command.size(); ++i) bytes += command[i].size() + kFieldOverhead;
@@ -75,16 +64,6 @@ size_t dataset_bytes(const Server::State& server) {
   return bytes;
 }
 
-bool may_grow(const CommandSpec& spec) {
-  // Per command of the table, worked out once (it runs before every command).
-  static const std::vector<bool> growing = [] {
-    std::vector<bool> out;
-    for (const CommandSpec& entry : all_commands()) out.push_back(denies_oom(entry.name));
-    return out;
-  }();
-  return growing[static_cast<size_t>(&spec - all_commands().data())];
-}
-
 bool over_maxmemory(Server::State& server) {
   const size_t cap = server.options.maxmemory_bytes;
   if (cap == 0) return false;
@@ -105,7 +84,8 @@ std::optional<Reply> refuse_if_over_maxmemory(Server::State& server, const Comma
 
 std::optional<Reply> refuse_on_oom(Server::State& server, const ConnectionState& conn, const CommandSpec& spec,
                                    const Command& command) {
-  const bool exec = spec.name == "exec";
+  const bool exec = spec.handler == cmd_exec;
+  if (!may_grow(spec) && !exec && !conn.in_multi) return std::nullopt;  // a read: nothing to refuse or count
   bool refusable = may_grow(spec);
   if (exec) {
     for (const Command& queued : conn.queued) {

@@ -28,7 +28,7 @@ size_t dataset_bytes(const Server::State& server);
 bool over_maxmemory(Server::State& server);
 
 // Whether `spec` is one of Redis's deny-oom commands (those that may add data).
-bool may_grow(const CommandSpec& spec);
+inline bool may_grow(const CommandSpec& spec) { return (spec.flags & kDenyOom) != 0; }
 
 // The OOM error when `command` may grow the data set and it is over the cap;
 // otherwise nothing (and the command's possible growth is counted).

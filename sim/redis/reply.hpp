@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,8 @@ struct Reply {
   static Reply error(std::string s) { return Reply{Type::Error, std::move(s), 0, {}}; }
   static Reply integer_(int64_t v) { return Reply{Type::Integer, {}, v, {}}; }
   static Reply bulk(std::string s) { return Reply{Type::Bulk, std::move(s), 0, {}}; }
+  // A copy of bytes kept elsewhere, built in place (bulk(std::string) copies, then moves).
+  static Reply bulk_of(std::string_view s) { return Reply{Type::Bulk, std::string(s), 0, {}}; }
   static Reply nil() { return Reply{}; }
   static Reply array(std::vector<Reply> elements) { return Reply{Type::Array, {}, 0, std::move(elements)}; }
   static Reply nil_array() { return Reply{Type::NilArray, {}, 0, {}}; }

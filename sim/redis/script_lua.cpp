@@ -255,6 +255,17 @@ class ReplyBuilder {
 
 }  // namespace
 
-Reply lua_to_reply(lua_State* L, int index, size_t& budget) { return ReplyBuilder(L, budget).build(index); }
+Reply lua_to_reply(lua_State* L, int index, size_t& budget) {
+  // A number or a string (most scripts' answer) directly: as ReplyBuilder::begin makes them.
+  const int type = lua_type(L, index);
+  if ((type == LUA_TNUMBER || type == LUA_TSTRING) && budget > 0 && lua_checkstack(L, 4)) {
+    --budget;
+    if (type == LUA_TNUMBER) return Reply::integer_(lua_number_to_integer(lua_tonumber(L, index)));
+    size_t len = 0;
+    const char* s = lua_tolstring(L, index, &len);
+    return Reply::bulk_of(std::string_view(s, len));
+  }
+  return ReplyBuilder(L, budget).build(index);
+}
 
 }  // namespace locksim::redis

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "locksim/sim/redis/arguments.hpp"
@@ -75,9 +76,11 @@ uint64_t data_work(ExecContext& ctx, const CommandSpec& spec, const Command& arg
 // Why a command called from a script is refused before it runs, or nothing.
 std::string refusal_in_script(const CommandSpec& spec, const Command& argv, const LuaRuntime& rt) {
   if (!arity_matches(spec.arity, argv.size())) return "Wrong number of args calling Redis command from script";
-  if (auto rejected = check_subcommand(spec, argv))
-    return rejected->str.starts_with("ERR unknown subcommand") ? "Unknown Redis command called from script"
-                                                                : "Wrong number of args calling Redis command from script";
+  if (spec.flags & kSubcommands) {
+    if (auto rejected = check_subcommand(spec, argv))
+      return rejected->str.starts_with("ERR unknown subcommand") ? "Unknown Redis command called from script"
+                                                                  : "Wrong number of args calling Redis command from script";
+  }
   if (spec.flags & kNoScript) return "This Redis command is not allowed from script";
   if (rt.read_only && (spec.flags & kWrite)) return "Write commands are not allowed from read-only scripts.";
   return {};
@@ -113,13 +116,38 @@ Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error,
     }
   }
   if (spec->flags & kWrite) rt.running.wrote = true;  // Redis SCRIPT_WRITE_DIRTY: SCRIPT KILL refuses from now on
-  Notifications::Scope scope(ctx.server.notifications, spec->name);
+  std::optional<Notifications::Scope> scope;  // only when events are on
+  if (ctx.server.notifications.flags) scope.emplace(ctx.server.notifications, spec->name);
   work = data_work(ctx, *spec, argv);
   Reply reply = spec->handler(ctx, argv);
   ctx.server.stats.ran(*spec, argv, reply, false);
   counted = reply.is_error();
   return reply;
 }
+
+// redis.call's arguments, in the runtime's kept vector (no allocation for a call whose
+// arguments fit the strings already there), or in a vector of its own if a call is
+// already using that one. Long arguments do not stay behind.
+struct ArgumentVector {
+  ArgumentVector(LuaRuntime& rt, size_t argc) : runtime(rt), kept(!rt.call_args_busy), argv(kept ? rt.call_args : own) {
+    runtime.call_args_busy = runtime.call_args_busy || kept;
+    argv.resize(argc);
+  }
+  ~ArgumentVector() {
+    if (!kept) return;
+    constexpr size_t kLongestKept = 256;
+    for (std::string& arg : argv)
+      if (arg.capacity() > kLongestKept) std::string().swap(arg);
+    runtime.call_args_busy = false;
+  }
+  ArgumentVector(const ArgumentVector&) = delete;
+  ArgumentVector& operator=(const ArgumentVector&) = delete;
+
+  LuaRuntime& runtime;
+  const bool kept;
+  Command own;
+  Command& argv;
+};
 
 // Pushes one result; returns true if it is an error table that redis.call must raise.
 // `work` receives the command's data_work, for the caller to charge outside C++ scopes.
@@ -132,20 +160,20 @@ bool host_call(lua_State* L, bool raise, uint64_t& work) {
   Resp3Form form = Resp3Form::Plain;
   try {
     const int argc = lua_gettop(L);
-    Command argv;
-    argv.reserve(static_cast<size_t>(argc));
+    ArgumentVector args(rt, static_cast<size_t>(argc));
+    Command& argv = args.argv;
     if (argc == 0) error = "Please specify at least one argument for this redis lib call";
     for (int i = 1; i <= argc && error.empty(); ++i) {
       const int type = lua_type(L, i);
+      std::string& arg = argv[static_cast<size_t>(i - 1)];
       if (type == LUA_TNUMBER) {
         // Redis formats numbers with %.17g, not Lua's %.14g.
         char buffer[64];
-        argv.emplace_back(buffer,
-                          format_number_argument(static_cast<double>(lua_tonumber(L, i)), buffer, sizeof buffer));
+        arg.assign(buffer, format_number_argument(static_cast<double>(lua_tonumber(L, i)), buffer, sizeof buffer));
       } else if (type == LUA_TSTRING) {
         size_t len = 0;
         const char* s = lua_tolstring(L, i, &len);
-        argv.emplace_back(s, len);
+        arg.assign(s, len);
       } else {
         error = "Lua redis lib command arguments must be strings or integers";
       }

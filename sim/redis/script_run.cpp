@@ -52,7 +52,10 @@ void charge_work(lua_State* L, uint64_t cost) {
 // Deterministic script timeout: counts VM instructions, never wall time.
 void count_hook(lua_State* L, lua_Debug*) { charge_work(L, static_cast<uint64_t>(runtime_of(L).hook_step)); }
 
-void set_global_array(lua_State* L, int globals, const char* name, const Command& argv, size_t from, size_t count) {
+// A new global table `name` holding argv[from, from + count), for a function (FCALL):
+// a library's code may keep what it is given, so each call gets tables of its own.
+void set_new_script_array(lua_State* L, int globals, const char* name, const Command& argv, size_t from,
+                          size_t count) {
   lua_createtable(L, static_cast<int>(count), 0);
   for (size_t i = 0; i < count; ++i) {
     lua_pushlstring(L, argv[from + i].data(), argv[from + i].size());
@@ -61,6 +64,52 @@ void set_global_array(lua_State* L, int globals, const char* name, const Command
   lua_pushstring(L, name);
   lua_insert(L, -2);
   lua_rawset(L, globals);
+}
+
+// Fills the global KEYS or ARGV table (`ref` in the registry) with argv[from, from + count),
+// for EVAL: a script's body cannot keep anything past its run (the globals and libraries
+// are read-only), so the state's own table is refilled.
+// The table is the state's own, refilled rather than made anew at each EVAL (a new
+// table per call was a fifth of a compare-and-delete, most of it the garbage collected
+// later). What a script left in it goes first: any field, any metatable, so the script
+// sees exactly the array Redis's luaCreateArray makes. One a script grew large is
+// replaced, so that clearing it does not cost every later call. `reinstall`: a function
+// had tables of its own as the globals; this one goes back.
+void fill_script_array(lua_State* L, int globals, const char* name, int& ref, const Command& argv, size_t from,
+                       size_t count, bool reinstall) {
+  constexpr int kMostFieldsKept = 64;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+  const int table = lua_gettop(L);
+  int fields = 0;
+  lua_pushnil(L);
+  while (lua_next(L, table) != 0) {
+    lua_pop(L, 1);  // the value
+    lua_pushvalue(L, -1);
+    lua_pushnil(L);
+    lua_rawset(L, table);  // clearing a field while traversing is allowed (lua_next)
+    ++fields;
+  }
+  if (fields > kMostFieldsKept) {
+    lua_pop(L, 1);
+    lua_createtable(L, static_cast<int>(count), 0);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, LUA_REGISTRYINDEX, ref);
+    reinstall = true;
+  } else if (lua_getmetatable(L, table)) {
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    lua_setmetatable(L, table);
+  }
+  if (reinstall) {
+    lua_pushstring(L, name);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, globals);
+  }
+  for (size_t i = 0; i < count; ++i) {
+    lua_pushlstring(L, argv[from + i].data(), argv[from + i].size());
+    lua_rawseti(L, -2, static_cast<int>(i + 1));
+  }
+  lua_pop(L, 1);
 }
 
 Reply error_from_lua(lua_State* L, const std::string& sha) {
@@ -136,8 +185,16 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   lua_rawgeti(L, LUA_REGISTRYINDEX, rt.globals_ref);
   const int globals = lua_gettop(L);
   const size_t keys = static_cast<size_t>(numkeys);
-  set_global_array(L, globals, "KEYS", argv, 3, keys);
-  set_global_array(L, globals, "ARGV", argv, 3 + keys, argv.size() - 3 - keys);
+  if (function.empty()) {
+    fill_script_array(L, globals, "KEYS", rt.keys_ref, argv, 3, keys, rt.script_arrays_displaced);
+    fill_script_array(L, globals, "ARGV", rt.argv_ref, argv, 3 + keys, argv.size() - 3 - keys,
+                      rt.script_arrays_displaced);
+    rt.script_arrays_displaced = false;
+  } else {
+    set_new_script_array(L, globals, "KEYS", argv, 3, keys);
+    set_new_script_array(L, globals, "ARGV", argv, 3 + keys, argv.size() - 3 - keys);
+    rt.script_arrays_displaced = true;
+  }
   lua_pop(L, 1);
   lua_rawgeti(L, LUA_REGISTRYINDEX, rt.functions_ref);
   lua_pushlstring(L, sha.data(), sha.size());

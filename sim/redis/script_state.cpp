@@ -154,6 +154,15 @@ void track_cjson(LuaRuntime& rt, lua_State* L, int globals) {
   lua_pop(L, 1);
 }
 
+// An empty global table `name` (KEYS, ARGV), kept in the registry: its reference.
+int make_script_array(lua_State* L, int globals, const char* name) {
+  lua_newtable(L);
+  lua_pushstring(L, name);
+  lua_pushvalue(L, -2);
+  lua_rawset(L, globals);
+  return luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
 // Room for the state as built (47 KiB in 16-byte blocks); what scripts make later goes to chunks.
 constexpr size_t kRegionBytes = 56 * 1024;
 
@@ -188,6 +197,8 @@ void build_state(LuaRuntime& rt) {
 
   lua_pushvalue(L, globals);
   rt.globals_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  rt.keys_ref = make_script_array(L, globals, "KEYS");
+  rt.argv_ref = make_script_array(L, globals, "ARGV");
   lua_newtable(L);
   rt.functions_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_settop(L, 0);

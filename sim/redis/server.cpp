@@ -141,12 +141,19 @@ Reply Server::State::run(ConnectionState& conn, const Command& command, int64_t 
     conn.queued.push_back(command);
     return Reply::status("QUEUED");
   }
+  return dispatch(conn, *spec, command, now_ms);
+}
+
+// One reply object from the handler to execute's caller (returned by name, never moved).
+Reply Server::State::dispatch(ConnectionState& conn, const CommandSpec& spec, const Command& command,
+                              int64_t now_ms) {
   ExecContext ctx{
       .server = *this, .conn = conn, .now_ms = now_ms, .in_script = false, .db_index = conn.db, .may_block = true};
-  Notifications::Scope scope(notifications, spec->name);
+  std::optional<Notifications::Scope> scope;  // only when events are on: most runs have none
+  if (notifications.flags) scope.emplace(notifications, spec.name);
   error_already_counted = false;
-  Reply reply = spec->handler(ctx, command);
-  if (reply.type != Reply::Type::Blocked) stats.ran(*spec, command, reply, error_already_counted);
+  Reply reply = spec.handler(ctx, command);
+  if (reply.type != Reply::Type::Blocked) stats.ran(spec, command, reply, error_already_counted);
   error_already_counted = false;
   if (any_ready && !script_running()) serve_ready_keys(now_ms);  // a busy script's writes are served after it
   return reply;
@@ -207,14 +214,17 @@ void Server::disconnect(ConnectionId id) {
 
 Reply Server::execute(ConnectionId id, const Command& command, int64_t now_ms) {
   ConnectionState& conn = state_->connection(id);
-  if (conn.blocked) return Reply::error("ERR the connection is blocked: wait for its pushed reply");
+  const bool was_blocked = conn.blocked.has_value();
   struct Executing {
     const State* outer = executing_state;
     ~Executing() { executing_state = outer; }
   } executing;
   executing_state = state_.get();
-  Reply reply = state_->run(conn, command, now_ms);
-  if (!state_->script_running()) state_->propagate(now_ms);  // a busy script's writes go as one batch, after it
+  // One reply object, returned by name (a Reply moved is a string copied).
+  Reply reply = was_blocked ? Reply::error("ERR the connection is blocked: wait for its pushed reply")
+                            : state_->run(conn, command, now_ms);
+  // A busy script's writes go as one batch, after it.
+  if (!was_blocked && !state_->script_running()) state_->propagate(now_ms);
   return reply;
 }
 

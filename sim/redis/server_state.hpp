@@ -81,6 +81,8 @@ struct Server::State {
   ScriptEngine& script_engine();
   // Runs one command as a client's request: MULTI queueing, then dispatch.
   Reply run(ConnectionState& conn, const Command& command, int64_t now_ms);
+  // Runs a command that passed every check: its handler, its count, the keys it made ready.
+  Reply dispatch(ConnectionState& conn, const CommandSpec& spec, const Command& command, int64_t now_ms);
   std::optional<Reply> reject_before_running(ConnectionState& conn, const CommandSpec& spec, const Command& command);
   Reply counted_error(Reply error);  // an error reply made outside any command, counted
   void push(ConnectionState& conn, Reply reply);

@@ -373,3 +373,43 @@ TEST_CASE("INFO memory counts the cached scripts, the functions and the Lua stat
   CHECK_THAT(m.run({"info"}).str, Catch::Contains("# Memory\r\n"));  // in the default sections, as in Redis
   CHECK_THAT(m.run({"info", "keyspace"}).str, !Catch::Contains("# Memory"));
 }
+
+// KEYS and ARGV are the state's own tables, refilled at each EVAL (script_run.cpp): what
+// one script does to them must never reach the next, as with Redis's new tables per call.
+TEST_CASE("KEYS and ARGV hold exactly this call's keys and arguments, whatever an earlier script did to them") {
+  Model m;
+  const std::string show =
+      "local out = {} for k, v in pairs(KEYS) do out[#out + 1] = 'K' .. tostring(k) .. '=' .. tostring(v) end "
+      "for k, v in pairs(ARGV) do out[#out + 1] = 'A' .. tostring(k) .. '=' .. tostring(v) end "
+      "out[#out + 1] = tostring(getmetatable(KEYS)) .. ' ' .. tostring(getmetatable(ARGV)) return out";
+  CHECK(eval(m, show, {"k1", "k2", "a1"}, 2) == "[\"K1=k1\", \"K2=k2\", \"A1=a1\", \"nil nil\"]");
+  // A script grows the tables, adds fields and gives them metatables.
+  CHECK(eval(m,
+             "KEYS[5] = 'x' KEYS.extra = 1 ARGV[2] = 'y' "
+             "setmetatable(KEYS, {__index = function() return 'meta' end}) setmetatable(ARGV, {}) return #KEYS",
+             {"only"}, 1) == "(integer) 1");
+  CHECK(eval(m, show, {"k9", "a8", "a9"}, 1) == "[\"K1=k9\", \"A1=a8\", \"A2=a9\", \"nil nil\"]");
+  CHECK(eval(m, "return KEYS[2]", {"k"}, 1) == "(nil)");  // no __index left behind
+  // One that grows them large, then a call with none at all.
+  CHECK(eval(m, "for i = 1, 1000 do KEYS[i] = i ARGV['f' .. i] = i end return 1") == "(integer) 1");
+  CHECK(eval(m, show) == "[\"nil nil\"]");
+  CHECK(eval(m, "return {#KEYS, #ARGV}", {"a", "b", "c"}, 1) == "[(integer) 1, (integer) 2]");
+}
+
+// A function library may keep the tables it is given (an upvalue outlives the call), so
+// FCALL's KEYS and ARGV are new at each call, as in Redis, and an EVAL between never
+// refills one a function kept.
+TEST_CASE("a function keeps the KEYS and ARGV it was given, unchanged by later calls and scripts") {
+  Model m;
+  const std::string library =
+      "#!lua name=keeper\nlocal kept = {}\n"
+      "redis.register_function('keep', function(keys, args) kept[#kept + 1] = {keys, args} return #kept end)\n"
+      "redis.register_function('show', function() local out = {} for _, pair in ipairs(kept) do "
+      "out[#out + 1] = table.concat(pair[1], ',') .. '|' .. table.concat(pair[2], ',') end return out end)";
+  REQUIRE(to_string(m.run({"function", "load", library})) == "\"keeper\"");
+  CHECK(to_string(m.run({"fcall", "keep", "1", "k1", "a1"})) == "(integer) 1");
+  CHECK(eval(m, "return KEYS[1] .. ARGV[1]", {"ek", "ea"}, 1) == "\"ekea\"");
+  CHECK(to_string(m.run({"fcall", "keep", "2", "k2", "k3", "a2"})) == "(integer) 2");
+  CHECK(eval(m, "return #KEYS + #ARGV", {"x", "y", "z"}, 2) == "(integer) 3");
+  CHECK(to_string(m.run({"fcall", "show", "0"})) == "[\"k1|a1\", \"k2,k3|a2\"]");
+}
