@@ -74,7 +74,7 @@ std::optional<Violation> no_deadlock(const Context& c, Metrics& m) {
                         c.config.lock.key,
                         o.died,
                         c.end.at,
-                        fmt::format("{} died at {} holding {}, whose key has no TTL: it stays forever",
+                        fmt::format("{} died at {} holding {}, which has no expiry: it stays forever",
                                     c.name(o.holder), sim::format_instant(o.died), c.config.lock.key)};
       continue;
     }

@@ -165,6 +165,19 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
                             a, sim::format_span(*took), sim::format_duration(cfg_.lock.lease), a, what,
                             sim::format_instant(to), a));
   }
+  // It was waiting in a nested acquire on the lock it held, and without that wait it
+  // would have left in time. A lock that does not claim reentrancy refuses that acquire
+  // for as long as the outer lease lives, so nothing else that struck the wait (a pause,
+  // a cut, a lost call, a Redis restart) changed how it ended: only renewals a cut
+  // stopped, or a clock jump that stretched a wait timed by it (below), outrank it.
+  // (A lock that claims reentrancy lets its holder straight back in: it never waits on itself.)
+  if (const auto wait = claims_reentrancy() ? std::nullopt : faults_.nested_wait_at(holder, to);
+      wait && faults_.hold_end_sooner(holder, to, wait->second - wait->first) < to &&
+      !(renewing && !faults_.renewal_blocker(holder, wait->first, to).empty()) &&
+      !faults_.jump_back_while_waiting(holder, from, to))
+    return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
+                fmt::format("{}'s nested acquire, from {}, waited on the lock {} holds: {}{} at {} while it waited",
+                            a, sim::format_instant(wait->first), a, a, what, sim::format_instant(to)));
   if (paused.ns > 0 && !renewal_cut_first &&
       (renewing ? paused_then || paused * 2 >= to - from
                 : faults_.leave_without_pauses(holder, from, to) < to))
@@ -189,15 +202,6 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
                 fmt::format("{}'s clock jumped back {} while its nested acquire waited, so the wait it timed by that "
                             "clock ran that much longer: {}{} at {} while it held",
                             a, sim::format_duration(-jump->amount), a, what, sim::format_instant(to)));
-  // It was waiting in a nested acquire on the lock it held, with nothing else in the way
-  // (no cut, no lost call, no Redis down): the wait, not its work, outlasted the lease.
-  // (A lock that claims reentrancy lets its holder straight back in: it never waits on itself.)
-  if (const auto wait = claims_reentrancy() ? std::nullopt : faults_.nested_wait_at(holder, to);
-      wait && faults_.hold_end_sooner(holder, to, wait->second - wait->first) < to && faults_.renewal_blocker(holder, wait->first, to).empty() &&
-      faults_.lost_call(holder, wait->first, to).empty() && faults_.any_down_within(wait->first, to).empty())
-    return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
-                fmt::format("{}'s nested acquire, from {}, waited on the lock {} holds: {}{} at {} while it waited",
-                            a, sim::format_instant(wait->first), a, a, what, sim::format_instant(to)));
   if (faults_.clock_misled(holder, from, to))
     return make(Cause::ClientClockSkew, faults_.clock_of(holder, to),
                 fmt::format("{}'s clock ran slow: its work looked short to it, but {}{} at {} while it worked", a, a,
@@ -208,6 +212,15 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
                 fmt::format("{}'s command timed out and {}{} at {} while it waited and worked on", a, a, what,
                             sim::format_instant(to)));
   }
+  // Work that fits the lease outlasted it only through slow answers: the acquire's
+  // reply, arriving late, left less of the lease; a late reply kept the holder inside.
+  if (const auto work = faults_.scheduled_work(holder, to);
+      work && *work < cfg_.lock.lease && cfg_.latency.spike_probability > 0)
+    return make(Cause::LeaseOutworked, "delay spikes",
+                fmt::format("{}{} at {} while {} still worked: its {} of work fits the {} lease, but slow "
+                            "replies took the rest",
+                            a, what, sim::format_instant(to), a, sim::format_span(*work),
+                            sim::format_duration(cfg_.lock.lease)));
   return make(Cause::LeaseOutworked, faults_.work_fault(holder, from),
               fmt::format("{}{} at {} while {} still worked", a, what, sim::format_instant(to), a));
 }
@@ -243,7 +256,9 @@ Explanation Classifier::expired(uint32_t holder, const Ending& e) const {
                   fmt::format("{}'s clock ran fast, so {} expired at {}, {} early", node, key_text,
                               sim::format_instant(i.ended), early));
   }
-  return on_time(holder, i.last_armed, has_ttl ? std::min(i.ended, due) : i.ended, "'s lease expired");
+  // A deadline the holder's own clock wrote already past (a clock far behind) ran out as it was written.
+  return on_time(holder, i.last_armed, has_ttl ? std::max(i.last_armed, std::min(i.ended, due)) : i.ended,
+                 "'s lease expired");
 }
 
 // Someone else's acquire took over the holder's live instance.
@@ -399,8 +414,11 @@ Explanation Classifier::reentrancy(uint32_t first, const Violation& v) const {
       meanwhile.cause != Cause::SelfDeadlock)
     return meanwhile;
   // Refused, not waiting: a store that was down while the nested acquire ran (one that
-  // kept its keys, say) failed its calls; nothing waited on itself.
-  if (const std::string down = faults_.any_down_within(nested, until); !down.empty())
+  // kept its keys, say) failed its calls; nothing waited on itself. A lock that does not
+  // claim reentrancy refuses that acquire while its lease lives anyway: an outage decides
+  // only if it was still on when the wait ended.
+  const Instant down_from = reentrant ? nested : std::max(nested, until - sim::milliseconds(1));
+  if (const std::string down = faults_.any_down_within(down_from, until); !down.empty())
     return make(Cause::RedisDown, down,
                 fmt::format("{}'s nested acquire met a Redis that was down: its calls failed", name(first)));
   // A lock that claims reentrancy lets its holder straight back in: if its nested acquire
@@ -484,7 +502,7 @@ Explanation Classifier::explain(const Violation& v) {
       if (v.clients.size() == 1)
         return make(
             Cause::CrashNoTtl, faults_.crash_of(first, v.from),
-            fmt::format("{} crashed at {} holding a key without a TTL", name(first), sim::format_instant(v.from)));
+            "only its owner's release would free it");
       return make(
           Cause::CrashBlocked, faults_.crash_of(first, v.from),
           fmt::format("{} crashed at {} and its key outlived lease + slack", name(first), sim::format_instant(v.from)));
@@ -497,9 +515,9 @@ Explanation Classifier::explain(const Violation& v) {
       // took unknowingly, while the others come and go: say so, it is what a reader looks for.
       if (std::string lost = faults_.lost_call(first, v.from, v.to, Purpose::Acquire); !lost.empty())
         return make(Cause::Overtaken, lost,
-                    fmt::format("{}'s acquire got no answer ({}), and later arrivals kept winning the retry race "
+                    fmt::format("{}'s acquire got no answer, and later arrivals kept winning the retry race "
                                 "while it waited",
-                                name(first), lost));
+                                name(first)));
       return make(Cause::Overtaken, "",
                   fmt::format("later arrivals kept winning the retry race while {} waited", name(first)));
   }

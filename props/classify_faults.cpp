@@ -80,6 +80,11 @@ Instant FaultFinder::planned_leave(uint32_t client, const HistoryEvent& crash) c
   return crash.at + std::max(s->work - std::max(done, Duration{}), Duration{});
 }
 
+std::optional<Duration> FaultFinder::scheduled_work(uint32_t client, Instant t) const {
+  const auto s = section_ending_after(client, t);
+  return s ? std::optional{s->work} : std::nullopt;
+}
+
 Instant FaultFinder::leave_without_pauses(uint32_t client, Instant from, Instant t) const {
   const auto s = section_ending_after(client, t);
   if (!s) {

@@ -30,6 +30,8 @@ class FaultFinder {
   // before it allowed. A pause within the work does not lengthen it (the work is a
   // sleep by the client's clock) unless it covered the work's end.
   Instant leave_without_pauses(uint32_t client, Instant from, Instant t) const;
+  // The schedule's work for that section, in true time; nothing if it has none.
+  std::optional<Duration> scheduled_work(uint32_t client, Instant t) const;
   // How long the client was paused within [from, to].
   Duration paused_within(uint32_t client, Instant from, Instant to) const;
   // Whether the client's lease was being renewed: it renewed (or tried to), or the
