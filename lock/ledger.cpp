@@ -185,10 +185,20 @@ void Ledger::client_acquired(uint32_t client, Instant at) {
     }
   // Its winning write may still wait behind someone else's (one awaiting its client's
   // word): the deadline goes with that write, to the instance it will make.
+  bool waiting = false;
   if (!live)
     for (auto p = pending_.rbegin(); p != pending_.rend(); ++p)
       if (p->change.client == client && p->change.kind == KeyChange::Kind::Set) {
         p->change.holder_deadline = declared->second;
+        waiting = true;
+        break;
+      }
+  // Or someone took it over before the client heard it had won (its reply was slow): the
+  // deadline still belongs to the instance its stamp made, which a taker judged by it.
+  if (!live && !waiting)
+    for (auto i = instances_.rbegin(); i != instances_.rend(); ++i)
+      if (i->owner == client && !i->copy) {
+        if (i->holder_deadline == Instant::never()) i->holder_deadline = declared->second;
         break;
       }
   declared_.erase(declared);

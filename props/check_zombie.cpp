@@ -250,9 +250,10 @@ std::optional<Violation> judge_stretch(const Context& c, const IdleStretch& s, I
       c.config.lock.key,
       since,
       end,
-      fmt::format("the lock stayed held from {} to {} while no client held it ({}{}): {}'s renewal re-armed it at {}, "
+      fmt::format("the lock stayed held from {} {} {} while no client held it ({}{}): {}'s renewal re-armed it at {}, "
                   "after {} stopped holding it, {} time{} in all{}",
-                  sim::format_instant(since), sim::format_instant(end), in_ms(end - since),
+                  sim::format_instant(since), run_end ? "until the run ended at" : "to", sim::format_instant(end),
+                  in_ms(end - since),
                   end - since < liveness_bound(c)
                       ? ", and it was still held, and still renewed, when the run ended"
                       : fmt::format(", more than the lease + {} slack", sim::format_duration(c.options.deadlock_slack)),

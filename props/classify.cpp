@@ -290,9 +290,19 @@ Explanation Classifier::overwritten(uint32_t holder, const Ending& e) const {
 Explanation Classifier::taken_over(uint32_t holder, const lock::LockInstance& i, std::string_view how) const {
   const std::string a = name(holder), y = name(i.ended_by);
   if (i.ended + sim::milliseconds(2) < i.holder_deadline) {
-    std::string clock = faults_.clock_of(i.ended_by, i.ended);
-    if (clock.empty()) clock = faults_.clock_of(holder, i.ended);
-    if (!clock.empty())
+    // The holder's clock wrote the timestamp and the taker's read it: either may be off.
+    // When the reader's error alone falls short of how early it judged, the writer's
+    // made up the rest: it is how far the two disagree that counts, so name both.
+    const std::string reader = faults_.clock_of(i.ended_by, i.ended), writer = faults_.clock_of(holder, i.ended);
+    const bool both = !reader.empty() && !writer.empty() &&
+                      faults_.clock_error(i.ended_by, i.ended) + sim::milliseconds(2) < i.holder_deadline - i.ended;
+    if (both)
+      return make(Cause::ClientClockSkew, reader + "; " + writer,
+                  fmt::format("{} judged {}'s timestamp expired at {}, {} before it was: {}'s clock wrote it and "
+                              "{}'s read it, and the two disagree by more than that; {} {} the lock",
+                              y, a, sim::format_instant(i.ended), sim::format_span(i.holder_deadline - i.ended), a,
+                              y, y, how));
+    if (const std::string clock = reader.empty() ? writer : reader; !clock.empty())
       return make(Cause::ClientClockSkew, clock,
                   fmt::format("{} judged {}'s timestamp expired by a skewed clock and {} the lock at {}", y, a, how,
                               sim::format_instant(i.ended)));

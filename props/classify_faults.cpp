@@ -254,13 +254,20 @@ std::string FaultFinder::renewal_blocker(uint32_t client, Instant from, Instant 
   if (std::string lost = lost_call(client, from - cfg_.lock.call_timeout, to, lock::Purpose::Renew); !lost.empty())
     return lost;
   const std::string me = name(client);
+  // The cut that kept the renewals out longest (a permanent one: all of it); a reset
+  // only drops the connection for a reconnect, so it stopped them only where no cut did.
+  const sim::Fault* cut = nullptr;
+  Duration longest{};
   for (const auto& f : cfg_.faults.faults) {
-    const bool mine = f.node == me || f.peer == me;
-    if (f.kind == sim::FaultKind::Cut && mine &&
-        (f.amount.ns == 0 ? f.at <= to : overlap(f.at, f.at + f.amount, from, to).ns > 0))
-      return sim::to_string(f);
-    if (f.kind == sim::FaultKind::Reset && mine && f.at >= from && f.at <= to) return sim::to_string(f);
+    if (f.kind != sim::FaultKind::Cut || !(f.node == me || f.peer == me)) continue;
+    const Duration covered = f.amount.ns == 0 ? (f.at <= to ? to - std::min(f.at, to) + sim::milliseconds(1) : Duration{})
+                                              : overlap(f.at, f.at + f.amount, from, to);
+    if (covered > longest) cut = &f, longest = covered;
   }
+  if (cut) return sim::to_string(*cut);
+  for (const auto& f : cfg_.faults.faults)
+    if (f.kind == sim::FaultKind::Reset && (f.node == me || f.peer == me) && f.at >= from && f.at <= to)
+      return sim::to_string(f);
   for (const auto& f : cfg_.faults.faults)
     if (uses_redis_ && f.kind == sim::FaultKind::Crash && !client_index(f.node) && f.at >= from && f.at <= to)
       return server_crash(f.node, to);
@@ -330,6 +337,17 @@ std::string FaultFinder::clock_of(uint32_t client, Instant before) const {
   for (const auto& f : cfg_.faults.faults)
     if (f.kind == sim::FaultKind::ClockJump && f.node == name(client) && f.at <= before) return sim::to_string(f);
   return "";
+}
+
+Duration FaultFinder::clock_error(uint32_t client, Instant at) const {
+  Duration error{};
+  for (const auto& e : h_.events()) {
+    if (e.at > at) break;
+    if (e.client == client && e.server == 0 && e.step != Step::KeySet && e.step != Step::KeyDeleted &&
+        e.step != Step::KeyExpireChanged && e.step != Step::KeyExpired)
+      error = e.local - e.at;
+  }
+  return error;
 }
 
 std::string FaultFinder::server_crash(const std::string& node, Instant at) const {

@@ -64,6 +64,8 @@ class FaultFinder {
   std::string master_jump_back(Instant before) const;  // "redis-drift=redis:+50000" when that node's clock runs fast
   std::string reset_of(uint32_t client, Instant from, Instant to) const;
   std::string clock_of(uint32_t client, Instant before) const;
+  // How far ahead of true time the client's clock read at its last event at or before `at`.
+  Duration clock_error(uint32_t client, Instant at) const;
   std::string server_crash(const std::string& node, Instant at) const;
   // The crash that kept Redis node `server` (the ledger's index) down at some instant
   // of [from, to] (crashed and not yet restarted), as the plan writes it; "" if it was up.

@@ -506,3 +506,61 @@ TEST_CASE("causes: a pause is the lapse's cause only if without it the scheduled
   CHECK(v->fault == "pause B @47ms for 2.417s");
   CHECK(v->clients.front() == 1);
 }
+
+TEST_CASE("causes: a non-reentrant lock's self-wait is the cause, whatever else struck the wait", "[causes]") {
+  // Replays an audit read. token-lua refuses its holder's nested acquire while the outer
+  // lease lives: a pause, a cut or a short Redis restart during that wait changes nothing.
+  struct Case {
+    std::string scenario;
+    Property property;
+    uint32_t holder;
+  };
+  const std::vector<Case> cases{
+      // A 1 ms restart that kept the data, a second before the lease ended: not redis-down.
+      {"token-lua seed=0 clients=1 iterations=1 nested=1 persistent=1 faults=[crash redis @14ms; restart redis @15ms]",
+       Property::Reentrancy, 0},
+      // The cut dropped B's nested SET, which would have been refused anyway: not 'while B still worked'.
+      {"token-lua seed=0 clients=2 iterations=1 nested=1 persistent=1 "
+       "faults=[cut A redis @0s for 10ms; cut B redis @14ms for 10ms]",
+       Property::MutualExclusion, 1},
+      // The pause sat inside the self-wait, which had begun before it: not lease-expired-paused.
+      {"token-lua seed=0 clients=2 iterations=1 nested=1 faults=[pause A @489ms for 511ms]", Property::MutualExclusion,
+       0},
+  };
+  for (const Case& c : cases) {
+    const RunResult run = run_scenario(*parse_scenario(c.scenario));
+    const Violation* v = run.verdict.find(c.property);
+    INFO(c.scenario);
+    REQUIRE(v);
+    CHECK(v->cause == Cause::SelfDeadlock);
+    CHECK(v->fault == "nested=1");
+    CHECK(v->clients.front() == c.holder);
+  }
+}
+
+TEST_CASE("causes: work that fits the lease, outlasted by slow replies, names the delay spikes", "[causes]") {
+  // A's 882 ms section fits its 1 s lease; its acquire's reply came 27 ms late and its
+  // write's reply 100 ms late. Without the spikes there is no failure.
+  const std::string with_spikes =
+      "fair seed=0 clients=2 iterations=1 spikes=0.06:10ms:1.5:103ms clock=B:+0s:19895 slow=A:0:882ms";
+  const RunResult run = run_scenario(*parse_scenario(with_spikes));
+  const Violation* v = run.verdict.find(Property::MutualExclusion);
+  REQUIRE(v);
+  CHECK(v->cause == Cause::LeaseOutworked);
+  CHECK(v->fault == "delay spikes");
+  CHECK(v->clients.front() == 0);
+  CHECK_FALSE(run_scenario(*parse_scenario("fair seed=0 clients=2 iterations=1 clock=B:+0s:19895 slow=A:0:882ms"))
+                  .verdict.find(Property::MutualExclusion));
+}
+
+TEST_CASE("causes: a deadline a clock far behind wrote already past is dated when it was written", "[causes]") {
+  const RunResult run =
+      run_scenario(*parse_scenario("db-insert-expiry seed=16480 clients=2 iterations=1 clock=B:-1.487s:0 slow=B:0:2.977s"));
+  const Violation* v = run.verdict.find(Property::MutualExclusion);
+  REQUIRE(v);
+  CHECK(v->cause == Cause::ClientClockSkew);
+  CHECK(v->fault == "clock=B:-1.487s:0");
+  const std::string why = v->sentence;
+  INFO(why);
+  CHECK(why.find("expired at -") == std::string::npos);
+}
