@@ -45,6 +45,7 @@ class Classifier {
   Explanation overwritten(uint32_t holder, const Ending& e) const;
   Explanation taken_over(uint32_t holder, const lock::LockInstance& i, std::string_view how) const;
   Explanation on_time(uint32_t holder, Instant from, Instant to, std::string_view what) const;
+  Explanation worked_past(uint32_t holder, Instant from, Instant to, std::string_view what) const;
   Explanation reentrancy(uint32_t first, const Violation& v) const;
   std::string nested_acquire_blocker(uint32_t client, Instant from, Instant to) const;
   bool claims_reentrancy() const;
@@ -202,6 +203,13 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
                 fmt::format("{}'s clock jumped back {} while its nested acquire waited, so the wait it timed by that "
                             "clock ran that much longer: {}{} at {} while it held",
                             a, sim::format_duration(-jump->amount), a, what, sim::format_instant(to)));
+  return worked_past(holder, from, to, what);
+}
+
+// The holder was inside, neither paused nor waiting on itself, when its lease ran out:
+// what kept it there past the lease.
+Explanation Classifier::worked_past(uint32_t holder, Instant from, Instant to, std::string_view what) const {
+  const std::string a = name(holder);
   if (faults_.clock_misled(holder, from, to))
     return make(Cause::ClientClockSkew, faults_.clock_of(holder, to),
                 fmt::format("{}'s clock ran slow: its work looked short to it, but {}{} at {} while it worked", a, a,
