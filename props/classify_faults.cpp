@@ -260,8 +260,9 @@ std::string FaultFinder::renewal_blocker(uint32_t client, Instant from, Instant 
   Duration longest{};
   for (const auto& f : cfg_.faults.faults) {
     if (f.kind != sim::FaultKind::Cut || !(f.node == me || f.peer == me)) continue;
-    const Duration covered = f.amount.ns == 0 ? (f.at <= to ? to - std::min(f.at, to) + sim::milliseconds(1) : Duration{})
-                                              : overlap(f.at, f.at + f.amount, from, to);
+    const Duration covered = f.amount.ns != 0 ? overlap(f.at, f.at + f.amount, from, to)
+                             : f.at <= to     ? to - f.at + sim::milliseconds(1)
+                                              : Duration{};
     if (covered > longest) cut = &f, longest = covered;
   }
   if (cut) return sim::to_string(*cut);
