@@ -368,8 +368,9 @@ class Channel final : public ConnectionEvents {
     if (h.lose_reply) return dropped(client_, DropReason::ReplyLost, h.call_id);
     Instant arrival = std::max(world_.now() + latency().draw(down_), last_down_);
     last_down_ = arrival;
-    to_client_.emplace_back(h.call_id, h.epoch, world_.network().cut_epoch(client_, server_), h.client_incarnation,
-                            std::move(reply));
+    // Braces, not emplace_back's parentheses: clang (the fuzz build) has no parenthesised aggregate init.
+    to_client_.push_back(ToClient{h.call_id, h.epoch, world_.network().cut_epoch(client_, server_), h.client_incarnation,
+                                  std::move(reply)});
     world_.schedule(arrival, &Channel::reply_event, this, h.call_id, h.client_incarnation, client_);
   }
 
