@@ -28,11 +28,11 @@ free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("12
 args() { echo "--port $1 --bind 127.0.0.1 --save '' --appendonly no --loglevel warning --logfile /dev/null"; }
 
 serve_port=$(free_port)
-eval "$locksim serve $(args "$serve_port")" &
+eval "exec $locksim serve $(args "$serve_port")" &
 serve_pid=$!
 pids="$pids $serve_pid"
 redis_port=$(free_port)
-eval "redis-server $(args "$redis_port")" &
+eval "exec redis-server $(args "$redis_port")" &
 redis_pid=$!
 pids="$pids $redis_pid"
 for port in "$serve_port" "$redis_port"; do
