@@ -60,6 +60,11 @@ count() {  # pid port depth test...
     -e syscalls:sys_enter_epoll_wait -e syscalls:sys_enter_epoll_pwait -e syscalls:sys_enter_epoll_pwait2 \
     -e syscalls:sys_enter_epoll_ctl \
     -- redis-benchmark -h 127.0.0.1 -p "$port" -n "$requests" -P "$depth" -q "$@" >/dev/null 2>&1
+  # (Counters perf could not open read "<not counted>": no figure rather than a zero.)
+  if grep -q '^<not' "$work/stat"; then
+    echo "bench_serve_syscalls: perf could not count the syscall tracepoints (perf_event_paranoid, permissions)" >&2
+    exit 1
+  fi
   awk -F, -v n="$requests" '
     /raw_syscalls:sys_enter/ {t += $1}
     /sys_enter_(read|recvfrom|readv|recvmsg),/ {r += $1}
