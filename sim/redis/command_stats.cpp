@@ -23,17 +23,18 @@ std::string CommandStats::name_of(const CommandSpec& spec, const Command& comman
 // Every command runs through here: a command without subcommands is counted in a slot of
 // its own in the command table's order (no name built, no lookup), the rest by name.
 CommandCounts& CommandStats::counts_of(const CommandSpec& spec, const Command& command, bool whole_container) {
-  if (whole_container || !(spec.flags & kSubcommands) || command.size() < 2) {
-    const size_t slot = spec.slot;
-    if (place_.empty()) place_.resize(all_commands().size());
-    LOCKSIM_ASSERT(slot < place_.size(), "a command spec outside the command table");
-    if (place_[slot] == 0) {
-      by_spec_.push_back({static_cast<uint16_t>(slot), {}});
-      place_[slot] = static_cast<uint16_t>(by_spec_.size());
-    }
-    return by_spec_[place_[slot] - 1u].second;
-  }
+  if (whole_container || !(spec.flags & kSubcommands) || command.size() < 2) return counts_of_slot(spec.slot);
   return by_name_[name_of(spec, command)];
+}
+
+CommandCounts& CommandStats::counts_of_slot(size_t slot) {
+  if (place_.empty()) place_.resize(all_commands().size());
+  LOCKSIM_ASSERT(slot < place_.size(), "a command spec outside the command table");
+  if (place_[slot] == 0) {
+    by_spec_.push_back({static_cast<uint16_t>(slot), {}});
+    place_[slot] = static_cast<uint16_t>(by_spec_.size());
+  }
+  return by_spec_[place_[slot] - 1u].second;
 }
 
 void CommandStats::rejected(const CommandSpec& spec, const Command& command, std::string_view error_text) {

@@ -34,6 +34,16 @@ class CommandStats {
 
   void rejected(const CommandSpec& spec, const Command& command, std::string_view error);
   void ran(const CommandSpec& spec, const Command& command, const Reply& reply, bool error_counted);
+  // As ran(), for a command without subcommands (its place in the command table: `slot`)
+  // that answered no error: every GET and SET of a simulation passes here.
+  void ran_plain(uint16_t slot) {
+    if (paused) return;
+    if (slot < place_.size() && place_[slot] != 0) {
+      ++by_spec_[place_[slot] - 1u].second.calls;
+      return;
+    }
+    ++counts_of_slot(slot).calls;
+  }
   void error(std::string_view text);  // one error reply, by its code
   // A command a host answered itself (`name` as Redis counts it); `reply` is its RESP text.
   // `refused`: refused before it ran (Redis's rejectCommand), e.g. when queued in MULTI.
@@ -47,6 +57,7 @@ class CommandStats {
 
  private:
   CommandCounts& counts_of(const CommandSpec& spec, const Command& command, bool whole_container);
+  CommandCounts& counts_of_slot(size_t slot);  // a command without subcommands
   // Commands without subcommands, in the order first counted, found through place_ (their
   // place in the command table -> index + 1 here): a simulation counts a handful of
   // commands, so it holds a few entries and 2 bytes per command of the table, not a

@@ -88,8 +88,12 @@ bool expire_deadline(const std::string& text, unsigned flags, int64_t now_ms, st
   return true;
 }
 
+// The reply of a SET that stored (or not): OK / nil, or SETNX's 1 / 0. Only the reply
+// sent is built.
+enum class SetReplies { OkOrNil, OneOrZero };
+
 Reply set_generic(ExecContext& ctx, const std::string& key, const std::string& value, unsigned flags,
-                  const std::string* expire, std::string_view command, Reply ok_reply, Reply abort_reply) {
+                  const std::string* expire, std::string_view command, SetReplies replies) {
   int64_t deadline = -1;
   if (expire) {
     Reply error;
@@ -102,10 +106,14 @@ Reply set_generic(ExecContext& ctx, const std::string& key, const std::string& v
     previous = entry ? Reply::bulk(entry->str) : Reply::nil();
   }
   const bool found = entry != nullptr;
-  if (((flags & kNx) && found) || ((flags & kXx) && !found)) return (flags & kGet) ? previous : abort_reply;
+  if (((flags & kNx) && found) || ((flags & kXx) && !found)) {
+    if (flags & kGet) return previous;
+    return replies == SetReplies::OkOrNil ? Reply::nil() : Reply::integer_(0);
+  }
   const int64_t new_deadline = expire ? deadline : ((flags & kKeepTtl) ? Database::kKeepTtl : -1);
   ctx.db().set_string(key, value, new_deadline, ctx.conn_id(), ctx.now_ms);
-  return (flags & kGet) ? previous : ok_reply;
+  if (flags & kGet) return previous;
+  return replies == SetReplies::OkOrNil ? Reply::ok() : Reply::integer_(1);
 }
 
 // Looks up a key that must hold a string; sets `error` on a wrong type.
@@ -154,19 +162,19 @@ Reply cmd_set(ExecContext& ctx, const Command& argv) {
   unsigned flags = 0;
   const std::string* expire = nullptr;
   if (!parse_options(argv, OptionsFor::Set, flags, expire)) return error_reply(kSyntaxError);
-  return set_generic(ctx, argv[1], argv[2], flags, expire, "set", Reply::ok(), Reply::nil());
+  return set_generic(ctx, argv[1], argv[2], flags, expire, "set", SetReplies::OkOrNil);
 }
 
 Reply cmd_setnx(ExecContext& ctx, const Command& argv) {
-  return set_generic(ctx, argv[1], argv[2], kNx, nullptr, "setnx", Reply::integer_(1), Reply::integer_(0));
+  return set_generic(ctx, argv[1], argv[2], kNx, nullptr, "setnx", SetReplies::OneOrZero);
 }
 
 Reply cmd_setex(ExecContext& ctx, const Command& argv) {
-  return set_generic(ctx, argv[1], argv[3], kEx, &argv[2], "setex", Reply::ok(), Reply::nil());
+  return set_generic(ctx, argv[1], argv[3], kEx, &argv[2], "setex", SetReplies::OkOrNil);
 }
 
 Reply cmd_psetex(ExecContext& ctx, const Command& argv) {
-  return set_generic(ctx, argv[1], argv[3], kPx, &argv[2], "psetex", Reply::ok(), Reply::nil());
+  return set_generic(ctx, argv[1], argv[3], kPx, &argv[2], "psetex", SetReplies::OkOrNil);
 }
 
 Reply cmd_getset(ExecContext& ctx, const Command& argv) {

@@ -75,8 +75,20 @@ bool over_maxmemory(Server::State& server) {
   return meter.measured + host > cap;
 }
 
+namespace {
+// No cap: nothing is refused and nothing is counted (SET should not pay for a bound no
+// one reads). What was added meanwhile is unknown, so a cap set later (CONFIG SET
+// maxmemory) first measures the data set.
+bool memory_uncapped(Server::State& server) {
+  if (server.options.maxmemory_bytes != 0) return false;
+  server.memory.grown = MemoryMeter::kUnknown;
+  return true;
+}
+}  // namespace
+
 std::optional<Reply> refuse_if_over_maxmemory(Server::State& server, const CommandSpec& spec, const Command& command) {
   if (!may_grow(spec)) return std::nullopt;
+  if (memory_uncapped(server)) return std::nullopt;
   if (over_maxmemory(server)) return Reply::error(kOomError);
   server.memory.grown += growth_bound(spec, command);
   return std::nullopt;
@@ -86,6 +98,7 @@ std::optional<Reply> refuse_on_oom(Server::State& server, const ConnectionState&
                                    const Command& command) {
   const bool exec = spec.handler == cmd_exec;
   if (!may_grow(spec) && !exec && !conn.in_multi) return std::nullopt;  // a read: nothing to refuse or count
+  if (memory_uncapped(server)) return std::nullopt;
   bool refusable = may_grow(spec);
   if (exec) {
     for (const Command& queued : conn.queued) {

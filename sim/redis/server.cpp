@@ -153,7 +153,12 @@ Reply Server::State::dispatch(ConnectionState& conn, const CommandSpec& spec, co
   if (notifications.flags) scope.emplace(notifications, spec.name);
   error_already_counted = false;
   Reply reply = spec.handler(ctx, command);
-  if (reply.type != Reply::Type::Blocked) stats.ran(spec, command, reply, error_already_counted);
+  if (reply.type != Reply::Type::Blocked) {
+    if (!reply.is_error() && !(spec.flags & kSubcommands))
+      stats.ran_plain(spec.slot);  // the common case, inline
+    else
+      stats.ran(spec, command, reply, error_already_counted);
+  }
   error_already_counted = false;
   if (any_ready && !script_running()) serve_ready_keys(now_ms);  // a busy script's writes are served after it
   return reply;
@@ -186,6 +191,9 @@ std::optional<Reply> Server::State::reject_before_running(ConnectionState& conn,
   if (script_running() && !allowed_while_busy(spec, command)) {
     return refuse_while_busy(*this, conn, spec.name == "exec");
   }
+  // A read outside MULTI has nothing to refuse or count (refuse_on_oom's own first test,
+  // made here: GET should not pay for a call).
+  if (!may_grow(spec) && !conn.in_multi && spec.handler != cmd_exec) return std::nullopt;
   return refuse_on_oom(*this, conn, spec, command);
 }
 

@@ -14,7 +14,9 @@
 namespace locksim::redis {
 struct MemoryMeter {
   size_t measured = 0;  // the data set's size at the last walk (memory.hpp)
-  size_t grown = 0;     // at most this much added since
+  size_t grown = 0;     // at most this much added since (kUnknown: measure before trusting it)
+  // Larger than any cap can be and far from overflowing when a size is added to it.
+  static constexpr size_t kUnknown = size_t{1} << 62;
 };
 }  // namespace locksim::redis
 
