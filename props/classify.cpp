@@ -46,7 +46,10 @@ class Classifier {
   Explanation taken_over(uint32_t holder, const lock::LockInstance& i, std::string_view how) const;
   Explanation on_time(uint32_t holder, Instant from, Instant to, std::string_view what) const;
   Explanation worked_past(uint32_t holder, Instant from, Instant to, std::string_view what) const;
+  std::optional<Explanation> renewal_came_late(uint32_t holder, Instant from, Instant to,
+                                               std::string_view what) const;
   Explanation reentrancy(uint32_t first, const Violation& v) const;
+  Explanation overtaken(uint32_t waiter, const Violation& v) const;
   std::string nested_acquire_blocker(uint32_t client, Instant from, Instant to) const;
   bool claims_reentrancy() const;
   bool renews() const;
@@ -192,6 +195,8 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
     return make(Cause::ClientClockSkew, faults_.clock_of(holder, to),
                 fmt::format("{}{} at {}, but {}'s clock said its lease was still valid and it entered", a, what,
                             sim::format_instant(to), a));
+  if (renewing && faults_.renewal_blocker(holder, from, to).empty())
+    if (auto late = renewal_came_late(holder, from, to, what)) return *late;
   if (renewing)
     return make(
         Cause::RenewalStopped, faults_.renewal_blocker(holder, from, to),
@@ -204,6 +209,58 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
                             "clock ran that much longer: {}{} at {} while it held",
                             a, sim::format_duration(-jump->amount), a, what, sim::format_instant(to)));
   return worked_past(holder, from, to, what);
+}
+
+// A waiter that later arrivals went ahead of, again and again: what kept it from its
+// turn, as the history has it. A lock that retries loses the race to whoever asks at the
+// right moment; a queue (the database's row lock, fair's list) passes over a waiter whose
+// request never reached it or who gave up its place when its calls timed out.
+Explanation Classifier::overtaken(uint32_t waiter, const Violation& v) const {
+  const std::string w = name(waiter);
+  const std::string later = fmt::format("later arrivals got the lock first while {} waited", w);
+  if (std::string lost = faults_.lost_call(waiter, v.from, v.to, Purpose::Acquire); !lost.empty())
+    return make(Cause::Overtaken, lost,
+                lost.find("request-lost") != std::string::npos
+                    ? fmt::format("{}'s acquire request was lost: it never reached the server, so {} held no place "
+                                  "while it waited for an answer, and {}",
+                                  w, w, later)
+                    : fmt::format("{}'s acquire got no answer: the server had acted on it, unknown to {}, and {}", w,
+                                  w, later));
+  if (faults_.reply_timed_out(waiter, v.from, v.to) && cfg_.latency.spike_probability > 0)
+    return make(Cause::Overtaken, "delay spikes",
+                fmt::format("{}'s acquire calls timed out on slow replies, and {}", w, later));
+  return make(Cause::Overtaken, "", later);
+}
+
+// Nothing stopped the holder's renewals (no cut, reset, lost call, Redis down or pause),
+// yet none was answered between its last re-arm (`from`) and the lease's end: they come
+// too rarely. Without delay spikes a message takes a few milliseconds, so the next answer,
+// after the lease's end, is the next renewal's arrival; with spikes it must come later than
+// a round trip can take (the slowest message both ways, at most the call timeout) to say
+// that renewal went out after the lease's end rather than being held up in flight.
+std::optional<Explanation> Classifier::renewal_came_late(uint32_t holder, Instant from, Instant to,
+                                                        std::string_view what) const {
+  if (renewed_within(holder, from, to)) return std::nullopt;
+  const HistoryEvent* next = nullptr;
+  for (const auto& e : h_.events())
+    if (e.client == holder && e.at > to && (e.step == Step::Renewed || e.step == Step::RenewFailed)) {
+      next = &e;
+      break;
+    }
+  if (!next) return std::nullopt;
+  const sim::LatencyDist& l = cfg_.latency;
+  const Duration one_way = l.base + l.jitter + (l.spike_probability > 0 ? l.spike_cap : Duration{});
+  const Duration round_trip = std::min(cfg_.lock.call_timeout, one_way + one_way);
+  if (l.spike_probability > 0 && next->at - round_trip <= to) return std::nullopt;
+  const std::string a = name(holder);
+  return make(Cause::RenewalLate, "",
+              fmt::format("{} renewed nothing between its last re-arm at {} and the lease's end: {}{} at {}, and {}'s "
+                          "next renewal was answered only at {}{}: renewals came further apart than the {} lease",
+                          a, sim::format_instant(from), a, what, sim::format_instant(to), a,
+                          sim::format_instant(next->at), next->step != Step::RenewFailed ? ""
+                          : next->status == 0            ? " (refused: the lock was no longer its)"
+                                                         : " (failed)",
+                          sim::format_duration(cfg_.lock.lease)));
 }
 
 // The holder was inside, neither paused nor waiting on itself, when its lease ran out:
@@ -224,7 +281,7 @@ Explanation Classifier::worked_past(uint32_t holder, Instant from, Instant to, s
   // reply, arriving late, left less of the lease; a late reply kept the holder inside.
   if (const auto work = faults_.scheduled_work(holder, to);
       work && *work < cfg_.lock.lease && cfg_.latency.spike_probability > 0)
-    return make(Cause::LeaseOutworked, "delay spikes",
+    return make(Cause::LeaseDelayed, "delay spikes",
                 fmt::format("{}{} at {} while {} still worked: its {} of work fits the {} lease, but slow "
                             "replies took the rest",
                             a, what, sim::format_instant(to), a, sim::format_span(*work),
@@ -528,16 +585,7 @@ Explanation Classifier::explain(const Violation& v) {
     case Property::VariantError: break;  // the variant's own error: nothing to classify
     case Property::NoZombieLock:
     case Property::NoStalledWait: break;  // their checks name the cause (check_zombie.cpp)
-    case Property::BoundedWait:
-      // A lost answer to the waiter's own acquire leaves it timing out, or facing a lock it
-      // took unknowingly, while the others come and go: say so, it is what a reader looks for.
-      if (std::string lost = faults_.lost_call(first, v.from, v.to, Purpose::Acquire); !lost.empty())
-        return make(Cause::Overtaken, lost,
-                    fmt::format("{}'s acquire got no answer, and later arrivals kept winning the retry race "
-                                "while it waited",
-                                name(first)));
-      return make(Cause::Overtaken, "",
-                  fmt::format("later arrivals kept winning the retry race while {} waited", name(first)));
+    case Property::BoundedWait: return overtaken(first, v);
   }
   return {};
 }
