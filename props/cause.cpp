@@ -30,6 +30,8 @@ std::string_view to_string(Cause c) {
     case Cause::QueueStalled: return "queue-stalled-by-dead-waiter";
     case Cause::RedisDown: return "redis-down";
     case Cause::NoValidityLeft: return "entered-with-no-validity-left";
+    case Cause::LeaseDelayed: return "lease-expired-delayed";
+    case Cause::RenewalLate: return "renewal-too-late";
   }
   return "?";
 }
@@ -63,12 +65,14 @@ std::string_view describe(Cause c) {
     case Cause::CrashBlocked: return "the holder crashed and its key outlived the lease";
     case Cause::SelfDeadlock: return "a nested acquire waited on the lock its caller holds";
     case Cause::InnerRelease: return "an inner release freed the lock under the outer hold";
-    case Cause::Overtaken: return "later arrivals kept winning the retry race";
+    case Cause::Overtaken: return "later arrivals got the lock first, again and again, while a client waited";
     case Cause::RenewalOutlivedRelease: return "a renewal kept the lock alive after its holder stopped holding it";
     case Cause::QueueStalled: return "the queue kept waiters waiting behind a waiter that was gone";
     case Cause::RedisDown: return "Redis crashed and had not come back: the lock's calls to it failed";
     case Cause::NoValidityLeft:
       return "the holder entered though its own clock said its acquire had taken the whole lease (no validity check)";
+    case Cause::LeaseDelayed: return "the lease expired while slow replies held up a holder whose work fits it";
+    case Cause::RenewalLate: return "the holder's renewals came further apart than the lease";
   }
   return "?";
 }

@@ -39,6 +39,8 @@ enum class Cause : uint8_t {
   QueueStalled,            // the queue kept a waiter waiting behind a waiter that was gone
   RedisDown,               // Redis crashed and had not come back: the lock's calls to it failed
   NoValidityLeft,          // the holder entered when, by its own clock, its acquire had taken the whole lease
+  LeaseDelayed,            // the lease expired while slow replies held up a holder whose work fits it
+  RenewalLate,             // the holder's renewals came further apart than the lease
 };
 inline constexpr Cause kAllCauses[] = {
     Cause::Unknown,           Cause::LeasePaused,     Cause::LeaseOutworked,   Cause::RenewalStopped,
@@ -46,7 +48,8 @@ inline constexpr Cause kAllCauses[] = {
     Cause::StaleRenewal,      Cause::TakeoverRace,    Cause::RedisRestartLost, Cause::FailoverLost,
     Cause::RedlockForgotVote, Cause::WatchLost,       Cause::FenceBackwards,   Cause::DelayedWrite,
     Cause::AmbiguousReply,    Cause::CrashNoTtl,      Cause::CrashBlocked,     Cause::SelfDeadlock,
-    Cause::InnerRelease,      Cause::Overtaken,       Cause::RenewalOutlivedRelease, Cause::QueueStalled, Cause::RedisDown, Cause::NoValidityLeft};
+    Cause::InnerRelease,      Cause::Overtaken,       Cause::RenewalOutlivedRelease, Cause::QueueStalled, Cause::RedisDown, Cause::NoValidityLeft,
+    Cause::LeaseDelayed,      Cause::RenewalLate};
 // "lease-paused", "redis-clock-jump", ...
 std::string_view to_string(Cause c);
 std::optional<Cause> parse_cause(std::string_view text);

@@ -194,7 +194,7 @@ std::vector<Instant> zombie_instants(const Context& c, const ServedLock& key, co
 // What else can leave the queue a place nobody waits in, when no waiter died: an acquire
 // whose answer a fault lost (the place it took stays; its client queues again behind it),
 // and a Redis clock that jumped back (a place's timeout, read on that clock, runs longer).
-std::string stranded_places(const Context& c, Instant until) {
+std::string stranded_places(const Context& c, uint32_t waiter, Instant until) {
   const FaultFinder finder(c.history, c.config);
   std::vector<std::string> what;
   std::map<uint32_t, Instant> waiting_since;
@@ -211,7 +211,10 @@ std::string stranded_places(const Context& c, Instant until) {
   }
   for (uint32_t client = 0; client < c.history.clients().size(); ++client) {
     const std::string lost = finder.lost_call(client, Instant{}, until, lock::Purpose::Acquire);
-    if (!lost.empty() && named.insert(lost).second) what.push_back(lost);
+    if (lost.empty() || !named.insert(lost).second) continue;
+    // The waiter's own lost acquire: the place it took is ahead of the one it asks from now.
+    what.push_back(client == waiter ? fmt::format("its own place, taken by an acquire whose answer was lost: {}", lost)
+                                    : lost);
   }
   for (const sim::Fault& f : c.config.faults.faults) {
     if (f.at > until) continue;
@@ -375,7 +378,7 @@ std::optional<Violation> no_stalled_wait(const Context& c) {
     for (const auto& [client, at] : gone)
       if (at <= e.at) behind += fmt::format("{}{} died waiting at {}", behind.empty() ? "" : ", ", c.name(client),
                                             sim::format_instant(at));
-    const std::string stranded = behind.empty() ? stranded_places(c, *refused) : "";
+    const std::string stranded = behind.empty() ? stranded_places(c, e.client, *refused) : "";
     return Violation{
         Property::NoStalledWait,
         {e.client},

@@ -46,7 +46,12 @@ class Classifier {
   Explanation taken_over(uint32_t holder, const lock::LockInstance& i, std::string_view how) const;
   Explanation on_time(uint32_t holder, Instant from, Instant to, std::string_view what) const;
   Explanation worked_past(uint32_t holder, Instant from, Instant to, std::string_view what) const;
+  std::optional<Explanation> renewal_came_late(uint32_t holder, Instant from, Instant to,
+                                               std::string_view what) const;
   Explanation reentrancy(uint32_t first, const Violation& v) const;
+  Explanation overtaken(uint32_t waiter, const Violation& v) const;
+  // Whether the client's last lock instance granted by `at` carries a deadline.
+  bool has_expiry(uint32_t client, Instant at) const;
   std::string nested_acquire_blocker(uint32_t client, Instant from, Instant to) const;
   bool claims_reentrancy() const;
   bool renews() const;
@@ -192,6 +197,8 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
     return make(Cause::ClientClockSkew, faults_.clock_of(holder, to),
                 fmt::format("{}{} at {}, but {}'s clock said its lease was still valid and it entered", a, what,
                             sim::format_instant(to), a));
+  if (renewing && faults_.renewal_blocker(holder, from, to).empty())
+    if (auto late = renewal_came_late(holder, from, to, what)) return *late;
   if (renewing)
     return make(
         Cause::RenewalStopped, faults_.renewal_blocker(holder, from, to),
@@ -206,10 +213,70 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
   return worked_past(holder, from, to, what);
 }
 
+// A waiter that later arrivals went ahead of, again and again: what kept it from its
+// turn, as the history has it. A lock that retries loses the race to whoever asks at the
+// right moment; a queue (the database's row lock, fair's list) passes over a waiter whose
+// request never reached it or who gave up its place when its calls timed out.
+Explanation Classifier::overtaken(uint32_t waiter, const Violation& v) const {
+  const std::string w = name(waiter);
+  const std::string later = fmt::format("later arrivals got the lock first while {} waited", w);
+  // Every call of the wait is the acquire's, whatever it is for (a database lock's BEGIN).
+  const Instant began = std::min(v.from, acquire_start(waiter, v.from));
+  if (std::string lost = faults_.lost_call(waiter, began, v.to); !lost.empty())
+    return make(Cause::Overtaken, lost,
+                lost.find("request-lost") != std::string::npos
+                    ? fmt::format("{}'s acquire request was lost: it never reached the server, so {} held no place "
+                                  "while it waited for an answer, and {}",
+                                  w, w, later)
+                    : fmt::format("{}'s acquire got no answer: the server had acted on it, unknown to {}, and {}", w,
+                                  w, later));
+  if (faults_.reply_timed_out(waiter, v.from, v.to) && cfg_.latency.spike_probability > 0)
+    return make(Cause::Overtaken, "delay spikes",
+                fmt::format("{}'s acquire calls timed out on slow replies, and {}", w, later));
+  return make(Cause::Overtaken, "", later);
+}
+
+// Nothing stopped the holder's renewals (no cut, reset, lost call, Redis down or pause),
+// yet none was answered between its last re-arm (`from`) and the lease's end: they come
+// too rarely. Without delay spikes a message takes a few milliseconds, so the next answer,
+// after the lease's end, is the next renewal's arrival; with spikes it must come later than
+// a round trip can take (the slowest message both ways, at most the call timeout) to say
+// that renewal went out after the lease's end rather than being held up in flight.
+std::optional<Explanation> Classifier::renewal_came_late(uint32_t holder, Instant from, Instant to,
+                                                        std::string_view what) const {
+  if (renewed_within(holder, from, to)) return std::nullopt;
+  const HistoryEvent* next = nullptr;
+  for (const auto& e : h_.events())
+    if (e.client == holder && e.at > to && (e.step == Step::Renewed || e.step == Step::RenewFailed)) {
+      next = &e;
+      break;
+    }
+  if (!next) return std::nullopt;
+  const sim::LatencyDist& l = cfg_.latency;
+  const Duration one_way = l.base + l.jitter + (l.spike_probability > 0 ? l.spike_cap : Duration{});
+  const Duration round_trip = std::min(cfg_.lock.call_timeout, one_way + one_way);
+  if (l.spike_probability > 0 && next->at - round_trip <= to) return std::nullopt;
+  const std::string a = name(holder);
+  return make(Cause::RenewalLate, "",
+              fmt::format("{} renewed nothing between its last re-arm at {} and the lease's end: {}{} at {}, and {}'s "
+                          "next renewal was answered only at {}{}: renewals came further apart than the {} lease",
+                          a, sim::format_instant(from), a, what, sim::format_instant(to), a,
+                          sim::format_instant(next->at), next->step != Step::RenewFailed ? ""
+                          : next->status == 0            ? " (refused: the lock was no longer its)"
+                                                         : " (failed)",
+                          sim::format_duration(cfg_.lock.lease)));
+}
+
 // The holder was inside, neither paused nor waiting on itself, when its lease ran out:
 // what kept it there past the lease.
 Explanation Classifier::worked_past(uint32_t holder, Instant from, Instant to, std::string_view what) const {
   const std::string a = name(holder);
+  // Not working but waiting, in a nested acquire on the lock it held, when the lease ran
+  // out: its work had not begun, so it did not outlast anything (its length aside).
+  if (const auto wait = claims_reentrancy() ? std::nullopt : faults_.nested_wait_at(holder, to))
+    return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
+                fmt::format("{}'s nested acquire, from {}, waited on the lock {} holds: {}{} at {} while it waited",
+                            a, sim::format_instant(wait->first), a, a, what, sim::format_instant(to)));
   if (faults_.clock_misled(holder, from, to))
     return make(Cause::ClientClockSkew, faults_.clock_of(holder, to),
                 fmt::format("{}'s clock ran slow: its work looked short to it, but {}{} at {} while it worked", a, a,
@@ -224,7 +291,7 @@ Explanation Classifier::worked_past(uint32_t holder, Instant from, Instant to, s
   // reply, arriving late, left less of the lease; a late reply kept the holder inside.
   if (const auto work = faults_.scheduled_work(holder, to);
       work && *work < cfg_.lock.lease && cfg_.latency.spike_probability > 0)
-    return make(Cause::LeaseOutworked, "delay spikes",
+    return make(Cause::LeaseDelayed, "delay spikes",
                 fmt::format("{}{} at {} while {} still worked: its {} of work fits the {} lease, but slow "
                             "replies took the rest",
                             a, what, sim::format_instant(to), a, sim::format_span(*work),
@@ -264,7 +331,18 @@ Explanation Classifier::expired(uint32_t holder, const Ending& e) const {
                   fmt::format("{}'s clock ran fast, so {} expired at {}, {} early", node, key_text,
                               sim::format_instant(i.ended), early));
   }
-  // A deadline the holder's own clock wrote already past (a clock far behind) ran out as it was written.
+  // A deadline the holder's own clock dated already past (a clock far behind true time):
+  // the store ended the instance before a lease counted from its grant was over.
+  if (has_ttl && due <= i.granted && i.ended < i.granted + cfg_.lock.lease)
+    if (std::string clock = faults_.clock_of(holder, i.granted); !clock.empty())
+      return make(Cause::ClientClockSkew, clock,
+                  fmt::format("{}'s clock, behind true time, dated {}'s deadline {} before {} took it at {}: the "
+                              "store ended it at {}, {} into a {} lease, while {} held it",
+                              name(holder), key_text, sim::format_span(i.granted - due), name(holder),
+                              sim::format_instant(i.granted), sim::format_instant(i.ended),
+                              sim::format_span(i.ended - i.granted), sim::format_duration(cfg_.lock.lease),
+                              name(holder)));
+  // Otherwise a deadline written already past ran out as it was written.
   return on_time(holder, i.last_armed, has_ttl ? std::max(i.last_armed, std::min(i.ended, due)) : i.ended,
                  "'s lease expired");
 }
@@ -385,6 +463,11 @@ Explanation Classifier::lapse(uint32_t holder, Instant since, Instant until, uin
         chosen = &e;
         break;
       }
+  // On several masters the hold lapsed when too few of its instances were left for a
+  // quorum: the end that broke the majority, whatever node the successor then took.
+  const size_t held_on = hold_instances(holder, since).size(), quorum = cfg_.masters / 2 + 1;
+  if (cfg_.masters > 1 && held_on >= quorum && all.size() > held_on - quorum)
+    chosen = &all[held_on - quorum];
   if (!chosen && !all.empty()) chosen = &all.front();
   if (chosen) return ended(holder, *chosen, until);
   if (faults_.reply_timed_out(holder, since, until) || faults_.reply_timed_out(successor, since, until)) {
@@ -429,6 +512,7 @@ Explanation Classifier::reentrancy(uint32_t first, const Violation& v) const {
   // pending (renewals a cut stopped, a clock): only a lease that simply ran out while
   // the nested acquire waited is the lock waiting on itself.
   if (reentrant && meanwhile.cause != Cause::Unknown && meanwhile.cause != Cause::LeaseOutworked &&
+      meanwhile.cause != Cause::LeaseDelayed &&
       meanwhile.cause != Cause::SelfDeadlock)
     return meanwhile;
   // Refused, not waiting: a store that was down while the nested acquire ran (one that
@@ -455,6 +539,13 @@ Explanation Classifier::reentrancy(uint32_t first, const Violation& v) const {
   if (v.from == v.to) return make(Cause::InnerRelease, "", "an inner release freed the lock under the outer hold");
   return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
               fmt::format("{}'s nested acquire waited on the lock {} holds", name(first), name(first)));
+}
+
+bool Classifier::has_expiry(uint32_t client, Instant at) const {
+  const lock::LockInstance* last = nullptr;
+  for (const lock::LockInstance& i : h_.ledger().instances())
+    if (i.owner == client && i.key == cfg_.lock.key && i.granted <= at) last = &i;
+  return !last || last->deadline != Instant::never();
 }
 
 bool Classifier::claims_reentrancy() const {
@@ -521,23 +612,15 @@ Explanation Classifier::explain(const Violation& v) {
         return make(
             Cause::CrashNoTtl, faults_.crash_of(first, v.from),
             "only its owner's release would free it");
-      return make(
-          Cause::CrashBlocked, faults_.crash_of(first, v.from),
-          fmt::format("{} crashed at {} and its key outlived lease + slack", name(first), sim::format_instant(v.from)));
+      return make(Cause::CrashBlocked, faults_.crash_of(first, v.from),
+                  fmt::format("{} crashed at {} and its lock outlived {}", name(first), sim::format_instant(v.from),
+                              has_expiry(first, v.from) ? "lease + slack"
+                                                        : "it: it has no expiry, and only its owner's release frees it"));
     case Property::Reentrancy: return reentrancy(first, v);
     case Property::VariantError: break;  // the variant's own error: nothing to classify
     case Property::NoZombieLock:
     case Property::NoStalledWait: break;  // their checks name the cause (check_zombie.cpp)
-    case Property::BoundedWait:
-      // A lost answer to the waiter's own acquire leaves it timing out, or facing a lock it
-      // took unknowingly, while the others come and go: say so, it is what a reader looks for.
-      if (std::string lost = faults_.lost_call(first, v.from, v.to, Purpose::Acquire); !lost.empty())
-        return make(Cause::Overtaken, lost,
-                    fmt::format("{}'s acquire got no answer, and later arrivals kept winning the retry race "
-                                "while it waited",
-                                name(first)));
-      return make(Cause::Overtaken, "",
-                  fmt::format("later arrivals kept winning the retry race while {} waited", name(first)));
+    case Property::BoundedWait: return overtaken(first, v);
   }
   return {};
 }

@@ -146,7 +146,7 @@ std::string wrap(const std::string& text, int width, const std::string& indent) 
 
 struct StoryLine {
   Instant at;
-  int order;  // ties: faults, then key moments, then clients
+  int order;  // ties: faults of servers and links, key moments, clients' lines, faults that strike a client
   std::string text;
   bool alarm = false;
 };
@@ -221,7 +221,16 @@ void tell_faults(const Timeline& t, std::vector<StoryLine>& out) {
     if (f.what == "restart") what = "restarted";
     if (f.what == "request lost") what = "lost a request: the command never ran, and its call will time out";
     if (f.what == "reply lost") what = "lost a reply: the command ran, and its call will time out";
-    out.push_back({f.at, 0, fmt::format("{} {}", f.node, what), f.what == "crash" || f.what == "pause"});
+    // A fault that strikes a client acts on the state that client's own lines at the same instant set up
+    // (it acquired, then paused; it left, then crashed): told after them. Other nodes' faults come first.
+    bool strikes_client = std::any_of(t.clients.begin(), t.clients.end(),
+                                      [&](const ClientLane& c) { return c.name == f.node; });
+    // A link's cut and heal name both ends themselves.
+    std::string line = fmt::format("{} {}", f.node, what);
+    if (f.what.rfind("cut ", 0) == 0) line = fmt::format("the network cuts {} for {}", f.what.substr(4), human_duration(f.length));
+    if (f.what.rfind("heal ", 0) == 0) line = fmt::format("the network heals {}", f.what.substr(5));
+    out.push_back({f.at, strikes_client ? 4 : 0, line,
+                   f.what == "crash" || f.what == "pause"});
   }
 }
 

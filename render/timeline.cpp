@@ -200,7 +200,9 @@ bool add_trace_fault(Timeline& t, const sim::TraceEvent& e, const std::string& n
     case sim::TraceKind::Cut:
       t.faults.push_back({e.at, e.span(), node, e.text.empty() ? std::string("network cut") : "cut " + e.text});
       return true;
-    case sim::TraceKind::Heal: t.faults.push_back({e.at, {}, node, "heal"}); return true;
+    case sim::TraceKind::Heal:
+      t.faults.push_back({e.at, {}, node, e.text.empty() ? std::string("heal") : "heal " + e.text});
+      return true;
     case sim::TraceKind::Reset: t.faults.push_back({e.at, {}, node, "connection reset"}); return true;
     case sim::TraceKind::MessageDropped:  // only the losses a fault aimed at one call (call=A:N:...-lost)
       if (e.drop_reason() == sim::DropReason::RequestLost) t.faults.push_back({e.at, {}, node, "request lost"});

@@ -169,6 +169,9 @@ TEST_CASE("lua variants: the production-style buggy variants are caught by their
       // (tests/props/test_monotonic_waits.cpp).
       {"wall_clock_wait", "buggy-wall-clock-wait", "mutual-exclusion", "client-clock-skew", {"jump"}, 2, 2,
        " --lease 30s --nested 1 --assume 'work<=10s,pause<=5s'"},
+      // Renewals once a lease: no fault stops them, each simply comes as the key expires.
+      // Work longer than the lease is what needs one: nothing else, not a cut, not a delay.
+      {"slow_renewal", "buggy-slow-renewal", "mutual-exclusion", "renewal-too-late", {"slow-work"}, 2, 3},
   };
   for (const Case& b : cases) {
     const std::string file = std::string("examples/buggy/") + b.file + ".lua";

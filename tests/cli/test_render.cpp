@@ -197,3 +197,39 @@ TEST_CASE("a database lock's timeline tells what the database did, never a Redis
   CHECK(out.find("overwrote") == std::string::npos);
   CHECK(out.find("lock expired") != std::string::npos);  // the cleanup job deleted A's row
 }
+
+namespace {
+// The story lines of a replayed scenario, as the text timeline prints them.
+std::string story_of(const std::string& scenario) {
+  std::string error;
+  auto s = props::parse_scenario(scenario, &error);
+  INFO(error);
+  REQUIRE(s);
+  s->record_trace = true;
+  lock::Simulation sim(*s);
+  sim.run();
+  render::Timeline t = render::build_timeline(sim.history(), &sim.world().trace(), render::TimelineOptions{});
+  return render::render_story(t, 0, false);
+}
+}  // namespace
+
+TEST_CASE("the event list: a fault that strikes a client comes after that client's own lines at the same instant") {
+  // A acquires at 240 ms and is paused at once (its 6th call is the nested acquire, sent then).
+  const std::string story =
+      story_of("reentrant seed=35556 clients=1 iterations=2 nested=1 persistent=1 call=A:6:pause:1.614s ids=2");
+  INFO(story);
+  const size_t acquired = story.find("0.240s  A acquired lock");
+  const size_t paused = story.find("0.240s  A paused (stop-the-world) for 1.614s");
+  REQUIRE(acquired != std::string::npos);
+  REQUIRE(paused != std::string::npos);
+  CHECK(acquired < paused);
+}
+
+TEST_CASE("the event list: a cut and its heal name the link, not a client that did something") {
+  const std::string story = story_of("watchdog seed=1 clients=2 iterations=2 faults=[cut B redis @50ms for 300ms]");
+  INFO(story);
+  CHECK(story.find("the network cuts B <-/-> redis for 300ms") != std::string::npos);
+  CHECK(story.find("the network heals B <---> redis") != std::string::npos);
+  CHECK(story.find("B cut ") == std::string::npos);
+  CHECK(story.find("B heal") == std::string::npos);
+}

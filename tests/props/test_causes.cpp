@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "locksim/lock/lua_variant.hpp"
+#include "locksim/lock/registry.hpp"
 #include "locksim/props/assumptions.hpp"
 #include "locksim/props/explorer.hpp"
 
@@ -546,7 +547,7 @@ TEST_CASE("causes: work that fits the lease, outlasted by slow replies, names th
   const RunResult run = run_scenario(*parse_scenario(with_spikes));
   const Violation* v = run.verdict.find(Property::MutualExclusion);
   REQUIRE(v);
-  CHECK(v->cause == Cause::LeaseOutworked);
+  CHECK(v->cause == Cause::LeaseDelayed);  // a network delay, not work: delay<=D bounds it
   CHECK(v->fault == "delay spikes");
   CHECK(v->clients.front() == 0);
   CHECK_FALSE(run_scenario(*parse_scenario("fair seed=0 clients=2 iterations=1 clock=B:+0s:19895 slow=A:0:882ms"))
@@ -563,4 +564,66 @@ TEST_CASE("causes: a deadline a clock far behind wrote already past is dated whe
   const std::string why = v->sentence;
   INFO(why);
   CHECK(why.find("expired at -") == std::string::npos);
+}
+
+TEST_CASE("causes: a holder still waiting on itself when its lease ran out did not work past it", "[causes]") {
+  // A's nested acquire waits from 11 ms until its own lease runs out at 1.010 s: its
+  // 1.02 s of work had not begun. Without the slow work the same overlap remains; without
+  // nested=1 every property holds.
+  const std::string text = "token-lua seed=0 clients=2 iterations=1 nested=1 slow=A:0:1.02s";
+  const Violation v = mutual_exclusion_of(text);
+  CHECK(v.cause == Cause::SelfDeadlock);
+  CHECK(v.fault == "nested=1");
+  CHECK(v.clients == std::vector<uint32_t>{0, 1});
+  CHECK(v.sentence.find("while it waited") != std::string::npos);
+  CHECK(mutual_exclusion_of("token-lua seed=0 clients=2 iterations=1 nested=1").cause == Cause::SelfDeadlock);
+  CHECK_FALSE(run_scenario(*parse_scenario("token-lua seed=0 clients=2 iterations=1 slow=A:0:1.02s"))
+                  .verdict.find(Property::MutualExclusion));
+}
+
+TEST_CASE("causes: a deadline a clock far behind dated already past is that clock's doing", "[causes]") {
+  // db-insert-expiry writes expires_at on the client's clock: A's, 1.066 s behind, dates it
+  // before the grant, and the cleanup job at 1 s deletes A's row 989 ms into its lease.
+  const std::string text = "db-insert-expiry seed=0 clients=2 iterations=1 clock=A:-1.066s:0 slow=A:0:1.333s";
+  const Violation v = violation_of(text, Property::FencedWrites);
+  CHECK(v.cause == Cause::ClientClockSkew);
+  CHECK(v.fault == "clock=A:-1.066s:0");
+  CHECK(v.clients.front() == 0);
+  CHECK(v.sentence.find("dated A's lock's deadline 67ms before A took it") != std::string::npos);
+  // With A's clock right, the row outlives the cleanup at 1 s, and the next (2 s) comes after A left.
+  CHECK_FALSE(run_scenario(*parse_scenario("db-insert-expiry seed=0 clients=2 iterations=1 slow=A:0:1.333s"))
+                  .verdict.find(Property::FencedWrites));
+}
+
+TEST_CASE("causes: a waiter passed over by a queue says why it held no place, never a retry race", "[causes]") {
+  // db-for-update waits in the database's row-lock queue and does not retry.
+  const Violation lost_request =
+      violation_of("db-for-update seed=0 clients=3 iterations=2 call=C:1:request-lost", Property::BoundedWait);
+  CHECK(lost_request.cause == Cause::Overtaken);
+  CHECK(lost_request.fault == "call=C:1:request-lost");
+  CHECK(lost_request.clients.front() == 2);
+  CHECK(lost_request.sentence.find("never reached the server") != std::string::npos);
+  const Violation lost_reply = violation_of("db-for-update seed=248 clients=3 call=A:4:reply-lost", Property::BoundedWait);
+  CHECK(lost_reply.fault == "call=A:4:reply-lost");
+  CHECK(lost_reply.clients.front() == 0);
+  for (const Violation* v : {&lost_request, &lost_reply}) CHECK(v->sentence.find("retry race") == std::string::npos);
+}
+
+TEST_CASE("causes: renewals further apart than the lease are named, with no fault to blame", "[causes]") {
+  const lock::Algorithm* slow = nullptr;
+  {
+    std::string error;
+    auto variant = lock::load_lua_variant(LOCKSIM_EXAMPLES_DIR "/buggy/slow_renewal.lua", &error);
+    INFO(error);
+    REQUIRE(variant);
+    slow = lock::find_algorithm(variant->name);
+    if (!slow) slow = lock::register_lua_variant(variant, &error);
+    REQUIRE(slow);
+  }
+  // A's 1.4 s section on a 1 s lease; its renewal goes out a lease after the grant, as the key expires.
+  const Violation v = mutual_exclusion_of(std::string(slow->id) + " seed=1 clients=2 iterations=1 slow=A:0:1.4s");
+  CHECK(v.cause == Cause::RenewalLate);
+  CHECK(v.fault.empty());
+  CHECK(v.clients.front() == 0);
+  CHECK(v.sentence.find("renewals came further apart than the 1s lease") != std::string::npos);
 }
