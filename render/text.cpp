@@ -221,6 +221,13 @@ void tell_faults(const Timeline& t, std::vector<StoryLine>& out) {
     if (f.what == "restart") what = "restarted";
     if (f.what == "request lost") what = "lost a request: the command never ran, and its call will time out";
     if (f.what == "reply lost") what = "lost a reply: the command ran, and its call will time out";
+    if (f.what.starts_with("delayed ")) {  // "delayed write 2", "delayed call 7" (add_call_delays)
+      out.push_back({f.at, 0,
+                     fmt::format("{}'s {} was held in flight {} longer than its latency", f.node,
+                                 f.what.substr(std::string_view("delayed ").size()), human_duration(f.length)),
+                     false});
+      continue;
+    }
     out.push_back({f.at, 0, fmt::format("{} {}", f.node, what), f.what == "crash" || f.what == "pause"});
   }
 }
