@@ -68,16 +68,17 @@ Explanation make(Cause c, std::string fault, std::string sentence) {
 }
 
 // delayed-write, from the history: the stale write that landed at `landed` had been held in
-// flight by a fault (call=A:writeN:delay:D), sent during the hold begun at `since`, and the
-// newer writer's write reached the store while it was held. Nothing if the history shows no such hold.
+// flight by a fault (call=A:writeN:delay:D), and the newer writer's write reached the store
+// while it was held. It may have been sent in an earlier hold than the one the writer is in
+// when it lands. Nothing if the history shows no such hold.
 std::optional<Explanation> write_held_in_flight(const lock::History& h, const lock::SimulationConfig& cfg,
-                                                uint32_t writer, uint32_t newer_writer, Instant since, Instant landed) {
-  const HistoryEvent* held = nullptr;   // the writer's last write a fault held, sent in the hold, landed by then
+                                                uint32_t writer, uint32_t newer_writer, Instant landed) {
+  const HistoryEvent* held = nullptr;   // the writer's last write a fault held that had landed by then
   const HistoryEvent* stale = nullptr;  // the write that landed at `landed`
   const HistoryEvent* newer = nullptr;  // the newer writer's last write before it
   for (const HistoryEvent& e : h.events()) {
     if (e.at > landed) break;
-    if (e.step == Step::CallDelayed && e.client == writer && e.purpose == Purpose::Resource && e.at >= since &&
+    if (e.step == Step::CallDelayed && e.client == writer && e.purpose == Purpose::Resource &&
         e.at + Duration{e.status} <= landed)
       held = &e;
     if (e.step == Step::WriteAccepted && e.client == newer_writer && e.at < landed) newer = &e;
@@ -91,7 +92,7 @@ std::optional<Explanation> write_held_in_flight(const lock::History& h, const lo
       fault = props::to_string(f);
   auto token = [](int64_t t) { return t >= 0 ? fmt::format("token {}", t) : std::string("no token"); };
   return make(Cause::DelayedWrite, fault,
-              fmt::format("{}'s write ({}), sent at {} while it held the lock, was held {} in flight and reached "
+              fmt::format("{}'s write ({}), sent at {} from its critical section, was held {} in flight and reached "
                           "the store at {}, after {}'s ({}) at {}",
                           h.client_name(writer), token(stale->token), sim::format_instant(held->at),
                           sim::format_duration(Duration{held->status}), sim::format_instant(landed),
@@ -542,9 +543,12 @@ Explanation Classifier::explain(const Violation& v) {
           newer = e.at;
           break;
         }
+      // A write held in flight while the newer one landed: without the hold it would have
+      // landed first (whatever else ended the hold), and its call's timeout is the hold's
+      // doing, not an ambiguity of its own.
+      if (std::optional<Explanation> held = write_held_in_flight(h_, cfg_, first, second, v.to)) return *held;
       Explanation e = lapse(first, acquire_start(first, v.from), newer, second);
       if (e.cause != Cause::Unknown) return e;
-      if (std::optional<Explanation> held = write_held_in_flight(h_, cfg_, first, second, v.from, v.to)) return *held;
       return make(Cause::DelayedWrite, cfg_.latency.spike_probability > 0 ? "delay spikes" : "",
                   fmt::format("{}'s write, sent while it held the lock, reached the store after {}'s", name(first),
                               name(second)));
