@@ -145,7 +145,9 @@ void add_scenario_options(CLI::App& app, ScenarioOptions& o, std::vector<std::st
       ->take_all();
   app.add_option("--call-fault", o.call_faults,
                  "CLIENT:N:crash or CLIENT:N:pause:DURATION: strike just before the client's Nth Redis command; "
-                 "CLIENT:N:request-lost or CLIENT:N:reply-lost: lose that command's request or reply")
+                 "CLIENT:N:request-lost or CLIENT:N:reply-lost: lose that command's request or reply; "
+                 "CLIENT:N:delay:DURATION or CLIENT:writeN:delay:DURATION: hold that command's request, or the "
+                 "client's Nth write to the resource, that much longer in flight")
       ->take_all();
   app.add_option("--clock-offset", o.clock_offsets, "CLIENT:DURATION, e.g. B:+2s: the client's clock runs ahead")
       ->take_all();
@@ -215,13 +217,18 @@ lock::CallFault parse_call_fault(const std::string& s, uint32_t clients) {
   auto parts = split(s, ':');
   if (parts.size() < 3)
     throw UsageError(fmt::format(
-        "--call-fault '{}': expected CLIENT:N:crash, CLIENT:N:pause:DURATION, CLIENT:N:request-lost or "
-        "CLIENT:N:reply-lost",
+        "--call-fault '{}': expected CLIENT:N:crash, CLIENT:N:pause:DURATION, CLIENT:N:request-lost, "
+        "CLIENT:N:reply-lost, CLIENT:N:delay:DURATION or CLIENT:writeN:delay:DURATION",
         s));
   lock::CallFault f;
   f.client = parse_client(parts[0], clients, "--call-fault");
+  if (parts[1].starts_with("write")) {  // writeN: the Nth write to the resource (a delay only)
+    f.on = lock::CallFault::On::Write;
+    parts[1] = parts[1].substr(5);
+    if (parts[2] != "delay") throw UsageError("--call-fault: a write to the resource takes only a delay");
+  }
   f.call = parse_count(parts[1], "--call-fault command number");
-  if (f.call == 0) throw UsageError("--call-fault: commands are numbered from 1");
+  if (f.call == 0) throw UsageError("--call-fault: commands and writes are numbered from 1");
   if (parts[2] == "crash" && parts.size() == 3) {
     f.kind = lock::CallFault::Kind::Crash;
   } else if (parts[2] == "request-lost" && parts.size() == 3) {
@@ -231,10 +238,14 @@ lock::CallFault parse_call_fault(const std::string& s, uint32_t clients) {
   } else if (parts[2] == "pause" && parts.size() == 4) {
     f.kind = lock::CallFault::Kind::Pause;
     f.pause = nonneg(parts[3], "--call-fault pause");
+  } else if (parts[2] == "delay" && parts.size() == 4) {
+    f.kind = lock::CallFault::Kind::Delay;
+    f.pause = nonneg(parts[3], "--call-fault delay");
+    if (f.pause.ns <= 0) throw UsageError("--call-fault: a delay must be longer than 0");
   } else {
     throw UsageError(fmt::format(
-        "--call-fault '{}': expected CLIENT:N:crash, CLIENT:N:pause:DURATION, CLIENT:N:request-lost or "
-        "CLIENT:N:reply-lost",
+        "--call-fault '{}': expected CLIENT:N:crash, CLIENT:N:pause:DURATION, CLIENT:N:request-lost, "
+        "CLIENT:N:reply-lost, CLIENT:N:delay:DURATION or CLIENT:writeN:delay:DURATION",
         s));
   }
   return f;

@@ -42,6 +42,7 @@ std::string_view to_string(Step s) {
     case Step::Log: return "log";
     case Step::VariantError: return "variant-error";
     case Step::CallLost: return "call-lost";
+    case Step::CallDelayed: return "call-delayed";
   }
   return "?";
 }
@@ -77,6 +78,7 @@ void set_step_details(HistoryEvent& e, int64_t first, int64_t second) {
       break;
     case Step::RenewFailed: e.status = first; break;
     case Step::CallLost:
+    case Step::CallDelayed:
       e.token = first;
       e.status = second;
       break;
@@ -111,6 +113,12 @@ std::string History::describe(const HistoryEvent& e, std::string_view client_nam
     case Step::VariantError: s += ": " + e.text; break;
     case Step::CallLost:
       s += fmt::format(": the {} of its command {} ({})", e.status ? "reply" : "request", e.token, to_string(e.purpose));
+      break;
+    case Step::CallDelayed:
+      s += e.purpose == Purpose::Resource
+               ? fmt::format(": its write {} held {} longer in flight", e.token, sim::format_duration(Duration{e.status}))
+               : fmt::format(": the request of its command {} ({}) held {} longer in flight", e.token,
+                             to_string(e.purpose), sim::format_duration(Duration{e.status}));
       break;
     default: break;
   }

@@ -48,6 +48,9 @@ enum class Step : uint8_t {
   VariantError,     // a Lua variant failed (a Lua error, a budget): text names file:line
   CallLost,         // a fault lost the client's command's request (status 0) or reply (status 1);
                     // token: the command's number (1-based, over the client's life); purpose: its
+  CallDelayed,      // a fault held the request of the client's command, or of its write to the
+                    // resource (purpose Resource), in flight longer: token: its number; status:
+                    // how much longer (ns)
 };
 std::string_view to_string(Step);
 

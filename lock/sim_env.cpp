@@ -27,14 +27,15 @@ SimEnv::SimEnv(sim::Proc proc, Route route, uint32_t servers, uint32_t client, C
 bool SimEnv::next_call_has_faults() {
   const uint32_t n = ++life_.calls;
   for (const CallFault& f : call_faults_)
-    if (f.client == client_ && f.call == n) return true;
+    if (f.client == client_ && f.call == n && f.on == CallFault::On::Command) return true;
   return false;
 }
 
 Task<void> SimEnv::apply_call_faults() {
   const uint32_t n = life_.calls;
   for (const CallFault& f : call_faults_) {
-    if (f.client != client_ || f.call != n || f.loses_message()) continue;
+    if (f.client != client_ || f.call != n || f.on != CallFault::On::Command) continue;
+    if (f.loses_message() || f.kind == CallFault::Kind::Delay) continue;  // in the network, not the client
     // A crash destroys the node's other tasks at once — possibly the one that
     // owns this Env, if the renewal task is the one calling — and this task
     // when it next suspends. So after it, only locals are touched.
@@ -50,12 +51,28 @@ Task<void> SimEnv::apply_call_faults() {
 
 sim::Loss SimEnv::lost_message(uint32_t n, Purpose purpose) {
   for (const CallFault& f : call_faults_) {
-    if (f.client != client_ || f.call != n || !f.loses_message()) continue;
+    if (f.client != client_ || f.call != n || f.on != CallFault::On::Command || !f.loses_message()) continue;
     const bool reply = f.kind == CallFault::Kind::ReplyLost;
     record_event(Step::CallLost, n, reply ? 1 : 0, {}, purpose);
     return reply ? sim::Loss::Reply : sim::Loss::Request;
   }
   return sim::Loss::None;
+}
+
+Duration SimEnv::delayed_by(uint32_t n, CallFault::On on, Purpose purpose) {
+  Duration held{};
+  for (const CallFault& f : call_faults_)
+    if (f.client == client_ && f.call == n && f.on == on && f.kind == CallFault::Kind::Delay) held += f.pause;
+  if (held.ns > 0) record_event(Step::CallDelayed, n, held.ns, {}, purpose);
+  return held;
+}
+
+sim::CallFate SimEnv::next_write_fate() {
+  const uint32_t n = ++life_.writes;
+  for (const CallFault& f : call_faults_)
+    LOCKSIM_ASSERT(f.on == CallFault::On::Command || f.kind == CallFault::Kind::Delay,
+                   "only a delay is aimed at a write to the resource");
+  return sim::CallFate{sim::Loss::None, delayed_by(n, CallFault::On::Write, Purpose::Resource)};
 }
 
 // These four are plain functions handing over call()'s task: a coroutine of their
@@ -87,27 +104,27 @@ Task<RedisResult> SimEnv::next_pushed(uint32_t server, Duration wait) {
 Task<RedisResult> SimEnv::call(const Route& route, uint32_t server, RedisRequest request, Duration timeout) {
   // Checked before a coroutine is made for them: almost no call has a fault, and a
   // frame per call was 7 % of a lock simulation's work.
-  sim::Loss loss = sim::Loss::None;
+  sim::CallFate fate{};
   if (next_call_has_faults()) {
     const uint32_t n = life_.calls;
     co_await apply_call_faults();
-    loss = lost_message(n, request.purpose);
+    fate = sim::CallFate{lost_message(n, request.purpose), delayed_by(n, CallFault::On::Command, request.purpose)};
   }
   RedisNode::Channel& channel = route(server);
-  RedisResult result = co_await channel.call(std::move(request), timeout, loss);
+  RedisResult result = co_await channel.call(std::move(request), timeout, fate);
   co_return result;
 }
 
 Task<DbResult> SimEnv::db(db::Statement statement, Purpose purpose) {
-  sim::Loss loss = sim::Loss::None;
+  sim::CallFate fate{};
   if (next_call_has_faults()) {
     const uint32_t n = life_.calls;
     co_await apply_call_faults();
-    loss = lost_message(n, purpose);
+    fate = sim::CallFate{lost_message(n, purpose), delayed_by(n, CallFault::On::Command, purpose)};
   }
   if (!db_) co_return DbResult{sim::CallStatus::ConnectionLost, {}};
   DbRequest request{std::move(statement), client_, purpose};
-  DbResult result = co_await db_->call(std::move(request), db_timeout_, loss);
+  DbResult result = co_await db_->call(std::move(request), db_timeout_, fate);
   co_return result;
 }
 

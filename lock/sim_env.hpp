@@ -21,6 +21,7 @@ namespace locksim::lock {
 // its progress through the workload.
 struct ClientLife {
   uint32_t calls = 0;
+  uint32_t writes = 0;  // writes to the fenced resource (numbered apart from commands)
   uint32_t iteration = 0;
 };
 
@@ -62,6 +63,9 @@ class SimEnv final : public Env {
   uint32_t client() const override { return client_; }
   std::string_view client_name() const override { return proc_.name(); }
   uint64_t* run_lua_instructions() override { return run_lua_instructions_; }
+  // Counts the client's next write to the resource: what a fault aimed at it does in the
+  // network (recorded as a CallDelayed step when it delays it).
+  sim::CallFate next_write_fate();
   void count_lua_instructions_in(uint64_t* run_counter) { run_lua_instructions_ = run_counter; }
 
  private:
@@ -69,6 +73,9 @@ class SimEnv final : public Env {
   Task<void> apply_call_faults();  // the faults aimed at the call just counted
   // Which message of call `n` a fault loses (recorded as a CallLost step), if any.
   sim::Loss lost_message(uint32_t n, Purpose purpose);
+  // How much longer a fault holds the request of call (or write) `n` in flight (recorded
+  // as a CallDelayed step), if it does.
+  Duration delayed_by(uint32_t n, CallFault::On on, Purpose purpose);
   Task<RedisResult> call(const Route& route, uint32_t server, RedisRequest request, Duration timeout);
   void record_event(Step step, int64_t first, int64_t second, std::string_view text,
                     Purpose purpose = Purpose::Other);

@@ -272,7 +272,8 @@ sim::Task<void> Simulation::critical_section(SimEnv& env, Lock& lock, uint32_t c
 
   if (wl.write_resource && (!wl.stop_when_lost || lock.still_held())) {
     ResourceWrite write{client, lock.fence()};
-    auto r = co_await store_channels_[client]->call(write, config_.lock.call_timeout);
+    const sim::CallFate fate = env.next_write_fate();
+    auto r = co_await store_channels_[client]->call(write, config_.lock.call_timeout, fate);
     (void)r;  // the resource records the outcome
   }
   for (uint32_t depth = nested_held; depth >= 1; --depth) {

@@ -5,7 +5,8 @@
 // and the faults that are aimed at a client's own steps rather than at an
 // instant: a crash or pause just before its Nth Redis command (between the two
 // commands of one algorithm, say), the loss of that command's request or reply,
-// and a slow critical section.
+// a delay of one message in flight (a command's request, or a write to the
+// resource), and a slow critical section.
 #include <cstdint>
 #include <vector>
 
@@ -18,11 +19,19 @@ using namespace sim::literals;
 struct CallFault {
   // RequestLost: the command never reaches the server; ReplyLost: it runs, its reply
   // never comes back. Either way the client times out, not knowing whether it ran.
-  enum class Kind : uint8_t { Crash, Pause, RequestLost, ReplyLost };
+  // Delay: the request is held in flight `pause` longer than its drawn latency (a
+  // router's queue, a retransmission); the client's timeout runs meanwhile, and on its
+  // FIFO connection what it sends later waits behind it. The request, not the reply:
+  // it decides when the command runs (or the write lands) relative to others'.
+  enum class Kind : uint8_t { Crash, Pause, RequestLost, ReplyLost, Delay };
+  // Which of the client's calls `call` counts: its Redis (or database) commands, or its
+  // writes to the fenced resource, numbered apart so that writes never renumber commands.
+  enum class On : uint8_t { Command, Write };
   uint32_t client = 0;
-  uint32_t call = 1;  // the client's Nth Redis command (1-based, over its whole life)
+  uint32_t call = 1;  // the client's Nth command, or Nth write (1-based, over its whole life)
   Kind kind = Kind::Crash;
-  sim::Duration pause{};  // Pause: how long
+  sim::Duration pause{};  // Pause: how long; Delay: how much longer in flight
+  On on = On::Command;    // only a Delay strikes a write
   bool loses_message() const { return kind == Kind::RequestLost || kind == Kind::ReplyLost; }
   bool operator==(const CallFault&) const = default;
 };

@@ -199,6 +199,13 @@ void workload_breaks(const Scenario& s, const Assumptions& a, BrokenLines& found
     if (longest > *a.max_delay)
       note_broken(found, bound_word("delay<=", *a.max_delay),
              fmt::format("a message may take {} one way", sim::format_duration(longest)));
+    // A delayed request takes its drawn latency and then the delay: as a spike's cap, the whole is bounded.
+    for (const lock::CallFault& c : w.call_faults)
+      if (c.kind == lock::CallFault::Kind::Delay && l.base + l.jitter + c.pause > *a.max_delay)
+        note_broken(found, bound_word("delay<=", *a.max_delay),
+                    fmt::format("{}'s {} {} is held {} longer in flight", lock::client_name(c.client),
+                                c.on == lock::CallFault::On::Write ? "write" : "call", c.call,
+                                sim::format_duration(c.pause)));
   }
 }
 }  // namespace
@@ -294,6 +301,14 @@ Scenario held_inside(const Scenario& s, const Assumptions& a) {
     for (lock::SlowWork& sw : w.slow_work) sw.work = std::min(sw.work, *a.max_work);
     w.work_max = std::min(w.work_max, *a.max_work);
     w.work_min = std::min(w.work_min, w.work_max);
+  }
+  if (a.max_delay) {
+    // A delayed request keeps to the bound with its latency; where the latency alone fills it, the delay goes.
+    const Duration room = *a.max_delay - out.latency.base - out.latency.jitter;
+    for (lock::CallFault& c : w.call_faults)
+      if (c.kind == lock::CallFault::Kind::Delay) c.pause = std::min(c.pause, room);
+    std::erase_if(w.call_faults,
+                  [](const lock::CallFault& c) { return c.kind == lock::CallFault::Kind::Delay && c.pause.ns <= 0; });
   }
   if (a.max_delay && out.latency.spike_probability > 0) {
     const Duration room = *a.max_delay - out.latency.base - out.latency.jitter;

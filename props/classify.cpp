@@ -14,6 +14,7 @@
 #include "locksim/props/check.hpp"
 #include "locksim/props/classify.hpp"
 #include "locksim/props/classify_faults.hpp"
+#include "locksim/props/scenario.hpp"
 
 namespace locksim::props {
 
@@ -69,6 +70,38 @@ class Classifier {
 Explanation make(Cause c, std::string fault, std::string sentence) {
   if (!fault.empty()) sentence += fmt::format(" ({})", fault);
   return Explanation{c, std::move(fault), std::move(sentence)};
+}
+
+// delayed-write, from the history: the stale write that landed at `landed` had been held in
+// flight by a fault (call=A:writeN:delay:D), and the newer writer's write reached the store
+// while it was held. It may have been sent in an earlier hold than the one the writer is in
+// when it lands. Nothing if the history shows no such hold.
+std::optional<Explanation> write_held_in_flight(const lock::History& h, const lock::SimulationConfig& cfg,
+                                                uint32_t writer, uint32_t newer_writer, Instant landed) {
+  const HistoryEvent* held = nullptr;   // the writer's last write a fault held that had landed by then
+  const HistoryEvent* stale = nullptr;  // the write that landed at `landed`
+  const HistoryEvent* newer = nullptr;  // the newer writer's last write before it
+  for (const HistoryEvent& e : h.events()) {
+    if (e.at > landed) break;
+    if (e.step == Step::CallDelayed && e.client == writer && e.purpose == Purpose::Resource &&
+        e.at + Duration{e.status} <= landed)
+      held = &e;
+    if (e.step == Step::WriteAccepted && e.client == newer_writer && e.at < landed) newer = &e;
+    if (e.step == Step::WriteAccepted && e.client == writer && e.at == landed) stale = &e;
+  }
+  if (!held || !stale || !newer || newer->at <= held->at) return std::nullopt;
+  std::string fault;
+  for (const lock::CallFault& f : cfg.workload.call_faults)
+    if (f.client == writer && f.on == lock::CallFault::On::Write && f.kind == lock::CallFault::Kind::Delay &&
+        f.call == static_cast<uint32_t>(held->token))
+      fault = props::to_string(f);
+  auto token = [](int64_t t) { return t >= 0 ? fmt::format("token {}", t) : std::string("no token"); };
+  return make(Cause::DelayedWrite, fault,
+              fmt::format("{}'s write ({}), sent at {} from its critical section, was held {} in flight and reached "
+                          "the store at {}, after {}'s ({}) at {}",
+                          h.client_name(writer), token(stale->token), sim::format_instant(held->at),
+                          sim::format_duration(Duration{held->status}), sim::format_instant(landed),
+                          h.client_name(newer_writer), token(newer->token), sim::format_instant(newer->at)));
 }
 
 Instant Classifier::acquire_start(uint32_t client, Instant before) const {
@@ -601,6 +634,10 @@ Explanation Classifier::explain(const Violation& v) {
           newer = e.at;
           break;
         }
+      // A write held in flight while the newer one landed: without the hold it would have
+      // landed first (whatever else ended the hold), and its call's timeout is the hold's
+      // doing, not an ambiguity of its own.
+      if (std::optional<Explanation> held = write_held_in_flight(h_, cfg_, first, second, v.to)) return *held;
       Explanation e = lapse(first, acquire_start(first, v.from), newer, second);
       if (e.cause != Cause::Unknown) return e;
       return make(Cause::DelayedWrite, cfg_.latency.spike_probability > 0 ? "delay spikes" : "",

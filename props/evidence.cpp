@@ -191,6 +191,8 @@ std::vector<Reach> reaches_of(const Scenario& s, const lock::History& history, s
       paused_at[e.client] = by_plan ? std::nullopt : std::optional{e.at};
     else if (e.step == Step::CallLost)
       out.push_back({FaultFamily::LostAtCall, e.client, e.at, e.at});
+    else if (e.step == Step::CallDelayed)  // its client waits for it (and sends behind it) while it is held
+      out.push_back({FaultFamily::DelayAtCall, e.client, e.at, e.at + Duration{e.status}});
     else if (e.step == Step::Resumed && paused_at[e.client]) {
       out.push_back({FaultFamily::PauseAtCall, e.client, *paused_at[e.client], e.at});
       paused_at[e.client].reset();

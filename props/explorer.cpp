@@ -113,6 +113,9 @@ Scenario without_kind(const Scenario& s, FaultFamily kind) {
     case FaultFamily::LostAtCall:
       std::erase_if(w.call_faults, [](const lock::CallFault& c) { return c.loses_message(); });
       break;
+    case FaultFamily::DelayAtCall:
+      std::erase_if(w.call_faults, [](const lock::CallFault& c) { return c.kind == lock::CallFault::Kind::Delay; });
+      break;
   }
   normalize(out);
   return out;
@@ -247,6 +250,9 @@ std::vector<Element> elements_of(const Scenario& s) {
     add(c.loses_message()
             ? fmt::format("{}'s lost {} of its call {}", lock::client_name(c.client),
                           c.kind == lock::CallFault::Kind::ReplyLost ? "reply" : "request", c.call)
+        : c.kind == lock::CallFault::Kind::Delay
+            ? fmt::format("{}'s {} delay of its {} {}", lock::client_name(c.client), sim::format_duration(c.pause),
+                          c.on == lock::CallFault::On::Write ? "write" : "call", c.call)
         : c.kind == lock::CallFault::Kind::Crash
             ? fmt::format("{}'s crash before its call {}", lock::client_name(c.client), c.call)
             : fmt::format("{}'s {} pause before its call {}", lock::client_name(c.client),

@@ -27,6 +27,7 @@ std::string_view to_string(FaultFamily k) {
     case FaultFamily::MasterCrash: return "master-crash";
     case FaultFamily::RedisDrift: return "redis-drift";
     case FaultFamily::LostAtCall: return "lost-at-call";
+    case FaultFamily::DelayAtCall: return "delay-at-call";
   }
   return "?";
 }
@@ -118,6 +119,7 @@ class FaultDrawer {
       case FaultFamily::CrashAtCall: call_faults(lock::CallFault::Kind::Crash); break;
       case FaultFamily::PauseAtCall: call_faults(lock::CallFault::Kind::Pause); break;
       case FaultFamily::LostAtCall: lost_calls(); break;
+      case FaultFamily::DelayAtCall: delayed_calls(); break;
     }
   }
 
@@ -295,6 +297,23 @@ class FaultDrawer {
     }
   }
 
+  // One message held in flight longer than its latency: half the draws a command's request
+  // (1..max_call), half a write to the resource (1..iterations; none if the workload does
+  // not write). A network fault, as spikes are: inside a delay bound the message's whole
+  // flight, latency and delay, keeps to it.
+  void delayed_calls() {
+    std::optional<Duration> bound = model_.assumed.max_delay;
+    if (bound) *bound = std::max(sim::milliseconds(1), *bound - s_.latency.base - s_.latency.jitter);
+    for (uint32_t i = count(d_, model_.max_faults); i > 0; --i) {
+      const uint32_t c = client();
+      const bool write = w_.write_resource && d_.coin();
+      const uint32_t n = write ? d_.range<uint32_t>(1, w_.iterations + 1) : d_.range<uint32_t>(1, model_.max_call + 1);
+      const Duration held = bounded(short_pause_ms_, pause_ms_, bound);
+      w_.call_faults.push_back(lock::CallFault{c, n, lock::CallFault::Kind::Delay, held,
+                                               write ? lock::CallFault::On::Write : lock::CallFault::On::Command});
+    }
+  }
+
   ScenarioDraws& d_;
   const FaultModel& model_;
   Scenario& s_;
@@ -410,6 +429,7 @@ std::vector<FaultFamily> kinds_in(const Scenario& s) {
     add(FaultFamily::RedisDrift);
   for (const auto& c : w.call_faults)
     add(c.loses_message()                            ? FaultFamily::LostAtCall
+        : c.kind == lock::CallFault::Kind::Delay ? FaultFamily::DelayAtCall
         : c.kind == lock::CallFault::Kind::Crash ? FaultFamily::CrashAtCall
                                                  : FaultFamily::PauseAtCall);
   std::vector<FaultFamily> ordered;

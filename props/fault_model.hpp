@@ -35,12 +35,14 @@ enum class FaultFamily : uint8_t {
   MasterCrash,    // a Redis master crashes for good (with a replica, the replica takes over)
   RedisDrift,     // a Redis node's clock runs fast or slow (a fast one expires keys early)
   LostAtCall,     // a client's Nth command loses its request (never runs) or its reply (ran): it times out
+  DelayAtCall,    // a client's Nth command's request, or its Nth write to the resource, is held in flight longer
 };
 inline constexpr FaultFamily kAllFaultFamilies[] = {
     FaultFamily::ClientCrash, FaultFamily::ClientRestart, FaultFamily::Pause,        FaultFamily::SlowWork,
     FaultFamily::DelaySpikes, FaultFamily::Cut,           FaultFamily::Reset,        FaultFamily::ClockSkew,
     FaultFamily::ClockDrift,  FaultFamily::ClockJump,     FaultFamily::RedisRestart, FaultFamily::CrashAtCall,
-    FaultFamily::PauseAtCall, FaultFamily::MasterCrash,   FaultFamily::RedisDrift,   FaultFamily::LostAtCall};
+    FaultFamily::PauseAtCall, FaultFamily::MasterCrash,   FaultFamily::RedisDrift,   FaultFamily::LostAtCall,
+    FaultFamily::DelayAtCall};
 std::string_view to_string(FaultFamily k);
 std::optional<FaultFamily> parse_fault_kind(std::string_view text);
 // "crash,pause,slow-work" -> kinds; error names the unknown one.
@@ -55,7 +57,7 @@ struct FaultModel {
   Duration window = sim::seconds(3);  // faults strike within [0, window]
   uint32_t max_faults = 2;            // per kind
   Duration max_downtime{};            // a restarted Redis is down at most this long (0: twice the lease)
-  uint32_t max_call = 12;             // crash-, pause- and lost-at-call strike call 1..max_call
+  uint32_t max_call = 12;             // crash-, pause-, lost- and delay-at-call strike call 1..max_call
   // What check draws beyond fault kinds (all off by default, so that a
   // model written without them draws exactly as before):
   uint32_t nested = 0;                    // half the runs nest 1..nested acquires in each critical section

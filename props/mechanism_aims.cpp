@@ -43,21 +43,36 @@ std::optional<Scenario> pause_after_grant(const Scenario& drawn, const lock::His
 }
 
 // delayed-write: a write sent while holding reaches the resource after the next holder's.
-// Only the network delays a message already sent: long-tailed delay spikes, one of two
-// shapes drawn evenly — frequent (in 20..30 % of messages, a scale of 50..150 ms), or rare
-// and long (2..5 %, 100..300 ms), so that a run meets about one delay that outlasts the
-// next holder's acquire and work and few others to make the holder's own lease lapse (a
-// cause named first) — capped at one to two leases. Without nested acquires: a
-// non-reentrant lock's nested acquire waits on itself, and that lapse is named first too.
-std::optional<Scenario> long_delay_spikes(const Scenario& drawn, sim::Rng& rng) {
+// One write of a holder held in flight (call=A:writeN:delay:D) past its call's timeout: the
+// holder gives up on it and releases, the next holder acquires and writes, and then it
+// lands. Which write: one that, in the drawn scenario's own run, another client's write
+// follows; D: the call timeout, plus how long after it that write came, plus 50 ms to one
+// lease (whole milliseconds, so that the scenario prints it exactly).
+std::optional<Scenario> delay_holders_write(const Scenario& drawn, const lock::History& probe, sim::Rng& rng) {
+  struct HeldWrite {
+    uint32_t client, number;
+    Duration until_next;
+  };
+  std::vector<HeldWrite> writes;
+  std::map<uint32_t, uint32_t> written;
+  const std::vector<HistoryEvent>& events = probe.events();
+  auto is_write = [](const HistoryEvent& e) { return e.step == Step::WriteAccepted || e.step == Step::WriteRejected; };
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (!is_write(events[i]) || events[i].client == lock::kNoClient) continue;
+    const uint32_t number = ++written[events[i].client];
+    for (size_t j = i + 1; j < events.size(); ++j)
+      if (is_write(events[j]) && events[j].client != events[i].client) {
+        writes.push_back({events[i].client, number, events[j].at - events[i].at});
+        break;
+      }
+  }
+  if (writes.empty()) return std::nullopt;
+  const HeldWrite& w = writes[rng.below(writes.size())];
   Scenario s = drawn;
   const int64_t lease = lease_ms_of(s);
-  s.workload.nested = 0;
-  const bool frequent = rng.below(2) == 0;
-  s.latency.spike_probability = static_cast<double>(frequent ? rng.uniform(20, 30) : rng.uniform(2, 5)) / 100.0;
-  s.latency.spike_scale = frequent ? aim_ms(rng, 50, 150) : aim_ms(rng, 100, 300);
-  s.latency.spike_alpha = 1.5;
-  s.latency.spike_cap = aim_ms(rng, lease, 2 * lease);
+  const Duration held = sim::milliseconds((s.lock.call_timeout + w.until_next).ms() + 1) + aim_ms(rng, 50, lease);
+  s.workload.call_faults.push_back(
+      lock::CallFault{w.client, w.number, lock::CallFault::Kind::Delay, held, lock::CallFault::On::Write});
   return s;
 }
 
@@ -87,9 +102,10 @@ const std::vector<MechanismAim>& mechanism_aims() {
        {FaultFamily::Pause},
        true},
       {Cause::DelayedWrite,
-       "long delay spikes (in 20-30 % of messages at a scale of 50-150 ms, or in 2-5 % at 100-300 ms; capped at one to two leases; no nested acquire)",
-       {FaultFamily::DelaySpikes},
-       false},
+       "a delay of one write of a holder to the resource that another client's write follows (the call timeout, "
+       "plus how long after it that write came, plus 50 ms to one lease)",
+       {FaultFamily::DelayAtCall},
+       true},
       {Cause::ClientClockSkew,
        "a client clock running 10-20 % slow, and a section of that client of 80-100 % of the lease",
        {FaultFamily::ClockDrift, FaultFamily::SlowWork},
@@ -110,7 +126,9 @@ bool aimable(const MechanismAim& aim, const FaultModel& model) {
   const Assumptions& a = model.assumed;
   switch (aim.cause) {
     case Cause::NoValidityLeft: return !a.max_pause || *a.max_pause > model.base.lock.lease;
-    case Cause::DelayedWrite: return model.base.workload.write_resource;
+    // The held write must outlast its call's timeout (so that the holder releases) inside the delay bound.
+    case Cause::DelayedWrite:
+      return model.base.workload.write_resource && (!a.max_delay || *a.max_delay > model.base.lock.call_timeout);
     case Cause::ClientClockSkew: return !a.sane_client_clock;
     default: return true;
   }
@@ -150,7 +168,9 @@ std::optional<Scenario> aimed_scenario(const MechanismAim& aim, const FaultModel
     case Cause::NoValidityLeft:
       if (probe) s = pause_after_grant(drawn, *probe, rng);
       break;
-    case Cause::DelayedWrite: s = long_delay_spikes(drawn, rng); break;
+    case Cause::DelayedWrite:
+      if (probe) s = delay_holders_write(drawn, *probe, rng);
+      break;
     case Cause::ClientClockSkew: s = slow_clock_long_section(model, drawn, rng); break;
     default: break;
   }

@@ -51,12 +51,14 @@ void normalize(Scenario& s) {
 }
 
 std::string to_string(const lock::CallFault& f) {
-  const std::string head = fmt::format("call={}:{}:", lock::client_name(f.client), f.call);
+  const std::string head = fmt::format("call={}:{}{}:", lock::client_name(f.client),
+                                       f.on == lock::CallFault::On::Write ? "write" : "", f.call);
   switch (f.kind) {
     case lock::CallFault::Kind::Crash: return head + "crash";
     case lock::CallFault::Kind::Pause: return head + "pause:" + format_duration(f.pause);
     case lock::CallFault::Kind::RequestLost: return head + "request-lost";
     case lock::CallFault::Kind::ReplyLost: return head + "reply-lost";
+    case lock::CallFault::Kind::Delay: return head + "delay:" + format_duration(f.pause);
   }
   return head + "?";
 }
@@ -250,8 +252,17 @@ bool parse_clock(Parser& p, std::string_view word, std::string_view value, Parse
 bool parse_call(Parser& p, std::string_view word, std::string_view value, lock::WorkloadParams& w) {
   auto parts = split(value, ':');
   lock::CallFault cf;
-  bool ok = parts.size() >= 3 && p.client(word, parts[0], cf.client) && p.number(word, parts[1], cf.call);
-  if (ok && cf.call == 0) return p.fail(word, "commands are counted from 1");
+  // "writeN": the client's Nth write to the resource, counted apart from its commands.
+  std::string_view number = parts.size() >= 2 ? parts[1] : std::string_view{};
+  if (number.starts_with("write")) {
+    cf.on = lock::CallFault::On::Write;
+    number.remove_prefix(5);
+  }
+  bool ok = parts.size() >= 3 && p.client(word, parts[0], cf.client) && p.number(word, number, cf.call);
+  if (ok && cf.call == 0)
+    return p.fail(word, cf.on == lock::CallFault::On::Write ? "writes are counted from 1" : "commands are counted from 1");
+  if (ok && cf.on == lock::CallFault::On::Write && parts[2] != "delay")
+    return p.fail(word, "a write to the resource takes only a delay: A:writeN:delay:DURATION");
   if (ok && parts[2] == "crash" && parts.size() == 3) {
     cf.kind = lock::CallFault::Kind::Crash;
   } else if (ok && parts[2] == "request-lost" && parts.size() == 3) {
@@ -261,8 +272,13 @@ bool parse_call(Parser& p, std::string_view word, std::string_view value, lock::
   } else if (ok && parts[2] == "pause" && parts.size() == 4) {
     cf.kind = lock::CallFault::Kind::Pause;
     ok = p.duration(word, parts[3], cf.pause);
+  } else if (ok && parts[2] == "delay" && parts.size() == 4) {
+    cf.kind = lock::CallFault::Kind::Delay;
+    ok = p.duration(word, parts[3], cf.pause);
+    if (ok && cf.pause.ns <= 0) ok = p.fail(word, "a delay must be longer than 0");
   } else if (ok || parts.size() < 3) {
-    ok = p.fail(word, "expected A:N:crash, A:N:pause:DURATION, A:N:request-lost or A:N:reply-lost");
+    ok = p.fail(word, "expected A:N:crash, A:N:pause:DURATION, A:N:request-lost, A:N:reply-lost, A:N:delay:DURATION "
+                      "or A:writeN:delay:DURATION");
   }
   if (ok) w.call_faults.push_back(cf);
   return ok;

@@ -33,7 +33,8 @@ void normalize(Scenario& s);
 std::optional<Scenario> parse_scenario(std::string_view text, std::string* error = nullptr);
 
 // A fault aimed at a client's Nth command, as the scenario writes it: "call=A:3:crash",
-// "call=A:3:pause:800ms", "call=A:3:request-lost", "call=A:3:reply-lost".
+// "call=A:3:pause:800ms", "call=A:3:request-lost", "call=A:3:reply-lost",
+// "call=A:3:delay:400ms"; or at its Nth write to the resource: "call=A:write2:delay:400ms".
 std::string to_string(const lock::CallFault& f);
 
 // The number of clients a client name stands for ("A" = 0), or nothing.

@@ -47,6 +47,8 @@ uint64_t memo_digest(const Scenario& s) {
   for (const lock::CallFault& c : w.call_faults) {
     memo_mix(h, (uint64_t{c.client} << 32) | c.call);
     memo_mix(h, static_cast<uint64_t>(c.pause.ns));
+    if (c.kind == lock::CallFault::Kind::Delay)  // only a delay's kind and target: the others' keys stay as they were
+      memo_mix(h, 0xde1a0000u | static_cast<uint64_t>(c.on));
   }
   memo_mix(h, w.call_faults.size());
   for (sim::Duration d : w.clock_offsets) memo_mix(h, static_cast<uint64_t>(d.ns));

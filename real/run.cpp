@@ -20,6 +20,12 @@ bool is_client(const lock::SimulationConfig& config, const std::string& name) {
   return false;
 }
 
+// A delay aimed at one call, as a scenario writes it (real reaches lock, not props).
+std::string real_delay_fault_text(const lock::CallFault& f) {
+  return fmt::format("call={}:{}{}:delay:{}", lock::client_name(f.client), f.on == lock::CallFault::On::Write ? "write" : "",
+                     f.call, sim::format_duration(f.pause));
+}
+
 bool is_server(const lock::SimulationConfig& config, const std::string& name) {
   for (const std::string& n : lock::redis_node_names(config))
     if (n == name) return true;
@@ -44,6 +50,12 @@ std::vector<std::string> not_reproducible(const lock::SimulationConfig& config) 
     else if (!is_client(config, f.node) && !is_server(config, f.node))
       out.push_back(text + ": no node named '" + f.node + "' in this deployment");
   }
+  for (const lock::CallFault& f : config.workload.call_faults)
+    if (f.kind == lock::CallFault::Kind::Delay)
+      out.push_back(real_delay_fault_text(f) +
+                    (f.on == lock::CallFault::On::Write
+                         ? ": the fenced resource lives inside locksim, not behind a network"
+                         : ": a real client's request cannot be held in flight (no delaying proxy is wired in)"));
   for (size_t n = 0; n < config.redis_drifts_ppm.size(); ++n)
     if (config.redis_drifts_ppm[n] != 0)
       out.push_back(

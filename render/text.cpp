@@ -221,6 +221,13 @@ void tell_faults(const Timeline& t, std::vector<StoryLine>& out) {
     if (f.what == "restart") what = "restarted";
     if (f.what == "request lost") what = "lost a request: the command never ran, and its call will time out";
     if (f.what == "reply lost") what = "lost a reply: the command ran, and its call will time out";
+    if (f.what.starts_with("delayed ")) {  // "delayed write 2", "delayed call 7" (add_call_delays)
+      out.push_back({f.at, 0,
+                     fmt::format("{}'s {} was held in flight {} longer than its latency", f.node,
+                                 f.what.substr(std::string_view("delayed ").size()), human_duration(f.length)),
+                     false});
+      continue;
+    }
     // A fault that strikes a client acts on the state that client's own lines at the same instant set up
     // (it acquired, then paused; it left, then crashed): told after them. Other nodes' faults come first.
     bool strikes_client = std::any_of(t.clients.begin(), t.clients.end(),

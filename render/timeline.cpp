@@ -299,6 +299,17 @@ void add_history_faults(Timeline& t, const lock::History& history) {
   }
 }
 
+// The requests a fault held in flight (call=A:N:delay:D): the history has them, trace or not.
+void add_call_delays(Timeline& t, const lock::History& history) {
+  for (const auto& e : history.events()) {
+    if (e.at > t.end) break;
+    if (e.step != Step::CallDelayed || e.client >= t.clients.size()) continue;
+    const bool write = e.purpose == lock::Purpose::Resource;
+    t.faults.push_back({e.at, Duration{e.status}, t.clients[e.client].name,
+                        fmt::format("delayed {} {}", write ? "write" : "call", e.token)});
+  }
+}
+
 // --- the lock key ---
 
 // The node the key lane shows at `at`: the database, or the first Redis node
@@ -444,6 +455,7 @@ Timeline build_timeline(const lock::History& history, const sim::Trace* trace, c
     add_trace(t, history.ledger(), *trace);
   else
     add_history_faults(t, history);
+  add_call_delays(t, history);
   add_key_spans(t, history.ledger());
   if (t.has_commands) attach_key_commands(t);
   return t;

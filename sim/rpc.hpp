@@ -65,6 +65,14 @@ struct CallResult {
 // request, so the server never runs it, or its reply, after the server ran it.
 // Either way the caller hears nothing and times out; the connection goes on.
 enum class Loss : uint8_t { None, Request, Reply };
+// What a fault aimed at one call does to it in the network: lose a message, and/or hold
+// its request in flight `delay` longer than the latency drawn for it. The drawn latency
+// is still drawn (the link's stream stays as it was); the connection stays FIFO, so what
+// the client sends later on it arrives after this request.
+struct CallFate {
+  Loss loss = Loss::None;
+  Duration delay{};
+};
 
 // The server's name for one connection (one incarnation of a channel).
 using SessionId = uint64_t;
@@ -194,7 +202,7 @@ class Channel final : public ConnectionEvents {
     Channel* channel;
     Req request;
     Duration timeout;
-    Loss loss = Loss::None;
+    CallFate fate{};
     CallResult<Resp> result{};
     bool await_ready() const noexcept { return false; }
     void await_suspend(std::coroutine_handle<> h) { channel->start(this, h); }
@@ -214,7 +222,11 @@ class Channel final : public ConnectionEvents {
   // Timeout is measured by the client's clock rate.
   // `loss`: lose this call's request or reply (a fault aimed at it).
   Awaiter call(Req request, Duration timeout, Loss loss = Loss::None) {
-    return Awaiter{this, std::move(request), timeout, loss};
+    return Awaiter{this, std::move(request), timeout, CallFate{loss, {}}};
+  }
+  // `fate`: what a fault aimed at this call does to it in the network (lose, delay).
+  Awaiter call(Req request, Duration timeout, CallFate fate) {
+    return Awaiter{this, std::move(request), timeout, fate};
   }
 
   uint64_t id() const { return id_; }
@@ -283,10 +295,11 @@ class Channel final : public ConnectionEvents {
       return;
     }
     if (session_ == 0) session_ = svc_.new_session();
-    if (aw->loss == Loss::Request) return dropped(client_, DropReason::RequestLost, call_id);
-    enqueue_to_server(ToServer{call_id, false, aw->loss == Loss::Reply, session_, epoch_,
+    if (aw->fate.loss == Loss::Request) return dropped(client_, DropReason::RequestLost, call_id);
+    enqueue_to_server(ToServer{call_id, false, aw->fate.loss == Loss::Reply, session_, epoch_,
                                world_.network().cut_epoch(client_, server_), world_.node(client_).incarnation,
-                               std::move(aw->request)});
+                               std::move(aw->request)},
+                      aw->fate.delay);
   }
 
   const LatencyDist& latency() const { return world_.network().latency(client_, server_); }
@@ -298,13 +311,14 @@ class Channel final : public ConnectionEvents {
     return k + ordinal * 2 + direction;
   }
 
-  void enqueue_to_server(ToServer m) {
+  // `held`: how much longer than its drawn latency the request stays in flight (a fault).
+  void enqueue_to_server(ToServer m, Duration held = {}) {
     if (world_.network().is_cut(client_, server_)) {
       world_.trace().add(world_.now(), client_, TraceKind::MessageDropped, static_cast<int64_t>(DropReason::Cut),
                          static_cast<int64_t>(m.call_id));
       return;
     }
-    Instant arrival = std::max(world_.now() + latency().draw(up_), last_up_);
+    Instant arrival = std::max(world_.now() + latency().draw(up_) + held, last_up_);
     last_up_ = arrival;
     const uint64_t call_id = m.call_id;
     to_server_.push_back(std::move(m));

@@ -71,11 +71,14 @@ TEST_CASE("lost calls: request-lost and reply-lost read back and print the same"
   CHECK(to_string(s.workload.call_faults[1]) == "call=B:1:reply-lost");
   CHECK(kinds_in(s) == std::vector<FaultFamily>{FaultFamily::LostAtCall});
   CHECK(parse_fault_kind("lost-at-call") == FaultFamily::LostAtCall);
-  CHECK(kAllFaultFamilies[std::size(kAllFaultFamilies) - 1] == FaultFamily::LostAtCall);  // drawn last
+  // Drawn after every kind before it (delay-at-call, added later, comes after it).
+  CHECK(kAllFaultFamilies[std::size(kAllFaultFamilies) - 2] == FaultFamily::LostAtCall);
   CHECK(lc_parse_error("token-lua call=A:2:lost") ==
-        "in 'call=A:2:lost': expected A:N:crash, A:N:pause:DURATION, A:N:request-lost or A:N:reply-lost");
+        "in 'call=A:2:lost': expected A:N:crash, A:N:pause:DURATION, A:N:request-lost, A:N:reply-lost, "
+        "A:N:delay:DURATION or A:writeN:delay:DURATION");
   CHECK(lc_parse_error("token-lua call=A:2:reply-lost:1s") ==
-        "in 'call=A:2:reply-lost:1s': expected A:N:crash, A:N:pause:DURATION, A:N:request-lost or A:N:reply-lost");
+        "in 'call=A:2:reply-lost:1s': expected A:N:crash, A:N:pause:DURATION, A:N:request-lost, A:N:reply-lost, "
+        "A:N:delay:DURATION or A:writeN:delay:DURATION");
   CHECK(lc_parse_error("token-lua clients=1 call=B:1:request-lost") ==
         "call= names client B but the scenario has 1 clients");
 }

@@ -99,6 +99,12 @@ TEST_CASE("a fault that cannot be injected for real is named, not ignored") {
   const auto bad = real::not_reproducible(scenario("getset seed=1 clients=2 faults=[jump redis @1s by +2s]"));
   REQUIRE(bad.size() == 1);
   CHECK(bad[0].find("jump redis") != std::string::npos);
+  // A delay of one message in flight: a write to the in-process resource, or a request (no delaying proxy).
+  const auto delayed =
+      real::not_reproducible(scenario("redlock seed=1 clients=2 call=A:write1:delay:700ms call=B:3:delay:200ms"));
+  REQUIRE(delayed.size() == 2);
+  CHECK(delayed[0].find("call=A:write1:delay:700ms: the fenced resource") == 0);
+  CHECK(delayed[1].find("call=B:3:delay:200ms: a real client's request cannot be held") == 0);
   CHECK(
       real::not_reproducible(scenario("watchdog seed=1 clients=2 faults=[pause A @1s for 2s; cut B redis @1s for 1s]"))
           .empty());
