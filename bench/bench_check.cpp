@@ -6,7 +6,9 @@
 // claims, assumptions, evidence). Beside each, the same run's reference: the same
 // check with --no-shrink, the drawn runs alone, so what shrinking and the causes
 // cost shows beside what drawing costs.
-//   bench_check [runs [repeats]]      (default 5000 1)
+//   bench_check [--program LOCKSIM] [runs [repeats]]      (default: this build's program, 5000 1)
+//     --program times another locksim build (say, main's) in the same way, so two builds
+//     can be timed turn about on a loaded machine.
 //   bench_check --per-run [runs]      (default 500) what one drawn run of each algorithm costs, in
 //     this process: simulated events and CPU microseconds per run over runs 0..N-1 of seed 1 of
 //     its default fault model (no check, no shrinking), so an algorithm that is slower to check
@@ -86,11 +88,17 @@ int main(int argc, char** argv) {
     per_run_costs(argc > 2 ? static_cast<uint32_t>(std::max(1, std::atoi(argv[2]))) : 500);
     return 0;
   }
+  std::string program = LOCKSIM_PROGRAM;
+  if (argc > 2 && std::string_view(argv[1]) == "--program") {
+    program = argv[2];
+    argc -= 2;
+    argv += 2;
+  }
   const std::string runs = argc > 1 ? std::to_string(std::max(1, std::atoi(argv[1]))) : "5000";
   const int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 1;
   constexpr double kGoal = 2.0, kVerdictsGoal = 3.0;
-  fmt::print("# locksim check ALGO --runs {} --seed 1 --jobs 1: CPU seconds (user + system), median of {}\n", runs,
-             repeats);
+  fmt::print("# {} check ALGO --runs {} --seed 1 --jobs 1: CPU seconds (user + system), median of {}\n", program,
+             runs, repeats);
   double worst = 0, worst_drawing = 0;
   std::string worst_id;
   bool failed = false;
@@ -98,7 +106,7 @@ int main(int argc, char** argv) {
     const std::string id(algorithm.id);
     std::vector<double> times;
     for (int rep = 0; rep < repeats; ++rep)
-      times.push_back(child_cpu_seconds({LOCKSIM_PROGRAM, "check", id, "--runs", runs, "--seed", "1", "--jobs", "1"}));
+      times.push_back(child_cpu_seconds({program, "check", id, "--runs", runs, "--seed", "1", "--jobs", "1"}));
     std::sort(times.begin(), times.end());
     if (times.front() < 0) {
       fmt::print("check.{}: failed to run\n", id);
@@ -106,7 +114,7 @@ int main(int argc, char** argv) {
       continue;
     }
     const double drawing = child_cpu_seconds(
-        {LOCKSIM_PROGRAM, "check", id, "--runs", runs, "--seed", "1", "--jobs", "1", "--no-shrink"});
+        {program, "check", id, "--runs", runs, "--seed", "1", "--jobs", "1", "--no-shrink"});
     fmt::print("check.{}: {:.2f} s (drawn runs alone, --no-shrink: {:.2f} s)\n", id, times[times.size() / 2], drawing);
     if (times[times.size() / 2] > worst) worst = times[times.size() / 2], worst_id = id, worst_drawing = drawing;
   }

@@ -3,7 +3,9 @@
 // to the script_*.cpp files, functions.cpp's hooks and lua_state_pool.cpp).
 #include <lua.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <set>
@@ -27,6 +29,10 @@ struct LuaRuntime final : LuaMeter {
   ServerOptions options;
   lua_State* L = nullptr;
   LuaArena arena;  // the state's memory
+  // Whether Lua may have run in the state since it was built or last restored: a
+  // state no script, load or function touched is still its image, and is given back
+  // to the pool without writing the image again (lua_state_pool.cpp).
+  bool touched = false;
   size_t used_bytes = 0;
   size_t built_bytes = 0;  // used_bytes of the state as built
   bool enforce_memory = false;
@@ -60,10 +66,27 @@ struct LuaRuntime final : LuaMeter {
     ScriptFlags flags;
   };
   std::unordered_map<std::string, KnownBody> sha_of_body;
+  // The few bodies EVAL'd last, found again by length and memcmp before hashing the
+  // body for sha_of_body (a lock's acquire script is about a kilobyte): entries of
+  // sha_of_body, whose nodes stay put until it is cleared.
+  using KnownEntry = std::pair<const std::string, KnownBody>;
+  static constexpr size_t kRecentBodies = 4;
+  const KnownEntry* recent_bodies[kRecentBodies] = {};
+  size_t recent_next = 0;
+  // Forgets every compiled script (the state that held them is closed or restored).
+  void forget_scripts() {
+    shas.clear();
+    flags_of.clear();
+    sha_of_body.clear();
+    std::fill(std::begin(recent_bodies), std::end(recent_bodies), nullptr);
+    recent_next = 0;
+  }
   int globals_ref = LUA_NOREF;    // the real global table behind the read-only proxy
   // The KEYS and ARGV tables, made with the state and refilled by each EVAL (script_run.cpp).
   int keys_ref = LUA_NOREF;
   int argv_ref = LUA_NOREF;
+  size_t keys_filled = 0;  // how many elements the last EVAL put in each (0 as built)
+  size_t argv_filled = 0;
   // A function (FCALL) got tables of its own as KEYS and ARGV: a library may keep them
   // (an upvalue), so they are never refilled; the next EVAL puts the refilled ones back.
   bool script_arrays_displaced = false;

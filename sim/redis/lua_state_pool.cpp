@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "locksim/base/assert.hpp"
 #include "locksim/sim/redis/lua_runtime.hpp"
 
 namespace locksim::redis {
@@ -22,6 +23,7 @@ struct Pool {
 struct ResetCounts {
   size_t restored = 0;
   size_t rebuilt = 0;
+  size_t untouched = 0;
 };
 
 // Set when this thread's pool is gone (thread exit): engines destroyed later close their states.
@@ -45,7 +47,10 @@ bool restorable(const LuaRuntime& rt) {
 }  // namespace
 
 void reset_lua_state(LuaRuntime& rt) {
-  if (restorable(rt)) {
+  if (!rt.touched && rt.arena.sealed()) {
+    LOCKSIM_ASSERT(rt.used_bytes == rt.built_bytes && rt.shas.empty(), "an untouched Lua state differs from its image");
+    ++resets.untouched;
+  } else if (restorable(rt)) {
     rt.arena.restore();
     rt.used_bytes = rt.built_bytes;
     ++resets.restored;
@@ -54,13 +59,13 @@ void reset_lua_state(LuaRuntime& rt) {
     close_state(rt);
     build_state(rt);
   }
-  rt.shas.clear();
-  rt.flags_of.clear();
-  rt.sha_of_body.clear();
+  rt.forget_scripts();
   rt.enforce_memory = rt.memory_exceeded = rt.budget_exceeded = rt.read_only = false;
   rt.gc_useful = true;
   rt.ctx = nullptr;
   rt.instructions = 0;
+  rt.keys_filled = rt.argv_filled = 0;  // the tables are empty again
+  rt.touched = false;
 }
 
 std::unique_ptr<LuaRuntime> acquire_lua_runtime() {
@@ -96,6 +101,7 @@ size_t lua_states_reused() { return pool_gone ? 0 : pool().reused; }
 
 size_t lua_states_restored() { return resets.restored; }
 size_t lua_states_rebuilt() { return resets.rebuilt; }
+size_t lua_states_untouched() { return resets.untouched; }
 
 void drop_pooled_lua_states() {
   if (!pool_gone) pool().idle.clear();

@@ -16,6 +16,9 @@ size_t lua_states_reused();
 // rebuilding them (a state that could not be restored, lua_runtime.hpp).
 size_t lua_states_restored();
 size_t lua_states_rebuilt();
+// States given back untouched (no script, load or function ran in them): as built
+// without writing the image back.
+size_t lua_states_untouched();
 // Closes every state this thread's pool holds.
 void drop_pooled_lua_states();
 

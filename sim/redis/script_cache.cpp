@@ -2,6 +2,7 @@
 // and FCALL, and SCRIPT LOAD / EXISTS / FLUSH with Redis 7.0.15's replies.
 #include "locksim/sim/redis/script_cache.hpp"
 
+#include <cstring>
 #include <iterator>
 #include <memory>
 #include <new>
@@ -112,6 +113,18 @@ std::optional<Reply> compile(LuaRuntime& rt, std::string_view body, const std::s
   return std::nullopt;
 }
 
+// The entry of sha_of_body for `body`, or null: one of the last few found, else by hash.
+const LuaRuntime::KnownEntry* known_body(LuaRuntime& rt, const std::string& body) {
+  for (const LuaRuntime::KnownEntry* entry : rt.recent_bodies)
+    if (entry && entry->first.size() == body.size() && std::memcmp(entry->first.data(), body.data(), body.size()) == 0)
+      return entry;
+  const auto it = rt.sha_of_body.find(body);
+  if (it == rt.sha_of_body.end()) return nullptr;
+  rt.recent_bodies[rt.recent_next] = &*it;
+  rt.recent_next = (rt.recent_next + 1) % LuaRuntime::kRecentBodies;
+  return &*it;
+}
+
 }  // namespace
 
 // The compiled script EVAL, EVALSHA or FCALL names, compiling (and caching) an EVAL body first; an error reply
@@ -128,7 +141,7 @@ std::optional<Reply> find_script(LuaRuntime& rt, const Command& argv, bool by_sh
     if (argv[1].size() != 40 || !to_lower(argv[1], lower, sizeof lower, key) || !rt.shas.count(std::string(key)))
       return error_reply("NOSCRIPT No matching script. Please use EVAL.");
     scratch.assign(key);
-  } else if (auto known = rt.sha_of_body.find(argv[1]); known != rt.sha_of_body.end()) {
+  } else if (const LuaRuntime::KnownEntry* known = known_body(rt, argv[1])) {
     found = {&known->second.sha, known->second.flags};
     return std::nullopt;
   } else {
@@ -147,12 +160,14 @@ std::optional<Reply> find_script(LuaRuntime& rt, const Command& argv, bool by_sh
 void ScriptEngine::register_function(const std::string& name, ScriptFlags flags) {
   // The wrapper is at the top of the stack: it joins the compiled scripts as "fn:<name>".
   LuaRuntime& rt = *runtime_;
+  rt.touched = true;
   const std::string key = "fn:" + name;
   cache_function(rt, key, flags);
 }
 
 void ScriptEngine::unregister_function(const std::string& name) {
   LuaRuntime& rt = *runtime_;
+  rt.touched = true;
   const std::string key = "fn:" + name;
   lua_rawgeti(rt.L, LUA_REGISTRYINDEX, rt.functions_ref);
   lua_pushlstring(rt.L, key.data(), key.size());
@@ -182,6 +197,7 @@ bool ScriptEngine::exists(std::string_view sha) const {
 }
 
 Reply ScriptEngine::load(std::string_view body) {
+  runtime_->touched = true;
   std::string sha = sha1_hex(body);
   if (!runtime_->shas.count(sha)) {
     if (auto error = compile(*runtime_, body, sha)) return *error;

@@ -270,7 +270,7 @@ int lua_status_reply(lua_State* L) {
     push_error(L, "wrong number or type of arguments");
     return 1;
   }
-  lua_newtable(L);
+  lua_createtable(L, 0, 1);
   lua_pushstring(L, "ok");
   lua_pushvalue(L, 1);
   lua_rawset(L, -3);

@@ -4,6 +4,7 @@
 #include <lua.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "locksim/sim/redis/arguments.hpp"
@@ -66,6 +67,28 @@ void set_new_script_array(lua_State* L, int globals, const char* name, const Com
   lua_rawset(L, globals);
 }
 
+// Whether the table at `table` has no metatable and exactly the keys 1..n (what the last
+// fill left, if the script wrote no other key): then refilling it needs no clearing.
+// n distinct keys, each an integer within 1..n, are exactly 1..n.
+bool holds_only_indices(lua_State* L, int table, size_t n) {
+  if (lua_getmetatable(L, table)) {
+    lua_pop(L, 1);
+    return false;
+  }
+  size_t seen = 0;
+  lua_pushnil(L);
+  while (lua_next(L, table) != 0) {
+    lua_pop(L, 1);  // the value
+    const lua_Number key = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : 0;
+    if (!(key >= 1 && key <= static_cast<lua_Number>(n) && key == std::floor(key))) {
+      lua_pop(L, 1);
+      return false;
+    }
+    ++seen;
+  }
+  return seen == n;
+}
+
 // Fills the global KEYS or ARGV table (`ref` in the registry) with argv[from, from + count),
 // for EVAL: a script's body cannot keep anything past its run (the globals and libraries
 // are read-only), so the state's own table is refilled.
@@ -74,12 +97,26 @@ void set_new_script_array(lua_State* L, int globals, const char* name, const Com
 // later). What a script left in it goes first: any field, any metatable, so the script
 // sees exactly the array Redis's luaCreateArray makes. One a script grew large is
 // replaced, so that clearing it does not cost every later call. `reinstall`: a function
-// had tables of its own as the globals; this one goes back.
-void fill_script_array(lua_State* L, int globals, const char* name, int& ref, const Command& argv, size_t from,
-                       size_t count, bool reinstall) {
+// had tables of its own as the globals; this one goes back. `filled`: how many elements
+// the last fill left; a table that still holds just those is overwritten, not cleared.
+void fill_script_array(lua_State* L, int globals, const char* name, int& ref, size_t& filled, const Command& argv,
+                       size_t from, size_t count, bool reinstall) {
   constexpr int kMostFieldsKept = 64;
   lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
   const int table = lua_gettop(L);
+  if (!reinstall && holds_only_indices(L, table, filled)) {  // overwritten in place
+    for (size_t i = 0; i < count; ++i) {
+      lua_pushlstring(L, argv[from + i].data(), argv[from + i].size());
+      lua_rawseti(L, table, static_cast<int>(i + 1));
+    }
+    for (size_t i = count; i < filled; ++i) {
+      lua_pushnil(L);
+      lua_rawseti(L, table, static_cast<int>(i + 1));
+    }
+    filled = count;
+    lua_pop(L, 1);
+    return;
+  }
   int fields = 0;
   lua_pushnil(L);
   while (lua_next(L, table) != 0) {
@@ -109,6 +146,7 @@ void fill_script_array(lua_State* L, int globals, const char* name, int& ref, co
     lua_pushlstring(L, argv[from + i].data(), argv[from + i].size());
     lua_rawseti(L, -2, static_cast<int>(i + 1));
   }
+  filled = count;
   lua_pop(L, 1);
 }
 
@@ -177,6 +215,7 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   if (numkeys < 0) return error_reply("ERR Number of keys can't be negative");
   std::string scratch;
   ScriptRef script;
+  rt.touched = true;
   if (auto error = find_script(rt, argv, by_sha, function, scratch, script)) return *error;
   const std::string& sha = *script.sha;
 
@@ -186,8 +225,8 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   const int globals = lua_gettop(L);
   const size_t keys = static_cast<size_t>(numkeys);
   if (function.empty()) {
-    fill_script_array(L, globals, "KEYS", rt.keys_ref, argv, 3, keys, rt.script_arrays_displaced);
-    fill_script_array(L, globals, "ARGV", rt.argv_ref, argv, 3 + keys, argv.size() - 3 - keys,
+    fill_script_array(L, globals, "KEYS", rt.keys_ref, rt.keys_filled, argv, 3, keys, rt.script_arrays_displaced);
+    fill_script_array(L, globals, "ARGV", rt.argv_ref, rt.argv_filled, argv, 3 + keys, argv.size() - 3 - keys,
                       rt.script_arrays_displaced);
     rt.script_arrays_displaced = false;
   } else {

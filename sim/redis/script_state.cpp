@@ -199,6 +199,7 @@ void build_state(LuaRuntime& rt) {
   rt.globals_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   rt.keys_ref = make_script_array(L, globals, "KEYS");
   rt.argv_ref = make_script_array(L, globals, "ARGV");
+  rt.keys_filled = rt.argv_filled = 0;
   lua_newtable(L);
   rt.functions_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_settop(L, 0);
@@ -212,9 +213,7 @@ void close_state(LuaRuntime& rt) {
   rt.L = nullptr;
   rt.arena.release();
   rt.used_bytes = 0;
-  rt.shas.clear();
-  rt.flags_of.clear();
-  rt.sha_of_body.clear();
+  rt.forget_scripts();
 }
 
 LuaRuntime::~LuaRuntime() { close_state(*this); }

@@ -24,7 +24,10 @@ ScriptEngine::ScriptEngine(const ServerOptions& options) : runtime_(acquire_lua_
 
 ScriptEngine::~ScriptEngine() { release_lua_runtime(std::move(runtime_)); }
 
-lua_State* ScriptEngine::lua() { return runtime_->L; }
+lua_State* ScriptEngine::lua() {  // functions.cpp runs Lua in the state
+  runtime_->touched = true;
+  return runtime_->L;
+}
 uint64_t ScriptEngine::generation() const { return generation_; }
 void ScriptEngine::set_limits(bool on) {
   runtime_->memory_exceeded = false;

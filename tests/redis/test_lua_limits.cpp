@@ -107,3 +107,20 @@ TEST_CASE("FUNCTION FLUSH with two arguments is a subcommand syntax error", "[re
         "(error) ERR unknown subcommand or wrong number of arguments for 'FLUSH'. Try FUNCTION HELP.");
   CHECK(m.text({"function", "flush", "lib"}) == "(error) ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
 }
+
+// tonumber of a plain decimal string is answered without strtod (lua_metered.cpp): the
+// same numbers as Lua 5.1's own, and everything else still goes to Lua's.
+TEST_CASE("tonumber answers as Lua 5.1's, plain decimals and the rest", "[redis][lua]") {
+  Model m;
+  CHECK(text(m, "return {tonumber('12'), tonumber('-7'), tonumber('007'), tonumber('123456789012345'), "
+                "tonumber('-999999999999999'), tonumber('1234567890123456'), tonumber('1e3'), tonumber(' 5 '), "
+                "tonumber('0x10'), tonumber('10', 16), tonumber(42)}") ==
+        "[(integer) 12, (integer) -7, (integer) 7, (integer) 123456789012345, (integer) -999999999999999, "
+        "(integer) 1234567890123456, (integer) 1000, (integer) 5, (integer) 16, (integer) 16, (integer) 42]");
+  CHECK(text(m, "return tostring(1 / tonumber('-0')) .. tostring(1 / tonumber('0')) .. tostring(tonumber('2.5'))") ==
+        "\"-infinf2.5\"");
+  CHECK(text(m, "return {type(tonumber('')), type(tonumber('-')), type(tonumber('12a')), type(tonumber('1 2')), "
+                "type(tonumber('--1')), type(tonumber({}))}") ==
+        "[\"nil\", \"nil\", \"nil\", \"nil\", \"nil\", \"nil\"]");
+  CHECK(text(m, "return tonumber()").find("bad argument #1") != std::string::npos);
+}

@@ -121,3 +121,33 @@ TEST_CASE("SCRIPT FLUSH gives back the state as built but keeps the random seque
   CHECK(eval_with_keys(m, "return math.random(1000000)") == eval_with_keys(fresh, "return math.random(1000000)"));
   CHECK(first != eval_with_keys(m, "return math.random(1000000)"));
 }
+
+TEST_CASE("A Lua state no script touched goes back to the pool as it is, and stays as built", "[redis][scripting]") {
+  set_lua_state_reuse(true);
+  drop_pooled_lua_states();  // a pool left full by earlier tests would close the states given back
+  const std::string dirty_sha = sha1_hex("return 'cached'");
+  const std::vector<std::string> fresh = probe_after(true, {}, dirty_sha);  // a state as built, probed
+  {
+    Model untouched;  // scripting commands, but no script, SCRIPT LOAD or FUNCTION: Lua never runs
+    untouched.run({"set", "k", "v"});
+    untouched.run({"script", "exists", dirty_sha});
+    untouched.run({"info", "memory"});
+  }
+  const size_t untouched_before = lua_states_untouched();
+  const size_t restored_before = lua_states_restored();
+  {
+    Model again;  // the engine (made on first use) takes a state; no Lua runs in it
+    again.run({"script", "exists", dirty_sha});
+  }
+  CHECK(lua_states_untouched() == untouched_before + 1);
+  CHECK(lua_states_restored() == restored_before);
+  // A state that ran a script is still written back, and the next server cannot tell.
+  {
+    Model dirtied;
+    eval_with_keys(dirtied, "planted = 1");
+    eval_with_keys(dirtied, "local t = {} for i = 1, 5000 do t[i] = tostring(i) end return #t");
+  }
+  CHECK(lua_states_restored() == restored_before + 1);
+  Model next;
+  CHECK(probe(next, dirty_sha) == fresh);
+}

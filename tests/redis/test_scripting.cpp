@@ -396,6 +396,29 @@ TEST_CASE("KEYS and ARGV hold exactly this call's keys and arguments, whatever a
   CHECK(eval(m, "return {#KEYS, #ARGV}", {"a", "b", "c"}, 1) == "[(integer) 1, (integer) 2]");
 }
 
+// A table that still holds just the last call's elements is overwritten in place, not
+// cleared (script_run.cpp): every other key a script wrote must still send it to clearing.
+TEST_CASE("KEYS and ARGV overwritten in place show no element of an earlier call") {
+  Model m;
+  const std::string show =
+      "local out = {} for k, v in pairs(KEYS) do out[#out + 1] = 'K' .. tostring(k) .. '=' .. tostring(v) end "
+      "for k, v in pairs(ARGV) do out[#out + 1] = 'A' .. tostring(k) .. '=' .. tostring(v) end return out";
+  CHECK(eval(m, show, {"k1", "k2", "k3", "a1", "a2"}, 3) ==
+        "[\"K1=k1\", \"K2=k2\", \"K3=k3\", \"A1=a1\", \"A2=a2\"]");
+  CHECK(eval(m, show, {"k9", "a9"}, 1) == "[\"K1=k9\", \"A1=a9\"]");  // fewer: the rest goes
+  CHECK(eval(m, show, {"x1", "x2", "b1", "b2", "b3"}, 2) ==
+        "[\"K1=x1\", \"K2=x2\", \"A1=b1\", \"A2=b2\", \"A3=b3\"]");
+  // Keys a script writes beside the elements: a hole, 0, a fraction, beyond the end, a changed value.
+  for (const std::string dirty : {"KEYS[1] = nil ARGV[2] = nil", "KEYS[0] = 'z'", "KEYS[1.5] = 'z'",
+                                  "ARGV[4] = 'z'", "KEYS[2] = 'changed' ARGV[1] = 'changed'"}) {
+    CAPTURE(dirty);
+    CHECK(eval(m, dirty + " return 1", {"d1", "d2", "e1", "e2", "e3"}, 2) == "(integer) 1");
+    CHECK(eval(m, show, {"n1", "n2", "m1", "m2", "m3"}, 2) ==
+          "[\"K1=n1\", \"K2=n2\", \"A1=m1\", \"A2=m2\", \"A3=m3\"]");
+    CHECK(eval(m, show, {"o1", "p1"}, 1) == "[\"K1=o1\", \"A1=p1\"]");
+  }
+}
+
 // A function library may keep the tables it is given (an upvalue outlives the call), so
 // FCALL's KEYS and ARGV are new at each call, as in Redis, and an EVAL between never
 // refills one a function kept.
