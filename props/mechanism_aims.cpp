@@ -93,6 +93,25 @@ std::optional<Scenario> slow_clock_long_section(const FaultModel& model, const S
   return s;
 }
 
+// lease-expired-delayed: slow replies eat the lease of a section that fits it. Moderate
+// delay spikes (in 10..30 % of messages, a scale of 20..80 ms, capped at a quarter to half
+// a lease) and a section of 80..95 % of the lease; renewal turned off where the model can
+// (its explicit lease) in half the aims, since a renewed lease outlasts any section.
+std::optional<Scenario> spikes_on_a_full_section(const FaultModel& model, const Scenario& drawn, sim::Rng& rng) {
+  Scenario s = drawn;
+  lock::WorkloadParams& w = s.workload;
+  const int64_t lease = lease_ms_of(s);
+  s.latency.spike_probability = static_cast<double>(rng.uniform(10, 30)) / 100.0;
+  s.latency.spike_scale = aim_ms(rng, 20, 80);
+  s.latency.spike_alpha = 1.5;
+  s.latency.spike_cap = aim_ms(rng, std::max<int64_t>(1, lease / 4), std::max<int64_t>(1, lease / 2));
+  const uint32_t c = static_cast<uint32_t>(rng.below(w.clients));
+  const uint32_t iteration = static_cast<uint32_t>(rng.below(std::max<uint32_t>(1, w.iterations)));
+  w.slow_work.push_back({c, iteration, aim_ms(rng, lease * 8 / 10, lease * 95 / 100)});
+  if (model.explicit_lease_mode && s.lock.explicit_lease.ns == 0 && rng.below(2) == 0) s.lock.explicit_lease = s.lock.lease;
+  return s;
+}
+
 }  // namespace
 
 const std::vector<MechanismAim>& mechanism_aims() {
@@ -109,6 +128,10 @@ const std::vector<MechanismAim>& mechanism_aims() {
       {Cause::ClientClockSkew,
        "a client clock running 10-20 % slow, and a section of that client of 80-100 % of the lease",
        {FaultFamily::ClockDrift, FaultFamily::SlowWork},
+       false},
+      {Cause::LeaseDelayed,
+       "delay spikes (in 10-30 % of messages at a scale of 20-80 ms, capped at a quarter to half a lease) and a section of 80-95 % of the lease",
+       {FaultFamily::DelaySpikes, FaultFamily::SlowWork},
        false},
   };
   return aims;
@@ -172,6 +195,7 @@ std::optional<Scenario> aimed_scenario(const MechanismAim& aim, const FaultModel
       if (probe) s = delay_holders_write(drawn, *probe, rng);
       break;
     case Cause::ClientClockSkew: s = slow_clock_long_section(model, drawn, rng); break;
+    case Cause::LeaseDelayed: s = spikes_on_a_full_section(model, drawn, rng); break;
     default: break;
   }
   if (!s) return std::nullopt;
