@@ -52,7 +52,12 @@ TEST_CASE("claimed: fenced never lets a stale write through (durable Redis)") {
   check_no_own_failure({"fenced", Property::FencedWrites, ""}, 4000);
 }
 
-TEST_CASE("claimed: fair keeps every wait bounded") { check_no_own_failure({"fair", Property::BoundedWait, ""}, 3000); }
+// With messages delivered within the call timeout: a waiter whose requests are held in
+// flight longer than its heartbeat (a delayed call, a delay spike) is dropped from the
+// queue as dead, by fair's design, and later arrivals pass it.
+TEST_CASE("claimed: fair keeps every wait bounded (delays within the call timeout)") {
+  check_no_own_failure({"fair", Property::BoundedWait, "delay<=500ms"}, 3000);
+}
 
 TEST_CASE("claimed: db-for-update keeps mutual exclusion and never deadlocks") {
   check_no_own_failure({"db-for-update", Property::MutualExclusion, ""}, 4000);
