@@ -27,14 +27,14 @@ SimEnv::SimEnv(sim::Proc proc, Route route, uint32_t servers, uint32_t client, C
 bool SimEnv::next_call_has_faults() {
   const uint32_t n = ++life_.calls;
   for (const CallFault& f : call_faults_)
-    if (f.client == client_ && f.call == n && f.on == CallFault::On::Command) return true;
+    if (f.client == client_ && f.call == n && f.on == CallFault::On::Call) return true;
   return false;
 }
 
 Task<void> SimEnv::apply_call_faults() {
   const uint32_t n = life_.calls;
   for (const CallFault& f : call_faults_) {
-    if (f.client != client_ || f.call != n || f.on != CallFault::On::Command) continue;
+    if (f.client != client_ || f.call != n || f.on != CallFault::On::Call) continue;
     if (f.loses_message() || f.kind == CallFault::Kind::Delay) continue;  // in the network, not the client
     // A crash destroys the node's other tasks at once — possibly the one that
     // owns this Env, if the renewal task is the one calling — and this task
@@ -51,7 +51,7 @@ Task<void> SimEnv::apply_call_faults() {
 
 sim::Loss SimEnv::lost_message(uint32_t n, Purpose purpose) {
   for (const CallFault& f : call_faults_) {
-    if (f.client != client_ || f.call != n || f.on != CallFault::On::Command || !f.loses_message()) continue;
+    if (f.client != client_ || f.call != n || f.on != CallFault::On::Call || !f.loses_message()) continue;
     const bool reply = f.kind == CallFault::Kind::ReplyLost;
     record_event(Step::CallLost, n, reply ? 1 : 0, {}, purpose);
     return reply ? sim::Loss::Reply : sim::Loss::Request;
@@ -70,7 +70,7 @@ Duration SimEnv::delayed_by(uint32_t n, CallFault::On on, Purpose purpose) {
 sim::CallFate SimEnv::next_write_fate() {
   const uint32_t n = ++life_.writes;
   for (const CallFault& f : call_faults_)
-    LOCKSIM_ASSERT(f.on == CallFault::On::Command || f.kind == CallFault::Kind::Delay,
+    LOCKSIM_ASSERT(f.on == CallFault::On::Call || f.kind == CallFault::Kind::Delay,
                    "only a delay is aimed at a write to the resource");
   return sim::CallFate{sim::Loss::None, delayed_by(n, CallFault::On::Write, Purpose::Resource)};
 }
@@ -108,7 +108,7 @@ Task<RedisResult> SimEnv::call(const Route& route, uint32_t server, RedisRequest
   if (next_call_has_faults()) {
     const uint32_t n = life_.calls;
     co_await apply_call_faults();
-    fate = sim::CallFate{lost_message(n, request.purpose), delayed_by(n, CallFault::On::Command, request.purpose)};
+    fate = sim::CallFate{lost_message(n, request.purpose), delayed_by(n, CallFault::On::Call, request.purpose)};
   }
   RedisNode::Channel& channel = route(server);
   RedisResult result = co_await channel.call(std::move(request), timeout, fate);
@@ -120,7 +120,7 @@ Task<DbResult> SimEnv::db(db::Statement statement, Purpose purpose) {
   if (next_call_has_faults()) {
     const uint32_t n = life_.calls;
     co_await apply_call_faults();
-    fate = sim::CallFate{lost_message(n, purpose), delayed_by(n, CallFault::On::Command, purpose)};
+    fate = sim::CallFate{lost_message(n, purpose), delayed_by(n, CallFault::On::Call, purpose)};
   }
   if (!db_) co_return DbResult{sim::CallStatus::ConnectionLost, {}};
   DbRequest request{std::move(statement), client_, purpose};

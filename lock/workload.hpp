@@ -26,12 +26,12 @@ struct CallFault {
   enum class Kind : uint8_t { Crash, Pause, RequestLost, ReplyLost, Delay };
   // Which of the client's calls `call` counts: its Redis (or database) commands, or its
   // writes to the fenced resource, numbered apart so that writes never renumber commands.
-  enum class On : uint8_t { Command, Write };
+  enum class On : uint8_t { Call, Write };
   uint32_t client = 0;
   uint32_t call = 1;  // the client's Nth command, or Nth write (1-based, over its whole life)
   Kind kind = Kind::Crash;
   sim::Duration pause{};  // Pause: how long; Delay: how much longer in flight
-  On on = On::Command;    // only a Delay strikes a write
+  On on = On::Call;    // only a Delay strikes a write
   bool loses_message() const { return kind == Kind::RequestLost || kind == Kind::ReplyLost; }
   bool operator==(const CallFault&) const = default;
 };

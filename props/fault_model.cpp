@@ -310,7 +310,7 @@ class FaultDrawer {
       const uint32_t n = write ? d_.range<uint32_t>(1, w_.iterations + 1) : d_.range<uint32_t>(1, model_.max_call + 1);
       const Duration held = bounded(short_pause_ms_, pause_ms_, bound);
       w_.call_faults.push_back(lock::CallFault{c, n, lock::CallFault::Kind::Delay, held,
-                                               write ? lock::CallFault::On::Write : lock::CallFault::On::Command});
+                                               write ? lock::CallFault::On::Write : lock::CallFault::On::Call});
     }
   }
 

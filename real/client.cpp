@@ -94,7 +94,7 @@ lock::Task<RedisResult> RealClient::redis_on(uint32_t server, lock::Command comm
   const uint32_t n = ++life_.calls;
   sim::Loss loss = sim::Loss::None;
   for (const CallFault& f : run_.config().workload.call_faults) {
-    if (f.client != index_ || f.call != n || f.on != CallFault::On::Command) continue;
+    if (f.client != index_ || f.call != n || f.on != CallFault::On::Call) continue;
     if (f.kind == CallFault::Kind::Delay) continue;  // refused before the run (not_reproducible)
     if (f.loses_message()) {
       const bool reply = f.kind == CallFault::Kind::ReplyLost;

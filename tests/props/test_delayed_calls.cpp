@@ -48,7 +48,7 @@ TEST_CASE("delayed calls: a command's and a write's delay read back and print th
   const Scenario s = dc_scenario(line);
   REQUIRE(s.workload.call_faults.size() == 2);
   CHECK(s.workload.call_faults[0] ==
-        CallFault{0, 4, CallFault::Kind::Delay, sim::milliseconds(250), CallFault::On::Command});
+        CallFault{0, 4, CallFault::Kind::Delay, sim::milliseconds(250), CallFault::On::Call});
   CHECK(s.workload.call_faults[1] ==
         CallFault{1, 2, CallFault::Kind::Delay, sim::milliseconds(1200), CallFault::On::Write});
   CHECK(to_string(s) == line);
@@ -121,7 +121,7 @@ TEST_CASE("delayed calls: drawn as delay-at-call, shrunk away, a network fault f
       CHECK(f.kind == CallFault::Kind::Delay);
       CHECK(f.pause >= sim::milliseconds(1));
       CHECK(f.pause <= s.lock.lease * 3);
-      command = command || f.on == CallFault::On::Command;
+      command = command || f.on == CallFault::On::Call;
       write = write || f.on == CallFault::On::Write;
       CHECK(f.call <= (f.on == CallFault::On::Write ? s.workload.iterations : model.max_call));
     }
@@ -154,7 +154,7 @@ TEST_CASE("delayed calls: drawn as delay-at-call, shrunk away, a network fault f
   }
 }
 
-TEST_CASE("delayed calls: a write held past the next holder's is the lock's own delayed-write; fenced stays clean",
+TEST_CASE("delayed calls: a write held past the next holder's is the lock's own delayed-write, and fenced stays clean",
           "[explorer][delayed-call]") {
   // The examples `check redlock|reentrant --runs 5000 --seed 1|3` print (seeds 1-3 all find
   // it inside the assumptions now, by the aimed held write): the holder's write call times
