@@ -219,6 +219,20 @@ void simplify(Scenario& s, const StillFails& fails, uint32_t budget, Counterexam
   }
 }
 
+// How an element list names a call fault: "A's lost reply of its call 3", ...
+std::string call_fault_words(const lock::CallFault& c) {
+  return c.loses_message()
+            ? fmt::format("{}'s lost {} of its call {}", lock::client_name(c.client),
+                          c.kind == lock::CallFault::Kind::ReplyLost ? "reply" : "request", c.call)
+        : c.kind == lock::CallFault::Kind::Delay
+            ? fmt::format("{}'s {} delay of its {} {}", lock::client_name(c.client), sim::format_duration(c.pause),
+                          c.on == lock::CallFault::On::Write ? "write" : "call", c.call)
+        : c.kind == lock::CallFault::Kind::Crash
+            ? fmt::format("{}'s crash before its call {}", lock::client_name(c.client), c.call)
+            : fmt::format("{}'s {} pause before its call {}", lock::client_name(c.client),
+                          sim::format_duration(c.pause), c.call);
+}
+
 }  // namespace
 
 std::vector<Element> elements_of(const Scenario& s) {
@@ -247,16 +261,7 @@ std::vector<Element> elements_of(const Scenario& s) {
     const lock::CallFault& c = w.call_faults[i];
     Scenario t = s;
     t.workload.call_faults.erase(t.workload.call_faults.begin() + static_cast<std::ptrdiff_t>(i));
-    add(c.loses_message()
-            ? fmt::format("{}'s lost {} of its call {}", lock::client_name(c.client),
-                          c.kind == lock::CallFault::Kind::ReplyLost ? "reply" : "request", c.call)
-        : c.kind == lock::CallFault::Kind::Delay
-            ? fmt::format("{}'s {} delay of its {} {}", lock::client_name(c.client), sim::format_duration(c.pause),
-                          c.on == lock::CallFault::On::Write ? "write" : "call", c.call)
-        : c.kind == lock::CallFault::Kind::Crash
-            ? fmt::format("{}'s crash before its call {}", lock::client_name(c.client), c.call)
-            : fmt::format("{}'s {} pause before its call {}", lock::client_name(c.client),
-                          sim::format_duration(c.pause), c.call),
+    add(call_fault_words(c),
         std::move(t));
   }
   for (size_t c = 0; c < w.clock_offsets.size(); ++c) {
