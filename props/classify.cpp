@@ -286,9 +286,12 @@ std::optional<Explanation> Classifier::renewal_came_late(uint32_t holder, Instan
     }
   if (!next) return std::nullopt;
   const sim::LatencyDist& l = cfg_.latency;
-  const Duration one_way = l.base + l.jitter + (l.spike_probability > 0 ? l.spike_cap : Duration{});
+  Duration held{};  // the longest a fault held one of the holder's calls in flight
+  for (const lock::CallFault& f : cfg_.workload.call_faults)
+    if (f.client == holder && f.kind == lock::CallFault::Kind::Delay) held = std::max(held, f.pause);
+  const Duration one_way = l.base + l.jitter + (l.spike_probability > 0 ? l.spike_cap : Duration{}) + held;
   const Duration round_trip = std::min(cfg_.lock.call_timeout, one_way + one_way);
-  if (l.spike_probability > 0 && next->at - round_trip <= to) return std::nullopt;
+  if ((l.spike_probability > 0 || held.ns > 0) && next->at - round_trip <= to) return std::nullopt;
   const std::string a = name(holder);
   return make(Cause::RenewalLate, "",
               fmt::format("{} renewed nothing between its last re-arm at {} and the lease's end: {}{} at {}, and {}'s "
@@ -322,9 +325,19 @@ Explanation Classifier::worked_past(uint32_t holder, Instant from, Instant to, s
   }
   // Work that fits the lease outlasted it only through slow answers: the acquire's
   // reply, arriving late, left less of the lease; a late reply kept the holder inside.
+  // A call of the holder's that a fault held in flight (call=A:N:delay:D) is named before the spikes.
+  std::string held;
+  for (const HistoryEvent& e : h_.events()) {
+    if (e.at > to) break;
+    if (e.client == holder && e.step == Step::CallDelayed && e.at >= from && held.empty())
+      held = to_string(lock::CallFault{holder, static_cast<uint32_t>(e.token), lock::CallFault::Kind::Delay,
+                                       Duration{e.status},
+                                       e.purpose == Purpose::Resource ? lock::CallFault::On::Write
+                                                                      : lock::CallFault::On::Call});
+  }
   if (const auto work = faults_.scheduled_work(holder, to);
-      work && *work < cfg_.lock.lease && cfg_.latency.spike_probability > 0)
-    return make(Cause::LeaseDelayed, "delay spikes",
+      work && *work < cfg_.lock.lease && (!held.empty() || cfg_.latency.spike_probability > 0))
+    return make(Cause::LeaseDelayed, held.empty() ? "delay spikes" : held,
                 fmt::format("{}{} at {} while {} still worked: its {} of work fits the {} lease, but slow "
                             "replies took the rest",
                             a, what, sim::format_instant(to), a, sim::format_span(*work),

@@ -253,6 +253,14 @@ std::string FaultFinder::renewal_blocker(uint32_t client, Instant from, Instant 
   // A renewal whose reply was lost was sent before the re-arm it made (`from`, at most a call timeout later).
   if (std::string lost = lost_call(client, from - cfg_.lock.call_timeout, to, lock::Purpose::Renew); !lost.empty())
     return lost;
+  // A renewal a fault held in flight (call=A:N:delay:D) past the lease's end.
+  for (const auto& e : h_.events()) {
+    if (e.at > to) break;
+    if (e.client == client && e.step == Step::CallDelayed && e.purpose == lock::Purpose::Renew && e.at >= from &&
+        e.at + Duration{e.status} > to)
+      return to_string(lock::CallFault{client, static_cast<uint32_t>(e.token), lock::CallFault::Kind::Delay,
+                                       Duration{e.status}});
+  }
   const std::string me = name(client);
   // The cut that kept the renewals out longest (a permanent one: all of it); a reset
   // only drops the connection for a reconnect, so it stopped them only where no cut did.
