@@ -627,3 +627,14 @@ TEST_CASE("causes: renewals further apart than the lease are named, with no faul
   CHECK(v.clients.front() == 0);
   CHECK(v.sentence.find("renewals came further apart than the 1s lease") != std::string::npos);
 }
+
+TEST_CASE("causes: a renewal held in flight past the lease's end stopped the renewals; it did not come late", "[causes]") {
+  // B's 12th command, a renewal, is held 2.197 s in flight: sent in time, it lands after B's lease.
+  const std::string text =
+      "watchdog seed=242756 clients=2 slow=B:0:2.647s call=B:1:pause:711ms call=A:1:request-lost "
+      "call=B:12:delay:2.197s faults=[crash B @11ms; restart B @349ms; crash B @2.856s; restart B @3.998s]";
+  const Violation v = mutual_exclusion_of(text);
+  CHECK(v.cause == Cause::RenewalStopped);
+  CHECK(v.fault == "call=B:12:delay:2.197s");
+  CHECK(v.clients == std::vector<uint32_t>{1, 0});
+}
