@@ -628,7 +628,7 @@ TEST_CASE("causes: renewals further apart than the lease are named, with no faul
   CHECK(v.sentence.find("renewals came further apart than the 1s lease") != std::string::npos);
 }
 
-TEST_CASE("causes: a renewal held in flight past the lease's end stopped the renewals; it did not come late", "[causes]") {
+TEST_CASE("causes: a renewal held in flight past the lease's end stopped the renewals, not a late renewal", "[causes]") {
   // B's 12th command, a renewal, is held 2.197 s in flight: sent in time, it lands after B's lease.
   const std::string text =
       "watchdog seed=242756 clients=2 slow=B:0:2.647s call=B:1:pause:711ms call=A:1:request-lost "
