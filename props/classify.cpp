@@ -338,10 +338,10 @@ Explanation Classifier::worked_past(uint32_t holder, Instant from, Instant to, s
   if (const auto work = faults_.scheduled_work(holder, to);
       work && *work < cfg_.lock.lease && (!held.empty() || cfg_.latency.spike_probability > 0))
     return make(Cause::LeaseDelayed, held.empty() ? "delay spikes" : held,
-                fmt::format("{}{} at {} while {} still worked: its {} of work fits the {} lease, but slow "
-                            "replies took the rest",
-                            a, what, sim::format_instant(to), a, sim::format_span(*work),
-                            sim::format_duration(cfg_.lock.lease)));
+                fmt::format("{}{} at {} while {} still worked: its {} of work fits the {} lease, but {}", a, what,
+                            sim::format_instant(to), a, sim::format_span(*work), sim::format_duration(cfg_.lock.lease),
+                            held.empty() ? "slow replies took the rest"
+                                         : "a call of its, held in flight, kept it inside"));
   return make(Cause::LeaseOutworked, faults_.work_fault(holder, from),
               fmt::format("{}{} at {} while {} still worked", a, what, sim::format_instant(to), a));
 }
