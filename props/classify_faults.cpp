@@ -253,11 +253,12 @@ std::string FaultFinder::renewal_blocker(uint32_t client, Instant from, Instant 
   // A renewal whose reply was lost was sent before the re-arm it made (`from`, at most a call timeout later).
   if (std::string lost = lost_call(client, from - cfg_.lock.call_timeout, to, lock::Purpose::Renew); !lost.empty())
     return lost;
-  // A renewal a fault held in flight (call=A:N:delay:D) past the lease's end.
+  // A call a fault held in flight (call=A:N:delay:D) past the lease's end: a renewal, or
+  // any request ahead of the renewals on the client's FIFO connection (they wait behind it).
   for (const auto& e : h_.events()) {
     if (e.at > to) break;
-    if (e.client == client && e.step == Step::CallDelayed && e.purpose == lock::Purpose::Renew && e.at >= from &&
-        e.at + Duration{e.status} > to)
+    if (e.client == client && e.step == Step::CallDelayed && e.purpose != lock::Purpose::Resource &&
+        e.at >= from - cfg_.lock.call_timeout && e.at + Duration{e.status} > to)
       return to_string(lock::CallFault{client, static_cast<uint32_t>(e.token), lock::CallFault::Kind::Delay,
                                        Duration{e.status}});
   }

@@ -638,3 +638,13 @@ TEST_CASE("causes: a renewal held in flight past the lease's end stopped the ren
   CHECK(v.fault == "call=B:12:delay:2.197s");
   CHECK(v.clients == std::vector<uint32_t>{1, 0});
 }
+
+TEST_CASE("causes: a request held in flight stops the renewals queued behind it on the connection", "[causes]") {
+  // B's 2nd command (its nested acquire) is held 2.09 s; its renewals wait behind it on B's FIFO connection.
+  const Violation v =
+      mutual_exclusion_of("reentrant seed=1921 clients=2 iterations=1 nested=1 persistent=1 clock=B:+0s:-191532 "
+                          "call=B:2:delay:2.09s");
+  CHECK(v.cause == Cause::RenewalStopped);
+  CHECK(v.fault == "call=B:2:delay:2.09s");
+  CHECK(v.clients == std::vector<uint32_t>{1, 0});
+}
