@@ -326,15 +326,7 @@ Explanation Classifier::worked_past(uint32_t holder, Instant from, Instant to, s
   // Work that fits the lease outlasted it only through slow answers: the acquire's
   // reply, arriving late, left less of the lease; a late reply kept the holder inside.
   // A call of the holder's that a fault held in flight (call=A:N:delay:D) is named before the spikes.
-  std::string held;
-  for (const HistoryEvent& e : h_.events()) {
-    if (e.at > to) break;
-    if (e.client == holder && e.step == Step::CallDelayed && e.at >= from && held.empty())
-      held = to_string(lock::CallFault{holder, static_cast<uint32_t>(e.token), lock::CallFault::Kind::Delay,
-                                       Duration{e.status},
-                                       e.purpose == Purpose::Resource ? lock::CallFault::On::Write
-                                                                      : lock::CallFault::On::Call});
-  }
+  const std::string held = faults_.held_call(holder, from, to, true);
   if (const auto work = faults_.scheduled_work(holder, to);
       work && *work < cfg_.lock.lease && (!held.empty() || cfg_.latency.spike_probability > 0))
     return make(Cause::LeaseDelayed, held.empty() ? "delay spikes" : held,

@@ -249,19 +249,26 @@ std::string FaultFinder::pause_of(uint32_t client, Instant from, Instant to) con
   return "";
 }
 
+std::string FaultFinder::held_call(uint32_t client, Instant from, Instant to, bool writes_too,
+                                   std::optional<Instant> held_past) const {
+  for (const auto& e : h_.events()) {
+    if (e.at > to) break;
+    if (e.client != client || e.step != Step::CallDelayed || e.at < from) continue;
+    const bool write = e.purpose == lock::Purpose::Resource;
+    if ((write && !writes_too) || (held_past && e.at + Duration{e.status} <= *held_past)) continue;
+    return to_string(lock::CallFault{client, static_cast<uint32_t>(e.token), lock::CallFault::Kind::Delay,
+                                     Duration{e.status}, write ? lock::CallFault::On::Write : lock::CallFault::On::Call});
+  }
+  return "";
+}
+
 std::string FaultFinder::renewal_blocker(uint32_t client, Instant from, Instant to) const {
   // A renewal whose reply was lost was sent before the re-arm it made (`from`, at most a call timeout later).
   if (std::string lost = lost_call(client, from - cfg_.lock.call_timeout, to, lock::Purpose::Renew); !lost.empty())
     return lost;
-  // A call a fault held in flight (call=A:N:delay:D) past the lease's end: a renewal, or
-  // any request ahead of the renewals on the client's FIFO connection (they wait behind it).
-  for (const auto& e : h_.events()) {
-    if (e.at > to) break;
-    if (e.client == client && e.step == Step::CallDelayed && e.purpose != lock::Purpose::Resource &&
-        e.at >= from - cfg_.lock.call_timeout && e.at + Duration{e.status} > to)
-      return to_string(lock::CallFault{client, static_cast<uint32_t>(e.token), lock::CallFault::Kind::Delay,
-                                       Duration{e.status}});
-  }
+  // A call a fault held in flight past the lease's end: a renewal, or any request ahead
+  // of the renewals on the client's FIFO connection (they wait behind it).
+  if (std::string held = held_call(client, from - cfg_.lock.call_timeout, to, false, to); !held.empty()) return held;
   const std::string me = name(client);
   // The cut that kept the renewals out longest (a permanent one: all of it); a reset
   // only drops the connection for a reconnect, so it stopped them only where no cut did.

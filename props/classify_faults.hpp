@@ -55,6 +55,10 @@ class FaultFinder {
 
   std::string pause_of(uint32_t client, Instant from, Instant to) const;
   std::string renewal_blocker(uint32_t client, Instant from, Instant to) const;
+  // The client's first call a fault held in flight (call=A:N:delay:D) sent within [from, to]
+  // ("" if none): its writes to the resource too if asked, and only one still held at `held_past` if given.
+  std::string held_call(uint32_t client, Instant from, Instant to, bool writes_too,
+                        std::optional<Instant> held_past = std::nullopt) const;
   // Whether a cut of the client's link was already on when its first pause within [from, to] began.
   bool cut_before_pause(uint32_t client, Instant from, Instant to) const;
   std::string work_fault(uint32_t client, Instant from) const;
