@@ -111,8 +111,8 @@ Task<RedisResult> SimEnv::call(const Route& route, uint32_t server, RedisRequest
     fate = sim::CallFate{lost_message(n, request.purpose), delayed_by(n, CallFault::On::Call, request.purpose)};
   }
   RedisNode::Channel& channel = route(server);
-  RedisResult result = co_await channel.call(std::move(request), timeout, fate);
-  co_return result;
+  // Returned as awaited, not through a local: one move of the reply less (nothing tests it here).
+  co_return co_await channel.call(std::move(request), timeout, fate);
 }
 
 Task<DbResult> SimEnv::db(db::Statement statement, Purpose purpose) {
@@ -198,8 +198,11 @@ void SimEnv::record_event(Step step, int64_t first, int64_t second, std::string_
   wall_reads_.stepped(e);
   history_.client_stepped(e);
   // Steps go into the trace too, so that its hash covers what the clients did.
-  w.trace().add(e.at, proc_.id(), sim::TraceKind::Note, static_cast<int64_t>(step), first,
-                w.trace().recording() ? History::describe(e, proc_.name()) : std::string());
+  if (w.trace().recording())
+    w.trace().add(e.at, proc_.id(), sim::TraceKind::Note, static_cast<int64_t>(step), first,
+                  History::describe(e, proc_.name()));
+  else
+    w.trace().add(e.at, proc_.id(), sim::TraceKind::Note, static_cast<int64_t>(step), first);
 }
 
 }  // namespace locksim::lock

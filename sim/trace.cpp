@@ -42,21 +42,8 @@ std::string_view to_string(DropReason r) {
   return "?";
 }
 
-namespace {
-// One multiply-xorshift step per 64-bit field, not one FNV step per byte: the
-// per-byte chain of dependent multiplies cost more than the rest of a round trip.
-inline void mix(uint64_t& h, uint64_t v) {
-  h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
-  h ^= h >> 32;
-}
-}  // namespace
-
 void Trace::add(Instant at, NodeId node, TraceKind kind, int64_t first, int64_t second, std::string text) {
-  mix(hash_, static_cast<uint64_t>(at.ns));
-  mix(hash_, uint64_t{node} | uint64_t{static_cast<uint8_t>(kind)} << 32);
-  mix(hash_, static_cast<uint64_t>(first));
-  mix(hash_, static_cast<uint64_t>(second));
-  mix(hash_, text.size());
+  mix_fields(at, node, kind, first, second, text.size());
   for (unsigned char c : text) {
     hash_ ^= c;
     hash_ *= 0x100000001b3ULL;
