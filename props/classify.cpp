@@ -435,18 +435,19 @@ Explanation Classifier::overwritten(uint32_t holder, const Ending& e) const {
   const std::string a = name(holder), y = name(i.ended_by);
   if (i.holder_deadline == Instant::never()) {
     const Instant began = acquire_start(i.ended_by, i.ended);
-    if (std::string reset = faults_.reset_of(i.ended_by, began, i.ended); !reset.empty())
-      return make(Cause::WatchLost, reset,
-                  fmt::format("{}'s connection was reset, its WATCH was lost, and its EXEC overwrote {}'s lock", y, a));
     // Its acquire began on the old master and its write ran on the promoted replica: whatever it
-    // watched or read there, the replica's connection never had it. The failover did that, not a
-    // reconnect of the client's: a mechanism of its own, which a deployment without failover rules out.
+    // watched or read there, the replica's connection never had it, whatever else happened to
+    // its own connection. The failover did that: a mechanism of its own, which a deployment
+    // without failover rules out (asked first, so that a reset beside it never takes its name).
     const lock::Ledger& ledger = h_.ledger();
     if (ledger.has_replica() && i.node == ledger.replica() && ledger.promoted_at() && began < *ledger.promoted_at())
       return make(Cause::WatchLostInFailover, faults_.server_crash(ledger.node_name(0), *ledger.promoted_at()),
                   fmt::format("{}'s acquire began on the master that died; its EXEC ran unwatched on the replica "
                               "promoted at {} and overwrote {}'s lock",
                               y, sim::format_instant(*ledger.promoted_at()), a));
+    if (std::string reset = faults_.reset_of(i.ended_by, began, i.ended); !reset.empty())
+      return make(Cause::WatchLost, reset,
+                  fmt::format("{}'s connection was reset, its WATCH was lost, and its EXEC overwrote {}'s lock", y, a));
     return make(Cause::TakeoverRace, "", fmt::format("{}'s acquire overwrote {}'s live lock", y, a));
   }
   // A timestamp lock: had the holder's own deadline passed, in true time?

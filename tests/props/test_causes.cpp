@@ -794,3 +794,21 @@ TEST_CASE("causes: a renewal sent after the lease's end is too late, whatever de
     CHECK(dated > 0);
   });
 }
+
+TEST_CASE("causes: an EXEC on the promoted replica lost its WATCH to the failover, even beside a reset", "[causes]") {
+  // Seed 3's example once the failover had a name of its own: a reset of B's link at 379ms
+  // and the master's crash at 2.306s; without the crash there is no failure. The WATCH was on
+  // the master that died: the failover is the mechanism, so the reset does not take its name
+  // (which kept watch-lost-on-reconnect outside on seed 3, inside on seeds 1 and 2).
+  const std::string text =
+      "watch-multi seed=0 clients=3 iterations=1 replica=1 lag=2ms failover=398ms clock=C:+0s:-166596 "
+      "slow=C:0:1.884s call=B:8:pause:1.576s call=B:2:request-lost call=C:6:delay:2.473s "
+      "faults=[cut B redis @349ms for 1.353s; reset B redis @379ms; crash redis @2.306s]";
+  const RunResult run = run_scenario(*parse_scenario(text));
+  const Violation* v = run.verdict.find(Property::FencedWrites);
+  REQUIRE(v);
+  INFO(v->sentence);
+  CHECK(v->cause == Cause::WatchLostInFailover);
+  CHECK(v->fault == "crash redis @2.306s");
+  CHECK(v->clients == std::vector<uint32_t>{2, 1});
+}
