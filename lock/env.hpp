@@ -81,6 +81,12 @@ class Env {
   // AcquireFailed, ReleaseStart (depth); Acquired (fence token or -1, depth); Released (1 if
   // its own lock, depth); RenewFailed (status).
   virtual void record(Step step, int64_t first = 0, int64_t second = 0) = 0;
+  // A renewal's outcome (Renewed, or RenewFailed with its status) and when its request was
+  // sent, by this client's monotonic clock; by default the step alone.
+  virtual void record_renewal(Step step, int64_t status, Instant sent_monotonic) {
+    (void)sent_monotonic;
+    record(step, status);
+  }
   // A step with text (a variant's log line, its error); by default the step alone.
   virtual void record_text(Step step, std::string_view text) {
     (void)text;

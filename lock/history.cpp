@@ -43,6 +43,7 @@ std::string_view to_string(Step s) {
     case Step::VariantError: return "variant-error";
     case Step::CallLost: return "call-lost";
     case Step::CallDelayed: return "call-delayed";
+    case Step::OwnLockRefused: return "own-lock-refused";
   }
   return "?";
 }
@@ -120,6 +121,7 @@ std::string History::describe(const HistoryEvent& e, std::string_view client_nam
                : fmt::format(": the request of its command {} ({}) held {} longer in flight", e.token,
                              to_string(e.purpose), sim::format_duration(Duration{e.status}));
       break;
+    case Step::OwnLockRefused: s += fmt::format(": its acquire met its own live {} and changed nothing", e.key); break;
     default: break;
   }
   return s;

@@ -51,6 +51,9 @@ enum class Step : uint8_t {
   CallDelayed,      // a fault held the request of the client's command, or of its write to the
                     // resource (purpose Resource), in flight longer: token: its number; status:
                     // how much longer (ns)
+  OwnLockRefused,   // at a Redis node (server): an acquire command of the client ran while the client's
+                    // own instance of a lock key (key) was live there, and changed nothing of that key:
+                    // the lock did not let its holder back in
 };
 std::string_view to_string(Step);
 
@@ -79,6 +82,10 @@ struct HistoryEvent {
   // Acquired/AcquireFailed of a nested acquire: when the client last read its wall clock
   // (Env::local_now) while that acquire waited; never() if it did not (wall_reads.hpp).
   Instant wall_read_in_wait = Instant::never();
+  // Renewed/RenewFailed: when the renewal's request was sent, in true time (never(): not
+  // said). Its answer may come a round trip or a fault's hold later; the send time is what
+  // says whether it went out before the lease's end.
+  Instant sent = Instant::never();
 };
 
 // Env::record's two integers as the step's named details (their order is Env::record's).

@@ -62,6 +62,12 @@ const LockInstance* Ledger::live(std::string_view key, uint32_t node) const {
   return it == live_.end() ? nullptr : &instances_[it->second];
 }
 
+const LockInstance* Ledger::live_of(uint32_t client, uint32_t node) const {
+  for (const auto& [where, id] : live_)
+    if (where.second == node && instances_[id].owner == client) return &instances_[id];
+  return nullptr;
+}
+
 bool Ledger::serving(uint32_t node, Instant at) const {
   if (replica_ == kNoInstance) return true;
   const bool after = promoted_at_ && at >= *promoted_at_;

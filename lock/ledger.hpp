@@ -144,6 +144,8 @@ class Ledger {
   const LockInstance& instance(uint32_t id) const;
   // The live instance of `key` on `node` now (while the run is being built), or nullptr.
   const LockInstance* live(std::string_view key, uint32_t node) const;
+  // The live instance `client` owns on `node` (of any tracked key) now, or nullptr.
+  const LockInstance* live_of(uint32_t client, uint32_t node) const;
   // Whether `node` serves clients at `at` (a replica only after its promotion).
   bool serving(uint32_t node, Instant at) const;
   bool has_replica() const { return replica_ != kNoInstance; }

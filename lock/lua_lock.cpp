@@ -37,11 +37,11 @@ bool rearmed_own(const Env& env, size_t facts_before) {
   return false;
 }
 
-void record_renewal(Env& env, const RedisResult& r, size_t facts_before) {
-  if (rearmed_own(env, facts_before)) return env.record(Step::Renewed);
+void record_renewal(Env& env, const RedisResult& r, size_t facts_before, Instant sent) {
+  if (rearmed_own(env, facts_before)) return env.record_renewal(Step::Renewed, 0, sent);
   const bool refused = !r.ok() || r.value.is_nil() || r.value.type == Reply::Type::Error ||
                        (r.value.type == Reply::Type::Integer && r.value.integer == 0);
-  if (refused) env.record(Step::RenewFailed, r.ok() ? 0 : static_cast<int64_t>(r.status));
+  if (refused) env.record_renewal(Step::RenewFailed, r.ok() ? 0 : static_cast<int64_t>(r.status), sent);
 }
 
 // A request to Redis, on the connection and with the wait its kind says. A plain
@@ -94,9 +94,10 @@ Task<Outcome> drive(LuaThread thread, Env& env, Purpose purpose, const char* wha
       } else {
         const Purpose now_for = phase ? *phase : purpose;
         const size_t facts_before = env.ledger() ? env.ledger()->facts().size() : 0;
+        const Instant sent = env.monotonic_now();
         RedisResult result = co_await carry_out(env, request, now_for);
         if (now_for == Purpose::Renew && request.kind == LuaRequest::Kind::Call)
-          record_renewal(env, result, facts_before);
+          record_renewal(env, result, facts_before, sent);
         nargs = rt.push_result(co, result, request.where);
       }
       continue;

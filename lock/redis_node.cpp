@@ -73,9 +73,18 @@ sim::Answer<redis::Reply> RedisNode::handle(sim::SessionId session, RedisRequest
   }
   Session& s = it->second;
   if (request.read_push) return read(s, request);
+  // An acquire meeting its client's own live instance: the history notes it when the
+  // command leaves that key as it was (the lock did not let its holder back in).
+  const LockInstance* own =
+      history_ && request.purpose == Purpose::Acquire ? history_->ledger().live_of(request.client, index_) : nullptr;
+  const std::string own_key = own ? own->key : std::string();
+  own_key_ = own ? &own_key : nullptr;
+  own_key_changed_ = false;
   executing_ = &request;
   redis::Reply reply = server_.execute(s.conn, request.command, local_ms());
   executing_ = nullptr;
+  own_key_ = nullptr;
+  if (own && !own_key_changed_) record_own_lock_refused(request.client, own_key);
   if (const auto count = subscription_count(reply)) s.subscriptions = *count;
   const bool blocked = reply.is_blocked();
   // Deferred before anything is answered: answering runs other sessions' held commands.
@@ -239,8 +248,20 @@ KeyChange key_change(const redis::KeyEffect& effect, Instant at, uint32_t node, 
   return c;
 }
 
+void RedisNode::record_own_lock_refused(uint32_t client, const std::string& key) {
+  HistoryEvent& e = history_->emplace();
+  e.at = world_.now();
+  e.local = world_.local_now(node_);
+  e.step = Step::OwnLockRefused;
+  e.client = client;
+  e.purpose = Purpose::Acquire;
+  e.key = key;
+  e.server = index_;
+}
+
 void RedisNode::on_effect(const redis::KeyEffect& effect) {
   if (!history_) return;
+  if (own_key_ && effect.key == *own_key_) own_key_changed_ = true;
   if (!crashing_ && history_->ledger().tracks(effect.key)) {
     // A lazy expiry is the server's doing, whoever's command happened to find it.
     const bool by_client = executing_ && effect.kind != redis::KeyEffect::Kind::Expired;

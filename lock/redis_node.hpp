@@ -87,6 +87,7 @@ class RedisNode final : public redis::Observer {
     std::deque<redis::Reply> unread;  // pushed replies no read has taken yet
   };
   void on_effect(const redis::KeyEffect& effect) override;
+  void record_own_lock_refused(uint32_t client, const std::string& key);
   sim::Answer<redis::Reply> handle(sim::SessionId session, RedisRequest& request);
   sim::Answer<redis::Reply> read(Session& s, const RedisRequest& request);
   void deliver_pushed();
@@ -107,6 +108,9 @@ class RedisNode final : public redis::Observer {
   bool persistent_;
   uint32_t index_;
   const RedisRequest* executing_ = nullptr;
+  // While an acquire runs over its client's own live instance: that key, and whether the command changed it.
+  const std::string* own_key_ = nullptr;
+  bool own_key_changed_ = false;
   bool crashing_ = false;  // the crash's flush: the ledger hears of the loss once, not key by key
   redis::ConnectionId replication_connection_ = 0;
 };

@@ -16,7 +16,7 @@ Task<void> renew_until_refused(Env& env, Duration every, RenewalCommand renewal,
     auto r = co_await env.redis(std::move(command), Purpose::Renew);
     const bool accepted = renewed(r);
     if (accepted) {
-      env.record(Step::Renewed);
+      env.record_renewal(Step::Renewed, 0, sent);
       lease_end = sent + retry.lease;  // it ran after it was sent: the new lease ends no sooner
       wait = every;
       continue;
@@ -27,7 +27,7 @@ Task<void> renew_until_refused(Env& env, Duration every, RenewalCommand renewal,
       wait = retry.every;
       continue;
     }
-    env.record(Step::RenewFailed, r.ok() ? 0 : static_cast<int64_t>(r.status));
+    env.record_renewal(Step::RenewFailed, r.ok() ? 0 : static_cast<int64_t>(r.status), sent);
     state.lost = true;
     state.renewing = false;
     co_return;

@@ -175,6 +175,13 @@ Instant SimEnv::local_now() const {
 
 void SimEnv::record(Step step, int64_t first, int64_t second) { record_event(step, first, second, {}); }
 
+// The monotonic clock runs at the node's rate: the span since the send, in true time.
+void SimEnv::record_renewal(Step step, int64_t status, Instant sent_monotonic) {
+  const Duration since = monotonic_now() - sent_monotonic;
+  const Instant sent = proc_.world().now() - proc_.world().node(proc_.id()).clock.true_span(since);
+  record_event(step, status, 0, {}, Purpose::Other, sent);
+}
+
 void SimEnv::hold_until(Instant local_deadline) {
   sim::World& w = proc_.world();
   const Duration left = local_deadline - proc_.local_now();
@@ -184,7 +191,8 @@ void SimEnv::hold_until(Instant local_deadline) {
 
 void SimEnv::record_text(Step step, std::string_view text) { record_event(step, 0, 0, text); }
 
-void SimEnv::record_event(Step step, int64_t first, int64_t second, std::string_view text, Purpose purpose) {
+void SimEnv::record_event(Step step, int64_t first, int64_t second, std::string_view text, Purpose purpose,
+                          Instant sent) {
   sim::World& w = proc_.world();
   std::string owned_text(text);  // first: `text` may view an event that emplace() moves
   HistoryEvent& e = history_.emplace();
@@ -194,6 +202,7 @@ void SimEnv::record_event(Step step, int64_t first, int64_t second, std::string_
   e.client = client_;
   e.step = step;
   e.purpose = purpose;
+  e.sent = sent;
   set_step_details(e, first, second);
   wall_reads_.stepped(e);
   history_.client_stepped(e);

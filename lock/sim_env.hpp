@@ -57,6 +57,7 @@ class SimEnv final : public Env {
   void cancel(TaskId task) override { proc_.cancel(task); }
   Task<void> run_parallel(std::vector<Task<void>> tasks) override;
   void record(Step step, int64_t first = 0, int64_t second = 0) override;
+  void record_renewal(Step step, int64_t status, Instant sent_monotonic) override;
   void record_text(Step step, std::string_view text) override;
   void hold_until(Instant local_deadline) override;
   const Ledger* ledger() const override { return &history_.ledger(); }
@@ -78,7 +79,7 @@ class SimEnv final : public Env {
   Duration delayed_by(uint32_t n, CallFault::On on, Purpose purpose);
   Task<RedisResult> call(const Route& route, uint32_t server, RedisRequest request, Duration timeout);
   void record_event(Step step, int64_t first, int64_t second, std::string_view text,
-                    Purpose purpose = Purpose::Other);
+                    Purpose purpose = Purpose::Other, Instant sent = Instant::never());
 
   sim::Proc proc_;
   Route route_;

@@ -32,6 +32,8 @@ std::string_view to_string(Cause c) {
     case Cause::NoValidityLeft: return "entered-with-no-validity-left";
     case Cause::LeaseDelayed: return "lease-expired-delayed";
     case Cause::RenewalLate: return "renewal-too-late";
+    case Cause::RequestLost: return "request-lost";
+    case Cause::WatchLostInFailover: return "watch-lost-in-failover";
   }
   return "?";
 }
@@ -73,6 +75,10 @@ std::string_view describe(Cause c) {
       return "the holder entered though its own clock said its acquire had taken the whole lease (no validity check)";
     case Cause::LeaseDelayed: return "the lease expired while slow replies held up a holder whose work fits it";
     case Cause::RenewalLate: return "the holder's renewals came further apart than the lease";
+    case Cause::RequestLost:
+      return "a request was lost on its way: the server never ran it, and its client waited out the call's timeout";
+    case Cause::WatchLostInFailover:
+      return "an acquire's WATCH was on the master that died: its EXEC ran unwatched on the promoted replica";
   }
   return "?";
 }

@@ -41,6 +41,8 @@ enum class Cause : uint8_t {
   NoValidityLeft,          // the holder entered when, by its own clock, its acquire had taken the whole lease
   LeaseDelayed,            // the lease expired while slow replies held up a holder whose work fits it
   RenewalLate,             // the holder's renewals came further apart than the lease
+  RequestLost,             // a request was lost on its way: never run, its client waited out its call's timeout
+  WatchLostInFailover,     // an acquire WATCHed the master that died; its EXEC ran unwatched on the promoted replica
 };
 inline constexpr Cause kAllCauses[] = {
     Cause::Unknown,           Cause::LeasePaused,     Cause::LeaseOutworked,   Cause::RenewalStopped,
@@ -49,7 +51,7 @@ inline constexpr Cause kAllCauses[] = {
     Cause::RedlockForgotVote, Cause::WatchLost,       Cause::FenceBackwards,   Cause::DelayedWrite,
     Cause::AmbiguousReply,    Cause::CrashNoTtl,      Cause::CrashBlocked,     Cause::SelfDeadlock,
     Cause::InnerRelease,      Cause::Overtaken,       Cause::RenewalOutlivedRelease, Cause::QueueStalled, Cause::RedisDown, Cause::NoValidityLeft,
-    Cause::LeaseDelayed,      Cause::RenewalLate};
+    Cause::LeaseDelayed,      Cause::RenewalLate,     Cause::RequestLost,      Cause::WatchLostInFailover};
 // "lease-paused", "redis-clock-jump", ...
 std::string_view to_string(Cause c);
 std::optional<Cause> parse_cause(std::string_view text);

@@ -43,6 +43,7 @@ class Classifier {
   Explanation lapse(uint32_t holder, Instant since, Instant until, uint32_t successor) const;
   Explanation ended(uint32_t holder, const Ending& e, Instant until) const;
   Explanation expired(uint32_t holder, const Ending& e) const;
+  std::optional<Explanation> dated_early_by_master(uint32_t holder, const lock::LockInstance& i) const;
   Explanation overwritten(uint32_t holder, const Ending& e) const;
   Explanation taken_over(uint32_t holder, const lock::LockInstance& i, std::string_view how) const;
   Explanation on_time(uint32_t holder, Instant from, Instant to, std::string_view what) const;
@@ -54,7 +55,11 @@ class Classifier {
   // Whether the client's last lock instance granted by `at` carries a deadline.
   bool has_expiry(uint32_t client, Instant at) const;
   std::string nested_acquire_blocker(uint32_t client, Instant from, Instant to) const;
+  Explanation nested_unanswered(uint32_t client, Instant from, Instant to, const std::string& blocked,
+                                bool lapsed) const;
   bool claims_reentrancy() const;
+  // Whether the client's nested acquire pending over [from, to] waited on the client's own lock.
+  bool waits_on_itself(uint32_t client, Instant from, Instant to) const;
   bool renews() const;
   // The instances the hold begun at `since` was granted: per node, the holder's
   // last grant before it learned it acquired (an earlier attempt's is not the hold's).
@@ -209,9 +214,10 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
   // for as long as the outer lease lives, so nothing else that struck the wait (a pause,
   // a cut, a lost call, a Redis restart) changed how it ended: only renewals a cut
   // stopped, or a clock jump that stretched a wait timed by it (below), outrank it.
-  // (A lock that claims reentrancy lets its holder straight back in: it never waits on itself.)
-  if (const auto wait = claims_reentrancy() ? std::nullopt : faults_.nested_wait_at(holder, to);
-      wait && faults_.hold_end_sooner(holder, to, wait->second - wait->first) < to &&
+  // (A lock that claims reentrancy waits on itself only where the history shows its own lock refused it.)
+  if (const auto wait = faults_.nested_wait_at(holder, to);
+      wait && waits_on_itself(holder, wait->first, to) &&
+      faults_.hold_end_sooner(holder, to, wait->second - wait->first) < to &&
       !(renewing && !faults_.renewal_blocker(holder, wait->first, to).empty()) &&
       !faults_.jump_back_while_waiting(holder, from, to))
     return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
@@ -271,10 +277,12 @@ Explanation Classifier::overtaken(uint32_t waiter, const Violation& v) const {
 
 // Nothing stopped the holder's renewals (no cut, reset, lost call, Redis down or pause),
 // yet none was answered between its last re-arm (`from`) and the lease's end: they come
-// too rarely. Without delay spikes a message takes a few milliseconds, so the next answer,
-// after the lease's end, is the next renewal's arrival; with spikes it must come later than
-// a round trip can take (the slowest message both ways, at most the call timeout) to say
-// that renewal went out after the lease's end rather than being held up in flight.
+// too rarely. The history dates when the next renewal's request was sent: it went out so
+// late that even the quickest message (the latency's base) reached Redis after the lease's
+// end. Where no send time is recorded (a real client), its answer must come later than a
+// round trip can take (the slowest message both ways, at most the call timeout) when
+// messages may be slow, to say it went out after the lease's end rather than being held
+// up in flight.
 std::optional<Explanation> Classifier::renewal_came_late(uint32_t holder, Instant from, Instant to,
                                                         std::string_view what) const {
   if (renewed_within(holder, from, to)) return std::nullopt;
@@ -286,18 +294,24 @@ std::optional<Explanation> Classifier::renewal_came_late(uint32_t holder, Instan
     }
   if (!next) return std::nullopt;
   const sim::LatencyDist& l = cfg_.latency;
-  Duration held{};  // the longest a fault held one of the holder's calls in flight
-  for (const lock::CallFault& f : cfg_.workload.call_faults)
-    if (f.client == holder && f.kind == lock::CallFault::Kind::Delay) held = std::max(held, f.pause);
-  const Duration one_way = l.base + l.jitter + (l.spike_probability > 0 ? l.spike_cap : Duration{}) + held;
-  const Duration round_trip = std::min(cfg_.lock.call_timeout, one_way + one_way);
-  if ((l.spike_probability > 0 || held.ns > 0) && next->at - round_trip <= to) return std::nullopt;
+  if (next->sent != Instant::never()) {
+    if (next->sent + l.base < to) return std::nullopt;  // sent in time: something held it up
+  } else {
+    Duration held{};  // the longest a fault held one of the holder's calls in flight
+    for (const lock::CallFault& f : cfg_.workload.call_faults)
+      if (f.client == holder && f.kind == lock::CallFault::Kind::Delay) held = std::max(held, f.pause);
+    const Duration one_way = l.base + l.jitter + (l.spike_probability > 0 ? l.spike_cap : Duration{}) + held;
+    const Duration round_trip = std::min(cfg_.lock.call_timeout, one_way + one_way);
+    if ((l.spike_probability > 0 || held.ns > 0) && next->at - round_trip <= to) return std::nullopt;
+  }
   const std::string a = name(holder);
   return make(Cause::RenewalLate, "",
               fmt::format("{} renewed nothing between its last re-arm at {} and the lease's end: {}{} at {}, and {}'s "
-                          "next renewal was answered only at {}{}: renewals came further apart than the {} lease",
+                          "next renewal was {} only at {}{}: renewals came further apart than the {} lease",
                           a, sim::format_instant(from), a, what, sim::format_instant(to), a,
-                          sim::format_instant(next->at), next->step != Step::RenewFailed ? ""
+                          next->sent != Instant::never() ? "sent" : "answered",
+                          sim::format_instant(next->sent != Instant::never() ? next->sent : next->at),
+                          next->step != Step::RenewFailed ? ""
                           : next->status == 0            ? " (refused: the lock was no longer its)"
                                                          : " (failed)",
                           sim::format_duration(cfg_.lock.lease)));
@@ -309,7 +323,7 @@ Explanation Classifier::worked_past(uint32_t holder, Instant from, Instant to, s
   const std::string a = name(holder);
   // Not working but waiting, in a nested acquire on the lock it held, when the lease ran
   // out: its work had not begun, so it did not outlast anything (its length aside).
-  if (const auto wait = claims_reentrancy() ? std::nullopt : faults_.nested_wait_at(holder, to))
+  if (const auto wait = faults_.nested_wait_at(holder, to); wait && waits_on_itself(holder, wait->first, to))
     return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
                 fmt::format("{}'s nested acquire, from {}, waited on the lock {} holds: {}{} at {} while it waited",
                             a, sim::format_instant(wait->first), a, a, what, sim::format_instant(to)));
@@ -353,6 +367,7 @@ Explanation Classifier::expired(uint32_t holder, const Ending& e) const {
                               "there at {}",
                               key_text, sim::format_instant(i.ended)));
   }
+  if (std::optional<Explanation> dated = dated_early_by_master(holder, i)) return *dated;
   if (has_ttl && i.early > sim::milliseconds(2)) {
     const std::string node = h_.ledger().node_name(e.node());
     std::string jump = faults_.redis_jump(node, i.last_armed, i.ended);
@@ -385,23 +400,54 @@ Explanation Classifier::expired(uint32_t holder, const Ending& e) const {
                  "'s lease expired");
 }
 
+// A promoted replica's copy carries the absolute deadline the master's clock wrote (Redis
+// replicates deadlines, not TTLs): a master clock behind true time (drifting slow, jumped
+// back) dated it before the end of the lease the master granted, and the replica, its
+// clock right, ended it that much early. The cause when the holder would have left, or
+// renewed, by the deadline the master's own instance had.
+std::optional<Explanation> Classifier::dated_early_by_master(uint32_t holder, const lock::LockInstance& i) const {
+  const lock::Ledger& ledger = h_.ledger();
+  // Only a deadline the copy still has from the master: one the holder armed on the promoted
+  // replica since was dated by the replica's own clock.
+  if (!ledger.has_replica() || i.node != ledger.replica() || i.deadline == Instant::never() ||
+      !ledger.promoted_at() || i.last_armed >= *ledger.promoted_at())
+    return std::nullopt;
+  const lock::LockInstance* master = nullptr;
+  for (const lock::LockInstance& m : ledger.instances())
+    if (m.end == lock::InstanceEnd::HandedOver && m.successor == i.id) master = &m;
+  if (!master || master->deadline == Instant::never() || i.ended + sim::milliseconds(2) >= master->deadline)
+    return std::nullopt;
+  const std::string clock = faults_.master_clock_behind(i.ended);
+  const bool left_in_time =
+      faults_.hold_end(holder, i.ended) <= master->deadline || renewed_within(holder, i.ended, master->deadline);
+  if (clock.empty() || !left_in_time) return std::nullopt;
+  return make(clock.starts_with("redis-drift") ? Cause::RedisClockDrift : Cause::RedisClockJump, clock,
+              fmt::format("{}'s clock, behind true time, wrote {}'s deadline; the replica promoted at {} carried it "
+                          "and ended {}'s lock at {}, {} before the lease {} granted ran out",
+                          ledger.node_name(master->node), name(holder), sim::format_instant(*ledger.promoted_at()),
+                          name(holder), sim::format_instant(i.ended), sim::format_span(master->deadline - i.ended),
+                          ledger.node_name(master->node)));
+}
+
 // Someone else's acquire took over the holder's live instance.
 Explanation Classifier::overwritten(uint32_t holder, const Ending& e) const {
   const lock::LockInstance& i = *e.instance;
   const std::string a = name(holder), y = name(i.ended_by);
   if (i.holder_deadline == Instant::never()) {
     const Instant began = acquire_start(i.ended_by, i.ended);
-    if (std::string reset = faults_.reset_of(i.ended_by, began, i.ended); !reset.empty())
-      return make(Cause::WatchLost, reset,
-                  fmt::format("{}'s connection was reset, its WATCH was lost, and its EXEC overwrote {}'s lock", y, a));
     // Its acquire began on the old master and its write ran on the promoted replica: whatever it
-    // watched or read there, the replica's connection never had it.
+    // watched or read there, the replica's connection never had it, whatever else happened to
+    // its own connection. The failover did that: a mechanism of its own, which a deployment
+    // without failover rules out (asked first, so that a reset beside it never takes its name).
     const lock::Ledger& ledger = h_.ledger();
     if (ledger.has_replica() && i.node == ledger.replica() && ledger.promoted_at() && began < *ledger.promoted_at())
-      return make(Cause::WatchLost, faults_.server_crash(ledger.node_name(0), *ledger.promoted_at()),
+      return make(Cause::WatchLostInFailover, faults_.server_crash(ledger.node_name(0), *ledger.promoted_at()),
                   fmt::format("{}'s acquire began on the master that died; its EXEC ran unwatched on the replica "
                               "promoted at {} and overwrote {}'s lock",
                               y, sim::format_instant(*ledger.promoted_at()), a));
+    if (std::string reset = faults_.reset_of(i.ended_by, began, i.ended); !reset.empty())
+      return make(Cause::WatchLost, reset,
+                  fmt::format("{}'s connection was reset, its WATCH was lost, and its EXEC overwrote {}'s lock", y, a));
     return make(Cause::TakeoverRace, "", fmt::format("{}'s acquire overwrote {}'s live lock", y, a));
   }
   // A timestamp lock: had the holder's own deadline passed, in true time?
@@ -540,9 +586,11 @@ Explanation Classifier::reentrancy(uint32_t first, const Violation& v) const {
   // A lock that does not claim reentrancy refuses its holder's nested acquire for as long
   // as the outer lease lives: whatever else happened while it waited (a pause, a cut that
   // stopped the renewals, a clock), it waited on itself, unless a Redis that was down
-  // refused it. A lock that claims reentrancy lets its holder straight back in: what
-  // became of the outer lease while the nested acquire was pending is the cause.
-  const bool reentrant = claims_reentrancy();
+  // refused it. So does a lock that claims reentrancy but whose own lock refused the
+  // nested acquire (the history's fact): it is judged on its claim. One that let its
+  // holder straight back in: what became of the outer lease while the nested acquire was
+  // pending is the cause.
+  const bool reentrant = !waits_on_itself(first, nested, until);
   // Paused while its nested acquire was pending: it waited on nothing.
   if (reentrant && meanwhile.cause == Cause::LeasePaused) return meanwhile;
   // The store lost the outer instance: the nested acquire found no lock to re-enter, nor a store to ask.
@@ -561,14 +609,10 @@ Explanation Classifier::reentrancy(uint32_t first, const Violation& v) const {
   if (const std::string down = faults_.any_down_within(down_from, until); !down.empty())
     return make(Cause::RedisDown, down,
                 fmt::format("{}'s nested acquire met a Redis that was down: its calls failed", name(first)));
-  // A lock that claims reentrancy lets its holder straight back in: if its nested acquire
-  // still waited, something kept the answer from it (a lost request or reply, a cut).
-  if (const std::string blocked = nested_acquire_blocker(first, nested, until); !blocked.empty())
-    return make(Cause::AmbiguousReply, blocked,
-                fmt::format("{}'s nested acquire got no answer{}", name(first),
-                            meanwhile.cause != Cause::Unknown
-                                ? fmt::format(", and {}'s lease ran out meanwhile", name(first))
-                                : ", and it waited for one until it gave up"));
+  // A lock that lets its holder straight back in: if its nested acquire still waited,
+  // something kept the answer from it (a lost request or reply, a cut).
+  if (const std::string blocked = reentrant ? nested_acquire_blocker(first, nested, until) : ""; !blocked.empty())
+    return nested_unanswered(first, nested, until, blocked, meanwhile.cause != Cause::Unknown);
   if (meanwhile.cause != Cause::Unknown)
     return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
                 fmt::format("{}'s nested acquire waited on the lock {} holds until its lease ran out, then took "
@@ -577,6 +621,24 @@ Explanation Classifier::reentrancy(uint32_t first, const Violation& v) const {
   if (v.from == v.to) return make(Cause::InnerRelease, "", "an inner release freed the lock under the outer hold");
   return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
               fmt::format("{}'s nested acquire waited on the lock {} holds", name(first), name(first)));
+}
+
+// A nested acquire of a lock that lets its holder back in got no answer over [from, to]:
+// `blocked` is what kept it. A request the network lost never ran (the history's CallLost
+// step, status 0): nothing was ambiguous, the client waited out the call's timeout for an
+// answer that could not come. A lost reply or a cut leaves it not knowing what ran.
+Explanation Classifier::nested_unanswered(uint32_t client, Instant from, Instant to, const std::string& blocked,
+                                          bool lapsed) const {
+  const std::string a = name(client);
+  const std::string then = lapsed ? fmt::format(", and {}'s lease ran out meanwhile", a)
+                                  : ", and it waited for one until it gave up";
+  const HistoryEvent* lost = faults_.lost_call_step(client, from, to);
+  if (lost && lost->status == 0 && blocked == faults_.lost_call(client, from, to))
+    return make(Cause::RequestLost, blocked,
+                fmt::format("{}'s nested acquire sent a request the network lost: the server never ran it, and {} "
+                            "waited out the call's timeout for its answer{}",
+                            a, a, lapsed ? fmt::format(" while {}'s lease ran out", a) : ", then gave up"));
+  return make(Cause::AmbiguousReply, blocked, fmt::format("{}'s nested acquire got no answer{}", a, then));
 }
 
 bool Classifier::has_expiry(uint32_t client, Instant at) const {
@@ -593,11 +655,18 @@ bool Classifier::claims_reentrancy() const {
   return std::find(claims.begin(), claims.end(), "reentrancy") != claims.end();
 }
 
-// What kept a nested acquire of a lock that claims reentrancy from its answer within
-// [from, to]: a lost request or reply, a cut or reset of its client; "" if nothing did, or
-// if the lock does not claim reentrancy (then its nested acquire waits on its own lock).
+// A lock that does not claim reentrancy refuses its holder's nested acquire for as long as
+// the outer lease lives. One that claims it is judged on its claim: its nested acquire
+// waited on itself when the history shows an acquire command of that wait meeting the
+// client's own live instance and changing nothing (OwnLockRefused); otherwise it was let
+// straight back in, or its requests never got an answer.
+bool Classifier::waits_on_itself(uint32_t client, Instant from, Instant to) const {
+  return !claims_reentrancy() || faults_.own_lock_refused(client, from, to);
+}
+
+// What kept a nested acquire of a lock that lets its holder back in from its answer
+// within [from, to]: a lost request or reply, a cut or reset of its client; "" if nothing did.
 std::string Classifier::nested_acquire_blocker(uint32_t client, Instant from, Instant to) const {
-  if (!claims_reentrancy()) return "";
   if (std::string lost = faults_.lost_call(client, from, to); !lost.empty()) return lost;
   return faults_.renewal_blocker(client, from, to);
 }

@@ -333,6 +333,12 @@ std::string FaultFinder::master_jump_back(Instant before) const {
   return "";
 }
 
+std::string FaultFinder::master_clock_behind(Instant before) const {
+  if (std::string jump = master_jump_back(before); !jump.empty()) return jump;
+  if (cfg_.redis_drifts_ppm.empty() || cfg_.redis_drifts_ppm[0] >= 0) return "";
+  return fmt::format("redis-drift={}:{:+}", lock::redis_node_name(cfg_, 0), cfg_.redis_drifts_ppm[0]);
+}
+
 std::string FaultFinder::redis_drift(uint32_t node) const {
   if (node >= cfg_.redis_drifts_ppm.size() || cfg_.redis_drifts_ppm[node] <= 0) return "";
   return fmt::format("redis-drift={}:{:+}", lock::redis_node_name(cfg_, node), cfg_.redis_drifts_ppm[node]);
@@ -430,16 +436,23 @@ std::string FaultFinder::crash_of(uint32_t client, Instant at) const {
   return "";
 }
 
-std::string FaultFinder::lost_call(uint32_t client, Instant from, Instant to,
-                                   std::optional<lock::Purpose> purpose) const {
+const HistoryEvent* FaultFinder::lost_call_step(uint32_t client, Instant from, Instant to,
+                                               std::optional<lock::Purpose> purpose) const {
   for (const auto& e : h_.events()) {
     if (e.at > to) break;
     if (e.at < from || e.client != client || e.step != Step::CallLost || (purpose && e.purpose != *purpose)) continue;
-    return to_string(lock::CallFault{client, static_cast<uint32_t>(e.token),
-                                     e.status ? lock::CallFault::Kind::ReplyLost : lock::CallFault::Kind::RequestLost,
-                                     {}});
+    return &e;
   }
-  return "";
+  return nullptr;
+}
+
+std::string FaultFinder::lost_call(uint32_t client, Instant from, Instant to,
+                                   std::optional<lock::Purpose> purpose) const {
+  const HistoryEvent* e = lost_call_step(client, from, to, purpose);
+  if (!e) return "";
+  return to_string(lock::CallFault{client, static_cast<uint32_t>(e->token),
+                                   e->status ? lock::CallFault::Kind::ReplyLost : lock::CallFault::Kind::RequestLost,
+                                   {}});
 }
 
 std::optional<std::pair<Instant, Instant>> FaultFinder::nested_wait_at(uint32_t client, Instant at) const {
@@ -453,6 +466,14 @@ std::optional<std::pair<Instant, Instant>> FaultFinder::nested_wait_at(uint32_t 
   }
   if (!start) return std::nullopt;
   return std::pair{*start, h_.events().empty() ? at : std::max(at, h_.events().back().at)};
+}
+
+bool FaultFinder::own_lock_refused(uint32_t client, Instant from, Instant to) const {
+  for (const auto& e : h_.events()) {
+    if (e.at > to) break;
+    if (e.at >= from && e.client == client && e.step == Step::OwnLockRefused && e.key == cfg_.lock.key) return true;
+  }
+  return false;
 }
 
 }  // namespace locksim::props

@@ -65,7 +65,10 @@ class FaultFinder {
   std::string redis_jump(const std::string& node, Instant from, Instant to) const;
   std::string redis_drift(uint32_t node) const;
   // A backward jump of the master's clock before `before` (its replica then gets deadlines already past).
-  std::string master_jump_back(Instant before) const;  // "redis-drift=redis:+50000" when that node's clock runs fast
+  std::string master_jump_back(Instant before) const;
+  // What set the master's clock behind true time before `before`: a backward jump, or a slow drift
+  // ("redis-drift=redis:-190000"); "" if neither. A deadline it wrote reads early on a sane replica.
+  std::string master_clock_behind(Instant before) const;  // "redis-drift=redis:+50000" when that node's clock runs fast
   std::string reset_of(uint32_t client, Instant from, Instant to) const;
   std::string clock_of(uint32_t client, Instant before) const;
   // How far ahead of true time the client's clock read at its last event at or before `at`.
@@ -84,9 +87,15 @@ class FaultFinder {
   // ("call=A:5:reply-lost"), of any purpose or of `purpose`; "" if none.
   std::string lost_call(uint32_t client, Instant from, Instant to,
                         std::optional<lock::Purpose> purpose = std::nullopt) const;
+  // The history's step for that lost call (CallLost: status 0 the request, 1 the reply), or nullptr.
+  const lock::HistoryEvent* lost_call_step(uint32_t client, Instant from, Instant to,
+                                           std::optional<lock::Purpose> purpose = std::nullopt) const;
   // The nested acquire of the client that was pending at `at`: its start, and when it got
   // in or gave up (or the run's last event, if neither); nothing if none was pending.
   std::optional<std::pair<Instant, Instant>> nested_wait_at(uint32_t client, Instant at) const;
+  // Whether an acquire command of the client within [from, to] met the client's own live
+  // lock instance and changed nothing of it (the history's OwnLockRefused fact).
+  bool own_lock_refused(uint32_t client, Instant from, Instant to) const;
 
  private:
   std::string name(uint32_t c) const { return lock::client_name(c); }

@@ -200,6 +200,44 @@ TEST_CASE("lua variants: the production-style buggy variants are caught by their
   }
 }
 
+TEST_CASE("lua variants: a lock that claims reentrancy is judged on its claim when its own lock refuses it") {
+  // examples/buggy/fake_reentrant.lua: SET NX PX declared reentrant (reentrant = true). Its
+  // holder's nested acquire meets its own key and is refused (the history's OwnLockRefused
+  // fact): its own reentrancy failure, by waiting on itself, with no fault at all. In the
+  // seed 1 audit (2,000 runs) it was named so in 381 runs and as a pause, an ambiguous reply,
+  // Redis down or work in about 850 others, since a lock that claims reentrancy was taken
+  // at its word.
+  const std::string file = "examples/buggy/fake_reentrant.lua";
+  Outcome r = run_program("check buggy-fake-reentrant --variant " + file + " --json --jobs 2");
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 1);
+  const nlohmann::json parsed = nlohmann::json::parse(r.out);
+  const nlohmann::json* own = nullptr;
+  for (const auto& entry : parsed.at("failures"))
+    if (!own && entry.at("property") == "reentrancy" && entry.at("cause") == "nested-acquire-waits-on-itself" &&
+        !entry.at("outside_assumptions").get<bool>())
+      own = &entry;
+  REQUIRE(own != nullptr);
+  const nlohmann::json& f = *own;
+  CHECK(f.at("claimed").get<bool>());
+  CHECK_FALSE(f.at("inherent").get<bool>());
+  CHECK(f.at("needs").empty());  // no fault: the nested acquire alone
+  CHECK(f.at("fault") == "nested=1");
+  CHECK(f.at("clients").get<int>() == 1);
+  Outcome again = run_program(f.at("replay").get<std::string>().substr(f.at("replay").get<std::string>().find(
+                                  "replay ")) + " --colour never");
+  INFO(again.out);
+  CHECK(again.out.find("cause:      reentrancy: nested-acquire-waits-on-itself") != std::string::npos);
+  // The same scenario on the built-in reentrant lock, which lets its holder back in: no failure.
+  const std::string replay = f.at("replay").get<std::string>();
+  const size_t open = replay.find(" 'buggy-fake-reentrant ");
+  REQUIRE(open != std::string::npos);
+  const std::string scenario = replay.substr(open + 22, replay.find('\'', open + 2) - open - 22);
+  Outcome builtin = run_program("replay 'reentrant" + scenario + "' --colour never");
+  INFO(builtin.out);
+  CHECK(builtin.out.find("cause:      reentrancy:") == std::string::npos);
+}
+
 TEST_CASE("lua variants: the correct examples fail only as their built-in counterparts do") {
   // Even the deployment's best lock has failures of its own in the default
   // check (unfair retries, an explicit lease outworked, an ambiguous reply),
