@@ -284,7 +284,7 @@ Word load_word(const char* at) {
 
 // Up to 8 bytes as a little-endian word, zero above them, in at most two loads (the two
 // may overlap: they read the same bytes into the same places).
-uint64_t load_bytes(const char* at, size_t n) {
+[[gnu::always_inline]] inline uint64_t load_bytes(const char* at, size_t n) {
   static_assert(std::endian::native == std::endian::little);
   if (n >= 8) return load_word<uint64_t>(at);
   if (n >= 4) return load_word<uint32_t>(at) | uint64_t{load_word<uint32_t>(at + n - 4)} << (8 * (n - 4));

@@ -19,7 +19,7 @@ size_t growth_bound(const CommandSpec& spec, const Command& command) {
   size_t bytes = kKeyOverhead;
   for (size_t i = 1; i < command.size(); ++i) bytes += command[i].size() + kFieldOverhead;
   int64_t offset = 0;  // SETRANGE pads up to its offset
-  if (spec.name == "setrange" && command.size() > 2 && parse_int64(command[2], offset) && offset > 0)
+  if (spec.handler == cmd_setrange && command.size() > 2 && parse_int64(command[2], offset) && offset > 0)
     bytes += static_cast<size_t>(offset);
   return bytes;
 }
