@@ -113,7 +113,8 @@ void Database::set_string(std::string_view key, std::string_view value, int64_t 
     it->second.raw = it->second.no_int = false;
   }
   if (expire_at_ms != kKeepTtl) it->second.expire_at_ms = expire_at_ms;
-  it->second.str.assign(value);
+  it->second.str.clear();  // then append: a copy into the kept capacity (assign's replace costs more)
+  it->second.str.append(value);
   signal_modified(key);
   if (observing()) report_set(key, it->second, std::move(old_value), conn, now_ms);
 }
