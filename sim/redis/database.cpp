@@ -76,10 +76,7 @@ bool WatchTable::any_expired(const ConnectionState& conn,
 
 // ---- Database ---------------------------------------------------------------------
 
-Entry* Database::lookup(std::string_view key, int64_t now_ms) {
-  auto it = keys.find(key);
-  if (it == keys.end()) return nullptr;
-  if (!it->second.expired_at(now_ms)) return &it->second;
+Entry* Database::expire_on_access(KeyMap::iterator it, int64_t now_ms) {
   // Lazy expiry: Redis deletes the key, then signals it as modified.
   std::string name = it->first;
   if (observing()) emit(KeyEffect::Kind::Expired, 0, name, it->second.render(), std::nullopt, -1, now_ms);

@@ -130,11 +130,19 @@ Reply Server::State::run(ConnectionState& conn, const Command& command, int64_t 
     if (conn.in_multi) conn.dirty_exec = true;
     return counted_error(unknown_command_error(command));
   }
-  // Nothing to refuse and nothing to queue: GET and the other reads of a plain
-  // connection go straight to their handler (reject_before_running's tests, made inline).
-  if (arity_matches(spec->arity, command.size()) && !(spec->flags & (kSubcommands | kDenyOom)) && !busy &&
-      !conn.in_multi && !conn.subscribed() && spec->handler != cmd_exec)
+  // Nothing to queue and nothing to refuse but maxmemory: the commands of a plain
+  // connection go straight to their handler (reject_before_running's tests, made inline;
+  // out of MULTI and not EXEC, refuse_on_oom is refuse_if_over_maxmemory).
+  if (arity_matches(spec->arity, command.size()) && !(spec->flags & kSubcommands) && !busy && !conn.in_multi &&
+      !conn.subscribed() && spec->handler != cmd_exec) {
+    if (may_grow(*spec)) {
+      if (auto refused = refuse_if_over_maxmemory(*this, *spec, command)) {
+        stats.rejected(*spec, command, refused->str);
+        return std::move(*refused);
+      }
+    }
     return dispatch(conn, *spec, command, now_ms);
+  }
   if (auto rejected = reject_before_running(conn, *spec, command, busy)) {
     if (spec->name == "exec" && !rejected->str.starts_with("EXECABORT")) {  // Redis execCommandAbort
       end_transaction(conn);
