@@ -6,6 +6,8 @@
 // and deletes (the keys are set before the timing, not inside it).
 // The model is timed in CPU time, the real server (two processes) in wall time;
 // the embedded peers (fakeredis, ioredis-mock: bench/peers/), where installed, in CPU time.
+// The model alone is also timed on plain SET, INCR, LPUSH and the compare-and-delete by
+// EVALSHA (the commands a dispatch change shows on, each its own line).
 //   bench_redis [--model-only]
 #include <algorithm>
 #include <chrono>
@@ -91,6 +93,51 @@ Command compare_and_delete(int i) { return {"EVAL", kCompareAndDelete, "1", "cad
 struct Rates {
   double get = 0, set_nx_px = 0, set_nx_px_won = 0, compare_and_delete = 0;
 };
+
+// The model's other figures: commands whose cost is mostly the dispatch around them.
+struct ModelRates {
+  double set = 0, incr = 0, lpush = 0, evalsha_compare_and_delete = 0;
+};
+
+// Runs `command` 1000 times a batch on one connection; median ops per CPU second.
+double model_rate(Server& server, locksim::redis::ConnectionId conn, const Command& command, int64_t now,
+                  const Command* after_batch = nullptr) {
+  return rate<CpuClock>(
+      [&] {
+        for (int i = 0; i < 1000; ++i) server.execute(conn, command, now);
+        if (after_batch) server.execute(conn, *after_batch, now);
+      },
+      1000, 0.2);
+}
+
+ModelRates bench_model_more() {
+  Server server;
+  const auto conn = server.connect();
+  const int64_t now = 1'700'000'000'000;
+  ModelRates r;
+  r.set = model_rate(server, conn, Command{"SET", "lock", "token"}, now);
+  r.incr = model_rate(server, conn, Command{"INCR", "counter"}, now);
+  // The list is deleted after each batch, so it stays at most 1000 long (that DEL is
+  // timed too: one command in a thousand and one).
+  const Command del{"DEL", "list"};
+  r.lpush = model_rate(server, conn, Command{"LPUSH", "list", "element"}, now, &del);
+  const std::string sha = server.execute(conn, Command{"SCRIPT", "LOAD", kCompareAndDelete}, now).str;
+  constexpr int kKeys = 100'000;
+  std::vector<Command> sets, deletes;
+  for (int i = 0; i < kKeys; ++i) {
+    sets.push_back(set_token(i));
+    deletes.push_back({"EVALSHA", sha, "1", "cad:" + std::to_string(i), "token"});
+  }
+  r.evalsha_compare_and_delete = timed_rate<CpuClock>(
+      [&] {
+        for (const auto& c : sets) server.execute(conn, c, now);
+      },
+      [&] {
+        for (const auto& c : deletes) server.execute(conn, c, now);
+      },
+      kKeys);
+  return r;
+}
 
 Rates bench_model() {
   Server server;
@@ -269,6 +316,11 @@ int main(int argc, char** argv) {
   print("redis.model.set_nx_px", model.set_nx_px);
   std::printf("redis.model.set_nx_px_won: %.1f %%\n", 100 * model.set_nx_px_won);
   print("redis.model.lua_compare_and_delete", model.compare_and_delete);
+  const ModelRates more = bench_model_more();
+  print("redis.model.set", more.set);
+  print("redis.model.incr", more.incr);
+  print("redis.model.lpush", more.lpush);
+  print("redis.model.evalsha_compare_and_delete", more.evalsha_compare_and_delete);
   if (argc > 1 && std::string_view(argv[1]) == "--model-only") return 0;  // for a profiler
   const Peers peers = run_peers();
 

@@ -1,5 +1,6 @@
 #include "locksim/sim/redis/arguments.hpp"
 
+#include <cstring>
 #include <limits>
 
 namespace locksim::redis {
@@ -38,7 +39,14 @@ bool parse_int64(std::string_view s, int64_t& out) {
 
 bool to_lower(std::string_view text, char* buffer, size_t capacity, std::string_view& out) {
   if (text.size() > capacity) return false;
-  for (size_t i = 0; i < text.size(); ++i) buffer[i] = ascii_lower(text[i]);
+  size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {  // a word at a time, then the tail
+    uint64_t word;
+    std::memcpy(&word, text.data() + i, 8);
+    word = ascii_lower_word(word);
+    std::memcpy(buffer + i, &word, 8);
+  }
+  for (; i < text.size(); ++i) buffer[i] = ascii_lower(text[i]);
   out = std::string_view(buffer, text.size());
   return true;
 }

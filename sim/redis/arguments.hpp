@@ -19,6 +19,17 @@ bool parse_int64(std::string_view text, int64_t& out);
 
 inline char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
+// 'A'..'Z' -> 'a'..'z' in each byte of a word, every other byte as it was (eight
+// bytes at once: a command name, a 40-byte sha).
+constexpr uint64_t ascii_lower_word(uint64_t word) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  const uint64_t low7 = word & ~kHigh;
+  const uint64_t above_z = low7 + kOnes * (0x7F - 'Z');  // high bit: byte > 'Z'
+  const uint64_t from_a = low7 + kOnes * (0x80 - 'A');   // high bit: byte >= 'A'
+  const uint64_t upper = from_a & ~above_z & ~word & kHigh;
+  return word | (upper >> 2);
+}
+
 // Case-insensitive comparison against an ASCII lowercase literal (inline: every
 // command name and option goes through it).
 inline bool equals_lower(std::string_view text, std::string_view lower) {

@@ -265,16 +265,6 @@ struct PackedName {
 };
 constexpr size_t kLongestName = 16;
 
-// 'A'..'Z' -> 'a'..'z' in each byte of a word, every other byte as it was.
-constexpr uint64_t lowercase_word(uint64_t word) {
-  constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
-  const uint64_t low7 = word & ~kHigh;
-  const uint64_t above_z = low7 + kOnes * (0x7F - 'Z');  // high bit: byte > 'Z'
-  const uint64_t from_a = low7 + kOnes * (0x80 - 'A');   // high bit: byte >= 'A'
-  const uint64_t upper = from_a & ~above_z & ~word & kHigh;
-  return word | (upper >> 2);
-}
-
 template <class Word>
 Word load_word(const char* at) {
   Word word;
@@ -284,7 +274,7 @@ Word load_word(const char* at) {
 
 // Up to 8 bytes as a little-endian word, zero above them, in at most two loads (the two
 // may overlap: they read the same bytes into the same places).
-uint64_t load_bytes(const char* at, size_t n) {
+[[gnu::always_inline]] inline uint64_t load_bytes(const char* at, size_t n) {
   static_assert(std::endian::native == std::endian::little);
   if (n >= 8) return load_word<uint64_t>(at);
   if (n >= 4) return load_word<uint32_t>(at) | uint64_t{load_word<uint32_t>(at + n - 4)} << (8 * (n - 4));
@@ -301,8 +291,8 @@ constexpr PackedName pack_name(std::string_view name) {
     p.lo = load_bytes(name.data(), std::min<size_t>(name.size(), 8));
     if (name.size() > 8) p.hi = load_bytes(name.data() + 8, name.size() - 8);
   }
-  p.lo = lowercase_word(p.lo);
-  p.hi = lowercase_word(p.hi);
+  p.lo = ascii_lower_word(p.lo);
+  p.hi = ascii_lower_word(p.hi);
   return p;
 }
 

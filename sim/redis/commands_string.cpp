@@ -1,6 +1,7 @@
 // String commands: GET SET SETNX SETEX PSETEX GETSET GETDEL GETEX MGET INCR INCRBY
 // DECR DECRBY APPEND STRLEN, following Redis 7.0's t_string.c behaviour.
 #include <limits>
+#include <optional>
 
 #include "locksim/sim/redis/arguments.hpp"
 #include "locksim/sim/redis/command_table.hpp"
@@ -100,19 +101,19 @@ Reply set_generic(ExecContext& ctx, const std::string& key, const std::string& v
     if (!expire_deadline(*expire, flags, ctx.now_ms, command, deadline, error)) return error;
   }
   Entry* entry = ctx.db().lookup(key, ctx.now_ms);
-  Reply previous;
+  std::optional<Reply> previous;  // SET ... GET's reply (a plain SET builds and destroys none)
   if (flags & kGet) {
     if (entry && entry->type != ValueType::String) return error_reply(kWrongType);
     previous = entry ? Reply::bulk(entry->str) : Reply::nil();
   }
   const bool found = entry != nullptr;
   if (((flags & kNx) && found) || ((flags & kXx) && !found)) {
-    if (flags & kGet) return previous;
+    if (flags & kGet) return std::move(*previous);
     return replies == SetReplies::OkOrNil ? Reply::nil() : Reply::integer_(0);
   }
   const int64_t new_deadline = expire ? deadline : ((flags & kKeepTtl) ? Database::kKeepTtl : -1);
   ctx.db().set_string(key, value, new_deadline, ctx.conn_id(), ctx.now_ms);
-  if (flags & kGet) return previous;
+  if (flags & kGet) return std::move(*previous);
   return replies == SetReplies::OkOrNil ? Reply::ok() : Reply::integer_(1);
 }
 

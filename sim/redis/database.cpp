@@ -1,6 +1,7 @@
 #include "locksim/sim/redis/database.hpp"
 
 #include <algorithm>
+#include <functional>
 
 namespace locksim::redis {
 
@@ -76,10 +77,21 @@ bool WatchTable::any_expired(const ConnectionState& conn,
 
 // ---- Database ---------------------------------------------------------------------
 
-Entry* Database::lookup(std::string_view key, int64_t now_ms) {
-  auto it = keys.find(key);
-  if (it == keys.end()) return nullptr;
-  if (!it->second.expired_at(now_ms)) return &it->second;
+namespace {
+// Copies `value` into `str`'s kept capacity: clear then append costs less than assign's
+// replace, but would read bytes it has just cleared if `value` lay in `str` itself.
+void copy_into(std::string& str, std::string_view value) {
+  const std::less_equal<const char*> at_most;
+  if (at_most(str.data(), value.data()) && at_most(value.data(), str.data() + str.size())) {
+    str.assign(value);
+    return;
+  }
+  str.clear();
+  str.append(value);
+}
+}  // namespace
+
+Entry* Database::expire_on_access(KeyMap::iterator it, int64_t now_ms) {
   // Lazy expiry: Redis deletes the key, then signals it as modified.
   std::string name = it->first;
   if (observing()) emit(KeyEffect::Kind::Expired, 0, name, it->second.render(), std::nullopt, -1, now_ms);
@@ -113,7 +125,7 @@ void Database::set_string(std::string_view key, std::string_view value, int64_t 
     it->second.raw = it->second.no_int = false;
   }
   if (expire_at_ms != kKeepTtl) it->second.expire_at_ms = expire_at_ms;
-  it->second.str.assign(value);
+  copy_into(it->second.str, value);
   signal_modified(key);
   if (observing()) report_set(key, it->second, std::move(old_value), conn, now_ms);
 }

@@ -66,7 +66,12 @@ class Database {
 
   // Redis lookupKey*: a key past its deadline is deleted on access (reported
   // as Expired, WATCHers touched) and reads as absent.
-  Entry* lookup(std::string_view key, int64_t now_ms);
+  Entry* lookup(std::string_view key, int64_t now_ms) {  // inline: every read and write starts here
+    const auto it = keys.find(key);
+    if (it == keys.end()) return nullptr;
+    if (!it->second.expired_at(now_ms)) return &it->second;
+    return expire_on_access(it, now_ms);
+  }
   // Pure check without deletion (Redis keyIsExpired).
   bool is_expired(std::string_view key, int64_t now_ms) const;
   const Entry* peek(std::string_view key, int64_t now_ms) const;
@@ -130,6 +135,8 @@ class Database {
   }
 
  private:
+  // lookup() of a key past its deadline: deletes it as Redis's lazy expiry does; nullptr.
+  Entry* expire_on_access(KeyMap::iterator it, int64_t now_ms);
   void emit(KeyEffect::Kind kind, ConnectionId conn, std::string_view key, std::optional<std::string> old_value,
             std::optional<std::string> new_value, int64_t expire_at_ms, int64_t now_ms);
 };

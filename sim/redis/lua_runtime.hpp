@@ -55,7 +55,8 @@ struct LuaRuntime final : LuaMeter {
   Command call_args;
   bool call_args_busy = false;
   std::set<std::string> shas;                   // scripts compiled into this state
-  std::map<std::string, ScriptFlags> flags_of;  // sha -> its shebang flags
+  // sha -> its shebang flags: the same keys as `shas` (EVALSHA finds both in one lookup).
+  std::map<std::string, ScriptFlags, std::less<>> flags_of;
   bool read_only = false;                       // the running script may not write (EVAL_RO, flags=no-writes)
   bool allow_oom = false;                       // flags=allow-oom: its writes pass over maxmemory
   int resp = 2;                                 // redis.setresp: 2 at each run's start, as in Redis

@@ -19,7 +19,7 @@ size_t growth_bound(const CommandSpec& spec, const Command& command) {
   size_t bytes = kKeyOverhead;
   for (size_t i = 1; i < command.size(); ++i) bytes += command[i].size() + kFieldOverhead;
   int64_t offset = 0;  // SETRANGE pads up to its offset
-  if (spec.name == "setrange" && command.size() > 2 && parse_int64(command[2], offset) && offset > 0)
+  if (spec.handler == cmd_setrange && command.size() > 2 && parse_int64(command[2], offset) && offset > 0)
     bytes += static_cast<size_t>(offset);
   return bytes;
 }
@@ -89,8 +89,11 @@ bool memory_uncapped(Server::State& server) {
 std::optional<Reply> refuse_if_over_maxmemory(Server::State& server, const CommandSpec& spec, const Command& command) {
   if (!may_grow(spec)) return std::nullopt;
   if (memory_uncapped(server)) return std::nullopt;
-  if (over_maxmemory(server)) return Reply::error(kOomError);
-  server.memory.grown += growth_bound(spec, command);
+  // over_maxmemory, its common case inline: with no host, the bound alone under the cap.
+  MemoryMeter& meter = server.memory;
+  const bool under = !server.host_memory && meter.measured + meter.grown <= server.options.maxmemory_bytes;
+  if (!under && over_maxmemory(server)) return Reply::error(kOomError);
+  meter.grown += growth_bound(spec, command);
   return std::nullopt;
 }
 

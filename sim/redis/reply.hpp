@@ -27,7 +27,7 @@ struct Reply {
   static Reply nil() { return Reply{}; }
   static Reply array(std::vector<Reply> elements) { return Reply{Type::Array, {}, 0, std::move(elements)}; }
   static Reply nil_array() { return Reply{Type::NilArray, {}, 0, {}}; }
-  static Reply ok() { return status("OK"); }
+  static Reply ok() { return Reply{Type::Status, "OK", 0, {}}; }  // the text built in place, not moved
   static Reply blocked() { return Reply{Type::Blocked, {}, 0, {}}; }
 
   bool is_blocked() const { return type == Type::Blocked; }

@@ -8,6 +8,7 @@
 #include <new>
 #include <unordered_map>
 
+#include "locksim/base/assert.hpp"
 #include "locksim/sim/redis/arguments.hpp"
 #include "locksim/sim/redis/script_lua.hpp"
 #include "locksim/sim/redis/script_shebang.hpp"
@@ -28,6 +29,7 @@ void cache_function(LuaRuntime& rt, const std::string& sha, const ScriptFlags& f
   lua_pop(L, 2);
   rt.shas.insert(sha);
   rt.flags_of[sha] = flags;
+  LOCKSIM_ASSERT(rt.shas.size() == rt.flags_of.size(), "the compiled scripts and their flags disagree");
 }
 
 // Loads `lua_body` (source, or one of parsed_small_body's own chunks) into the state under the
@@ -136,11 +138,14 @@ std::optional<Reply> find_script(LuaRuntime& rt, const Command& argv, bool by_sh
     scratch = "fn:" + std::string(function);
     if (!rt.shas.count(scratch)) return error_reply("ERR Function not found");
   } else if (by_sha) {
+    // flags_of holds the keys of `shas`: one lookup, and the sha is the cache's own.
     char lower[40];
     std::string_view key;
-    if (argv[1].size() != 40 || !to_lower(argv[1], lower, sizeof lower, key) || !rt.shas.count(std::string(key)))
-      return error_reply("NOSCRIPT No matching script. Please use EVAL.");
-    scratch.assign(key);
+    const auto it = argv[1].size() == 40 && to_lower(argv[1], lower, sizeof lower, key) ? rt.flags_of.find(key)
+                                                                                         : rt.flags_of.end();
+    if (it == rt.flags_of.end()) return error_reply("NOSCRIPT No matching script. Please use EVAL.");
+    found = {&it->first, it->second};
+    return std::nullopt;
   } else if (const LuaRuntime::KnownEntry* known = known_body(rt, argv[1])) {
     found = {&known->second.sha, known->second.flags};
     return std::nullopt;

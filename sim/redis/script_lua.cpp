@@ -52,8 +52,10 @@ bool error_counted(lua_State* L, int index) {
   return counted;
 }
 
+// A scalar, status or error needs at most 3 slots: at the top (a C function after
+// lua_settop(L, 0) has LUA_MINSTACK) or inside an array, which makes room for them
+// first, or inside a RESP3 form, which reserves its own (lua_resp3.cpp).
 void push_reply(lua_State* L, const Reply& reply) {
-  luaL_checkstack(L, 4, "reply too deep");
   switch (reply.type) {
     case Reply::Type::Integer: lua_pushnumber(L, static_cast<lua_Number>(reply.integer)); break;
     case Reply::Type::Bulk: lua_pushlstring(L, reply.str.data(), reply.str.size()); break;
@@ -68,6 +70,7 @@ void push_reply(lua_State* L, const Reply& reply) {
       break;
     case Reply::Type::Error: push_error_table(L, error_table_text("-" + reply.str)); break;
     case Reply::Type::Array:
+      luaL_checkstack(L, 4, "reply too deep");  // the table and an element's 3
       lua_createtable(L, static_cast<int>(reply.elements.size()), 0);
       for (size_t i = 0; i < reply.elements.size(); ++i) {
         push_reply(L, reply.elements[i]);

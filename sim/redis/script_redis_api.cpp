@@ -60,9 +60,9 @@ uint64_t value_size(const Entry& entry) {
 
 uint64_t data_work(ExecContext& ctx, const CommandSpec& spec, const Command& argv) {
   if (!(spec.flags & kWalksValues)) return 0;
-  if (equals_lower(argv[0], "keys") || equals_lower(argv[0], "flushdb"))
-    return ctx.db().keys.size() * kInstructionsPerElement;
-  if (equals_lower(argv[0], "flushall")) {
+  // Told by the table's entry (FLUSHDB and FLUSHALL share a handler), not by the name.
+  if (spec.handler == cmd_keys || spec.name == "flushdb") return ctx.db().keys.size() * kInstructionsPerElement;
+  if (spec.name == "flushall") {
     uint64_t keys = 0;
     for (const auto& db : ctx.server.dbs) keys += db.keys.size();
     return keys * kInstructionsPerElement;
@@ -73,8 +73,8 @@ uint64_t data_work(ExecContext& ctx, const CommandSpec& spec, const Command& arg
   return elements * kInstructionsPerElement;
 }
 
-// Why a command called from a script is refused before it runs, or nothing.
-std::string refusal_in_script(const CommandSpec& spec, const Command& argv, const LuaRuntime& rt) {
+// Why a command called from a script is refused before it runs, or nullptr.
+const char* refusal_in_script(const CommandSpec& spec, const Command& argv, const LuaRuntime& rt) {
   if (!arity_matches(spec.arity, argv.size())) return "Wrong number of args calling Redis command from script";
   if (spec.flags & kSubcommands) {
     if (auto rejected = check_subcommand(spec, argv))
@@ -83,46 +83,50 @@ std::string refusal_in_script(const CommandSpec& spec, const Command& argv, cons
   }
   if (spec.flags & kNoScript) return "This Redis command is not allowed from script";
   if (rt.read_only && (spec.flags & kWrite)) return "Write commands are not allowed from read-only scripts.";
-  return {};
+  return nullptr;
 }
 
 // Runs one command for redis.call/pcall, counted in INFO commandstats and errorstats as
 // Redis counts it: a refusal is the command's rejected call, a run its call (failed if it
 // answered an error). `counted` says that an error was counted here, so the error
 // table that carries it is marked and the script's reply passing it on is not counted.
-Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error, LuaRuntime& rt, uint64_t& work,
-                      bool& counted) {
+// The reply goes into `reply` (the caller's, moved into no temporary on the way).
+void run_from_script(ExecContext& ctx, const Command& argv, std::string& error, LuaRuntime& rt, uint64_t& work,
+                     bool& counted, Reply& reply) {
   const CommandSpec* spec = find_command(argv[0]);
   if (!spec) {
     error = "Unknown Redis command called from script";
     ctx.server.stats.error(error_table_text(error));
     counted = true;
-    return {};
+    return;
   }
-  error = refusal_in_script(*spec, argv, rt);
-  if (!error.empty()) {
+  if (const char* refusal = refusal_in_script(*spec, argv, rt)) {
+    error = refusal;
     ctx.server.stats.rejected(*spec, argv, error_table_text(error));
     counted = true;
-    return {};
+    return;
   }
   // The script's own SELECT carries on to its next calls (ctx is the EVAL's context).
   ctx.in_script = true;
   ctx.may_block = false;
-  if (!rt.allow_oom) {
+  if (!rt.allow_oom && may_grow(*spec)) {
     if (auto refused = refuse_if_over_maxmemory(ctx.server, *spec, argv)) {
       ctx.server.stats.rejected(*spec, argv, refused->str);
       counted = true;
-      return std::move(*refused);
+      reply = std::move(*refused);
+      return;
     }
   }
   if (spec->flags & kWrite) rt.running.wrote = true;  // Redis SCRIPT_WRITE_DIRTY: SCRIPT KILL refuses from now on
   std::optional<Notifications::Scope> scope;  // only when events are on
   if (ctx.server.notifications.flags) scope.emplace(ctx.server.notifications, spec->name);
   work = data_work(ctx, *spec, argv);
-  Reply reply = spec->handler(ctx, argv);
-  ctx.server.stats.ran(*spec, argv, reply, false);
+  reply = spec->handler(ctx, argv);
+  if (!reply.is_error() && !(spec->flags & kSubcommands))
+    ctx.server.stats.ran_plain(spec->slot);  // as ran() counts it, inline
+  else
+    ctx.server.stats.ran(*spec, argv, reply, false);
   counted = reply.is_error();
-  return reply;
 }
 
 // redis.call's arguments, in the runtime's kept vector (no allocation for a call whose
@@ -173,12 +177,13 @@ bool host_call(lua_State* L, bool raise, uint64_t& work) {
       } else if (type == LUA_TSTRING) {
         size_t len = 0;
         const char* s = lua_tolstring(L, i, &len);
-        arg.assign(s, len);
+        arg.clear();  // then append: a copy into the kept capacity (assign's replace costs more)
+        arg.append(s, len);
       } else {
         error = "Lua redis lib command arguments must be strings or integers";
       }
     }
-    if (error.empty()) reply = run_from_script(*rt.ctx, argv, error, rt, work, counted);
+    if (error.empty()) run_from_script(*rt.ctx, argv, error, rt, work, counted, reply);
     if (error.empty() && rt.resp == 3) form = resp3_form(argv);
   } catch (const std::exception& e) {
     error = std::string("internal error: ") + e.what();
@@ -207,28 +212,35 @@ constexpr uint64_t kInstructionsPerCall = 100;
 // spend its budget in about a second).
 void charge_command(lua_State* L) {
   uint64_t bytes = 0;
-  for (int i = 1; i <= lua_gettop(L); ++i)
+  const int argc = lua_gettop(L);
+  for (int i = 1; i <= argc; ++i)
     if (lua_type(L, i) == LUA_TSTRING) bytes += lua_objlen(L, i);
   lua_charge(L, kInstructionsPerCall + bytes);
 }
 
 // A reply's cost: its bytes, or its elements (lua_objlen would turn a number into a
 // string); an element is built in the model and again as a Lua string.
-void charge_reply(lua_State* L) {
+uint64_t reply_cost(lua_State* L) {
   const int type = lua_type(L, -1);
-  if (type == LUA_TSTRING)
-    lua_charge(L, lua_objlen(L, -1) / 8);
-  else if (type == LUA_TTABLE)
-    lua_charge(L, lua_objlen(L, -1) * kInstructionsPerElement);
+  if (type == LUA_TSTRING) return lua_objlen(L, -1) / 8;
+  if (type == LUA_TTABLE) return lua_objlen(L, -1) * kInstructionsPerElement;
+  return 0;
+}
+
+// Charges what a call cost after it ran. Nothing to charge changes nothing (the budget,
+// the host's progress and SCRIPT KILL all move only when instructions are added), so a
+// GET's short reply and its zero data work skip the call.
+void charge_after(lua_State* L, uint64_t cost) {
+  if (cost != 0) lua_charge(L, cost);
 }
 
 int lua_redis_call(lua_State* L) {
   charge_command(L);
   uint64_t work = 0;
   const bool raise = host_call(L, true, work);
-  lua_charge(L, work);
+  charge_after(L, work);
   if (raise) return lua_error(L);
-  charge_reply(L);
+  charge_after(L, reply_cost(L));
   return 1;
 }
 
@@ -236,8 +248,8 @@ int lua_redis_pcall(lua_State* L) {
   charge_command(L);
   uint64_t work = 0;
   host_call(L, false, work);
-  lua_charge(L, work);
-  charge_reply(L);
+  charge_after(L, work);
+  charge_after(L, reply_cost(L));
   return 1;
 }
 

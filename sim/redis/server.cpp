@@ -100,32 +100,50 @@ Reply refuse_while_busy(Server::State& server, ConnectionState& conn, bool is_ex
 
 bool Server::State::script_running() const { return scripts && scripts->running(); }
 
+// A command the host answers itself, arriving while a script is busy or inside MULTI.
+Reply Server::State::run_host_owned(ConnectionState& conn, const Command& command, bool busy) {
+  if (busy) {
+    Reply refused = refuse_while_busy(*this, conn, false);
+    if (const CommandSpec* spec = find_command(command[0]))  // a rejected call, as Redis's rejectCommand counts it
+      stats.rejected(*spec, command, refused.str);
+    else
+      stats.error(refused.str);
+    return refused;
+  }
+  if (auto refused = host.check(command)) {  // counted by the host (HostCommands)
+    conn.dirty_exec = true;
+    return std::move(*refused);
+  }
+  conn.queued.push_back(command);
+  return Reply::status("QUEUED");
+}
+
 Reply Server::State::run(ConnectionState& conn, const Command& command, int64_t now_ms) {
   if (start_ms < 0) start_ms = now_ms;
   if (command.empty()) return Reply::error("ERR empty command");
-  if (script_running() && host_owns(command)) {
-    Reply busy = refuse_while_busy(*this, conn, false);
-    if (const CommandSpec* spec = find_command(command[0]))  // a rejected call, as Redis's rejectCommand counts it
-      stats.rejected(*spec, command, busy.str);
-    else
-      stats.error(busy.str);
-    return busy;
-  }
-  if (conn.in_multi && host_owns(command)) {
-    if (auto refused = host.check(command)) {  // counted by the host (HostCommands)
-      conn.dirty_exec = true;
-      return std::move(*refused);
-    }
-    conn.queued.push_back(command);
-    return Reply::status("QUEUED");
-  }
+  // Asked once: every check below that depends on a busy script reads this.
+  const bool busy = script_running();
+  if ((busy || conn.in_multi) && host_owns(command)) return run_host_owned(conn, command, busy);
   const CommandSpec* spec = find_command(command[0]);
   // Redis processCommand: a command that cannot be queued aborts the transaction.
   if (!spec) {
     if (conn.in_multi) conn.dirty_exec = true;
     return counted_error(unknown_command_error(command));
   }
-  if (auto rejected = reject_before_running(conn, *spec, command)) {
+  // Nothing to queue and nothing to refuse but maxmemory: the commands of a plain
+  // connection go straight to their handler (reject_before_running's tests, made inline;
+  // out of MULTI and not EXEC, refuse_on_oom is refuse_if_over_maxmemory).
+  if (arity_matches(spec->arity, command.size()) && !(spec->flags & kSubcommands) && !busy && !conn.in_multi &&
+      !conn.subscribed() && spec->handler != cmd_exec) {
+    if (may_grow(*spec)) {
+      if (auto refused = refuse_if_over_maxmemory(*this, *spec, command)) {
+        stats.rejected(*spec, command, refused->str);
+        return std::move(*refused);
+      }
+    }
+    return dispatch(conn, *spec, command, now_ms);
+  }
+  if (auto rejected = reject_before_running(conn, *spec, command, busy)) {
     if (spec->name == "exec" && !rejected->str.starts_with("EXECABORT")) {  // Redis execCommandAbort
       end_transaction(conn);
       rejected = Reply::error("EXECABORT Transaction discarded because of: " + rejected->str);
@@ -172,7 +190,7 @@ Reply Server::State::counted_error(Reply error) {
 // Redis processCommand's refusals of a known command before it runs or is queued, in its
 // order: arity, subcommand, a subscribed connection, a busy script, maxmemory.
 std::optional<Reply> Server::State::reject_before_running(ConnectionState& conn, const CommandSpec& spec,
-                                                          const Command& command) {
+                                                          const Command& command, bool busy) {
   if (!arity_matches(spec.arity, command.size())) {
     if (spec.name == "exec") {
       // Redis rejectCommand: a rejected EXEC discards the transaction, in MULTI or not.
@@ -188,7 +206,7 @@ std::optional<Reply> Server::State::reject_before_running(ConnectionState& conn,
     return Reply::error("ERR Can't execute '" + std::string(spec.name) +
                         "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context");
   }
-  if (script_running() && !allowed_while_busy(spec, command)) {
+  if (busy && !allowed_while_busy(spec, command)) {
     return refuse_while_busy(*this, conn, spec.name == "exec");
   }
   // A read outside MULTI has nothing to refuse or count (refuse_on_oom's own first test,
@@ -232,7 +250,7 @@ Reply Server::execute(ConnectionId id, const Command& command, int64_t now_ms) {
   Reply reply = was_blocked ? Reply::error("ERR the connection is blocked: wait for its pushed reply")
                             : state_->run(conn, command, now_ms);
   // A busy script's writes go as one batch, after it.
-  if (!was_blocked && !state_->script_running()) state_->propagate(now_ms);
+  if (!was_blocked && state_->propagation.on() && !state_->script_running()) state_->propagate(now_ms);
   return reply;
 }
 

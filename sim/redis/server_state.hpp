@@ -85,7 +85,10 @@ struct Server::State {
   Reply run(ConnectionState& conn, const Command& command, int64_t now_ms);
   // Runs a command that passed every check: its handler, its count, the keys it made ready.
   Reply dispatch(ConnectionState& conn, const CommandSpec& spec, const Command& command, int64_t now_ms);
-  std::optional<Reply> reject_before_running(ConnectionState& conn, const CommandSpec& spec, const Command& command);
+  // `busy`: a script is running (script_running(), asked once per command).
+  std::optional<Reply> reject_before_running(ConnectionState& conn, const CommandSpec& spec, const Command& command,
+                                             bool busy);
+  Reply run_host_owned(ConnectionState& conn, const Command& command, bool busy);
   Reply counted_error(Reply error);  // an error reply made outside any command, counted
   void push(ConnectionState& conn, Reply reply);
   // Leaves MULTI: the queue, its error flags and the WATCHes go (transactions.cpp).
