@@ -32,6 +32,7 @@ std::string_view to_string(Cause c) {
     case Cause::NoValidityLeft: return "entered-with-no-validity-left";
     case Cause::LeaseDelayed: return "lease-expired-delayed";
     case Cause::RenewalLate: return "renewal-too-late";
+    case Cause::NoQuorum: return "entered-without-quorum";
   }
   return "?";
 }
@@ -73,6 +74,7 @@ std::string_view describe(Cause c) {
       return "the holder entered though its own clock said its acquire had taken the whole lease (no validity check)";
     case Cause::LeaseDelayed: return "the lease expired while slow replies held up a holder whose work fits it";
     case Cause::RenewalLate: return "the holder's renewals came further apart than the lease";
+    case Cause::NoQuorum: return "a client entered holding the lock on fewer than a majority of the masters";
   }
   return "?";
 }

@@ -41,6 +41,7 @@ enum class Cause : uint8_t {
   NoValidityLeft,          // the holder entered when, by its own clock, its acquire had taken the whole lease
   LeaseDelayed,            // the lease expired while slow replies held up a holder whose work fits it
   RenewalLate,             // the holder's renewals came further apart than the lease
+  NoQuorum,                // on several masters, a client entered holding the lock on fewer than a majority
 };
 inline constexpr Cause kAllCauses[] = {
     Cause::Unknown,           Cause::LeasePaused,     Cause::LeaseOutworked,   Cause::RenewalStopped,
@@ -49,7 +50,7 @@ inline constexpr Cause kAllCauses[] = {
     Cause::RedlockForgotVote, Cause::WatchLost,       Cause::FenceBackwards,   Cause::DelayedWrite,
     Cause::AmbiguousReply,    Cause::CrashNoTtl,      Cause::CrashBlocked,     Cause::SelfDeadlock,
     Cause::InnerRelease,      Cause::Overtaken,       Cause::RenewalOutlivedRelease, Cause::QueueStalled, Cause::RedisDown, Cause::NoValidityLeft,
-    Cause::LeaseDelayed,      Cause::RenewalLate};
+    Cause::LeaseDelayed,      Cause::RenewalLate,     Cause::NoQuorum};
 // "lease-paused", "redis-clock-jump", ...
 std::string_view to_string(Cause c);
 std::optional<Cause> parse_cause(std::string_view text);
