@@ -321,13 +321,16 @@ Scenario held_inside(const Scenario& s, const Assumptions& a) {
   return out;
 }
 
-Assumptions default_assumptions(std::string_view algorithm) {
+Assumptions default_assumptions(std::string_view algorithm, uint32_t masters) {
   Assumptions a;
   const lock::Algorithm* algo = lock::find_algorithm(algorithm);
   if (algo && algo->uses_database) return a;  // a database lock needs nothing of Redis
   a.durable_redis = true;
   a.sane_redis_clock = true;
-  if (algorithm == "redlock") {
+  // The deployment decides, not the name: Redlock, a variant of it, or any lock run on
+  // several masters (--masters N) is designed to outlive a master that stays down.
+  if (masters == 0) masters = algorithm == "redlock" ? 3 : algo ? algo->masters : 0;
+  if (masters > 1) {
     // antirez's condition for Redlock's validity time: clocks that run at about the same
     // rate. Its other one, pauses and work well inside the lease, is the user's to state
     // (--assume pause<=D,work<=D): without it Redlock fails (Kleppmann), as check shows.

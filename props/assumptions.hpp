@@ -66,9 +66,10 @@ std::optional<std::string> breaks_assumptions(const Scenario& s, const Assumptio
 Scenario held_inside(const Scenario& s, const Assumptions& a);
 
 // What the algorithm's own documentation claims it needs (docs/failures.md
-// lists them): a lock in Redis needs a durable Redis with a sane clock, and
-// without a replica no failover; Redlock also needs client clocks of about the same
-// rate; a database lock needs nothing of Redis.
-Assumptions default_assumptions(std::string_view algorithm);
+// lists them): a lock in Redis needs a durable Redis with a sane clock, and on one
+// master no failover and a Redis that is up; on several masters (`masters`, or the
+// deployment the algorithm declares when 0) client clocks of about the same rate
+// instead; a database lock needs nothing of Redis.
+Assumptions default_assumptions(std::string_view algorithm, uint32_t masters = 0);
 
 }  // namespace locksim::props

@@ -34,6 +34,7 @@ std::string_view to_string(Cause c) {
     case Cause::RenewalLate: return "renewal-too-late";
     case Cause::RequestLost: return "request-lost";
     case Cause::WatchLostInFailover: return "watch-lost-in-failover";
+    case Cause::NoQuorum: return "entered-without-quorum";
   }
   return "?";
 }
@@ -79,6 +80,7 @@ std::string_view describe(Cause c) {
       return "a request was lost on its way: the server never ran it, and its client waited out the call's timeout";
     case Cause::WatchLostInFailover:
       return "an acquire's WATCH was on the master that died: its EXEC ran unwatched on the promoted replica";
+    case Cause::NoQuorum: return "a client entered holding the lock on fewer than a majority of the masters";
   }
   return "?";
 }

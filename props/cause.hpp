@@ -43,6 +43,7 @@ enum class Cause : uint8_t {
   RenewalLate,             // the holder's renewals came further apart than the lease
   RequestLost,             // a request was lost on its way: never run, its client waited out its call's timeout
   WatchLostInFailover,     // an acquire WATCHed the master that died; its EXEC ran unwatched on the promoted replica
+  NoQuorum,                // on several masters, a client entered holding the lock on fewer than a majority
 };
 inline constexpr Cause kAllCauses[] = {
     Cause::Unknown,           Cause::LeasePaused,     Cause::LeaseOutworked,   Cause::RenewalStopped,
@@ -51,7 +52,8 @@ inline constexpr Cause kAllCauses[] = {
     Cause::RedlockForgotVote, Cause::WatchLost,       Cause::FenceBackwards,   Cause::DelayedWrite,
     Cause::AmbiguousReply,    Cause::CrashNoTtl,      Cause::CrashBlocked,     Cause::SelfDeadlock,
     Cause::InnerRelease,      Cause::Overtaken,       Cause::RenewalOutlivedRelease, Cause::QueueStalled, Cause::RedisDown, Cause::NoValidityLeft,
-    Cause::LeaseDelayed,      Cause::RenewalLate,     Cause::RequestLost,      Cause::WatchLostInFailover};
+    Cause::LeaseDelayed,      Cause::RenewalLate,     Cause::RequestLost,      Cause::WatchLostInFailover,
+    Cause::NoQuorum};
 // "lease-paused", "redis-clock-jump", ...
 std::string_view to_string(Cause c);
 std::optional<Cause> parse_cause(std::string_view text);

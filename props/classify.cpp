@@ -51,6 +51,13 @@ class Classifier {
   std::optional<Explanation> renewal_came_late(uint32_t holder, Instant from, Instant to,
                                                std::string_view what) const;
   Explanation reentrancy(uint32_t first, const Violation& v) const;
+  // On several masters: the client entered by `at` having won fewer votes than a majority.
+  std::optional<Explanation> short_of_quorum(uint32_t client, Instant at) const;
+  // What stretched the instance's life on its store past lease + slack: a backward jump
+  // or a slow drift of the store's clock ("" if neither).
+  std::string ttl_stretched(const lock::LockInstance& i, Instant until) const;
+  // ": <what stretched it>" for the crashed holder's last instance, or "".
+  std::string crash_stretch(uint32_t client, const Violation& v) const;
   Explanation overtaken(uint32_t waiter, const Violation& v) const;
   // Whether the client's last lock instance granted by `at` carries a deadline.
   bool has_expiry(uint32_t client, Instant at) const;
@@ -448,6 +455,13 @@ Explanation Classifier::overwritten(uint32_t holder, const Ending& e) const {
     if (std::string reset = faults_.reset_of(i.ended_by, began, i.ended); !reset.empty())
       return make(Cause::WatchLost, reset,
                   fmt::format("{}'s connection was reset, its WATCH was lost, and its EXEC overwrote {}'s lock", y, a));
+    // The node restarted while its acquire ran: the connection it watched on went with it,
+    // and its EXEC ran unwatched on the next one.
+    if (faults_.restarted_within(i.node, began, i.ended))
+      return make(Cause::WatchLost, faults_.server_crash(h_.ledger().node_name(i.node), i.ended),
+                  fmt::format("{} restarted while {}'s acquire ran: its WATCH went with the connection, and its EXEC "
+                              "ran unwatched and overwrote {}'s lock",
+                              h_.ledger().node_name(i.node), y, a));
     return make(Cause::TakeoverRace, "", fmt::format("{}'s acquire overwrote {}'s live lock", y, a));
   }
   // A timestamp lock: had the holder's own deadline passed, in true time?
@@ -547,10 +561,12 @@ Explanation Classifier::lapse(uint32_t holder, Instant since, Instant until, uin
         chosen = &e;
         break;
       }
-  // On several masters the hold lapsed when too few of its instances were left for a
-  // quorum: the end that broke the majority, whatever node the successor then took.
+  // On several masters the successor got in on its own quorum: the last of the holder's
+  // ends on those nodes let it in (an end on a node it did without decided nothing).
+  // With no successor to ask, the hold lapsed when too few of its instances were left
+  // for a quorum: the end that broke the majority.
   const size_t held_on = hold_instances(holder, since).size(), quorum = cfg_.masters / 2 + 1;
-  if (cfg_.masters > 1 && held_on >= quorum && all.size() > held_on - quorum)
+  if (cfg_.masters > 1 && !chosen && held_on >= quorum && all.size() > held_on - quorum)
     chosen = &all[held_on - quorum];
   if (!chosen && !all.empty()) chosen = &all.front();
   if (chosen) return ended(holder, *chosen, until);
@@ -605,6 +621,14 @@ Explanation Classifier::reentrancy(uint32_t first, const Violation& v) const {
   // kept its keys, say) failed its calls; nothing waited on itself. A lock that does not
   // claim reentrancy refuses that acquire while its lease lives anyway: an outage decides
   // only if it was still on when the wait ended.
+  // A call held in flight when the nested acquire began (call=A:N:delay:D): the acquire's
+  // calls waited behind it on the client's FIFO connection, whatever else struck meanwhile.
+  if (const std::string held = faults_.held_call(first, nested - cfg_.lock.call_timeout, nested, false, nested);
+      reentrant && !held.empty())
+    return make(Cause::AmbiguousReply, held,
+                fmt::format("{}'s nested acquire got no answer in time: its calls waited behind a call of {}'s "
+                            "held in flight",
+                            name(first), name(first)));
   const Instant down_from = reentrant ? nested : std::max(nested, until - sim::milliseconds(1));
   if (const std::string down = faults_.any_down_within(down_from, until); !down.empty())
     return make(Cause::RedisDown, down,
@@ -639,6 +663,44 @@ Explanation Classifier::nested_unanswered(uint32_t client, Instant from, Instant
                             "waited out the call's timeout for its answer{}",
                             a, a, lapsed ? fmt::format(" while {}'s lease ran out", a) : ", then gave up"));
   return make(Cause::AmbiguousReply, blocked, fmt::format("{}'s nested acquire got no answer{}", a, then));
+}
+
+std::optional<Explanation> Classifier::short_of_quorum(uint32_t client, Instant at) const {
+  if (cfg_.masters < 2 || client == lock::kNoClient) return std::nullopt;
+  // Every vote its acquire won, whether it lasted or not (a majority won and lost since
+  // is a lapse: the ends decide), but not one it gave back itself (an earlier attempt's).
+  std::vector<std::string> won;
+  for (const lock::LockInstance* i : hold_instances(client, acquire_start(client, at)))
+    if (i->granted <= at && !(i->end == lock::InstanceEnd::Released && i->ended <= at))
+      won.push_back(h_.ledger().node_name(i->node));
+  const size_t quorum = cfg_.masters / 2 + 1;
+  if (won.size() >= quorum) return std::nullopt;
+  const std::string which = won.empty() ? "" : fmt::format(" ({})", fmt::join(won, ", "));
+  return make(Cause::NoQuorum, "",
+              fmt::format("{} entered having won the lock on {} of the {} masters{}, short of the {} a majority "
+                          "needs: it counted as won a vote no master had given it",
+                          name(client), won.size(), cfg_.masters, which, quorum));
+}
+
+std::string Classifier::ttl_stretched(const lock::LockInstance& i, Instant until) const {
+  const std::string node = h_.ledger().node_name(i.node);
+  for (const auto& f : cfg_.faults.faults)
+    if (f.kind == sim::FaultKind::ClockJump && f.node == node && f.amount.ns < 0 && f.at >= i.last_armed &&
+        f.at <= until)
+      return fmt::format("{}'s clock jumped back ({}), stretching the key's life", node, sim::to_string(f));
+  if (i.node < cfg_.redis_drifts_ppm.size() && cfg_.redis_drifts_ppm[i.node] < 0)
+    return fmt::format("{}'s clock ran slow (redis-drift={}:{:+}), stretching the key's life", node, node,
+                       cfg_.redis_drifts_ppm[i.node]);
+  return "";
+}
+
+std::string Classifier::crash_stretch(uint32_t client, const Violation& v) const {
+  const lock::LockInstance* last = nullptr;
+  for (const lock::LockInstance& i : h_.ledger().instances())
+    if (i.owner == client && i.key == cfg_.lock.key && !i.copy && i.granted <= v.from) last = &i;
+  if (!last || last->deadline == Instant::never()) return "";
+  const std::string why = ttl_stretched(*last, v.to);
+  return why.empty() ? "" : ": " + why;
 }
 
 bool Classifier::has_expiry(uint32_t client, Instant at) const {
@@ -679,6 +741,10 @@ Explanation Classifier::explain(const Violation& v) {
       Explanation e = lapse(first, acquire_start(first, v.from), v.from, second);
       // The first still held: then the second entered on a lock that had already lapsed.
       if (e.cause == Cause::Unknown) {
+        // One of them never won a majority of the masters: whatever became of its votes
+        // since, it had no lock to lose.
+        for (uint32_t c : {second, first})
+          if (std::optional<Explanation> q = short_of_quorum(c, v.from)) return *q;
         Explanation late = lapse(second, acquire_start(second, v.from), v.from, lock::kNoClient);
         if (late.cause != Cause::Unknown) return late;
       }
@@ -714,6 +780,7 @@ Explanation Classifier::explain(const Violation& v) {
       if (std::optional<Explanation> held = write_held_in_flight(h_, cfg_, first, second, v.to)) return *held;
       Explanation e = lapse(first, acquire_start(first, v.from), newer, second);
       if (e.cause != Cause::Unknown) return e;
+      if (std::optional<Explanation> q = short_of_quorum(second, newer)) return *q;
       return make(Cause::DelayedWrite, cfg_.latency.spike_probability > 0 ? "delay spikes" : "",
                   fmt::format("{}'s write, sent while it held the lock, reached the store after {}'s", name(first),
                               name(second)));
@@ -724,9 +791,10 @@ Explanation Classifier::explain(const Violation& v) {
             Cause::CrashNoTtl, faults_.crash_of(first, v.from),
             "only its owner's release would free it");
       return make(Cause::CrashBlocked, faults_.crash_of(first, v.from),
-                  fmt::format("{} crashed at {} and its lock outlived {}", name(first), sim::format_instant(v.from),
+                  fmt::format("{} crashed at {} and its lock outlived {}{}", name(first), sim::format_instant(v.from),
                               has_expiry(first, v.from) ? "lease + slack"
-                                                        : "it: it has no expiry, and only its owner's release frees it"));
+                                                        : "it: it has no expiry, and only its owner's release frees it",
+                              crash_stretch(first, v)));
     case Property::Reentrancy: return reentrancy(first, v);
     case Property::VariantError: break;  // the variant's own error: nothing to classify
     case Property::NoZombieLock:

@@ -48,12 +48,12 @@ void set_failover_timing(const SearchSettings& o, FaultModel& m) {
 
 }  // namespace
 
-Assumptions assumptions_in_force(const std::string& algorithm, const std::string& assume) {
+Assumptions assumptions_in_force(const std::string& algorithm, const std::string& assume, uint32_t masters) {
   std::string error;
   auto a = parse_assumptions(assume, &error);
   if (!a) refuse("--assume: " + error);
   if (assume == "none") return *a;
-  return combined(default_assumptions(algorithm), *a);
+  return combined(default_assumptions(algorithm, masters), *a);
 }
 
 FaultModel search_model(const SearchSettings& o) {
@@ -94,7 +94,7 @@ FaultModel search_model(const SearchSettings& o) {
   if (o.iterations) m.max_iterations = o.iterations;
   if (o.nested) m.nested = o.nested;
   set_failover_timing(o, m);
-  assume(m, assumptions_in_force(o.algorithm, o.assume));
+  assume(m, assumptions_in_force(o.algorithm, o.assume, m.base.masters));
   return m;
 }
 

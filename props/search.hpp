@@ -33,8 +33,9 @@ struct SearchSettings {
 // that contradict each other.
 FaultModel search_model(const SearchSettings& s);
 
-// The assumptions in force for these settings: the algorithm's defaults plus
-// `assume` (or exactly none for "none"). Throws as search_model.
-Assumptions assumptions_in_force(const std::string& algorithm, const std::string& assume);
+// The assumptions in force for these settings: the defaults of the algorithm on its
+// deployment (`masters`: 0 for the one it declares) plus `assume` (or exactly none for
+// "none"). Throws as search_model.
+Assumptions assumptions_in_force(const std::string& algorithm, const std::string& assume, uint32_t masters = 0);
 
 }  // namespace locksim::props

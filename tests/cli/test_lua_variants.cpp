@@ -172,6 +172,10 @@ TEST_CASE("lua variants: the production-style buggy variants are caught by their
       // Renewals once a lease: no fault stops them, each simply comes as the key expires.
       // Work longer than the lease is what needs one: nothing else, not a cut, not a delay.
       {"slow_renewal", "buggy-slow-renewal", "mutual-exclusion", "renewal-too-late", {"slow-work"}, 2, 3},
+      // A master that did not answer in time counted as a vote: a call held in flight or
+      // lost (or a cut) makes one real grant a "majority" while another client holds two.
+      {"redlock_timeout_counts", "buggy-redlock-timeout-counts", "mutual-exclusion", "entered-without-quorum",
+       {"delay-at-call", "lost-at-call", "cut", "delay"}, 2, 3},
   };
   for (const Case& b : cases) {
     const std::string file = std::string("examples/buggy/") + b.file + ".lua";
