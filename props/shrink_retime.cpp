@@ -13,14 +13,14 @@ namespace {
 using sim::Duration;
 using sim::Instant;
 
-// A fault at an instant on a client: what a timing element may have moved.
-bool on_a_client(const sim::Fault& f) { return client_index(f.node).has_value(); }
 
 // How an element's own clock moved an instant: T + sign * (offset + T * ppm / 1e6)
 // (a slow section: its work, ppm 0).
 struct Effect {
   Duration offset{};
   int64_t ppm = 0;
+  // What it adds to an instant or a span of `ns` (exact: no overflow before the division).
+  Duration on(int64_t ns) const { return offset + Duration{ns / 1'000'000 * ppm + ns % 1'000'000 * ppm / 1'000'000}; }
 };
 
 // An element that may only time the faults: the scenario without it, whose faults it
@@ -122,27 +122,50 @@ Run run_of(const Scenario& s, bool trace) {
   return r;
 }
 
-// Candidate 1: each client's moved faults shifted together, so that its first one is as
-// long after the client's last step before it as it was in `now` — in the run without
-// the element and without those faults (`base`) — but before the step that followed.
-Scenario relative_to_steps(const Scenario& s, const TimingElement& e, const Run& now) {
-  Scenario bare = e.without;
-  std::erase_if(bare.faults.faults, [&](const sim::Fault& f) { return moved_by(e, f); });
-  const Run base = run_of(bare, false);
-  std::map<uint32_t, Duration> shift;  // by client; ordered, looked up only
-  for (const sim::Fault& f : s.faults.faults) {
-    if (!moved_by(e, f) || shift.count(*client_index(f.node))) continue;
-    const uint32_t c = *client_index(f.node);
-    const std::vector<Instant> was = steps_of(now.history, c), is = steps_of(base.history, c);
-    const size_t k = static_cast<size_t>(std::upper_bound(was.begin(), was.end(), f.at) - was.begin());
-    Duration d{};
-    if (k > 0 && is.size() >= k) {
-      d = is[k - 1] - was[k - 1];
-      if (is.size() > k && f.at + d >= is[k]) d = (is[k - 1] + (is[k] - is[k - 1]) / 2) - f.at;
-    }
-    shift[c] = d;
+// The steps a fault is placed against: those of the element's client (its clock or its
+// slow section moved them); for an element of every client (the spikes, a Redis clock),
+// those of the fault's own client, or of every client for a fault elsewhere.
+std::vector<Instant> reference_steps(const lock::History& h, const TimingElement& e, const sim::Fault& f) {
+  if (e.client) return steps_of(h, *e.client);
+  if (const std::optional<uint32_t> c = client_index(f.node)) return steps_of(h, *c);
+  std::vector<Instant> out;
+  for (uint32_t c = 0; c < h.clients().size(); ++c) {
+    const std::vector<Instant> mine = steps_of(h, c);
+    out.insert(out.end(), mine.begin(), mine.end());
   }
-  return with_faults_at(e, [&](const sim::Fault& f) { return f.at + shift[*client_index(f.node)]; });
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Where a fault at `at` lands in the run without the element (`is`), kept as long after
+// the reference step before it as in the run with it (`was`), but before the next one.
+Instant placed(Instant at, const std::vector<Instant>& was, const std::vector<Instant>& is) {
+  const size_t k = static_cast<size_t>(std::upper_bound(was.begin(), was.end(), at) - was.begin());
+  if (k == 0 || is.size() < k) return at;  // before any step, or a step that no longer comes
+  const Instant moved = is[k - 1] + (at - was[k - 1]);
+  return is.size() > k && moved >= is[k] ? is[k - 1] + (is[k] - is[k - 1]) / 2 : moved;
+}
+
+// Candidate 1: every fault placed against the reference steps, in the run without the
+// element and without any fault (`base`): where those steps are unmoved by the faults.
+// A node's faults keep their order (a restart stays after its crash).
+Scenario relative_to_steps(const TimingElement& e, const Run& now) {
+  Scenario bare = e.without;
+  bare.faults.faults.clear();
+  const Run base = run_of(bare, false);
+  Scenario out = e.without;
+  std::map<std::string, std::pair<Instant, Instant>> last;  // node -> (was, is) of its previous fault
+  for (sim::Fault& f : out.faults.faults) {
+    Instant at = tidy(placed(f.at, reference_steps(now.history, e, f), reference_steps(base.history, e, f)));
+    if (auto it = last.find(f.node); it != last.end() && at < it->second.second)
+      at = it->second.second + (f.at - it->second.first);
+    last[f.node] = {f.at, at};
+    f.at = at;
+  }
+  std::stable_sort(out.faults.faults.begin(), out.faults.faults.end(),
+                   [](const sim::Fault& a, const sim::Fault& b) { return a.at < b.at; });
+  normalize(out);
+  return out;
 }
 
 // The number of commands client `c` had sent before `t` (its writes to the store apart).
@@ -186,58 +209,76 @@ Scenario at_next_call(const TimingElement& e, const Run& now) {
   return out;
 }
 
+// Candidate 4: how long the faults last — a pause, a call held in flight — lengthened
+// (sign 1) or shortened by the element's effect over them: the spans a removed clock or
+// slow section made long enough. Every client's, since another's lease or wait
+// may be what the element timed; never below a microsecond.
+Scenario with_spans(const TimingElement& e, int64_t sign) {
+  Scenario out = e.without;
+  auto span = [&](Duration d) {
+    return Duration{std::max<int64_t>(tidy(Instant{(d + e.effect->on(d.ns) * sign).ns}).ns, 1000)};
+  };
+  for (sim::Fault& f : out.faults.faults)
+    if (f.kind == sim::FaultKind::Pause) f.amount = span(f.amount);
+  for (lock::CallFault& c : out.workload.call_faults)
+    if (c.kind == lock::CallFault::Kind::Pause || c.kind == lock::CallFault::Kind::Delay) c.pause = span(c.pause);
+  normalize(out);
+  return out;
+}
+
 // The candidates of one element, in order, without repeats and without its plain removal.
-std::vector<Scenario> candidates_of(const Scenario& s, const TimingElement& e, const Run& now) {
+std::vector<Scenario> candidates_of(const TimingElement& e, const Run& now) {
   std::vector<Scenario> out;
   auto add = [&](Scenario t) {
     if (t == e.without || std::find(out.begin(), out.end(), t) != out.end()) return;
     out.push_back(std::move(t));
   };
-  add(relative_to_steps(s, e, now));
+  add(relative_to_steps(e, now));
   if (e.effect)
     for (int64_t sign : {1, -1})
-      add(with_faults_at(e, [&](const sim::Fault& f) {
-        const Duration moved = e.effect->offset + Duration{f.at.ns / 1'000'000 * e.effect->ppm +
-                                                           f.at.ns % 1'000'000 * e.effect->ppm / 1'000'000};
-        return f.at + moved * sign;
-      }));
+      add(with_faults_at(e, [&](const sim::Fault& f) { return f.at + e.effect->on(f.at.ns) * sign; }));
   add(at_next_call(e, now));
+  if (e.effect)
+    for (int64_t sign : {1, -1}) add(with_spans(e, sign));
   return out;
 }
 
-bool moves_a_fault(const Scenario& s, const TimingElement& e) {
-  return std::any_of(s.faults.faults.begin(), s.faults.faults.end(),
-                     [&](const sim::Fault& f) { return on_a_client(f) && moved_by(e, f); });
+// Hands `take` each element's candidates in turn, until it says stop. The run of `s`
+// (its trace too, for the calls) is made once, only if some element has faults to move.
+template <class Take>
+void each_candidate(const Scenario& s, Take&& take) {
+  if (s.faults.empty() && s.workload.call_faults.empty()) return;  // nothing to move: plain removals are all
+  std::optional<Run> now;
+  for (const TimingElement& e : timing_elements(s)) {
+    if (!now) now = run_of(s, true);
+    for (Scenario& t : candidates_of(e, *now))
+      if (!take(std::move(t))) return;
+  }
 }
 
 }  // namespace
 
 std::vector<Scenario> retimings(const Scenario& s) {
   std::vector<Scenario> out;
-  std::optional<Run> now;
-  for (const TimingElement& e : timing_elements(s)) {
-    if (!moves_a_fault(s, e)) continue;  // nothing to slide: its plain removal is all there is
-    if (!now) now = run_of(s, true);
-    for (Scenario& t : candidates_of(s, e, *now)) out.push_back(std::move(t));
-  }
+  each_candidate(s, [&](Scenario t) {
+    out.push_back(std::move(t));
+    return true;
+  });
   return out;
 }
 
 bool retimed(Scenario& s, const StillFails& still_fails, Counterexample* found) {
-  std::optional<Run> now;
-  for (const TimingElement& e : timing_elements(s)) {
-    if (!moves_a_fault(s, e)) continue;
-    if (!now) now = run_of(s, true);
-    for (Scenario& t : candidates_of(s, e, *now)) {
-      std::optional<Violation> v = still_fails(t);
-      if (found) ++found->shrink_runs;
-      if (!v) continue;
-      if (found) found->violation = std::move(*v);
-      s = std::move(t);
-      return true;
-    }
-  }
-  return false;
+  bool replaced = false;
+  each_candidate(s, [&](Scenario t) {
+    std::optional<Violation> v = still_fails(t);
+    if (found) ++found->shrink_runs;
+    if (!v) return true;
+    if (found) found->violation = std::move(*v);
+    s = std::move(t);
+    replaced = true;
+    return false;
+  });
+  return replaced;
 }
 
 }  // namespace locksim::props
