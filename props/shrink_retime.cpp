@@ -226,6 +226,17 @@ Scenario with_spans(const TimingElement& e, int64_t sign) {
   return out;
 }
 
+// Candidate 5: the faults aimed at the element's client's calls (its every client's, for
+// the spikes or a Redis clock) aimed `by` calls later: which call of a renewal loop or a
+// retry loop a fault meets is what a clock or a slow section moves.
+Scenario calls_shifted(const TimingElement& e, int64_t by) {
+  Scenario out = e.without;
+  for (lock::CallFault& c : out.workload.call_faults)
+    if ((!e.client || c.client == *e.client) && c.call + by >= 1) c.call = static_cast<uint32_t>(c.call + by);
+  normalize(out);
+  return out;
+}
+
 // The candidates of one element, in order, without repeats and without its plain removal.
 std::vector<Scenario> candidates_of(const TimingElement& e, const Run& now) {
   std::vector<Scenario> out;
@@ -240,6 +251,7 @@ std::vector<Scenario> candidates_of(const TimingElement& e, const Run& now) {
   add(at_next_call(e, now));
   if (e.effect)
     for (int64_t sign : {1, -1}) add(with_spans(e, sign));
+  for (int64_t by : {1, -1}) add(calls_shifted(e, by));
   return out;
 }
 

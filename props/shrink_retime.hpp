@@ -14,7 +14,9 @@
 //   2. by the element's own effect: the instant on the removed clock (T + offset +
 //      T * drift), the other way (T - ...), or a slow section's work earlier and later;
 //   3. at the client's next call: `crash A @T` becomes `call=A:N:crash` (a pause, a
-//      `pause:D`), N the call A was about to send at T.
+//      `pause:D`), N the call A was about to send at T;
+//   4. pauses and calls held in flight lengthened or shortened by the element's effect;
+//   5. the client's call faults aimed one call later, or one earlier.
 // A candidate is taken only when it shows the same failure (property and cause): the
 // element then goes and the 1-minimal passes go on. Each success removes one element, so
 // the step is bounded by their number; no budget, no wall clock.
