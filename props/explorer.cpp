@@ -1,5 +1,6 @@
 #include "locksim/props/explorer.hpp"
 #include "locksim/props/shrink_memo.hpp"
+#include "locksim/props/shrink_retime.hpp"
 
 #include <fmt/format.h>
 
@@ -325,6 +326,8 @@ Scenario one_minimal(const Scenario& s, const StillFails& still_fails, Counterex
       removed = true;
       break;
     }
+    // None goes alone: one that only timed the faults may go with them moved.
+    if (!removed) removed = retimed(out, still_fails, found);
   }
   return out;
 }

@@ -84,7 +84,8 @@ struct Element {
 std::vector<Element> elements_of(const Scenario& s);
 // Removes elements while the scenario still fails, until none can go (1-minimal: each
 // remaining element is necessary, as a replay without it shows). No budget: the passes
-// are bounded by the number of elements. Counts its runs into `found`, if given.
+// are bounded by the number of elements. An element that only timed the faults goes with
+// them moved (props/shrink_retime.hpp). Counts its runs into `found`, if given.
 Scenario one_minimal(const Scenario& s, const StillFails& still_fails, Counterexample* found = nullptr);
 
 // Where a drawn scenario comes from: rapidcheck's random state, the size it draws at,
