@@ -241,7 +241,7 @@ KeyChange key_change(const redis::KeyEffect& effect, Instant at, uint32_t node, 
 
 void RedisNode::on_effect(const redis::KeyEffect& effect) {
   if (!history_) return;
-  if (!crashing_ && history_->ledger().tracks(effect.key)) {
+  if (!crashing_) {  // every key: the ledger keeps the locks' bookkeeping too
     // A lazy expiry is the server's doing, whoever's command happened to find it.
     const bool by_client = executing_ && effect.kind != redis::KeyEffect::Kind::Expired;
     history_->ledger().change(key_change(effect, world_.now(), index_, by_client ? executing_->client : kNoClient,
