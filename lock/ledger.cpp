@@ -96,8 +96,8 @@ void Ledger::fact(Instant at, FactKind kind, uint32_t id, uint32_t client, Purpo
   facts_.push_back(LockFact{at, fact_seq_, kind, id, client, purpose, std::move(value)});
 }
 
-void Ledger::write(const KeyChange& c, uint64_t seq) {
-  writes_.push_back(KeyWrite{seq, c.at, c.node, c.kind, c.client, c.purpose, c.key, c.value});
+void Ledger::write(KeyChange&& c, uint64_t seq) {
+  writes_.push_back(KeyWrite{seq, c.at, c.node, c.kind, c.client, c.purpose, std::move(c.key), std::move(c.value)});
 }
 
 void Ledger::map_times(const std::function<Instant(Instant)>& to) {
@@ -129,7 +129,7 @@ bool Ledger::contested(const KeyChange& c) const {
 
 void Ledger::change(KeyChange c) {
   const uint64_t seq = seq_++;
-  if (!tracks(c.key)) return write(c, seq);
+  if (!tracks(c.key)) return write(std::move(c), seq);
   const bool waits = std::any_of(pending_.begin(), pending_.end(), [&](const Pending& p) {
     return p.change.key == c.key && p.change.node == c.node;
   });

@@ -194,7 +194,7 @@ class Ledger {
   uint32_t grant(const KeyChange& c);
   void end(uint32_t id, InstanceEnd how, Instant at, uint32_t by, Purpose purpose);
   void fact(Instant at, FactKind kind, uint32_t instance, uint32_t client, Purpose purpose, std::string value = {});
-  void write(const KeyChange& c, uint64_t seq);
+  void write(KeyChange&& c, uint64_t seq);
   LockInstance& mutable_instance(uint32_t id);
   bool is_copy_node(uint32_t node) const { return node == replica_ && !promoted_at_; }
 
