@@ -32,7 +32,6 @@ struct Context {
   const RunEnd& end;
   const CheckOptions& options;
   std::string name(uint32_t client) const { return history.client_name(client); }
-  bool is_lock_key(const lock::HistoryEvent& e) const { return e.key == config.lock.key; }
 };
 
 // Every checker reads the ledger (c.history.ledger(), lock/ledger.hpp), never the history's
