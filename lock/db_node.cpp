@@ -206,7 +206,6 @@ void DbNode::record_lock_changes() {
 void DbNode::add_fact(Step step, const std::string& key, uint32_t client, Purpose purpose, const std::string& value,
                       int64_t expire_at_ms, bool row_lock) {
   Ledger& ledger = history_->ledger();
-  if (!ledger.tracks(key)) return;
   KeyChange c;
   c.at = world_.now();
   c.node = kDatabaseNode;

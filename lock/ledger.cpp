@@ -99,7 +99,11 @@ std::vector<const LockFact*> Ledger::facts_of(uint32_t id) const {
 
 void Ledger::fact(Instant at, FactKind kind, uint32_t id, uint32_t client, Purpose purpose, std::string value) {
   (void)instance(id);  // asserts it is known
-  facts_.push_back(LockFact{at, kind, id, client, purpose, std::move(value)});
+  facts_.push_back(LockFact{at, fact_seq_, kind, id, client, purpose, std::move(value)});
+}
+
+void Ledger::write(KeyChange&& c, uint64_t seq) {
+  writes_.push_back(KeyWrite{seq, c.at, c.node, c.kind, c.client, c.purpose, std::move(c.key), std::move(c.value)});
 }
 
 void Ledger::map_times(const std::function<Instant(Instant)>& to) {
@@ -116,6 +120,7 @@ void Ledger::map_times(const std::function<Instant(Instant)>& to) {
     if (due != Instant::never()) i.early = to(due) - i.ended;
   }
   for (LockFact& f : facts_) map(f.at);
+  for (KeyWrite& w : writes_) map(w.at);
   if (promoted_at_) map(*promoted_at_);
 }
 
@@ -129,18 +134,22 @@ bool Ledger::contested(const KeyChange& c) const {
 }
 
 void Ledger::change(KeyChange c) {
-  if (!tracks(c.key)) return;
+  const uint64_t seq = seq_++;
+  if (!tracks(c.key)) return write(std::move(c), seq);
   const bool waits = std::any_of(pending_.begin(), pending_.end(), [&](const Pending& p) {
     return p.change.key == c.key && p.change.node == c.node;
   });
-  if (!waits && !contested(c)) return apply(c, false);
+  if (!waits && !contested(c)) {
+    fact_seq_ = seq;
+    return apply(c, false);
+  }
   // The writer of a pending write that touches the key again before saying it acquired did not win.
   for (Pending& p : pending_)
     if (p.contested && !p.resolved && p.change.client == c.client && p.change.key == c.key && p.change.node == c.node)
       p.resolved = true;
   const bool contest = !waits ? true : c.kind == KeyChange::Kind::Set && c.purpose == Purpose::Acquire &&
                                            c.client != kNoClient && !is_copy_node(c.node);
-  pending_.push_back(Pending{std::move(c), contest, false, false});
+  pending_.push_back(Pending{std::move(c), seq, contest, false, false});
   drain();
 }
 
@@ -160,6 +169,7 @@ void Ledger::drain() {
       }
       const Pending p = std::move(*it);
       pending_.erase(it);
+      fact_seq_ = p.seq;
       apply(p.change, p.contested && p.took);
       applied = true;
       break;
@@ -326,6 +336,7 @@ void Ledger::apply(const KeyChange& c, bool took_over) {
 
 void Ledger::server_crashed(uint32_t node, Instant at, bool keys_survive) {
   drain();
+  fact_seq_ = seq_++;
   if (node == master_ && replica_ != kNoInstance && !promoted_at_ && !keys_survive) master_down_ = at;
   if (keys_survive) return;
   std::vector<uint32_t> lost;
@@ -348,6 +359,7 @@ void Ledger::server_restarted(uint32_t node, Instant) {
 void Ledger::promoted(uint32_t replica, Instant at) {
   LOCKSIM_ASSERT(replica == replica_, fmt::format("node {} promoted, but the replica is {}", replica, replica_));
   drain();
+  fact_seq_ = seq_++;
   std::vector<uint32_t> masters = down_instances_;
   for (const auto& [slot, id] : live_)
     if (slot.second == master_) masters.push_back(id);

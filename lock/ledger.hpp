@@ -18,6 +18,11 @@
 // with whatever follows it on that key and node, for its client's next step:
 // Acquired makes it a takeover, anything else a rewrite of the owner's instance.
 //
+// The other keys the backends report (a fair lock's queue, a fencing counter)
+// are kept as writes, in one report order with the facts (seq): bookkeeping
+// that decides no ownership, but tells when a client's command reached the
+// store and which write issued a token.
+//
 // Properties, causes and timelines read the ledger (props/, render/); the
 // lock algorithms never do, except to know whether a command re-armed the
 // caller's own instance (a renewal is that fact, not where a command came from).
@@ -85,6 +90,7 @@ std::string_view to_string(FactKind);
 
 struct LockFact {
   Instant at;
+  uint64_t seq = 0;  // the order the backends reported what made it (shared with KeyWrite)
   FactKind kind = FactKind::Granted;
   uint32_t instance = kNoInstance;
   uint32_t client = 0xffffffffu;  // whose command (Granted: the owner)
@@ -107,6 +113,21 @@ struct KeyChange {
   // Set: the deadline its client declared (Env::hold_until) when it said it acquired while
   // this write still waited behind another's; the instance it makes carries it.
   Instant holder_deadline = Instant::never();
+};
+
+// A change to a key that is not a lock (a fair lock's queue, a fencing counter):
+// the locks' own bookkeeping, which decides no ownership. Kept so that what
+// reads the ledger needs nothing else: a waiter's place in a queue, the
+// counter write that issued a fence token.
+struct KeyWrite {
+  uint64_t seq = 0;  // the order reported, shared with LockFact: one order over every key
+  Instant at;        // true time
+  uint32_t node = 0;
+  KeyChange::Kind kind = KeyChange::Kind::Set;
+  uint32_t client = 0xffffffffu;  // whose command; none for the server's own doing
+  Purpose purpose{};
+  std::string key;
+  std::string value;  // Set: the new value
 };
 
 class Ledger {
@@ -141,6 +162,8 @@ class Ledger {
   // --- reading ---
   const std::vector<LockInstance>& instances() const { return instances_; }
   const std::vector<LockFact>& facts() const { return facts_; }
+  // Changes to keys that are not locks, in the order reported.
+  const std::vector<KeyWrite>& writes() const { return writes_; }
   const LockInstance& instance(uint32_t id) const;
   // The live instance of `key` on `node` now (while the run is being built), or nullptr.
   const LockInstance* live(std::string_view key, uint32_t node) const;
@@ -161,6 +184,7 @@ class Ledger {
  private:
   struct Pending {
     KeyChange change;
+    uint64_t seq = 0;
     bool contested = false;  // a write over another's live instance, awaiting its client's word
     bool resolved = false;
     bool took = false;
@@ -172,6 +196,7 @@ class Ledger {
   uint32_t grant(const KeyChange& c);
   void end(uint32_t id, InstanceEnd how, Instant at, uint32_t by, Purpose purpose);
   void fact(Instant at, FactKind kind, uint32_t instance, uint32_t client, Purpose purpose, std::string value = {});
+  void write(KeyChange&& c, uint64_t seq);
   LockInstance& mutable_instance(uint32_t id);
   bool is_copy_node(uint32_t node) const { return node == replica_ && !promoted_at_; }
 
@@ -180,6 +205,9 @@ class Ledger {
   std::vector<LockInstance> instances_;
   std::vector<LockFact> facts_;
   std::map<std::pair<std::string, uint32_t>, uint32_t> live_;  // (key, node) -> instance
+  std::vector<KeyWrite> writes_;
+  uint64_t seq_ = 0;      // reports heard so far
+  uint64_t fact_seq_ = 0;  // the report the facts being recorded come from
   std::deque<Pending> pending_;
   uint32_t master_ = 0, replica_ = kNoInstance;
   std::optional<Instant> promoted_at_;

@@ -262,7 +262,7 @@ void RedisNode::record_own_lock_refused(uint32_t client, const std::string& key)
 void RedisNode::on_effect(const redis::KeyEffect& effect) {
   if (!history_) return;
   if (own_key_ && effect.key == *own_key_) own_key_changed_ = true;
-  if (!crashing_ && history_->ledger().tracks(effect.key)) {
+  if (!crashing_) {  // every key: the ledger keeps the locks' bookkeeping too
     // A lazy expiry is the server's doing, whoever's command happened to find it.
     const bool by_client = executing_ && effect.kind != redis::KeyEffect::Kind::Expired;
     history_->ledger().change(key_change(effect, world_.now(), index_, by_client ? executing_->client : kNoClient,

@@ -28,6 +28,40 @@ RunEnd run_end(lock::Simulation& sim) {
 }
 
 namespace detail {
+std::vector<ClientChange> client_changes(const Context& c) {
+  const lock::Ledger& ledger = c.history.ledger();
+  std::vector<ClientChange> out;
+  for (const lock::LockFact& f : ledger.facts()) {
+    const lock::LockInstance& i = ledger.instance(f.instance);
+    if (f.client == lock::kNoClient) continue;
+    const bool ends = f.kind == lock::FactKind::Ended;
+    out.push_back(ClientChange{f.at, f.seq, i.node, f.client, f.purpose, i.key == c.config.lock.key, ends, !ends});
+  }
+  for (const lock::KeyWrite& w : ledger.writes()) {
+    if (w.client == lock::kNoClient) continue;
+    const bool ends = w.kind == lock::KeyChange::Kind::Deleted || w.kind == lock::KeyChange::Kind::Expired;
+    out.push_back(ClientChange{w.at, w.seq, w.node, w.client, w.purpose, false, ends,
+                               w.kind == lock::KeyChange::Kind::Set});
+  }
+  // One report may make two facts (an overwrite ends one instance and grants the next): in order, ends first.
+  std::stable_sort(out.begin(), out.end(), [](const ClientChange& a, const ClientChange& b) { return a.seq < b.seq; });
+  return out;
+}
+
+std::vector<StepOrChange> steps_and_changes(const Context& c, const std::vector<ClientChange>& changes) {
+  std::vector<StepOrChange> out;
+  out.reserve(c.history.events().size() + changes.size());
+  auto next = changes.begin();
+  for (const lock::HistoryEvent& e : c.history.events()) {
+    for (; next != changes.end() && next->at <= e.at; ++next) out.push_back(StepOrChange{next->at, next->client, nullptr, &*next});
+    const bool key_step = e.step == lock::Step::KeySet || e.step == lock::Step::KeyDeleted ||
+                          e.step == lock::Step::KeyExpireChanged || e.step == lock::Step::KeyExpired;
+    if (!key_step) out.push_back(StepOrChange{e.at, e.client, &e, nullptr});
+  }
+  for (; next != changes.end(); ++next) out.push_back(StepOrChange{next->at, next->client, nullptr, &*next});
+  return out;
+}
+
 std::optional<Violation> variant_error(const Context& c) {
   for (const auto& e : c.history.events()) {
     if (e.step != lock::Step::VariantError) continue;

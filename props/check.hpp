@@ -32,12 +32,35 @@ struct Context {
   const RunEnd& end;
   const CheckOptions& options;
   std::string name(uint32_t client) const { return history.client_name(client); }
-  bool is_lock_key(const lock::HistoryEvent& e) const { return e.key == config.lock.key; }
 };
 
-// Ownership is the ledger's (c.history.ledger(), lock/ledger.hpp): no checker rebuilds it from key changes.
-// Key changes are read only for keys that are not locks: a queue's places (bounded-wait's
-// arrivals, no-stalled-wait's refusals) and a fencing counter's token (fenced-writes' order of holds).
+// Every checker reads the ledger (c.history.ledger(), lock/ledger.hpp), never the history's
+// raw key steps: the lock key's facts for ownership, and its writes (the locks' bookkeeping:
+// a queue's places, a fencing counter) for when a client's command reached the store.
+
+// A change a client's command made, to the lock key (a ledger fact) or to another key (a
+// ledger write), in the order the backends reported them (server-made changes left out).
+struct ClientChange {
+  Instant at;
+  uint64_t seq = 0;
+  uint32_t node = 0;
+  uint32_t client = lock::kNoClient;
+  lock::Purpose purpose = lock::Purpose::Other;
+  bool on_lock = false;  // the lock key (else its bookkeeping)
+  bool ends = false;     // it deleted the key (on the lock: ended an instance)
+  bool sets = false;     // it wrote a value (bookkeeping: a set; the lock: a grant or re-arm)
+};
+std::vector<ClientChange> client_changes(const Context& c);
+// The clients' steps and their commands' changes, merged in time order (a change before a
+// step at its instant: a step hears of a command only after it ran). The history's own key
+// steps are left out: the changes stand for them.
+struct StepOrChange {
+  Instant at;
+  uint32_t client = lock::kNoClient;
+  const lock::HistoryEvent* step = nullptr;  // one of the two
+  const ClientChange* change = nullptr;
+};
+std::vector<StepOrChange> steps_and_changes(const Context& c, const std::vector<ClientChange>& changes);
 std::optional<Violation> mutual_exclusion(const Context& c);
 std::optional<Violation> owner_only_release(const Context& c);
 std::optional<Violation> no_deadlock(const Context& c, Metrics& m);

@@ -5,6 +5,7 @@
 // never frees the lock under the outer hold.
 #include <fmt/format.h>
 
+#include <optional>
 #include <utility>
 
 #include "locksim/props/check.hpp"
@@ -16,24 +17,41 @@ using lock::Step;
 namespace {
 
 // When a hold was granted, as an order of holds. With a fencing token, the
-// command that set the token (INCR), by its position in the history: the
+// write that issued the token (an INCR of a counter, the ledger's write of
+// that value by the acquire), in the order the store reported it: the
 // token's order is the order of holds, across a Redis restart too (a counter
 // that starts over is then caught). Without a token, the grant of the
 // holder's instance (the ledger's). A client learns late when its reply is
 // delayed or it is paused: that order is not the order of holds.
 using HoldOrder = std::pair<Instant, size_t>;
 
+// When the client's acquire that ended at event `acquired` set out.
+Instant acquire_start(const Context& c, size_t acquired) {
+  const lock::HistoryEvent& a = c.history.events()[acquired];
+  for (size_t i = acquired; i-- > 0;) {
+    const lock::HistoryEvent& e = c.history.events()[i];
+    if (e.client == a.client && e.step == Step::AcquireStart && e.depth == 0) return e.at;
+  }
+  return Instant{};
+}
+
 HoldOrder granted_at(const Context& c, size_t acquired) {
   const lock::HistoryEvent& a = c.history.events()[acquired];
   if (a.token >= 0) {
     const std::string token = std::to_string(a.token);
-    for (size_t i = acquired; i-- > 0;) {
-      const lock::HistoryEvent& e = c.history.events()[i];
-      if (e.client != a.client) continue;
-      if (e.step == Step::AcquireStart && e.depth == 0) break;
-      if (e.purpose == lock::Purpose::Acquire && e.step == Step::KeySet && e.new_value == token) return {e.at, i};
-    }
-    return {a.at, acquired};
+    const Instant from = acquire_start(c, acquired);
+    const lock::Ledger& ledger = c.history.ledger();
+    std::optional<HoldOrder> issued;
+    auto consider = [&](Instant at, uint64_t seq, uint32_t client, lock::Purpose purpose, const std::string& value) {
+      if (client != a.client || purpose != lock::Purpose::Acquire || at < from || at > a.at || value != token) return;
+      if (!issued || HoldOrder{at, seq} > *issued) issued = HoldOrder{at, seq};
+    };
+    for (const lock::KeyWrite& w : ledger.writes())
+      if (w.kind == lock::KeyChange::Kind::Set) consider(w.at, w.seq, w.client, w.purpose, w.value);
+    // A script may keep the token in the lock's own value.
+    for (const lock::LockFact& f : ledger.facts())
+      if (f.kind == lock::FactKind::Granted || f.kind == lock::FactKind::Rearmed) consider(f.at, f.seq, f.client, f.purpose, f.value);
+    return issued.value_or(HoldOrder{a.at, acquired});
   }
   const lock::LockInstance* last = nullptr;
   for (const lock::LockInstance* i : c.history.ledger().granted_to(a.client))

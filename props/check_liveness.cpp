@@ -148,37 +148,39 @@ std::vector<std::vector<std::pair<Instant, Instant>>> out_of_line(const Context&
   return out;
 }
 
-// A queue (the fair lock's ticket) is joined by an acquire's effect on
-// another key before any on the lock key: the waiter arrives when Redis gives
+// A queue (the fair lock's ticket) is joined by an acquire's change to
+// another key before any to the lock key: the waiter arrives when Redis gives
 // it its place, not when it set out (a delayed or paused request arrives
 // late; a replica's copy of its earlier write is no arrival). A queue's waiter whose requests had no effect at all
 // never got back in line (they were lost, and it waited for their timeout): it arrives at the end. Spin locks keep no
 // place in line: they arrive when they start.
-Instant arrival(const Context& c, uint32_t client, Instant from, Instant to, bool queue) {
-  bool promoted = false;
-  for (const auto& e : c.history.events()) {
-    if (e.step == Step::ReplicaPromoted) promoted = true;
+Instant arrival(const Context& c, const std::vector<ClientChange>& changes, uint32_t client, Instant from, Instant to,
+                bool queue) {
+  const lock::Ledger& ledger = c.history.ledger();
+  for (const ClientChange& k : changes) {
     // A replica's copy of an earlier write is no new arrival, until the replica serves.
-    if (c.config.replica && e.server == 1 && !promoted) continue;
-    if (e.at < from || e.client != client || e.purpose != lock::Purpose::Acquire) continue;
-    if (e.at > to) break;
-    if (e.step != Step::KeySet && e.step != Step::KeyExpireChanged && e.step != Step::KeyDeleted) continue;
-    return c.is_lock_key(e) ? from : e.at;
+    if (ledger.has_replica() && k.node == ledger.replica() && !ledger.serving(k.node, k.at)) continue;
+    if (k.at < from || k.client != client || k.purpose != lock::Purpose::Acquire) continue;
+    if (k.at > to) break;
+    return k.on_lock ? from : k.at;
   }
   return queue ? to : from;
 }
 
-// Whether the lock keeps a queue: a waiter's acquire changed another key
+// Whether the lock keeps a queue: a waiter's acquire wrote another key
 // before the lock's (a fencing counter drawn once the lock is won is no queue).
-bool keeps_queue(const Context& c) {
+bool keeps_queue(const Context& c, const std::vector<ClientChange>& changes) {
   std::vector<bool> waiting(c.history.clients().size(), false);
-  for (const auto& e : c.history.events()) {
-    if (e.client >= waiting.size()) continue;
-    if (e.step == Step::AcquireStart && e.depth == 0) waiting[e.client] = true;
-    if (e.step == Step::Acquired || e.step == Step::AcquireFailed) waiting[e.client] = false;
-    if (e.purpose != lock::Purpose::Acquire || e.step != Step::KeySet || !waiting[e.client]) continue;
-    if (!c.is_lock_key(e)) return true;
-    waiting[e.client] = false;
+  for (const StepOrChange& m : steps_and_changes(c, changes)) {
+    if (m.client >= waiting.size()) continue;
+    if (const lock::HistoryEvent* e = m.step) {
+      if (e->step == Step::AcquireStart && e->depth == 0) waiting[m.client] = true;
+      if (e->step == Step::Acquired || e->step == Step::AcquireFailed) waiting[m.client] = false;
+      continue;
+    }
+    if (m.change->purpose != lock::Purpose::Acquire || !m.change->sets || !waiting[m.client]) continue;
+    if (!m.change->on_lock) return true;
+    waiting[m.client] = false;
   }
   return false;
 }
@@ -206,11 +208,12 @@ std::optional<Violation> bounded_wait(const Context& c, Metrics& m) {
   // A wait counts from when the waiter was last back in line, and then from
   // when it took its place in the queue, if the lock keeps one.
   const auto away = out_of_line(c);
-  const bool queue = keeps_queue(c);
+  const std::vector<ClientChange> changes = client_changes(c);
+  const bool queue = keeps_queue(c, changes);
   for (Wait& w : waits) {
     for (const auto& [from, to] : away[w.client])
       if (from < w.to && to > w.from) w.from = std::min(to, w.to);
-    w.from = arrival(c, w.client, w.from, w.to, queue);
+    w.from = arrival(c, changes, w.client, w.from, w.to, queue);
   }
   std::optional<Violation> found;
   for (const Wait& w : waits) {

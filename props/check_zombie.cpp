@@ -333,6 +333,33 @@ std::optional<Violation> no_zombie_lock(const Context& c) {
   return judge_stretch(c, stretch, c.end.at, true);
 }
 
+namespace {
+// `client` waited while the lock was free from `first` to `refused` (seen at `at`), refused all along.
+Violation stalled_wait_violation(const Context& c, uint32_t client, Instant at, Instant first, Instant refused,
+                  const std::map<uint32_t, Instant>& gone) {
+  std::string behind;
+  for (const auto& [each, died] : gone)
+    if (died <= at)
+      behind += fmt::format("{}{} died waiting at {}", behind.empty() ? "" : ", ", c.name(each), sim::format_instant(died));
+  const std::string stranded = behind.empty() ? stranded_places(c, client, refused) : "";
+  return Violation{
+      Property::NoStalledWait,
+      {client},
+      c.config.lock.key,
+      first,
+      refused,
+      fmt::format("{} waited while the lock was free from {} to {} ({}, more than the lease + {} slack), asking "
+                  "and refused all along: {}",
+                  c.name(client), sim::format_instant(first), sim::format_instant(refused), in_ms(refused - first),
+                  sim::format_duration(c.options.deadlock_slack),
+                  !behind.empty() ? "the queue waited for a waiter that was gone (" + behind + ")"
+                  : stranded.empty()
+                      ? "no waiter ahead of it died, yet the queue did not let it in"
+                      : "no waiter ahead of it died; the queue kept a place nobody waited in (" + stranded + ")"),
+      Cause::QueueStalled};
+}
+}  // namespace
+
 std::optional<Violation> no_stalled_wait(const Context& c) {
   if (!followed(c)) return std::nullopt;
   const ServedLock key(c);
@@ -345,55 +372,37 @@ std::optional<Violation> no_stalled_wait(const Context& c) {
   };
   std::map<uint32_t, Waiter> waiters;
   std::map<uint32_t, Instant> gone;  // clients that died while waiting, and when
-  for (const auto& e : c.history.events()) {
-    const bool was_held = std::exchange(held, key.held(e.at));
+  const std::vector<ClientChange> changes = client_changes(c);
+  for (const StepOrChange& m : steps_and_changes(c, changes)) {
+    const bool was_held = std::exchange(held, key.held(m.at));
     if (held && !was_held)
-      for (auto& [client, w] : waiters) w.refused_free.reset(), w.last_asked.reset();  // taken: a new stretch
-    if (e.client == lock::kNoClient) continue;
-    Waiter& w = waiters[e.client];
-    if (e.step == Step::AcquireStart && e.depth == 0) w = Waiter{true, std::nullopt, std::nullopt};
-    if (e.step == Step::Acquired && e.depth == 0) w = Waiter{};
-    if (e.step == Step::Crashed) {
-      if (w.waiting) gone[e.client] = e.at;
+      for (auto& [each, w] : waiters) w.refused_free.reset(), w.last_asked.reset();  // taken: a new stretch
+    if (m.client == lock::kNoClient) continue;
+    Waiter& w = waiters[m.client];
+    const lock::HistoryEvent* e = m.step;
+    if (e && e->step == Step::AcquireStart && e->depth == 0) w = Waiter{true, std::nullopt, std::nullopt};
+    if (e && e->step == Step::Acquired && e->depth == 0) w = Waiter{};
+    if (e && e->step == Step::Crashed) {
+      if (w.waiting) gone[m.client] = m.at;
       w = Waiter{};
     }
     // Its command reached the serving node (it changed a key there) while the lock was free.
-    const bool ran_here = ledger.serving(e.server, e.at) && e.purpose == lock::Purpose::Acquire &&
-                          (e.step == Step::KeySet || e.step == Step::KeyExpireChanged || e.step == Step::KeyDeleted);
-    const bool gave_up = e.step == Step::AcquireFailed && e.depth == 0;
+    const bool ran_here = m.change && ledger.serving(m.change->node, m.at) && m.change->purpose == lock::Purpose::Acquire;
+    const bool gave_up = e && e->step == Step::AcquireFailed && e->depth == 0;
     if (!w.waiting || held || !(ran_here || gave_up)) continue;
     // The command before this one was a refusal: the waiter asked again (or gave up) after it.
     // (Effects of one command share its instant: the command that wins is never counted.)
     // A waiter silent for longer than a lease (paused, cut off) may have lost its place
     // by the queue's own rule: the stretch starts again.
-    if (ran_here && w.last_asked && e.at - *w.last_asked > c.config.lock.lease) w.refused_free.reset();
+    if (ran_here && w.last_asked && m.at - *w.last_asked > c.config.lock.lease) w.refused_free.reset();
     std::optional<Instant> refused;
-    if (w.last_asked && (gave_up || e.at > *w.last_asked)) refused = w.last_asked;
-    if (ran_here && !w.refused_free) w.refused_free = e.at;
+    if (w.last_asked && (gave_up || m.at > *w.last_asked)) refused = w.last_asked;
+    if (ran_here && !w.refused_free) w.refused_free = m.at;
     const std::optional<Instant> first = w.refused_free;
-    if (ran_here) w.last_asked = e.at;
+    if (ran_here) w.last_asked = m.at;
     if (gave_up) w = Waiter{};
     if (!refused || !first || *refused - *first < liveness_bound(c)) continue;
-    std::string behind;
-    for (const auto& [client, at] : gone)
-      if (at <= e.at) behind += fmt::format("{}{} died waiting at {}", behind.empty() ? "" : ", ", c.name(client),
-                                            sim::format_instant(at));
-    const std::string stranded = behind.empty() ? stranded_places(c, e.client, *refused) : "";
-    return Violation{
-        Property::NoStalledWait,
-        {e.client},
-        c.config.lock.key,
-        *first,
-        *refused,
-        fmt::format("{} waited while the lock was free from {} to {} ({}, more than the lease + {} slack), asking "
-                    "and refused all along: {}",
-                    c.name(e.client), sim::format_instant(*first), sim::format_instant(*refused),
-                    in_ms(*refused - *first), sim::format_duration(c.options.deadlock_slack),
-                    !behind.empty() ? "the queue waited for a waiter that was gone (" + behind + ")"
-                    : stranded.empty()
-                        ? "no waiter ahead of it died, yet the queue did not let it in"
-                        : "no waiter ahead of it died; the queue kept a place nobody waited in (" + stranded + ")"),
-        Cause::QueueStalled};
+    return stalled_wait_violation(c, m.client, m.at, *first, *refused, gone);
   }
   return std::nullopt;
 }

@@ -82,6 +82,11 @@ struct Element {
   Scenario without;
 };
 std::vector<Element> elements_of(const Scenario& s);
+// The scenario without the crashes of nodes already down (crashed, not restarted since):
+// the simulator ignores such a crash, so it is no fault of the example, and the
+// shrinker must not take it for one (removing it with the restart after it, which
+// undoes the earlier crash, changes the schedule, and the replay keeps it).
+Scenario without_idle_crashes(const Scenario& s);
 // Removes elements while the scenario still fails, until none can go (1-minimal: each
 // remaining element is necessary, as a replay without it shows). No budget: the passes
 // are bounded by the number of elements. An element that only timed the faults goes with

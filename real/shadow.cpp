@@ -57,7 +57,7 @@ void Shadow::on_effect(const redis::KeyEffect& effect) {
   history_.add(std::move(e));
   // The shadow runs on real time: its clock is true time.
   lock::Ledger& ledger = history_.ledger();
-  if (!forgetting_ && ledger.tracks(effect.key)) {
+  if (!forgetting_) {  // every key: the ledger keeps the locks' bookkeeping too
     const bool by_client = effect.kind != redis::KeyEffect::Kind::Expired;
     static const sim::LocalClock kTrueTime;
     ledger.change(lock::key_change(effect, at_, server_, by_client ? client_ : lock::kNoClient,

@@ -260,9 +260,31 @@ void tell_notable(const Timeline& t, std::vector<StoryLine>& out) {
   }
 }
 
+// A reentrant hold's inner steps: each nested acquire (and whether it had to take the key
+// afresh) and each inner release (and whether it ended the key under the outer hold).
+void tell_nested(const Timeline& t, std::vector<StoryLine>& out) {
+  for (const NestedStep& n : t.nested) {
+    const std::string name = lane_name(t, n.client);
+    if (n.release && n.changed)
+      out.push_back({n.at, 3, fmt::format("{}'s inner release (depth {}) deleted {} while its outer hold goes on", name,
+                                          n.depth, t.key), true});
+    else if (n.release)
+      out.push_back({n.at, 3, fmt::format("{}'s inner release (depth {}): its outer hold keeps {}", name, n.depth, t.key)});
+    else if (n.gave_up)
+      out.push_back({n.at, 3, fmt::format("{}'s nested acquire (depth {}) gave up: it could not take again the lock it "
+                                          "holds", name, n.depth), true});
+    else if (n.changed)
+      out.push_back({n.at, 3, fmt::format("{}'s nested acquire (depth {}) took {} afresh: the key of its outer hold "
+                                          "was gone, this is a new lock", name, n.depth, t.key)});
+    else
+      out.push_back({n.at, 3, fmt::format("{} acquired {} again, nested (depth {})", name, t.key, n.depth)});
+  }
+}
+
 std::vector<StoryLine> story(const Timeline& t) {
   std::vector<StoryLine> out;
   tell_holds(t, out);
+  tell_nested(t, out);
   tell_key_moments(t, out);
   tell_faults(t, out);
   tell_notable(t, out);

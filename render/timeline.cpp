@@ -90,10 +90,6 @@ std::string lane_name(const Timeline& t, uint32_t client) {
 
 namespace {
 
-bool is_key_effect(Step s) {
-  return s == Step::KeySet || s == Step::KeyDeleted || s == Step::KeyExpireChanged || s == Step::KeyExpired;
-}
-
 class LaneBuilder {
  public:
   LaneBuilder(ClientLane& lane, Instant start) : lane_(lane), since_(start) {}
@@ -156,7 +152,8 @@ void add_client_states(Timeline& t, const std::vector<HistoryEvent>& events) {
   for (auto& lane : t.clients) builders.emplace_back(lane, t.start);
   for (const auto& e : events) {
     if (e.at > t.end) break;
-    if (is_key_effect(e.step) || e.client >= builders.size()) continue;
+    // The history's key steps change no client's state: the key lane is the ledger's (add_key_spans).
+    if (e.client >= builders.size()) continue;
     builders[e.client].apply(e);
     if (e.step == Step::WriteAccepted || e.step == Step::WriteRejected ||
         (e.step == Step::AcquireFailed && e.depth == 0) || e.step == Step::Log || e.step == Step::VariantError)
@@ -430,6 +427,46 @@ void attach_key_commands(Timeline& t) {
   }
 }
 
+// Whether the ledger shows `client` granted (acquire) or ending (release) an instance of `key`
+// in [from, to]: a nested acquire that set the key anew, an inner release that ended it.
+bool changed_key(const lock::Ledger& ledger, const std::string& key, uint32_t client, bool release, Instant from,
+                 Instant to) {
+  for (const lock::LockFact& f : ledger.facts()) {
+    if (f.client != client || f.at < from || f.at > to) continue;
+    const lock::LockInstance& i = ledger.instance(f.instance);
+    if (i.key != key || i.copy) continue;
+    if (!release && f.kind == lock::FactKind::Granted) return true;
+    if (release && f.kind == lock::FactKind::Ended && i.end == lock::InstanceEnd::Released) return true;
+  }
+  return false;
+}
+
+// The nested acquires and inner releases, from the clients' steps and the ledger.
+void add_nested(Timeline& t, const lock::History& history) {
+  std::map<uint32_t, Instant> acquiring, releasing;  // client -> when its inner step set out
+  for (const auto& e : history.events()) {
+    if (e.at > t.end) break;
+    if (e.client >= t.clients.size() || e.depth <= 0) continue;
+    if (e.step == Step::AcquireStart) acquiring[e.client] = e.at;
+    if (e.step == Step::ReleaseStart) releasing[e.client] = e.at;
+    const bool acquired = e.step == Step::Acquired || e.step == Step::AcquireFailed;
+    if (!acquired && e.step != Step::Released) continue;
+    auto& open = acquired ? acquiring : releasing;
+    auto from = open.find(e.client);
+    if (from == open.end()) continue;
+    NestedStep n;
+    n.from = from->second;
+    n.at = e.at;
+    n.client = e.client;
+    n.depth = e.depth;
+    n.release = !acquired;
+    n.gave_up = e.step == Step::AcquireFailed;
+    n.changed = changed_key(history.ledger(), t.key, e.client, n.release, n.from, n.at);
+    t.nested.push_back(n);
+    open.erase(from);
+  }
+}
+
 Instant timeline_end(const lock::History& history, const TimelineOptions& options) {
   if (options.end != Instant::never()) return options.end;
   Instant end{};
@@ -457,6 +494,7 @@ Timeline build_timeline(const lock::History& history, const sim::Trace* trace, c
     add_history_faults(t, history);
   add_call_delays(t, history);
   add_key_spans(t, history.ledger());
+  add_nested(t, history);
   if (t.has_commands) attach_key_commands(t);
   return t;
 }

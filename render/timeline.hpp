@@ -77,6 +77,17 @@ struct KeyMoment {
   std::string why;                               // Lost: how ("the Redis server crashed without persistence", ...)
 };
 
+// A reentrant hold's inner step: a nested acquire or an inner release, and what it did to
+// the lock key (the ledger's facts about it, while the step was under way).
+struct NestedStep {
+  Instant from, at;  // set out, done
+  uint32_t client = kNoClient;
+  int64_t depth = 1;
+  bool release = false;  // an inner release (else a nested acquire)
+  bool gave_up = false;  // a nested acquire that gave up (or its release failed)
+  bool changed = false;  // acquire: it granted the key afresh (the hold's key had gone); release: it ended the key
+};
+
 struct FaultMark {
   Instant at;
   Duration length{};  // pauses, cuts
@@ -95,6 +106,7 @@ struct Timeline {
   std::vector<FaultMark> faults;
   std::vector<Highlight> highlights;
   std::vector<lock::HistoryEvent> notable;  // resource writes, acquire failures, a variant's log and error: the story
+  std::vector<NestedStep> nested;           // nested acquires and inner releases, in the order they ended
   Instant start, end;
   bool has_commands = false;  // a trace was given
 };

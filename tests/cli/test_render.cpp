@@ -233,3 +233,30 @@ TEST_CASE("the event list: a cut and its heal name the link, not a client that d
   CHECK(story.find("B cut ") == std::string::npos);
   CHECK(story.find("B heal") == std::string::npos);
 }
+
+TEST_CASE("the event list: a nested acquire and its inner release are told, with what they did to the key") {
+  // reentrant: the count goes up and down, the key stays.
+  const std::string counted = story_of("reentrant seed=1 clients=2 iterations=1 nested=1");
+  INFO(counted);
+  CHECK(counted.find("0.008s  A acquired lock again, nested (depth 1)") != std::string::npos);
+  CHECK(counted.find("A's inner release (depth 1): its outer hold keeps lock") != std::string::npos);
+  CHECK(counted.find("B acquired lock again, nested (depth 1)") != std::string::npos);
+  CHECK(counted.find("deleted lock") == std::string::npos);
+  // The database's reentrant lock too.
+  const std::string db = story_of("db-reentrant seed=1 clients=2 iterations=1 nested=1");
+  INFO(db);
+  CHECK(db.find("A acquired lock again, nested (depth 1)") != std::string::npos);
+  CHECK(db.find("A's inner release (depth 1): its outer hold keeps lock") != std::string::npos);
+  // token-lua (F16): the nested acquire waits out its own lease and sets a fresh key, which
+  // the inner release then deletes under the outer hold.
+  const std::string fresh = story_of("token-lua seed=1 clients=1 iterations=1 nested=1");
+  INFO(fresh);
+  const size_t expired = fresh.find("1.005s  lock expired: A's lease ran out");
+  const size_t taken = fresh.find("A's nested acquire (depth 1) took lock afresh");
+  const size_t deleted = fresh.find("A's inner release (depth 1) deleted lock while its outer hold goes on");
+  REQUIRE(expired != std::string::npos);
+  REQUIRE(taken != std::string::npos);
+  REQUIRE(deleted != std::string::npos);
+  CHECK(expired < taken);
+  CHECK(taken < deleted);
+}

@@ -2,6 +2,11 @@
 // each violation names the property, the clients and the interval.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <set>
+
+#include "locksim/lock/simulation.hpp"
+
 #include "locksim/props/explorer.hpp"
 #include "seed_search.hpp"
 
@@ -118,4 +123,35 @@ TEST_CASE("checks: a client whose clock runs ahead takes a live getset lock (F04
   CHECK(me->sentence.find("A's clock wrote it and B's read it") != std::string::npos);
   CHECK(me->fault == "clock=B:+171ms:0; clock=A:-722ms:0");
   CHECK(verdict_of(seedsearch::with_algorithm(skewed, "set-nx-px")).violations.empty());
+}
+
+TEST_CASE("checks: the ledger keeps the locks' bookkeeping - a queue's places and a fence counter - beside the lock's facts") {
+  // fair: its queue keys; fenced: its counter, whose value is each hold's token.
+  for (const char* text : {"fair seed=1 clients=3 iterations=2", "fenced seed=1 clients=3 iterations=2"}) {
+    INFO(text);
+    auto s = parse_scenario(text);
+    REQUIRE(s);
+    lock::Simulation sim(*s);
+    sim.run();
+    const lock::Ledger& ledger = sim.history().ledger();
+    REQUIRE_FALSE(ledger.writes().empty());
+    std::set<uint64_t> seqs;
+    uint64_t last = 0;
+    for (const lock::KeyWrite& w : ledger.writes()) {
+      CHECK_FALSE(ledger.tracks(w.key));  // never the lock
+      CHECK((seqs.empty() || w.seq > last));
+      last = w.seq;
+      seqs.insert(w.seq);
+    }
+    for (const lock::LockFact& f : ledger.facts())
+      if (f.kind != lock::FactKind::Ended || f.client != lock::kNoClient) CHECK(seqs.count(f.seq) == 0);  // one order
+    if (s->algorithm != "fenced") continue;
+    for (const lock::HistoryEvent& e : sim.history().events()) {
+      if (e.step != lock::Step::Acquired || e.depth != 0) continue;
+      const bool issued = std::any_of(ledger.writes().begin(), ledger.writes().end(), [&](const lock::KeyWrite& w) {
+        return w.client == e.client && w.key == "lock:fence" && w.value == std::to_string(e.token) && w.at <= e.at;
+      });
+      CHECK(issued);
+    }
+  }
 }
