@@ -11,6 +11,7 @@
 #include "locksim/lock/registry.hpp"
 #include "locksim/props/assumptions.hpp"
 #include "locksim/props/explorer.hpp"
+#include "replayed.hpp"
 
 using namespace locksim;
 using namespace locksim::props;
@@ -253,32 +254,8 @@ TEST_CASE("causes: a nested acquire refused by a Redis that is down for good is 
   CHECK(assumption_words(*parse_assumptions("redis-up")) == std::vector<std::string>{"redis-up"});
 }
 
-namespace {
-// The scenario exactly as written (its seed too): its violation of `property`.
-Violation exact_violation(const std::string& text, Property property) {
-  std::string error;
-  auto s = parse_scenario(text, &error);
-  INFO(error);
-  REQUIRE(s);
-  const RunResult run = run_scenario(*s);
-  const Violation* v = run.verdict.find(property);
-  REQUIRE(v);
-  UNSCOPED_INFO(v->sentence);
-  return *v;
-}
-
-// What the failure (property and cause) needs of the scenario, once 1-minimal: its
-// elements other than clients, each necessary by replay.
-std::vector<std::string> necessary_for(const std::string& text, Property property, Cause cause) {
-  auto s = parse_scenario(text);
-  REQUIRE(s);
-  const Scenario minimal = one_minimal(*s, fails_with(property, {cause}, {}));
-  std::vector<std::string> out;
-  for (const Element& e : elements_of(minimal))
-    if (!e.what.starts_with("client ")) out.push_back(e.what);
-  return out;
-}
-}  // namespace
+using test::exact_violation;
+using test::necessary_for;
 
 TEST_CASE("causes: an acquire that re-arms a key its holder's crashed incarnation left holds that key", "[causes]") {
   // A crashes holding getset's timestamp key and restarts; its new acquire GETSETs over

@@ -11,35 +11,13 @@
 #include "locksim/lock/registry.hpp"
 #include "locksim/props/assumptions.hpp"
 #include "locksim/props/explorer.hpp"
+#include "replayed.hpp"
 
 using namespace locksim;
 using namespace locksim::props;
 
-namespace {
-// The scenario exactly as written (its seed too): its violation of `property`.
-Violation replayed_violation(const std::string& text, Property property) {
-  std::string error;
-  auto s = parse_scenario(text, &error);
-  INFO(error);
-  REQUIRE(s);
-  const RunResult run = run_scenario(*s);
-  const Violation* v = run.verdict.find(property);
-  REQUIRE(v);
-  UNSCOPED_INFO(v->sentence);
-  return *v;
-}
-
-// The elements (other than clients) the failure needs once the scenario is 1-minimal.
-std::vector<std::string> elements_needed(const std::string& text, Property property, Cause cause) {
-  auto s = parse_scenario(text);
-  REQUIRE(s);
-  const Scenario minimal = one_minimal(*s, fails_with(property, {cause}, {}));
-  std::vector<std::string> out;
-  for (const Element& e : elements_of(minimal))
-    if (!e.what.starts_with("client ")) out.push_back(e.what);
-  return out;
-}
-}  // namespace
+using test::exact_violation;
+using test::necessary_for;
 
 TEST_CASE("review: on several masters the successor's own quorum decides which end let it in", "[causes]") {
   // A works 2.6s on a 1s lease. Its votes expire on redis1 and redis3, and C gets in on
@@ -49,11 +27,11 @@ TEST_CASE("review: on several masters the successor's own quorum decides which e
   const std::string text =
       "redlock seed=11 clients=3 iterations=1 masters=3 slow=A:0:2.645s call=C:2:request-lost "
       "faults=[crash redis2 @1.069s]";
-  const Violation v = replayed_violation(text, Property::MutualExclusion);
+  const Violation v = exact_violation(text, Property::MutualExclusion);
   CHECK(v.cause == Cause::LeaseOutworked);
   CHECK(v.clients.front() == 0);
   CHECK(v.fault == "slow=A:0:2.645s");
-  CHECK(elements_needed(text, Property::MutualExclusion, Cause::LeaseOutworked) ==
+  CHECK(necessary_for(text, Property::MutualExclusion, Cause::LeaseOutworked) ==
         std::vector<std::string>{"A's 1st section of 2.645s"});
 }
 
@@ -65,11 +43,11 @@ TEST_CASE("review: a nested acquire queued behind a call held in flight is not r
   const std::string text =
       "reentrant seed=27656 clients=2 iterations=2 nested=1 persistent=1 call=B:4:delay:1.183s explicit-lease=1s "
       "faults=[crash redis @217ms; restart redis @218ms]";
-  const Violation v = replayed_violation(text, Property::Reentrancy);
+  const Violation v = exact_violation(text, Property::Reentrancy);
   CHECK(v.cause == Cause::AmbiguousReply);
   CHECK(v.clients.front() == 1);
   CHECK(v.fault == "call=B:4:delay:1.183s");
-  const std::vector<std::string> needs = elements_needed(text, Property::Reentrancy, Cause::AmbiguousReply);
+  const std::vector<std::string> needs = necessary_for(text, Property::Reentrancy, Cause::AmbiguousReply);
   CHECK(std::find(needs.begin(), needs.end(), "'crash redis @217ms'") == needs.end());
 }
 
@@ -93,7 +71,7 @@ TEST_CASE("review: an EXEC whose node restarted during the acquire ran unwatched
   const std::string text =
       "watch-multi seed=0 clients=2 iterations=1 persistent=1 call=A:3:pause:2.375s ids=1,2 "
       "faults=[crash B @64ms; restart B @65ms; crash redis @982ms; restart redis @2.16s]";
-  const Violation v = replayed_violation(text, Property::MutualExclusion);
+  const Violation v = exact_violation(text, Property::MutualExclusion);
   CHECK(v.cause == Cause::WatchLost);
   CHECK(v.fault == "crash redis @982ms; restart redis @2.16s");
 }
@@ -107,7 +85,7 @@ TEST_CASE("review: a Redlock that counts a timed-out master as a vote enters wit
   const std::string text =
       "buggy-redlock-timeout-counts seed=8310 clients=2 iterations=1 persistent=1 masters=3 "
       "call=B:8:delay:868ms call=A:3:delay:2.203s";
-  const Violation v = replayed_violation(text, Property::MutualExclusion);
+  const Violation v = exact_violation(text, Property::MutualExclusion);
   CHECK(v.cause == Cause::NoQuorum);
   CHECK(v.sentence.find("B entered having won the lock on 1 of the 3 masters (redis3)") != std::string::npos);
 }
