@@ -173,6 +173,9 @@ void tell_holds(const Timeline& t, std::vector<StoryLine>& out) {
           bool crashed = false;
           for (const auto& x : spans)
             if (x.from == end && x.state == State::Crashed) crashed = true;
+          // A crash and restart at one instant leaves no crashed span: the fault says it.
+          for (const FaultMark& f : t.faults)
+            if (f.at == end && f.node == n && f.what == "crash") crashed = true;
           if (!crashed)
             out.push_back(
                 {end, 2,

@@ -225,6 +225,16 @@ TEST_CASE("the event list: a fault that strikes a client comes after that client
   CHECK(acquired < paused);
 }
 
+TEST_CASE("the event list: a holder crashed and restarted at one instant does not leave and release") {
+  // restart A @1.727s crashes A in its critical section and starts it again at once.
+  const std::string story = story_of(
+      "watchdog seed=0 clients=2 iterations=1 replica=1 lag=89ms failover=127ms slow=A:0:2.092s "
+      "call=B:11:request-lost faults=[crash A @633ms; restart A @1.621s; restart A @1.727s; crash redis @2.734s]");
+  INFO(story);
+  CHECK(story.find("1.727s  A crashed") != std::string::npos);
+  CHECK(story.find("1.727s  A leaves") == std::string::npos);
+}
+
 TEST_CASE("the event list: a cut and its heal name the link, not a client that did something") {
   const std::string story = story_of("watchdog seed=1 clients=2 iterations=2 faults=[cut B redis @50ms for 300ms]");
   INFO(story);
