@@ -193,31 +193,33 @@ void Ledger::client_acquired(uint32_t client, Instant at) {
   resolve(client, true, at);
   auto declared = declared_.find(client);
   if (declared == declared_.end()) return;
+  const Instant deadline = declared->second;
+  declared_.erase(declared);
+  // Per node, its winning write may still wait behind someone else's (one awaiting its
+  // client's word): the deadline goes with that write, to the instance it will make,
+  // not to an older instance of the client's whose end waits there too.
+  std::vector<uint32_t> nodes_waiting;
+  for (auto p = pending_.rbegin(); p != pending_.rend(); ++p)
+    if (p->change.client == client && p->change.kind == KeyChange::Kind::Set &&
+        std::find(nodes_waiting.begin(), nodes_waiting.end(), p->change.node) == nodes_waiting.end()) {
+      p->change.holder_deadline = deadline;
+      nodes_waiting.push_back(p->change.node);
+    }
   bool live = false;
   for (const auto& [slot, id] : live_)
-    if (instances_[id].owner == client && !instances_[id].copy) {
-      instances_[id].holder_deadline = declared->second;
+    if (instances_[id].owner == client && !instances_[id].copy &&
+        std::find(nodes_waiting.begin(), nodes_waiting.end(), instances_[id].node) == nodes_waiting.end()) {
+      instances_[id].holder_deadline = deadline;
       live = true;
     }
-  // Its winning write may still wait behind someone else's (one awaiting its client's
-  // word): the deadline goes with that write, to the instance it will make.
-  bool waiting = false;
-  if (!live)
-    for (auto p = pending_.rbegin(); p != pending_.rend(); ++p)
-      if (p->change.client == client && p->change.kind == KeyChange::Kind::Set) {
-        p->change.holder_deadline = declared->second;
-        waiting = true;
-        break;
-      }
   // Or someone took it over before the client heard it had won (its reply was slow): the
   // deadline still belongs to the instance its stamp made, which a taker judged by it.
-  if (!live && !waiting)
+  if (!live && nodes_waiting.empty())
     for (auto i = instances_.rbegin(); i != instances_.rend(); ++i)
       if (i->owner == client && !i->copy) {
-        if (i->holder_deadline == Instant::never()) i->holder_deadline = declared->second;
+        if (i->holder_deadline == Instant::never()) i->holder_deadline = deadline;
         break;
       }
-  declared_.erase(declared);
 }
 
 void Ledger::client_deadline(uint32_t client, Instant at) { declared_[client] = at; }

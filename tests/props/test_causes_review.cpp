@@ -89,3 +89,21 @@ TEST_CASE("review: a Redlock that counts a timed-out master as a vote enters wit
   CHECK(v.cause == Cause::NoQuorum);
   CHECK(v.sentence.find("B entered having won the lock on 1 of the 3 masters (redis3)") != std::string::npos);
 }
+
+TEST_CASE("review: a timestamp lock's stamp stays with the hold it made when an older end waits in the ledger",
+          "[causes]") {
+  // B's losing GETSET at 0.290s waits in the ledger for B's word; A's release of its 2nd
+  // hold and its 3rd SETNX queue behind it. A's 3rd stamp belongs to the 3rd hold, not to
+  // the 2nd one still live there; B's clock, 1.4s ahead, then judges it expired. (Named
+  // watch-lost-on-reconnect before: the 3rd hold had no stamp, so B's GETSET was read as
+  // an EXEC over a lock without one, and B's earlier reset took the blame.)
+  const std::string text =
+      "getset seed=110670 clients=2 persistent=1 spikes=0.27:27ms:1.5:1.046s clock=B:+1.399s:0 slow=A:2:1.654s "
+      "faults=[reset B redis @113ms]";
+  const Violation v = exact_violation(text, Property::MutualExclusion);
+  CHECK(v.cause == Cause::ClientClockSkew);
+  CHECK(v.clients == std::vector<uint32_t>{0, 1});
+  CHECK(v.fault == "clock=B:+1.399s:0");
+  const std::vector<std::string> needs = necessary_for(text, Property::MutualExclusion, Cause::ClientClockSkew);
+  CHECK(needs == std::vector<std::string>{"B's clock offset of 1.399s"});
+}
