@@ -367,8 +367,12 @@ void Ledger::promoted(uint32_t replica, Instant at) {
     if (slot.second == master_) masters.push_back(id);
   promoted_at_ = at;
   for (uint32_t id : masters) {
+    // The replica carries the instance on only with a copy of it, made there after the
+    // instance was granted: not a copy of an older instance of the same owner's (an
+    // earlier incarnation's, say) whose end had not reached the replica.
     const LockInstance* copy = live(instances_[id].key, replica_);
-    const bool carried = copy && copy->owner == instances_[id].owner;
+    const bool carried =
+        copy && copy->owner == instances_[id].owner && copy->granted >= instances_[id].granted;
     if (instances_[id].live()) {
       end(id, carried ? InstanceEnd::HandedOver : InstanceEnd::LostInFailover, at, kNoClient, Purpose::Other);
     } else {

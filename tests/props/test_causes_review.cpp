@@ -107,3 +107,22 @@ TEST_CASE("review: a timestamp lock's stamp stays with the hold it made when an 
   const std::vector<std::string> needs = necessary_for(text, Property::MutualExclusion, Cause::ClientClockSkew);
   CHECK(needs == std::vector<std::string>{"B's clock offset of 1.399s"});
 }
+
+TEST_CASE("review: a failover carries a hold on only with a copy made after its grant", "[causes]") {
+  // A's second incarnation takes the lock at 2.647s once its first incarnation's key has
+  // expired; the master dies 87ms later, before replicating it. The replica still holds
+  // the first incarnation's expired copy (its deletion was in flight too): no copy of
+  // the new hold, which the failover lost. (Named renewal-too-late before: the ledger
+  // handed the new hold over to the old copy and read its last re-arm at 1.711s.)
+  const std::string text =
+      "watchdog seed=0 clients=2 iterations=1 replica=1 lag=89ms failover=127ms slow=A:0:2.092s "
+      "call=B:11:request-lost faults=[crash A @633ms; restart A @1.621s; restart A @1.727s; crash redis @2.734s]";
+  const Violation v = exact_violation(text, Property::MutualExclusion);
+  CHECK(v.cause == Cause::FailoverLost);
+  CHECK(v.clients == std::vector<uint32_t>{0, 1});
+  CHECK(v.fault == "crash redis @2.734s");
+  const std::vector<std::string> needs = necessary_for(text, Property::MutualExclusion, Cause::FailoverLost);
+  CHECK(needs == std::vector<std::string>{"'crash A @633ms'", "'restart A @1.621s'", "'restart A @1.727s'",
+                                          "'crash redis @2.734s'", "A's 1st section of 2.092s",
+                                          "B's lost request of its call 11", "the replica"});
+}
