@@ -148,8 +148,9 @@ void plan_breaks(const Scenario& s, const Assumptions& a, BrokenLines& found) {
       note_broken(found, bound_word("clock<=", *a.max_clock_error), quoted);
     if (f.kind == sim::FaultKind::Pause && a.max_pause && f.amount > *a.max_pause)
       note_broken(found, bound_word("pause<=", *a.max_pause), quoted);
-    if (f.kind == sim::FaultKind::Cut && a.max_delay && f.amount > *a.max_delay)
-      note_broken(found, bound_word("delay<=", *a.max_delay), quoted + " holds messages back longer");
+    // A cut loses the messages it catches, whatever its length: they never arrive.
+    if (f.kind == sim::FaultKind::Cut && a.max_delay)
+      note_broken(found, bound_word("delay<=", *a.max_delay), quoted + " loses the messages it catches");
     // A Redis that is down answers no one until it restarts: a cut of every client from it.
     if (f.kind == sim::FaultKind::Crash && !on_client && a.max_delay)
       if (const sim::Fault* back = restart_after(s.faults.faults, f); back && back->at - f.at > *a.max_delay)
@@ -268,6 +269,7 @@ Scenario held_inside(const Scenario& s, const Assumptions& a) {
   std::erase_if(plan, [&](const sim::Fault& f) {
     const bool on_gone = std::find(gone.begin(), gone.end(), f.node) != gone.end();
     if (on_gone && (f.kind == sim::FaultKind::Crash || f.kind == sim::FaultKind::Restart)) return true;
+    if (f.kind == sim::FaultKind::Cut) return a.max_delay.has_value();  // it loses messages: none are, inside
     if (f.kind != sim::FaultKind::ClockJump) return false;
     return client_index(f.node).has_value() ? a.sane_client_clock : a.sane_redis_clock;
   });
@@ -283,7 +285,6 @@ Scenario held_inside(const Scenario& s, const Assumptions& a) {
   std::stable_sort(plan.begin(), plan.end(), [](const sim::Fault& x, const sim::Fault& y) { return x.at < y.at; });
   for (sim::Fault& f : plan) {
     if (f.kind == sim::FaultKind::Pause && a.max_pause) f.amount = std::min(f.amount, *a.max_pause);
-    if (f.kind == sim::FaultKind::Cut && a.max_delay) f.amount = std::min(f.amount, *a.max_delay);
     if (f.kind == sim::FaultKind::ClockJump && client_index(f.node) && a.max_clock_error)
       f.amount = clamped(f.amount, *a.max_clock_error);
   }
@@ -307,8 +308,9 @@ Scenario held_inside(const Scenario& s, const Assumptions& a) {
     const Duration room = *a.max_delay - out.latency.base - out.latency.jitter;
     for (lock::CallFault& c : w.call_faults)
       if (c.kind == lock::CallFault::Kind::Delay) c.pause = std::min(c.pause, room);
-    std::erase_if(w.call_faults,
-                  [](const lock::CallFault& c) { return c.kind == lock::CallFault::Kind::Delay && c.pause.ns <= 0; });
+    std::erase_if(w.call_faults, [](const lock::CallFault& c) {
+      return (c.kind == lock::CallFault::Kind::Delay && c.pause.ns <= 0) || c.loses_message();
+    });
   }
   if (a.max_delay && out.latency.spike_probability > 0) {
     const Duration room = *a.max_delay - out.latency.base - out.latency.jitter;

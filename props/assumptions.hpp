@@ -32,7 +32,7 @@ struct Assumptions {
   bool redis_up = false;           // a Redis that crashes comes back (restarts); with a replica, the failover answers
   std::optional<Duration> max_pause;        // no client pauses longer than this
   std::optional<Duration> max_work;         // no critical section works longer than this
-  std::optional<Duration> max_delay;        // every message arrives within this (no cut lasts longer)
+  std::optional<Duration> max_delay;        // every message arrives, within this: none is lost (no cut, no lost call)
   std::optional<Duration> max_clock_error;  // no client clock is off (or jumps) by more than this
   bool operator==(const Assumptions&) const = default;
 };
@@ -60,8 +60,9 @@ std::optional<std::string> breaks_assumptions(const Scenario& s, const Assumptio
 // The scenario with each assumption of `a` made to hold, changing no more than that: a
 // Redis restart keeps its data (durable-redis); the clocks assumed sane lose their jumps
 // and drift at most kSaneDriftPpm; no master crash promotes the replica (no-failover) and
-// none leaves a Redis down for good (redis-up); every bounded pause, section, cut, delay
-// and clock error is clamped to its bound. The replay that proves a failure found only
+// none leaves a Redis down for good (redis-up); under a bound on delay no message is lost
+// (cuts and lost calls go); every bounded pause, section, delay and clock error is
+// clamped to its bound. The replay that proves a failure found only
 // outside the assumptions is the lock's own runs it (props/inventory.cpp).
 Scenario held_inside(const Scenario& s, const Assumptions& a);
 

@@ -178,10 +178,16 @@ class FaultDrawer {
       *cap_bound = std::max(sim::milliseconds(1), *cap_bound - s_.latency.base - s_.latency.jitter);
     s_.latency.spike_cap = bounded(50, 2 * lease_ms_, cap_bound);
   }
+  // A cut loses the messages it catches (sim/network.hpp): as a lost call, beyond any bound
+  // on delay, so the draws inside that bound cut nothing.
   void cuts() {
-    for (uint32_t i = count(d_, model_.max_faults); i > 0; --i)
-      push({sim::FaultKind::Cut, name(client()), master(), at_in(d_, model_.window),
-            bounded(10, 3 * lease_ms_, model_.assumed.max_delay)});
+    for (uint32_t i = count(d_, model_.max_faults); i > 0; --i) {
+      const std::string from = name(client()), to = master();
+      const sim::Instant at = at_in(d_, model_.window);
+      const Duration length = ms_in(d_, 10, 3 * lease_ms_);
+      if (model_.assumed.max_delay && inside_bound(true)) continue;
+      push({sim::FaultKind::Cut, from, to, at, length});
+    }
   }
   void resets() {
     for (uint32_t i = count(d_, model_.max_faults); i > 0; --i)

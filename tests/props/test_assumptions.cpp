@@ -274,11 +274,12 @@ TEST_CASE("held_inside makes each assumption hold and changes nothing else", "[p
   CHECK(in.workload.slow_work[1].work == sim::seconds(1));  // inside already: untouched
   CHECK(in.workload.call_faults[0].pause == sim::seconds(1));
   CHECK(in.seed == s.seed);
-  // The jumps go; the restart (made durable), the pause and the cut stay, clamped.
+  // The jumps go; the restart (made durable) and the pause stay, clamped; the cut goes, as
+  // it loses the messages it catches, which no bound on delay admits.
   CHECK(to_string(in).find("jump") == std::string::npos);
   CHECK(to_string(in).find("restart redis @10ms") != std::string::npos);
   CHECK(to_string(in).find("pause B @40ms for 1s") != std::string::npos);
-  CHECK(to_string(in).find("cut A redis @50ms for 200ms") != std::string::npos);
+  CHECK(to_string(in).find("cut") == std::string::npos);
   // The crash that promotes a replica goes (no-failover), and so does one that leaves Redis down (redis-up).
   CHECK(to_string(held_inside(scenario("token-lua replica=1 faults=[crash redis @1s]"), a)).find("crash") ==
         std::string::npos);

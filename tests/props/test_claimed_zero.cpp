@@ -64,7 +64,7 @@ TEST_CASE("claimed: db-for-update keeps mutual exclusion and never deadlocks") {
   check_no_own_failure({"db-for-update", Property::NoDeadlock, ""}, 4000);
 }
 
-// With pauses, cuts and Redis outages bounded well inside the 1 s lease: at 300 ms each, an
+// With pauses and Redis outages bounded well inside the 1 s lease, no message lost: at 300 ms each, an
 // outage, a cut and a pause can follow one another within a second and starve the renewal
 // past the lease (found once half the runs were drawn inside the assumptions: 11 in 4,000).
 // Without those bounds a pause or a cut
