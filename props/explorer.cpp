@@ -336,6 +336,12 @@ std::vector<Element> elements_of(const Scenario& s) {
     t.lock.explicit_lease = {};
     add("the explicit lease", std::move(t));
   }
+  // Persistence with no Redis restart to keep keys through is inert, and goes like any element.
+  if (s.persistent_redis) {
+    Scenario t = s;
+    t.persistent_redis = false;
+    add("Redis's persistence", std::move(t));
+  }
   for (uint32_t k = 0; k < w.clients && w.clients > 1; ++k) add("client " + lock::client_name(k), remove_client(s, k));
   return out;
 }

@@ -165,7 +165,7 @@ TEST_CASE("delayed calls: a write held past the next holder's is the lock's own 
   const Example examples[] = {
       {"redlock seed=14 clients=2 iterations=1 masters=3 call=A:write1:delay:2.524s ids=0,2",
        "call=A:write1:delay:2.524s"},
-      {"reentrant seed=3 clients=2 iterations=1 persistent=1 call=A:write1:delay:1.984s", "call=A:write1:delay:1.984s"},
+      {"reentrant seed=3 clients=2 iterations=1 call=A:write1:delay:1.984s", "call=A:write1:delay:1.984s"},
   };
   for (const Example& ex : examples) {
     INFO(ex.line);
