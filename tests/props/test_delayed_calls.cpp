@@ -197,3 +197,33 @@ TEST_CASE("delayed calls: a write held past the next holder's is the lock's own 
     CHECK(f.verdict.find(Property::FencedWrites) == nullptr);
   }
 }
+
+TEST_CASE("delayed calls: two delays of one call read back as one of their sum, and are never drawn",
+          "[scenario][delayed-call]") {
+  // Lines printed before carried two delays of one call, which act as one (SimEnv adds them up).
+  const Scenario s = dc_scenario("token-lua clients=2 call=A:9:delay:2.489s call=B:write1:delay:432ms "
+                                 "call=A:9:delay:2.429s call=B:write1:delay:299ms call=A:9:pause:10ms");
+  REQUIRE(s.workload.call_faults.size() == 3);
+  CHECK(s.workload.call_faults[0] == CallFault{0, 9, CallFault::Kind::Delay, sim::milliseconds(4918)});
+  CHECK(s.workload.call_faults[1] ==
+        CallFault{1, 1, CallFault::Kind::Delay, sim::milliseconds(731), CallFault::On::Write});
+  CHECK(s.workload.call_faults[2].kind == CallFault::Kind::Pause);
+  CHECK(to_string(s) == "token-lua seed=1 clients=2 call=A:9:delay:4.918s call=B:write1:delay:731ms call=A:9:pause:10ms");
+  // Drawn: at most one fault per call (or write) of a client, though the draws often meet.
+  FaultModel m = default_model("token-lua");
+  m.kinds = {FaultFamily::CrashAtCall, FaultFamily::PauseAtCall, FaultFamily::LostAtCall, FaultFamily::DelayAtCall};
+  m.swarm = false;
+  m.max_call = 3;
+  uint32_t several = 0;
+  for (uint32_t run = 0; run < 300; ++run) {
+    const Scenario d = draw(m, 7, run);
+    const auto& f = d.workload.call_faults;
+    several += f.size() > 2 ? 1 : 0;
+    for (size_t i = 0; i < f.size(); ++i)
+      for (size_t j = i + 1; j < f.size(); ++j) {
+        INFO(to_string(d));
+        CHECK_FALSE((f[i].client == f[j].client && f[i].call == f[j].call && f[i].on == f[j].on));
+      }
+  }
+  CHECK(several > 30);
+}
