@@ -270,10 +270,24 @@ std::vector<Reach> reaches_of(const Scenario& s, const lock::History& history, s
 // What the clients touched, by client, in time order: their calls and their clock readings.
 class Touched {
  public:
-  Touched(const lock::Touches& t, sim::Instant end) {
+  Touched(const lock::History& history, sim::Instant end) {
+    // A call its caller never heard the end of died with it (its crash), or lasted the run.
+    std::vector<std::vector<sim::Instant>> crashes;
+    for (const HistoryEvent& e : history.events()) {
+      if (e.step != Step::Crashed || e.client == lock::kNoClient) continue;
+      if (e.client >= crashes.size()) crashes.resize(e.client + 1);
+      crashes[e.client].push_back(e.at);
+    }
+    const lock::Touches& t = history.touches();
     for (const lock::CallRecord& call : t.calls()) {
       if (call.client >= calls_.size()) calls_.resize(call.client + 1);
-      calls_[call.client].push_back({call.sent, std::min(call.ended, end), call.node, call.spiked});
+      sim::Instant ended = std::min(call.ended, end);
+      if (call.ended == sim::Instant::never() && call.client < crashes.size()) {
+        const auto& c = crashes[call.client];
+        const auto died = std::lower_bound(c.begin(), c.end(), call.sent);
+        if (died != c.end()) ended = std::min(ended, *died);
+      }
+      calls_[call.client].push_back({call.sent, ended, call.node, call.spiked});
     }
     for (const lock::ClockRead& r : t.clock_reads()) {
       if (r.client >= reads_.size()) reads_.resize(r.client + 1), wall_reads_.resize(r.client + 1);
@@ -345,7 +359,7 @@ RunEvidence evidence_of(const Scenario& s, const lock::History& history, sim::In
   RunEvidence r;
   for (FaultFamily k : kinds_in(s)) r.drawn[index_of(k)] = true;
   const std::vector<Span> spans = spans_of(history, end);
-  const Touched touched(history.touches(), end);
+  const Touched touched(history, end);
   for (const Reach& reach : reaches_of(s, history, end, spans)) {
     const size_t k = index_of(reach.kind);
     r.drawn[k] = true;
