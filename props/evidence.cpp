@@ -181,8 +181,8 @@ void plan_reaches(const Scenario& s, const lock::History& history, sim::Instant 
         std::optional<sim::Instant> back;
         for (size_t j = i + 1; j < plan.size() && !back; ++j)
           if (plan[j].node == f.node && plan[j].kind == sim::FaultKind::Restart) back = plan[j].at;
-        out.push_back({back ? FaultFamily::RedisRestart : FaultFamily::MasterCrash, kAnyClient, f.at, back.value_or(end),
-                       Need::UsesNode, node});
+        out.push_back({back ? FaultFamily::RedisRestart : FaultFamily::MasterCrash, kAnyClient, f.at,
+                       back.value_or(end), Need::UsesNode, node});
         break;
       }
       case sim::FaultKind::Pause:
@@ -207,7 +207,8 @@ void plan_reaches(const Scenario& s, const lock::History& history, sim::Instant 
         // A cut loses what is in flight on the link or sent while it lasts; a reset ends
         // the connection's session (a transaction, a subscription, a WATCH) whether or not
         // a call is in flight, so it bites where the client uses that server at all.
-        out.push_back({kind, *client, f.at, to, kind == FaultFamily::Cut ? Need::CallInFlight : Need::UsesNode, server});
+        out.push_back(
+            {kind, *client, f.at, to, kind == FaultFamily::Cut ? Need::CallInFlight : Need::UsesNode, server});
         break;
       }
       case sim::FaultKind::ClockJump:
@@ -236,7 +237,8 @@ std::vector<Reach> reaches_of(const Scenario& s, const lock::History& history, s
     for (const Span& sp : spans)
       if (sp.client == sw.client && sp.iteration == sw.iteration && sp.phase == Phase::Holding)
         out.push_back({FaultFamily::SlowWork, sw.client, sp.from, sp.to});
-  if (s.latency.spike_probability > 0) out.push_back({FaultFamily::DelaySpikes, kAnyClient, start, end, Need::SpikedCall});
+  if (s.latency.spike_probability > 0)
+    out.push_back({FaultFamily::DelaySpikes, kAnyClient, start, end, Need::SpikedCall});
   for (uint32_t c = 0; c < w.clock_offsets.size(); ++c)
     if (w.clock_offsets[c].ns != 0) out.push_back({FaultFamily::ClockSkew, c, start, end, Need::WallRead});
   for (uint32_t c = 0; c < w.drifts_ppm.size(); ++c)

@@ -26,7 +26,8 @@ std::string_view what_call(lock::Purpose p) {
 const HistoryEvent* held_across(const lock::History& h, uint32_t holder, Instant crash) {
   const HistoryEvent* held = nullptr;
   for (const HistoryEvent& e : h.events())
-    if (e.client == holder && e.step == lock::Step::CallDelayed && e.at <= crash && e.at + sim::Duration{e.status} > crash)
+    if (e.client == holder && e.step == lock::Step::CallDelayed && e.at <= crash &&
+        e.at + sim::Duration{e.status} > crash)
       held = &e;
   return held;
 }
@@ -58,13 +59,15 @@ std::string why_lock_outlived_holder(const lock::History& h, const lock::Simulat
   const std::string who = h.client_name(holder);
   if (last->end == lock::InstanceEnd::Released && last->ended_by == holder && last->ended > crash)
     return fmt::format("{}, and {}'s ended with its {}, which reached the database only at {}", rule, who,
-                       held ? held_call(cfg, *held) : "own request, sent before it died", sim::format_instant(last->ended));
+                       held ? held_call(cfg, *held) : "own request, sent before it died",
+                       sim::format_instant(last->ended));
   const std::string noticed = fmt::format(
       "{}: when the database notices the client gone, {} after its connection's close, which comes behind what "
       "the client had sent{}",
       rule, sim::format_duration(cfg.database.dead_client_detection),
       held ? fmt::format(" ({}'s {})", who, held_call(cfg, *held)) : "");
-  if (!last->live() && last->ended > crash) return fmt::format("{}; here at {}", noticed, sim::format_instant(last->ended));
+  if (!last->live() && last->ended > crash)
+    return fmt::format("{}; here at {}", noticed, sim::format_instant(last->ended));
   return fmt::format("{}; here not by {}", noticed, sim::format_instant(until));
 }
 

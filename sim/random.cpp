@@ -128,7 +128,8 @@ Duration LatencyDist::draw(Rng& rng, Duration* spike) const {
   Duration d = base;
   if (jitter.ns > 0) d += rng.uniform(Duration::zero(), jitter);
   Duration spiked{};
-  if (spike_probability > 0 && rng.bernoulli(spike_probability)) spiked = rng.pareto(spike_scale, spike_alpha, spike_cap);
+  if (spike_probability > 0 && rng.bernoulli(spike_probability))
+    spiked = rng.pareto(spike_scale, spike_alpha, spike_cap);
   if (spike) *spike = spiked;
   return d + spiked;
 }

@@ -201,14 +201,16 @@ TEST_CASE("delayed calls: a write held past the next holder's is the lock's own 
 TEST_CASE("delayed calls: two delays of one call read back as one of their sum, and are never drawn",
           "[scenario][delayed-call]") {
   // Lines printed before carried two delays of one call, which act as one (SimEnv adds them up).
-  const Scenario s = dc_scenario("token-lua clients=2 call=A:9:delay:2.489s call=B:write1:delay:432ms "
-                                 "call=A:9:delay:2.429s call=B:write1:delay:299ms call=A:9:pause:10ms");
+  const Scenario s = dc_scenario(
+      "token-lua clients=2 call=A:9:delay:2.489s call=B:write1:delay:432ms "
+      "call=A:9:delay:2.429s call=B:write1:delay:299ms call=A:9:pause:10ms");
   REQUIRE(s.workload.call_faults.size() == 3);
   CHECK(s.workload.call_faults[0] == CallFault{0, 9, CallFault::Kind::Delay, sim::milliseconds(4918)});
   CHECK(s.workload.call_faults[1] ==
         CallFault{1, 1, CallFault::Kind::Delay, sim::milliseconds(731), CallFault::On::Write});
   CHECK(s.workload.call_faults[2].kind == CallFault::Kind::Pause);
-  CHECK(to_string(s) == "token-lua seed=1 clients=2 call=A:9:delay:4.918s call=B:write1:delay:731ms call=A:9:pause:10ms");
+  CHECK(to_string(s) ==
+        "token-lua seed=1 clients=2 call=A:9:delay:4.918s call=B:write1:delay:731ms call=A:9:pause:10ms");
   // Drawn: at most one fault per call (or write) of a client, though the draws often meet.
   FaultModel m = default_model("token-lua");
   m.kinds = {FaultFamily::CrashAtCall, FaultFamily::PauseAtCall, FaultFamily::LostAtCall, FaultFamily::DelayAtCall};
@@ -233,8 +235,9 @@ TEST_CASE("delayed calls: a database lock outlives its crashed holder until the 
   // A's COMMIT (call 9) is held 4.918s in flight and A crashes at 1.791s; the database
   // frees the row lock when that COMMIT runs, at 5.70s, after B gave up at 5.65s. Not
   // "only its owner's release frees it": a transaction ends with its session too.
-  const std::string line = "db-for-update seed=607900 clients=2 clock=B:+0s:-62458 call=A:9:delay:2.489s "
-                           "call=A:9:delay:2.429s ids=0,2 faults=[crash A @1.791s]";
+  const std::string line =
+      "db-for-update seed=607900 clients=2 clock=B:+0s:-62458 call=A:9:delay:2.489s "
+      "call=A:9:delay:2.429s ids=0,2 faults=[crash A @1.791s]";
   const Scenario s = dc_scenario(line);
   CHECK(to_string(s).find("call=A:9:delay:4.918s") != std::string::npos);
   const RunResult r = run_scenario(s);

@@ -57,7 +57,8 @@ TEST_CASE("evidence: no Redis fault bites a database lock, whose clients never c
   CHECK(e.runs_bitten == 0);
   CHECK(detection_bound(e.runs_bitten) == 1.0);
   // The same restart bites a lock that lives in Redis, while it is held there.
-  const std::string restart = " clients=1 iterations=1 work=300ms..300ms faults=[crash redis @100ms; restart redis @150ms]";
+  const std::string restart =
+      " clients=1 iterations=1 work=300ms..300ms faults=[crash redis @100ms; restart redis @150ms]";
   CHECK(bit_in(bit_phases("set-nx-px" + restart, FaultFamily::RedisRestart), Phase::Holding));
   CHECK(bit_phases("db-for-update" + restart, FaultFamily::RedisRestart) == 0);
   // And a Redis node's drift: only where the lock's keys live.
@@ -74,7 +75,8 @@ TEST_CASE("evidence: a client's clock offset bites only a lock that reads that c
   CHECK(bit_phases("token-lua clients=1 iterations=1 clock=A:+300ms:0", FaultFamily::ClockSkew) == 0);
   CHECK(bit_phases("token-lua clients=1 iterations=1 faults=[jump A @0s by +2s]", FaultFamily::ClockJump) == 0);
   // A timestamp lock writes its expiry from the client's clock: offset and jump both bite.
-  CHECK(bit_in(bit_phases("del-setnx clients=1 iterations=1 clock=A:+300ms:0", FaultFamily::ClockSkew), Phase::Acquiring));
+  CHECK(bit_in(bit_phases("del-setnx clients=1 iterations=1 clock=A:+300ms:0", FaultFamily::ClockSkew),
+               Phase::Acquiring));
   CHECK(bit_in(bit_phases("getset clients=1 iterations=1 faults=[jump A @0s by +2s]", FaultFamily::ClockJump),
                Phase::Acquiring));
   // A jump after the client's last reading of its clock changes nothing it read.
@@ -85,8 +87,7 @@ TEST_CASE("evidence: a client's clock offset bites only a lock that reads that c
                Phase::Acquiring));
 }
 
-TEST_CASE("evidence: a cut bites only a call in flight on its link, a reset only a client of that server",
-          "[props]") {
+TEST_CASE("evidence: a cut bites only a call in flight on its link, a reset only a client of that server", "[props]") {
   // The acquire's SET is in flight at 0s; during a 300ms hold with no call, a cut loses nothing.
   const std::string held = "set-nx-px clients=1 iterations=1 work=300ms..300ms faults=";
   CHECK(bit_in(bit_phases(held + "[cut A redis @0s for 50ms]", FaultFamily::Cut), Phase::Acquiring));
