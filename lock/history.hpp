@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "locksim/lock/ledger.hpp"
+#include "locksim/lock/touches.hpp"
 #include "locksim/sim/time.hpp"
 
 namespace locksim::lock {
@@ -105,12 +106,16 @@ class History {
   // What happened to each lock instance, as the backends reported it (ledger.hpp).
   Ledger& ledger() { return ledger_; }
   const Ledger& ledger() const { return ledger_; }
+  // The calls the clients made and the clock readings their locks took (touches.hpp).
+  Touches& touches() { return touches_; }
+  const Touches& touches() const { return touches_; }
   // A client step, once recorded: the ledger hears the steps that settle a pending takeover.
   void client_stepped(const HistoryEvent& e);
 
  private:
   std::vector<HistoryEvent> events_;
   Ledger ledger_;
+  Touches touches_;
   std::vector<std::string> clients_;
 };
 

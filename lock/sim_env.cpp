@@ -111,8 +111,11 @@ Task<RedisResult> SimEnv::call(const Route& route, uint32_t server, RedisRequest
     fate = sim::CallFate{lost_message(n, request.purpose), delayed_by(n, CallFault::On::Call, request.purpose)};
   }
   RedisNode::Channel& channel = route(server);
-  // Returned as awaited, not through a local: one move of the reply less (nothing tests it here).
-  co_return co_await channel.call(std::move(request), timeout, fate);
+  Touches& touches = history_.touches();
+  const size_t call = touches.call_sent(client_, channel.server_node(), proc_.world().now());
+  RedisResult result = co_await channel.call(std::move(request), timeout, fate);
+  touches.call_ended(call, proc_.world().now(), result.spiked.ns > 0);
+  co_return result;
 }
 
 Task<DbResult> SimEnv::db(db::Statement statement, Purpose purpose) {
@@ -124,7 +127,10 @@ Task<DbResult> SimEnv::db(db::Statement statement, Purpose purpose) {
   }
   if (!db_) co_return DbResult{sim::CallStatus::ConnectionLost, {}};
   DbRequest request{std::move(statement), client_, purpose};
+  Touches& touches = history_.touches();
+  const size_t call = touches.call_sent(client_, db_->server_node(), proc_.world().now());
   DbResult result = co_await db_->call(std::move(request), db_timeout_, fate);
+  touches.call_ended(call, proc_.world().now(), result.spiked.ns > 0);
   co_return result;
 }
 
@@ -170,7 +176,13 @@ Task<void> SimEnv::run_parallel(std::vector<Task<void>> tasks) {
 // The wall clock as the lock reads it (record_event's own reading is not the lock's).
 Instant SimEnv::local_now() const {
   wall_reads_.read(proc_.world().now());
+  history_.touches().clock_read(client_, ClockKind::Wall, proc_.world().now());
   return proc_.local_now();
+}
+
+Instant SimEnv::monotonic_now() const {
+  history_.touches().clock_read(client_, ClockKind::Monotonic, proc_.world().now());
+  return proc_.monotonic_now();
 }
 
 void SimEnv::record(Step step, int64_t first, int64_t second) { record_event(step, first, second, {}); }

@@ -51,7 +51,7 @@ class SimEnv final : public Env {
   }
   Task<void> sleep(Duration span) override;
   Instant local_now() const override;
-  Instant monotonic_now() const override { return proc_.monotonic_now(); }
+  Instant monotonic_now() const override;
   sim::Rng& rng() override { return proc_.rng(); }
   TaskId spawn(Task<void> task) override { return proc_.spawn(std::move(task)); }
   void cancel(TaskId task) override { proc_.cancel(task); }

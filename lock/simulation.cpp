@@ -42,6 +42,9 @@ Simulation::Simulation(const SimulationConfig& config) : config_(config), algori
     db_ = &world_->make<DbNode>(*world_, "db", &history_, options);
   }
   add_clients();
+  std::vector<std::string> node_names;
+  for (sim::NodeId id = 0; id < world_->node_count(); ++id) node_names.push_back(world_->node(id).name);
+  history_.touches().set_node_names(std::move(node_names));
   // Faults that strike a node go into the history, so timelines and checkers see them.
   world_->on_node_fault([this](sim::NodeId node, sim::TraceKind kind) { record_node_fault(node, kind); });
   std::string error;
@@ -273,8 +276,10 @@ sim::Task<void> Simulation::critical_section(SimEnv& env, Lock& lock, uint32_t c
   if (wl.write_resource && (!wl.stop_when_lost || lock.still_held())) {
     ResourceWrite write{client, lock.fence()};
     const sim::CallFate fate = env.next_write_fate();
+    Touches& touches = history_.touches();
+    const size_t call = touches.call_sent(client, store_, world_->now());
     auto r = co_await store_channels_[client]->call(write, config_.lock.call_timeout, fate);
-    (void)r;  // the resource records the outcome
+    touches.call_ended(call, world_->now(), r.spiked.ns > 0);  // the resource records the outcome
   }
   for (uint32_t depth = nested_held; depth >= 1; --depth) {
     env.record(Step::ReleaseStart, depth);

@@ -14,6 +14,7 @@
 #include "locksim/props/check.hpp"
 #include "locksim/props/classify.hpp"
 #include "locksim/props/classify_faults.hpp"
+#include "locksim/props/outlived_holder.hpp"
 #include "locksim/props/scenario.hpp"
 
 namespace locksim::props {
@@ -793,7 +794,7 @@ Explanation Classifier::explain(const Violation& v) {
       return make(Cause::CrashBlocked, faults_.crash_of(first, v.from),
                   fmt::format("{} crashed at {} and its lock outlived {}{}", name(first), sim::format_instant(v.from),
                               has_expiry(first, v.from) ? "lease + slack"
-                                                        : "it: it has no expiry, and only its owner's release frees it",
+                                                        : why_lock_outlived_holder(h_, cfg_, first, v.from, v.to),
                               crash_stretch(first, v)));
     case Property::Reentrancy: return reentrancy(first, v);
     case Property::VariantError: break;  // the variant's own error: nothing to classify

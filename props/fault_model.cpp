@@ -278,15 +278,23 @@ class FaultDrawer {
       drift = d_.coin() ? -ppm : ppm;
     }
   }
+  // One fault at most per call (or write) of a client: two on one call would act as one
+  // (two delays add up, a crash before it leaves nothing for the other) while the line,
+  // the cause and the shrinker would count two. A draw for a call already struck is
+  // dropped, its choices still made, so that the rest of the scenario stays as drawn.
+  void push_call_fault(const lock::CallFault& f) {
+    const bool taken = std::any_of(w_.call_faults.begin(), w_.call_faults.end(), [&](const lock::CallFault& g) {
+      return g.client == f.client && g.call == f.call && g.on == f.on;
+    });
+    if (!taken) w_.call_faults.push_back(f);
+  }
   void call_faults(lock::CallFault::Kind kind) {
     for (uint32_t i = count(d_, model_.max_faults); i > 0; --i) {
       if (kind == lock::CallFault::Kind::Crash)
-        w_.call_faults.push_back(
-            {client(), d_.range<uint32_t>(1, model_.max_call + 1), lock::CallFault::Kind::Crash, {}});
+        push_call_fault({client(), d_.range<uint32_t>(1, model_.max_call + 1), lock::CallFault::Kind::Crash, {}});
       else
-        w_.call_faults.push_back({client(), d_.range<uint32_t>(1, model_.max_call + 1),
-                                  lock::CallFault::Kind::Pause,
-                                  bounded(short_pause_ms_, pause_ms_, model_.assumed.max_pause)});
+        push_call_fault({client(), d_.range<uint32_t>(1, model_.max_call + 1), lock::CallFault::Kind::Pause,
+                         bounded(short_pause_ms_, pause_ms_, model_.assumed.max_pause)});
     }
   }
 
@@ -298,8 +306,7 @@ class FaultDrawer {
       const uint32_t c = client(), n = d_.range<uint32_t>(1, model_.max_call + 1);
       const bool reply = d_.coin();
       if (model_.assumed.max_delay && inside_bound(true)) continue;
-      w_.call_faults.push_back(
-          {c, n, reply ? lock::CallFault::Kind::ReplyLost : lock::CallFault::Kind::RequestLost, {}});
+      push_call_fault({c, n, reply ? lock::CallFault::Kind::ReplyLost : lock::CallFault::Kind::RequestLost, {}});
     }
   }
 
@@ -315,8 +322,8 @@ class FaultDrawer {
       const bool write = w_.write_resource && d_.coin();
       const uint32_t n = write ? d_.range<uint32_t>(1, w_.iterations + 1) : d_.range<uint32_t>(1, model_.max_call + 1);
       const Duration held = bounded(short_pause_ms_, pause_ms_, bound);
-      w_.call_faults.push_back(lock::CallFault{c, n, lock::CallFault::Kind::Delay, held,
-                                               write ? lock::CallFault::On::Write : lock::CallFault::On::Call});
+      push_call_fault(lock::CallFault{c, n, lock::CallFault::Kind::Delay, held,
+                                      write ? lock::CallFault::On::Write : lock::CallFault::On::Call});
     }
   }
 

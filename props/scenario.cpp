@@ -36,6 +36,25 @@ std::optional<uint32_t> client_index(std::string_view name) {
   return std::nullopt;
 }
 
+// Two delays of one call's (or write's) request act as one of their sum (SimEnv adds
+// them up): one element, so that the line, the cause and the shrinker agree. The first
+// keeps its place. (Lines from before draws kept them apart read back merged.)
+static void merge_delays(std::vector<lock::CallFault>& faults) {
+  for (size_t i = 0; i < faults.size(); ++i) {
+    if (faults[i].kind != lock::CallFault::Kind::Delay) continue;
+    for (size_t j = i + 1; j < faults.size();) {
+      const lock::CallFault& g = faults[j];
+      if (g.kind == lock::CallFault::Kind::Delay && g.client == faults[i].client && g.call == faults[i].call &&
+          g.on == faults[i].on) {
+        faults[i].pause += g.pause;
+        faults.erase(faults.begin() + static_cast<std::ptrdiff_t>(j));
+      } else {
+        ++j;
+      }
+    }
+  }
+}
+
 void normalize(Scenario& s) {
   auto& w = s.workload;
   size_t n = std::max(w.clock_offsets.size(), w.drifts_ppm.size());
@@ -48,6 +67,7 @@ void normalize(Scenario& s) {
   bool identity = true;
   for (uint32_t c = 0; c < w.identities.size(); ++c) identity = identity && w.identities[c] == c;
   if (identity) w.identities.clear();
+  merge_delays(w.call_faults);
 }
 
 std::string to_string(const lock::CallFault& f) {

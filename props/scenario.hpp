@@ -27,7 +27,8 @@ using Scenario = lock::SimulationConfig;
 
 std::string to_string(const Scenario& s);
 // The canonical form: per-client clock vectors trimmed to the last client with
-// a non-zero offset or drift. Printing and parsing give canonical scenarios.
+// a non-zero offset or drift, and two delays of one call merged into one of their
+// sum (they act as one). Printing and parsing give canonical scenarios.
 void normalize(Scenario& s);
 // On failure, says which word is wrong and why.
 std::optional<Scenario> parse_scenario(std::string_view text, std::string* error = nullptr);

@@ -124,11 +124,14 @@ double portable_exp(double x) {
   return std::ldexp(sum, k);
 }
 
-Duration LatencyDist::draw(Rng& rng) const {
+Duration LatencyDist::draw(Rng& rng, Duration* spike) const {
   Duration d = base;
   if (jitter.ns > 0) d += rng.uniform(Duration::zero(), jitter);
-  if (spike_probability > 0 && rng.bernoulli(spike_probability)) d += rng.pareto(spike_scale, spike_alpha, spike_cap);
-  return d;
+  Duration spiked{};
+  if (spike_probability > 0 && rng.bernoulli(spike_probability))
+    spiked = rng.pareto(spike_scale, spike_alpha, spike_cap);
+  if (spike) *spike = spiked;
+  return d + spiked;
 }
 
 double LatencyDist::mean_ns() const {

@@ -58,7 +58,9 @@ struct LatencyDist {
   double spike_alpha = 1.5;
   Duration spike_cap{};  // longest spike
 
-  Duration draw(Rng& rng) const;
+  // `spike`, if given, gets the drawn spike's part of it (0: none): what a run's
+  // evidence needs to tell a message the spikes delayed from one they did not.
+  Duration draw(Rng& rng, Duration* spike = nullptr) const;
   bool operator==(const LatencyDist&) const = default;
   // The mean, exact for the uniform part and the capped Pareto part.
   double mean_ns() const;

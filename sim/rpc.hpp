@@ -58,6 +58,10 @@ template <class Resp>
 struct CallResult {
   CallStatus status = CallStatus::TimedOut;
   Resp value{};
+  // How much of its messages' flight the link's delay spikes added (LatencyDist): its
+  // request's, and its reply's if that came, or was still on its way when the caller
+  // gave up. Not a fault aimed at the call (CallFate), the network's own tail.
+  Duration spiked{};
   bool ok() const { return status == CallStatus::Ok; }
 };
 
@@ -283,6 +287,7 @@ class Channel final : public ConnectionEvents {
     uint64_t epoch, cut_epoch;
     uint32_t client_incarnation;
     Resp reply;
+    Duration spiked{};  // the spike drawn for its flight
   };
 
   void start(Awaiter* aw, std::coroutine_handle<> h) {
@@ -299,15 +304,16 @@ class Channel final : public ConnectionEvents {
     world_.schedule(world_.now() + timeout, &Channel::timeout_event, this, call_id, 0, client_);
     if (!world_.is_up(server_)) {
       // Connection refused: the failure comes back after one trip.
-      world_.schedule(world_.now() + latency().draw(up_), &Channel::lost_event, this, call_id, 0, client_);
+      world_.schedule(world_.now() + latency().draw(up_, &aw->result.spiked), &Channel::lost_event, this, call_id, 0,
+                      client_);
       return;
     }
     if (session_ == 0) session_ = svc_.new_session();
     if (aw->fate.loss == Loss::Request) return dropped(client_, DropReason::RequestLost, call_id);
-    enqueue_to_server(ToServer{call_id, false, aw->fate.loss == Loss::Reply, session_, epoch_,
-                               world_.network().cut_epoch(client_, server_), world_.node(client_).incarnation,
-                               std::move(aw->request)},
-                      aw->fate.delay);
+    aw->result.spiked = enqueue_to_server(ToServer{call_id, false, aw->fate.loss == Loss::Reply, session_, epoch_,
+                                                   world_.network().cut_epoch(client_, server_),
+                                                   world_.node(client_).incarnation, std::move(aw->request)},
+                                          aw->fate.delay);
   }
 
   const LatencyDist& latency() const { return world_.network().latency(client_, server_); }
@@ -320,17 +326,20 @@ class Channel final : public ConnectionEvents {
   }
 
   // `held`: how much longer than its drawn latency the request stays in flight (a fault).
-  void enqueue_to_server(ToServer m, Duration held = {}) {
+  // Returns the delay spike drawn for it (0: none, or it never left).
+  Duration enqueue_to_server(ToServer m, Duration held = {}) {
     if (world_.network().is_cut(client_, server_)) {
       world_.trace().add(world_.now(), client_, TraceKind::MessageDropped, static_cast<int64_t>(DropReason::Cut),
                          static_cast<int64_t>(m.call_id));
-      return;
+      return {};
     }
-    Instant arrival = std::max(world_.now() + latency().draw(up_) + held, last_up_);
+    Duration spiked{};
+    Instant arrival = std::max(world_.now() + latency().draw(up_, &spiked) + held, last_up_);
     last_up_ = arrival;
     const uint64_t call_id = m.call_id;
     to_server_.push_back(std::move(m));
     world_.schedule(arrival, &Channel::request_event, this, call_id, 0, server_);
+    return spiked;
   }
 
   // The message an arrival event stands for: it is in flight until it arrives, exactly once.
@@ -391,7 +400,8 @@ class Channel final : public ConnectionEvents {
                 static_cast<int64_t>(h.call_id));
     if (world_.network().is_cut(client_, server_)) return dropped(server_, DropReason::Cut, h.call_id);
     if (h.lose_reply) return dropped(client_, DropReason::ReplyLost, h.call_id);
-    Instant arrival = std::max(world_.now() + latency().draw(down_), last_down_);
+    Duration spiked{};
+    Instant arrival = std::max(world_.now() + latency().draw(down_, &spiked), last_down_);
     last_down_ = arrival;
     // Filled in place: a braced temporary pushed would move the reply twice. (And no
     // emplace_back(a, b, ...): clang, the fuzz build, has no parenthesised aggregate init.)
@@ -401,6 +411,7 @@ class Channel final : public ConnectionEvents {
     m.cut_epoch = world_.network().cut_epoch(client_, server_);
     m.client_incarnation = h.client_incarnation;
     m.reply = std::move(reply);
+    m.spiked = spiked;
     world_.schedule(arrival, &Channel::reply_event, this, h.call_id, h.client_incarnation, client_);
   }
 
@@ -460,6 +471,7 @@ class Channel final : public ConnectionEvents {
                   static_cast<int64_t>(call_id));
     p->awaiter->result.status = CallStatus::Ok;
     p->awaiter->result.value = std::move(in_flight->reply);
+    p->awaiter->result.spiked += in_flight->spiked;
     self->to_client_.erase(in_flight);  // before the caller runs: it may send (and queue) more
     self->complete(*p);
   }
@@ -471,7 +483,12 @@ class Channel final : public ConnectionEvents {
     if (!p) return;  // answered in time
     w.trace().add(w.now(), self->client_, TraceKind::CallTimedOut, static_cast<int64_t>(self->id_),
                   static_cast<int64_t>(e.id));
-    p->awaiter->result = CallResult<Resp>{CallStatus::TimedOut, Resp{}};
+    // What the request's flight was spiked by stays; a reply still on its way, spiked, is late by it.
+    CallResult<Resp>& result = p->awaiter->result;
+    result.status = CallStatus::TimedOut;
+    result.value = Resp{};
+    for (const ToClient& m : self->to_client_)
+      if (m.call_id == e.id) result.spiked += m.spiked;
     self->complete(*p);
   }
 
@@ -482,7 +499,8 @@ class Channel final : public ConnectionEvents {
     if (!p) return;
     w.trace().add(w.now(), self->client_, TraceKind::ConnectionLost, static_cast<int64_t>(self->id_),
                   static_cast<int64_t>(e.id));
-    p->awaiter->result = CallResult<Resp>{CallStatus::ConnectionLost, Resp{}};
+    p->awaiter->result.status = CallStatus::ConnectionLost;
+    p->awaiter->result.value = Resp{};
     self->complete(*p);
   }
 

@@ -197,3 +197,64 @@ TEST_CASE("delayed calls: a write held past the next holder's is the lock's own 
     CHECK(f.verdict.find(Property::FencedWrites) == nullptr);
   }
 }
+
+TEST_CASE("delayed calls: two delays of one call read back as one of their sum, and are never drawn",
+          "[scenario][delayed-call]") {
+  // Lines printed before carried two delays of one call, which act as one (SimEnv adds them up).
+  const Scenario s = dc_scenario(
+      "token-lua clients=2 call=A:9:delay:2.489s call=B:write1:delay:432ms "
+      "call=A:9:delay:2.429s call=B:write1:delay:299ms call=A:9:pause:10ms");
+  REQUIRE(s.workload.call_faults.size() == 3);
+  CHECK(s.workload.call_faults[0] == CallFault{0, 9, CallFault::Kind::Delay, sim::milliseconds(4918)});
+  CHECK(s.workload.call_faults[1] ==
+        CallFault{1, 1, CallFault::Kind::Delay, sim::milliseconds(731), CallFault::On::Write});
+  CHECK(s.workload.call_faults[2].kind == CallFault::Kind::Pause);
+  CHECK(to_string(s) ==
+        "token-lua seed=1 clients=2 call=A:9:delay:4.918s call=B:write1:delay:731ms call=A:9:pause:10ms");
+  // Drawn: at most one fault per call (or write) of a client, though the draws often meet.
+  FaultModel m = default_model("token-lua");
+  m.kinds = {FaultFamily::CrashAtCall, FaultFamily::PauseAtCall, FaultFamily::LostAtCall, FaultFamily::DelayAtCall};
+  m.swarm = false;
+  m.max_call = 3;
+  uint32_t several = 0;
+  for (uint32_t run = 0; run < 300; ++run) {
+    const Scenario d = draw(m, 7, run);
+    const auto& f = d.workload.call_faults;
+    several += f.size() > 2 ? 1 : 0;
+    for (size_t i = 0; i < f.size(); ++i)
+      for (size_t j = i + 1; j < f.size(); ++j) {
+        INFO(to_string(d));
+        CHECK_FALSE((f[i].client == f[j].client && f[i].call == f[j].call && f[i].on == f[j].on));
+      }
+  }
+  CHECK(several > 30);
+}
+
+TEST_CASE("delayed calls: a database lock outlives its crashed holder until the held COMMIT arrives, and says so",
+          "[causes][delayed-call]") {
+  // A's COMMIT (call 9) is held 4.918s in flight and A crashes at 1.791s; the database
+  // frees the row lock when that COMMIT runs, at 5.70s, after B gave up at 5.65s. Not
+  // "only its owner's release frees it": a transaction ends with its session too.
+  const std::string line =
+      "db-for-update seed=607900 clients=2 clock=B:+0s:-62458 call=A:9:delay:2.489s "
+      "call=A:9:delay:2.429s ids=0,2 faults=[crash A @1.791s]";
+  const Scenario s = dc_scenario(line);
+  CHECK(to_string(s).find("call=A:9:delay:4.918s") != std::string::npos);
+  const RunResult r = run_scenario(s);
+  const Violation* v = r.verdict.find(Property::NoDeadlock);
+  REQUIRE(v);
+  INFO(v->sentence);
+  CHECK(v->cause == Cause::CrashBlocked);
+  CHECK(v->clients == std::vector<uint32_t>{0, 1});
+  CHECK(v->sentence.find("only its owner's release frees it") == std::string::npos);
+  CHECK(v->sentence.find("a database frees a dead client's row lock only when its transaction ends") !=
+        std::string::npos);
+  CHECK(v->sentence.find("A's ended with its release (its call 9), sent before it died and held in flight 4.918s "
+                         "by call=A:9:delay:4.918s, which reached the database only at 5.701s") != std::string::npos);
+  // The necessary elements: the crash and the one held call, as the line and the sentence name them.
+  const Scenario minimal = one_minimal(s, fails_with(Property::NoDeadlock, {Cause::CrashBlocked}, {}));
+  std::vector<std::string> needs;
+  for (const Element& e : elements_of(minimal))
+    if (!e.what.starts_with("client ")) needs.push_back(e.what);
+  CHECK(std::find(needs.begin(), needs.end(), "A's 4.918s delay of its call 9") != needs.end());
+}

@@ -251,3 +251,28 @@ TEST_CASE("per-link latency overrides the default, symmetrically", "[network]") 
   CHECK(w.network().passes(a, b, epoch));
   CHECK_FALSE(w.network().passes(a, b, epoch - 1));  // sent before the cut: lost
 }
+
+TEST_CASE("a call's result says how much the link's delay spikes held its messages", "[network]") {
+  // Every message spiked by exactly 20ms (a Pareto spike of scale 20ms capped at 20ms).
+  World w(1);
+  w.network().set_default_latency(LatencyDist{1_ms, {}, 1.0, 20_ms, 1.5, 20_ms});
+  NodeId server = w.add_node("server"), client = w.add_node("client"), calm = w.add_node("calm");
+  w.network().set_latency(server, calm, LatencyDist{1_ms});
+  EchoServer echo(w, server);
+  auto& ch = echo.service->connect(client);
+  auto& quiet = echo.service->connect(calm);
+  std::vector<std::pair<CallStatus, Duration>> spiked, calm_spiked;
+  w.set_start(client, [&](Proc) -> Task<void> {
+    auto answered = co_await ch.call(1, 1_s);  // request and reply: 40ms of spikes, back at 42ms
+    spiked.emplace_back(answered.status, answered.spiked);
+    auto late = co_await ch.call(2, 30_ms);  // gives up while the spiked reply is on its way
+    spiked.emplace_back(late.status, late.spiked);
+  });
+  w.set_start(calm, [&](Proc) -> Task<void> {
+    auto r = co_await quiet.call(3, 1_s);
+    calm_spiked.emplace_back(r.status, r.spiked);
+  });
+  w.run();
+  CHECK(spiked == std::vector<std::pair<CallStatus, Duration>>{{CallStatus::Ok, 40_ms}, {CallStatus::TimedOut, 40_ms}});
+  CHECK(calm_spiked == std::vector<std::pair<CallStatus, Duration>>{{CallStatus::Ok, Duration{}}});
+}
