@@ -135,10 +135,9 @@ std::optional<Cause> own_mechanism(const Element& e, const Scenario& s) {
     case K::RedisDrift:
       if (beyond_sane(s.redis_drifts_ppm, e.without.redis_drifts_ppm)) return Cause::RedisClockDrift;
       return std::nullopt;
-    case K::ClientClockDrift:
-      if (beyond_sane(s.workload.drifts_ppm, e.without.workload.drifts_ppm)) return Cause::ClientClockSkew;
-      return std::nullopt;
-    case K::ClientClockOffset:
+    // A client clock's offset or pace mostly times when its client acts (a drift stretches
+    // the work it sleeps): what it did to a lease is the classifier's to read, and it moves a
+    // failure only beyond an assumption that bounds it (mechanism_of). A step is a fault.
     case K::ClientClockJump: return Cause::ClientClockSkew;
     case K::RedisRestart:
       if (s.persistent_redis) return std::nullopt;
@@ -153,6 +152,8 @@ std::optional<Cause> own_mechanism(const Element& e, const Scenario& s) {
 std::optional<Cause> mechanism_of(const Element& e, const Scenario& s) {
   if (std::optional<Cause> own = own_mechanism(e, s)) return own;
   switch (e.kind) {
+    case K::ClientClockOffset:
+    case K::ClientClockDrift: return Cause::ClientClockSkew;
     case K::Pause:
     case K::PauseAtCall: return Cause::LeasePaused;
     case K::SlowWork: return Cause::LeaseOutworked;
@@ -167,26 +168,37 @@ std::optional<Cause> mechanism_of(const Element& e, const Scenario& s) {
 CauseProof prove_cause(const Scenario& minimal, const Violation& v, const Assumptions& assumed, ReplayCache& replays) {
   CauseProof proof;
   proof.classified = proof.proven = v.cause;
+  // Whether the cause already names a fault of the example that is a mechanism of its own
+  // or breaks an assumption: then it says why the failure is (or is not) outside them.
+  bool names_one = false;
+  // The best re-labelling fault so far: one beyond the assumptions before one that is
+  // only a mechanism of its own; then one without which the property holds at all (a
+  // but-for fault) before one without which it fails another way; then the first.
+  std::optional<std::pair<int, size_t>> best;
   for (const Element& e : elements_of(minimal)) {
     if (e.kind == K::Client) continue;
     ElementProof shown{e.what, e.kind, accounts_for(v.cause, e.kind), fails_as(*replays.violations(e.without), v.property)};
     proof.elements.push_back(shown);
-    // A necessary fault outside the cause's account re-labels it when that fault is a
-    // mechanism of its own or is beyond what the user assumes. The first such fault
-    // without which the property holds at all is preferred, else the first one (without
-    // it the property fails another way: this failure, as seen, still needed it).
-    if (shown.accounted) continue;
-    if (proof.relabelled_by && !proof.elements[*proof.relabelled_by].fails_as) continue;
-    if (proof.relabelled_by && shown.fails_as) continue;
-    const std::optional<Cause> named =
-        breaks_assumption(e, minimal, assumed) ? mechanism_of(e, minimal) : own_mechanism(e, minimal);
+    const bool breaks = breaks_assumption(e, minimal, assumed);
+    const std::optional<Cause> named = breaks ? mechanism_of(e, minimal) : own_mechanism(e, minimal);
+    if (shown.accounted) {
+      names_one = names_one || (!is_stage(e.kind) && (breaks || own_mechanism(e, minimal)));
+      continue;
+    }
     if (!named || *named == v.cause) continue;
-    proof.relabelled_by = proof.elements.size() - 1;
-    proof.proven = *named;
+    const int rank = (breaks ? 0 : 2) + (shown.fails_as ? 1 : 0);
+    if (!best || rank < best->first) {
+      best = {rank, proof.elements.size() - 1};
+      proof.proven = *named;
+    }
   }
+  if (names_one || !best) {
+    proof.proven = v.cause;
+    return proof;
+  }
+  proof.relabelled_by = best->second;
   // What each element is to the cause that stands: in its account or not.
-  if (proof.relabelled_by)
-    for (ElementProof& e : proof.elements) e.accounted = accounts_for(proof.proven, e.kind);
+  for (ElementProof& e : proof.elements) e.accounted = accounts_for(proof.proven, e.kind);
   return proof;
 }
 

@@ -4,13 +4,12 @@
 // element left is necessary. Nothing so far says the named mechanism accounts for those
 // elements: a Redis clock jump can be necessary to a failure named "slow replies ate the
 // lease". Each cause declares the element kinds its mechanism rests on (its account);
-// every necessary element outside the account is replayed away (the property then holds,
-// or fails with another cause), and when such an element breaks an assumption in force,
-// or is a fault whose mechanism has a cause of its own (a Redis clock jump or drift, a
-// restart without persistence, a failover, a client clock fault), the failure is
-// re-labelled with that mechanism's cause, a but-for fault (without it the property
-// holds) before one without which it fails another way (docs/failures.md, "How a cause
-// is proven").
+// every necessary element is replayed away (the property then holds, or fails with
+// another cause). When an element outside the account breaks an assumption in force, or
+// is a fault whose mechanism has a cause of its own (a Redis clock jump or drift, a
+// restart without persistence, a failover, a client clock jump), and the cause names no
+// such fault of the example itself, the failure is re-labelled with that mechanism's
+// cause (docs/failures.md, "How a cause is proven").
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,12 +29,13 @@ bool accounts_for(Cause cause, ElementKind kind);
 std::string_view to_string(ElementKind kind);
 
 // The cause of the mechanism an element of `s` sets off by itself, if it has one: a Redis
-// clock jump, a Redis or client clock beyond a sane drift, a client clock offset or jump,
-// a Redis restart without persistence, a master crash with a replica (the failover).
+// clock jump, a Redis clock beyond a sane drift, a client clock jump, a Redis restart
+// without persistence, a master crash with a replica (the failover).
 std::optional<Cause> own_mechanism(const Element& e, const Scenario& s);
 // The cause of the mechanism an element belongs to, if one does (a pause: the lease
 // expired while paused): what a failure is re-labelled with when the element breaks an
-// assumption. own_mechanism's, or that of a pause, a slow section, a delay or a cut.
+// assumption. own_mechanism's, or that of a client clock's offset or drift, a pause, a
+// slow section, a delay or a cut.
 std::optional<Cause> mechanism_of(const Element& e, const Scenario& s);
 
 // One necessary element and what the replay without it showed.
