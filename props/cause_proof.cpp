@@ -38,8 +38,9 @@ std::vector<K> declared_account(Cause c) {
     case Cause::RenewalLate: return held_up;
     // Its own clock said the acquire took the whole lease: slow calls, or that clock.
     case Cause::NoValidityLeft: return with({K::ClientClockOffset, K::ClientClockDrift, K::ClientClockJump});
-    case Cause::RedisClockJump: return {K::RedisClockJump, K::SlowWork};
-    case Cause::RedisClockDrift: return {K::RedisDrift, K::SlowWork};
+    // Redis's clock, stepped or run fast: the two together are one mechanism.
+    case Cause::RedisClockJump:
+    case Cause::RedisClockDrift: return {K::RedisClockJump, K::RedisDrift, K::SlowWork};
     case Cause::ClientClockSkew: return {K::ClientClockOffset, K::ClientClockDrift, K::ClientClockJump, K::SlowWork};
     // A release or renewal made stale by a holder held up past its lease.
     case Cause::StaleRelease:
@@ -223,15 +224,29 @@ std::string without_text(const ElementProof& e) {
 
 std::string proof_text(const CauseProof& proof) {
   if (proof.elements.empty()) return "no fault is needed: it fails on the clients' own schedule";
-  std::string out;
-  if (proof.relabelled_by)
-    out = fmt::format("re-labelled from {} by {}, a necessary fault outside that mechanism; ",
-                      to_string(proof.classified), proof.elements[*proof.relabelled_by].what);
-  out += "without each necessary element: ";
+  std::vector<std::string> parts;
+  if (proof.relabelled_by) {
+    const ElementProof& by = proof.elements[*proof.relabelled_by];
+    parts.push_back(fmt::format("re-labelled from {}: {} is necessary and outside that mechanism (without it, {})",
+                                to_string(proof.classified), by.what, without_text(by)));
+  }
+  // The elements whose replay says more than "in the mechanism, and needed": the others are summed up.
+  size_t plain = 0;
   for (size_t i = 0; i < proof.elements.size(); ++i) {
     const ElementProof& e = proof.elements[i];
-    out += fmt::format("{}{}: {}{}", i ? "; " : "", e.what, without_text(e), e.accounted ? "" : " (not in its mechanism)");
+    if (proof.relabelled_by && *proof.relabelled_by == i) continue;
+    if (e.accounted && !e.fails_as) {
+      ++plain;
+      continue;
+    }
+    parts.push_back(fmt::format("without {}{}: {}", e.what, e.accounted ? "" : " (not in its mechanism)", without_text(e)));
   }
+  if (plain > 0)
+    parts.push_back(plain == proof.elements.size()
+                        ? std::string("each necessary element is in its mechanism, and without any one there is no failure")
+                        : fmt::format("without any other: no failure"));
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
   return out;
 }
 
