@@ -2,7 +2,9 @@
 // (--shard I/N, or auto) merged into the inventory one machine running every
 // run would have printed: counts added, each failure's example taken from the
 // shard that met it first (the lowest global run index), the algorithm's own
-// failures first, then the inherent ones, each by first run.
+// failures first, then the inherent ones, each by first run. A shard leaves the
+// failures a cause proof re-labelled apart; merge folds them as check does
+// (props/cause_proof.hpp, props::fold_relabelled).
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
