@@ -340,7 +340,7 @@ Subcommand add_check_command(CLI::App& parent) {
   app->add_flag("--first", check.first, "stop at the first violation of a claimed property (or --property) and draw it, instead of the whole inventory");
   app->add_flag("--json", check.json,
                 "print the inventory as one JSON object {algorithm, seed, runs, assumptions, claims, failures: "
-                "[{property, cause, catalogue, claimed, inherent, runs, first_run, needs, replay}]}; shards' outputs merge by adding runs "
+                "[{property, cause, catalogue, claimed, inherent, runs, first_run, needs, proof, replay}]}; shards' outputs merge by adding runs "
                 "and keeping the lowest first_run");
   app->add_option("--assume", check.assume,
                   "what the deployment guarantees, added to the algorithm's documented assumptions, comma-separated: "

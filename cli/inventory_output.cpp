@@ -74,6 +74,7 @@ std::string failure_entry(size_t number, const props::Failure& f, uint32_t runs,
   else if (f.inside_search_runs > 0)
     out += fmt::format("   searched: {} more runs drawn inside the assumptions did not show it\n", f.inside_search_runs);
   out += fmt::format("   why:      {}\n", f.example.violation.sentence);
+  if (!f.proof.elements.empty() || f.proof.relabelled_by) out += fmt::format("   proof:    {}\n", props::proof_text(f.proof));
   if (f.inherent)
     out += fmt::format("   also:     the {} lock fails this scenario the same way (inherent to {})\n",
                        props::reference_algorithm(f.example.shrunk), deployment);
@@ -239,6 +240,23 @@ std::string inventory_text(const InventoryContext& ctx, const props::Inventory& 
   return render::terminal_safe(out, output.use_colour());
 }
 
+namespace {
+
+// How the cause was proven: the classifier's cause, the element that re-labelled it, and
+// what the replay without each necessary element showed.
+std::string proof_json(const props::CauseProof& p) {
+  using render::json_string;
+  std::vector<std::string> elements;
+  for (const props::ElementProof& e : p.elements)
+    elements.push_back(fmt::format("{{\"element\": {}, \"accounted\": {}, \"without\": {}}}", json_string(e.what),
+                                   e.accounted ? "true" : "false", json_string(props::without_text(e))));
+  return fmt::format("{{\"classified\": {}, \"relabelled_by\": {}, \"elements\": [{}]}}",
+                     json_string(props::to_string(p.classified)),
+                     p.relabelled_by ? json_string(p.elements[*p.relabelled_by].what) : "null", join(elements, ", "));
+}
+
+}  // namespace
+
 std::string inventory_json(const InventoryContext& ctx, const props::Inventory& inv) {
   using render::json_string;
   std::vector<std::string> assumed;
@@ -263,7 +281,7 @@ std::string inventory_json(const InventoryContext& ctx, const props::Inventory& 
         "\"first_run\": {}, \"first_inside_run\": {}, \"moved_inside\": {}, \"moved_by\": {}, \"inside_search_runs\": {}, "
         "\"example_run\": {}, \"needs\": [{}], "
         "\"clients\": {}, "
-        "\"fault\": {}, \"why\": {}, \"replay\": {}}}",
+        "\"fault\": {}, \"why\": {}, \"proof\": {}, \"replay\": {}}}",
         i ? "," : "", json_string(props::to_string(f.property)), json_string(props::to_string(f.cause)),
         f.catalogue.empty() ? "null" : json_string(f.catalogue), props::outside_assumptions(f) ? "true" : "false",
         join(breaks, ", "), f.claimed ? "true" : "false", f.inherent ? "true" : "false", f.runs, f.first_run,
@@ -271,7 +289,7 @@ std::string inventory_json(const InventoryContext& ctx, const props::Inventory& 
         !f.moved_inside ? "null" : f.found_by_search ? "\"search\"" : "\"replay\"", f.inside_search_runs,
         f.found_by_search ? "null" : std::to_string(f.example.run), join(needs, ", "),
         f.example.shrunk.workload.clients, json_string(f.example.violation.fault),
-        json_string(f.example.violation.sentence),
+        json_string(f.example.violation.sentence), proof_json(f.proof),
         json_string(replay_line(f.example.shrunk, replay_assumptions(f, ctx.assumptions))));
   }
   out += inv.failures.empty() ? "]" : "\n]";

@@ -2,7 +2,9 @@
 // (--shard I/N, or auto) merged into the inventory one machine running every
 // run would have printed: counts added, each failure's example taken from the
 // shard that met it first (the lowest global run index), the algorithm's own
-// failures first, then the inherent ones, each by first run.
+// failures first, then the inherent ones, each by first run. A shard leaves the
+// failures a cause proof re-labelled apart; merge folds them as check does
+// (props/cause_proof.hpp, props::fold_relabelled).
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -245,32 +247,52 @@ std::pair<int, int> declared_order(const Json& failure) {
   return {p ? static_cast<int>(*p) : 1000, c ? static_cast<int>(*c) : 1000};
 }
 
+// `f` (the `place`-th of its shard) taken into `kept`: runs added, the lowest first run,
+// the example from the first run inside the assumptions, if any shard met one (then the
+// failure is the lock's own), else from the first run of all.
+void absorb(Found& kept, const Json& f, size_t place) {
+  Json& k = kept.failure;
+  const uint64_t total = checked_sum(k["runs"].get<uint64_t>(), f["runs"].get<uint64_t>(), "runs of a failure");
+  const uint64_t first = std::min(k["first_run"].get<uint64_t>(), f["first_run"].get<uint64_t>());
+  const Json none;
+  const Json& a = k.contains("first_inside_run") ? k["first_inside_run"] : none;
+  const Json& b = f.contains("first_inside_run") ? f["first_inside_run"] : none;
+  const bool take = a.is_number() || b.is_number()
+                        ? !a.is_number() || (b.is_number() && b.get<uint64_t>() < a.get<uint64_t>())
+                        : f["first_run"].get<uint64_t>() < k["first_run"].get<uint64_t>();
+  if (take) kept = Found{f, place};
+  kept.failure["runs"] = total;
+  kept.failure["first_run"] = first;
+}
+
+// The cause the classifier named, before a proof re-labelled it (props/cause_proof.hpp);
+// an inventory from before proofs: its cause.
+std::string classified_cause(const Json& f) {
+  const Json& proof = f.value("proof", Json::object());
+  const auto it = proof.is_object() ? proof.find("classified") : proof.end();
+  return it != proof.end() && it->is_string() ? it->get<std::string>() : f["cause"].get<std::string>();
+}
+
 Json merge(const std::vector<Json>& shards) {
-  std::map<std::pair<std::string, std::string>, Found> by_failure;  // (property, cause)
+  // First each classified bucket across the shards: its example, and so the cause its proof
+  // gives the whole bucket, is its first run's (check proves one example per bucket).
+  std::map<std::pair<std::string, std::string>, Found> by_bucket;  // (property, classified cause)
   uint64_t runs = 0;
   for (const Json& s : shards) {
     runs = checked_sum(runs, s["runs"].get<uint64_t>(), "runs");
     size_t place = 0;
     for (const Json& f : s["failures"]) {
-      auto key = std::make_pair(f["property"].get<std::string>(), f["cause"].get<std::string>());
-      auto [it, fresh] = by_failure.try_emplace(key, Found{f, place++});
-      if (fresh) continue;
-      Json& kept = it->second.failure;
-      const uint64_t total =
-          checked_sum(kept["runs"].get<uint64_t>(), f["runs"].get<uint64_t>(), "runs of a failure");
-      const uint64_t first = std::min(kept["first_run"].get<uint64_t>(), f["first_run"].get<uint64_t>());
-      // The example comes from the first run inside the assumptions, if any shard met one
-      // (then the failure is the lock's own), else from the first run of all.
-      const Json none;
-      const Json& a = kept.contains("first_inside_run") ? kept["first_inside_run"] : none;
-      const Json& b = f.contains("first_inside_run") ? f["first_inside_run"] : none;
-      const bool take = a.is_number() || b.is_number()
-                            ? !a.is_number() || (b.is_number() && b.get<uint64_t>() < a.get<uint64_t>())
-                            : f["first_run"].get<uint64_t>() < kept["first_run"].get<uint64_t>();
-      if (take) it->second = Found{f, place - 1};
-      it->second.failure["runs"] = total;
-      it->second.failure["first_run"] = first;
+      auto key = std::make_pair(f["property"].get<std::string>(), classified_cause(f));
+      auto [it, fresh] = by_bucket.try_emplace(key, Found{f, place++});
+      if (!fresh) absorb(it->second, f, place - 1);
     }
+  }
+  // Then the buckets a proof re-labelled onto the same (property, cause) fold, as check folds them.
+  std::map<std::pair<std::string, std::string>, Found> by_failure;  // (property, cause)
+  for (auto& [bucket, b] : by_bucket) {
+    auto key = std::make_pair(b.failure["property"].get<std::string>(), b.failure["cause"].get<std::string>());
+    auto [it, fresh] = by_failure.try_emplace(key, b);
+    if (!fresh) absorb(it->second, b.failure, b.place);
   }
   std::vector<Found> found;
   for (auto& [key, f] : by_failure) found.push_back(f);

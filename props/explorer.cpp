@@ -251,6 +251,35 @@ std::string call_fault_words(const lock::CallFault& c) {
                           sim::format_duration(c.pause), c.call);
 }
 
+// What fault i of a plan is, as an element.
+ElementKind kind_of_fault(const std::vector<sim::Fault>& plan, size_t i) {
+  const sim::Fault& f = plan[i];
+  const bool client = client_index(f.node).has_value();
+  switch (f.kind) {
+    case sim::FaultKind::Crash: {
+      if (client) return ElementKind::ClientCrash;
+      const bool restarted = std::any_of(plan.begin() + static_cast<std::ptrdiff_t>(i), plan.end(), [&](const sim::Fault& r) {
+        return r.kind == sim::FaultKind::Restart && r.node == f.node;
+      });
+      return restarted ? ElementKind::RedisRestart : ElementKind::MasterCrash;
+    }
+    case sim::FaultKind::Restart: return client ? ElementKind::ClientRestart : ElementKind::RedisRestart;
+    case sim::FaultKind::Pause: return ElementKind::Pause;
+    case sim::FaultKind::ClockJump: return client ? ElementKind::ClientClockJump : ElementKind::RedisClockJump;
+    case sim::FaultKind::Cut:
+    case sim::FaultKind::Heal: return ElementKind::Cut;
+    case sim::FaultKind::Reset: return ElementKind::Reset;
+  }
+  return ElementKind::Cut;
+}
+
+ElementKind kind_of_call_fault(const lock::CallFault& c) {
+  return c.loses_message()                            ? ElementKind::LostAtCall
+         : c.kind == lock::CallFault::Kind::Delay ? ElementKind::DelayAtCall
+         : c.kind == lock::CallFault::Kind::Crash ? ElementKind::CrashAtCall
+                                                  : ElementKind::PauseAtCall;
+}
+
 }  // namespace
 
 Scenario without_idle_crashes(const Scenario& s) {
@@ -265,11 +294,11 @@ Scenario without_idle_crashes(const Scenario& s) {
 
 std::vector<Element> elements_of(const Scenario& s) {
   std::vector<Element> out;
-  auto add = [&](std::string what, Scenario without) {
+  auto add = [&](std::string what, Scenario without, ElementKind kind) {
     normalize(without);
     // Without a restart, a later crash of its node finds it down: that crash goes too.
     without = without_idle_crashes(without);
-    if (!(without == s)) out.push_back({std::move(what), std::move(without)});
+    if (!(without == s)) out.push_back(Element{std::move(what), std::move(without), kind});
   };
   const auto& plan = s.faults.faults;
   for (size_t i = 0; i < plan.size(); ++i) {
@@ -277,7 +306,7 @@ std::vector<Element> elements_of(const Scenario& s) {
     // A restart goes with its crash, but may also go alone (the node then stays down).
     Scenario t = s;
     t.faults.faults = without_fault(plan, i);
-    add("'" + sim::to_string(plan[i]) + "'", std::move(t));
+    add("'" + sim::to_string(plan[i]) + "'", std::move(t), kind_of_fault(plan, i));
   }
   const lock::WorkloadParams& w = s.workload;
   for (size_t i = 0; i < w.slow_work.size(); ++i) {
@@ -285,64 +314,63 @@ std::vector<Element> elements_of(const Scenario& s) {
     t.workload.slow_work.erase(t.workload.slow_work.begin() + static_cast<std::ptrdiff_t>(i));
     add(fmt::format("{}'s {} section of {}", lock::client_name(w.slow_work[i].client),
                     ordinal(w.slow_work[i].iteration + 1), sim::format_duration(w.slow_work[i].work)),
-        std::move(t));
+        std::move(t), ElementKind::SlowWork);
   }
   for (size_t i = 0; i < w.call_faults.size(); ++i) {
     const lock::CallFault& c = w.call_faults[i];
     Scenario t = s;
     t.workload.call_faults.erase(t.workload.call_faults.begin() + static_cast<std::ptrdiff_t>(i));
-    add(call_fault_words(c),
-        std::move(t));
+    add(call_fault_words(c), std::move(t), kind_of_call_fault(c));
   }
   for (size_t c = 0; c < w.clock_offsets.size(); ++c) {
     Scenario t = s;
     t.workload.clock_offsets[c] = {};
     add(fmt::format("{}'s clock offset of {}", lock::client_name(static_cast<uint32_t>(c)),
                     sim::format_duration(w.clock_offsets[c])),
-        std::move(t));
+        std::move(t), ElementKind::ClientClockOffset);
   }
   for (size_t c = 0; c < w.drifts_ppm.size(); ++c) {
     Scenario t = s;
     t.workload.drifts_ppm[c] = 0;
     add(fmt::format("{}'s clock drift of {:+} ppm", lock::client_name(static_cast<uint32_t>(c)), w.drifts_ppm[c]),
-        std::move(t));
+        std::move(t), ElementKind::ClientClockDrift);
   }
   for (size_t n = 0; n < s.redis_drifts_ppm.size(); ++n) {
     Scenario t = s;
     t.redis_drifts_ppm[n] = 0;
     add(fmt::format("{}'s clock drift of {:+} ppm", lock::redis_node_name(s, static_cast<uint32_t>(n)),
                     s.redis_drifts_ppm[n]),
-        std::move(t));
+        std::move(t), ElementKind::RedisDrift);
   }
   if (s.latency.spike_probability > 0) {
     Scenario t = s;
     t.latency = Scenario{}.latency;
-    add("the delay spikes", std::move(t));
+    add("the delay spikes", std::move(t), ElementKind::DelaySpikes);
   }
   if (s.replica) {
     Scenario t = s;
     t.replica = false;
     t.replication_lag = Scenario{}.replication_lag;
     t.failover_after = Scenario{}.failover_after;
-    add("the replica", std::move(t));
+    add("the replica", std::move(t), ElementKind::Replica);
   }
   if (w.nested > 0) {
     Scenario t = s;
     t.workload.nested = 0;
-    add("the nested acquire", std::move(t));
+    add("the nested acquire", std::move(t), ElementKind::Nested);
   }
   if (s.lock.explicit_lease.ns > 0) {
     Scenario t = s;
     t.lock.explicit_lease = {};
-    add("the explicit lease", std::move(t));
+    add("the explicit lease", std::move(t), ElementKind::ExplicitLease);
   }
   // Persistence with no Redis restart to keep keys through is inert, and goes like any element.
   if (s.persistent_redis) {
     Scenario t = s;
     t.persistent_redis = false;
-    add("Redis's persistence", std::move(t));
+    add("Redis's persistence", std::move(t), ElementKind::Persistence);
   }
-  for (uint32_t k = 0; k < w.clients && w.clients > 1; ++k) add("client " + lock::client_name(k), remove_client(s, k));
+  for (uint32_t k = 0; k < w.clients && w.clients > 1; ++k) add("client " + lock::client_name(k), remove_client(s, k), ElementKind::Client);
   return out;
 }
 

@@ -77,9 +77,21 @@ using StillFails = std::function<std::optional<Violation>(const Scenario&)>;
 // One element of a scenario — a fault (a crash with its restart), a slow section, a
 // call fault, a clock error, the delay spikes, the replica, the nested acquire, the
 // explicit lease, a client — and the scenario without it.
+// What an element is, told apart where mechanisms differ (a Redis clock jump from a
+// client's, a Redis crash that is restarted from one that is not): what a cause's
+// account names (props/cause_proof.hpp).
+enum class ElementKind : uint8_t {
+  ClientCrash, ClientRestart, Pause, SlowWork, DelaySpikes, Cut, Reset,
+  ClientClockOffset, ClientClockDrift, ClientClockJump, RedisClockJump, RedisDrift,
+  RedisRestart,  // a Redis crash with its restart, or a restart alone
+  MasterCrash,   // a Redis crash it never comes back from (with a replica: the failover)
+  CrashAtCall, PauseAtCall, LostAtCall, DelayAtCall,
+  Replica, Nested, ExplicitLease, Persistence, Client,
+};
 struct Element {
   std::string what;  // "'pause A @1s for 800ms'", "client B", "the replica", ...
   Scenario without;
+  ElementKind kind = ElementKind::Client;
 };
 std::vector<Element> elements_of(const Scenario& s);
 // The scenario without the crashes of nodes already down (crashed, not restarted since):

@@ -149,12 +149,21 @@ std::optional<Counterexample> replayed_inside(const FaultModel& model, const Inv
 
 // What a failure's example shows: the fault kinds it needs, each necessary element, the
 // assumptions it breaks, whether the counterpart fails it too, its catalogue entry.
-void describe_example(const FaultModel& model, const InventoryOptions& o, Failure& f) {
+// The cause is proven on the example, which may re-label it (props/cause_proof.hpp).
+void describe_example(const FaultModel& model, const InventoryOptions& o, Failure& f, ReplayCache& replays) {
   f.needs = kinds_in(f.example.shrunk);
   f.necessary.clear();
   if (o.shrink)
     for (const Element& e : elements_of(f.example.shrunk))
       if (!e.what.starts_with("client ")) f.necessary.push_back(e.what);
+  // The example fails as its bucket's classified cause (it was shrunk keeping it).
+  f.cause = f.example.violation.cause;
+  f.proof = CauseProof{f.cause, f.cause, {}, std::nullopt};
+  if (o.shrink && f.property != Property::VariantError) {
+    f.proof = prove_cause(f.example.shrunk, f.example.violation, model.assumed, replays);
+    f.example.violation = proven_violation(f.example.violation, f.proof);
+    f.cause = f.proof.proven;
+  }
   f.breaks = broken_assumptions(f.example.shrunk, model.assumed);
   f.inherent = inherent_in(f.example.shrunk, f.property, f.cause, o.check);
   f.catalogue.clear();
@@ -189,7 +198,7 @@ Failure finish(const FaultModel& model, const InventoryOptions& o, const std::ve
     f.example.run = example_run;
     f.example.violation = example_violation;
   }
-  describe_example(model, o, f);
+  describe_example(model, o, f, replays);
   return f;
 }
 
@@ -197,13 +206,14 @@ Failure finish(const FaultModel& model, const InventoryOptions& o, const std::ve
 // their replay or their shrinking) are sought by one targeted inside search; each one it
 // finds is the lock's own after all, and takes the search's example.
 void search_inside_for(const FaultModel& model, const InventoryOptions& o, uint32_t runs_made, unsigned jobs,
-                       std::vector<Failure>& failures) {
+                       std::vector<Failure>& failures, ReplayCache& replays) {
   std::vector<Failure*> sought;
   std::vector<FailureKey> keys;
   for (Failure& f : failures)
     if (outside_assumptions(f) && f.property != Property::VariantError) {
       sought.push_back(&f);
-      keys.emplace_back(f.property, f.cause);
+      // A re-labelled failure is sought as classified: met inside, it is the lock's own after all.
+      keys.emplace_back(f.property, f.proof.classified);
     }
   InsideSearchOptions search;
   search.seed = o.seed;
@@ -219,7 +229,7 @@ void search_inside_for(const FaultModel& model, const InventoryOptions& o, uint3
     if (!searched[n].found) continue;
     f.moved_inside = f.found_by_search = true;
     f.example = std::move(*searched[n].found);
-    describe_example(model, o, f);
+    describe_example(model, o, f, replays);
   }
 }
 
@@ -241,6 +251,30 @@ void on_threads(size_t n, unsigned jobs, const std::function<void(size_t)>& work
 }
 
 }  // namespace
+
+bool example_preferred(const Failure& a, const Failure& b) {
+  if (a.first_inside_run || b.first_inside_run)
+    return a.first_inside_run && (!b.first_inside_run || *a.first_inside_run < *b.first_inside_run);
+  return a.first_run < b.first_run;
+}
+
+void fold_relabelled(std::vector<Failure>& failures) {
+  std::vector<Failure> folded;
+  for (Failure& f : failures) {
+    auto same = std::find_if(folded.begin(), folded.end(), [&](const Failure& g) {
+      return g.property == f.property && g.cause == f.cause;
+    });
+    if (same == folded.end()) {
+      folded.push_back(std::move(f));
+      continue;
+    }
+    const uint32_t runs = same->runs + f.runs, first = std::min(same->first_run, f.first_run);
+    if (example_preferred(f, *same)) *same = std::move(f);
+    same->runs = runs;
+    same->first_run = first;
+  }
+  failures = std::move(folded);
+}
 
 std::vector<Property> claims_in_force(const FaultModel& model, const InventoryOptions& options) {
   const std::vector<Property> claims = options.claims ? *options.claims : claimed_properties(model.base.algorithm);
@@ -316,12 +350,15 @@ Inventory take_inventory(const FaultModel& model, const InventoryOptions& o, uns
   on_threads(found.size(), jobs, [&](size_t i) {
     inv.failures[i] = finish(model, o, inv.claims, found[i].first, found[i].second, replays);
   });
-  if (!(o.interrupted && o.interrupted->load())) search_inside_for(model, o, inv.runs, jobs, inv.failures);
-  // The lock's own, then unclaimed properties inside the assumptions, then outside them.
+  if (!(o.interrupted && o.interrupted->load())) search_inside_for(model, o, inv.runs, jobs, inv.failures, replays);
+  if (o.stride <= 1) fold_relabelled(inv.failures);
+  // The lock's own, then unclaimed properties inside the assumptions, then outside them;
+  // each by first run, then by property and cause as declared (as merge orders them).
   auto group = [](const Failure& f) { return own_failure(f) ? 0 : unclaimed_failure(f) ? 1 : 2; };
   std::stable_sort(inv.failures.begin(), inv.failures.end(), [&](const Failure& a, const Failure& b) {
     if (group(a) != group(b)) return group(a) < group(b);
-    return a.first_run < b.first_run;
+    if (a.first_run != b.first_run) return a.first_run < b.first_run;
+    return std::pair(a.property, a.cause) < std::pair(b.property, b.cause);
   });
   return inv;
 }

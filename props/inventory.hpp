@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "locksim/props/cause_proof.hpp"
 #include "locksim/props/explorer.hpp"
 
 namespace locksim::props {
@@ -37,6 +38,9 @@ struct Failure {
   // The example's elements, each necessary (removing it makes the failure go, by replay),
   // clients aside: "'pause A @1s for 800ms'", "the replica", ...
   std::vector<std::string> necessary;
+  // How its cause was proven: each necessary element replayed away (props/cause_proof.hpp).
+  // A re-labelled failure's cause is the proof's, and the classifier's is proof.classified.
+  CauseProof proof;
   // The assumptions in force that its example's faults break, one line each: empty for
   // a failure of the lock's own, else what the deployment must rule out.
   std::vector<std::string> breaks;
@@ -70,6 +74,9 @@ struct InventoryOptions {
   std::function<void(uint32_t done)> progress;  // from one thread at a time
 };
 
+// The failures a proof re-labelled onto another's property and cause are folded into it
+// (fold_relabelled), except in a shard (stride > 1): which way a bucket goes is its first
+// run's, so merge folds them once it knows which shard met that run (cli/merge.cpp).
 struct Inventory {
   uint32_t runs = 0;              // runs made
   bool partial = false;           // interrupted before the budget was spent (InventoryOptions::interrupted)
@@ -93,6 +100,13 @@ inline bool outside_assumptions(const Failure& f) { return !f.breaks.empty(); }
 inline bool own_failure(const Failure& f) { return f.claimed && !outside_assumptions(f); }
 // Inside the assumptions but of a property the lock does not claim: listed, not counted.
 inline bool unclaimed_failure(const Failure& f) { return !f.claimed && !outside_assumptions(f); }
+// Whether a's example is preferred to b's when two failures fold: one from a run inside
+// the assumptions (the earliest such), else the earliest run's.
+bool example_preferred(const Failure& a, const Failure& b);
+// Failures of the same property and cause (a proof re-labelled one onto another's) made
+// one: runs summed, the lowest first run, the preferred example with what it shows.
+// The others keep their order.
+void fold_relabelled(std::vector<Failure>& failures);
 // The claims in force for `options`: its own, else the algorithm's; with the target.
 std::vector<Property> claims_in_force(const FaultModel& model, const InventoryOptions& options);
 

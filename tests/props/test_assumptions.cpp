@@ -208,7 +208,8 @@ TEST_CASE("causes proven by replay: removing any element of a reported example m
       INFO(to_string(f.property) << " by " << to_string(f.cause) << ": " << to_string(shown));
       // The lock's own failure is shown inside the assumptions: an element whose removal would
       // break one (a crashed Redis's restart, under redis-up) is necessary to it.
-      const StillFails any = fails_with(f.property, {f.cause}, {});
+      // The replay shows the cause the classifier names; a proof may have re-labelled it.
+      const StillFails any = fails_with(f.property, {f.proof.classified}, {});
       const Assumptions in_force = m.assumed;
       const bool inside = !outside_assumptions(f);
       const StillFails same = [any, in_force, inside](const Scenario& c) -> std::optional<Violation> {
