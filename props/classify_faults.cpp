@@ -295,7 +295,7 @@ std::string FaultFinder::renewal_blocker(uint32_t client, Instant from, Instant 
   return "";
 }
 
-bool FaultFinder::cut_before_pause(uint32_t client, Instant from, Instant to) const {
+bool FaultFinder::renewals_stopped_before_pause(uint32_t client, Instant from, Instant to) const {
   const HistoryEvent* pause = nullptr;
   for (const auto& e : h_.events()) {
     if (e.at > to) break;
@@ -303,10 +303,12 @@ bool FaultFinder::cut_before_pause(uint32_t client, Instant from, Instant to) co
   }
   if (!pause) return false;
   const std::string me = name(client);
-  return std::any_of(cfg_.faults.faults.begin(), cfg_.faults.faults.end(), [&](const sim::Fault& f) {
+  const bool cut = std::any_of(cfg_.faults.faults.begin(), cfg_.faults.faults.end(), [&](const sim::Fault& f) {
     return f.kind == sim::FaultKind::Cut && (f.node == me || f.peer == me) && f.at <= pause->at &&
            (f.amount.ns == 0 || f.at + f.amount > pause->at);
   });
+  // A call held from before the pause to the lease's end: every renewal, frozen or not, waited behind it.
+  return cut || !held_call(client, from - cfg_.lock.call_timeout, pause->at, false, to).empty();
 }
 
 std::string FaultFinder::work_fault(uint32_t client, Instant) const {
