@@ -73,7 +73,7 @@ class Classifier {
   // ": <what stretched it>" for the crashed holder's last instance, or "".
   std::string crash_stretch(uint32_t client, const Violation& v) const;
   Explanation overtaken(uint32_t waiter, const Violation& v) const;
-  // The holder that died (v.from) came back under the same owner name and re-entered the
+  // The holder that died (v.from) came back as the same owner and re-entered the
   // lock its crashed incarnation held (the ledger's re-armed fact, by an acquire), before
   // the waiter gave up: the waiter waited on a live holder. What kept that one inside, if
   // a lost call or a call held in flight did.
@@ -328,7 +328,7 @@ std::optional<Explanation> Classifier::held_by_restarted(uint32_t holder, uint32
   const std::string kept = held->live() ? "past the end of the run" : "until " + sim::format_instant(held->ended);
   const std::string head = fmt::format(
       "{} waited on {}'s live incarnation, not a dead one: {}, restarted, re-entered at {} the lock its crashed "
-      "incarnation held from {} (under the same owner name) and kept it {}",
+      "incarnation held from {} (the store saw the same owner) and kept it {}",
       name(waiter), a, a, sim::format_instant(again->at), sim::format_instant(held->granted), kept);
   if (const HistoryEvent* lost = faults_.lost_call_step(holder, again->at, v.to))
     return make(lost->status == 0 ? Cause::RequestLost : Cause::AmbiguousReply,
