@@ -53,6 +53,7 @@ class Classifier {
   }
   std::optional<Explanation> dated_early_by_master(uint32_t holder, const lock::LockInstance& i) const;
   std::optional<Explanation> dated_short_by_holder(uint32_t holder, const lock::LockInstance& i) const;
+  std::optional<Explanation> dated_before_held(uint32_t holder, const lock::LockInstance& i) const;
   std::optional<Explanation> copy_dated_early(uint32_t holder, const lock::LockInstance& master) const;
   std::string master_dated_early(uint32_t holder, const lock::LockInstance& master, Instant ended) const;
   Explanation overwritten(uint32_t holder, const Ending& e) const;
@@ -473,7 +474,7 @@ std::optional<Explanation> Classifier::dated_short_by_holder(uint32_t holder, co
     return std::nullopt;
   const Duration behind = -faults_.clock_error(holder, i.last_armed);
   const std::string clock = faults_.clock_of(holder, i.last_armed);
-  if (behind.ns <= 0 || i.ended >= due + behind || clock.empty()) return std::nullopt;
+  if (behind.ns <= 0 || i.ended >= due + behind || clock.empty()) return dated_before_held(holder, i);
   const std::string a = name(holder);
   const std::string took = i.last_armed == i.granted ? "took" : "re-armed";
   const std::string dated =
@@ -488,6 +489,42 @@ std::optional<Explanation> Classifier::dated_short_by_holder(uint32_t holder, co
                           "{} held it; a clock right then would have dated it past that",
                           a, sim::format_span(behind), dated, sim::format_instant(i.ended),
                           sim::format_span(i.ended - i.last_armed), sim::format_duration(cfg_.lock.lease), a));
+}
+
+// The acquire's command that made the instance, its deadline dated when it was sent (a
+// database row's expires_at), waited in flight: a fault held it, or held a call of the
+// holder's ahead of it on its FIFO connection (call=A:N:delay:D, in flight when the acquire
+// began and landed by the grant). It reached the store that much nearer its end; without
+// the wait the holder would have entered that much sooner and left before the store ended
+// it. Asked of what dated_short_by_holder asks.
+std::optional<Explanation> Classifier::dated_before_held(uint32_t holder, const lock::LockInstance& i) const {
+  const HistoryEvent* held = nullptr;
+  const Instant since = acquire_start(holder, i.granted);
+  Duration by{};  // how long the hold kept the acquire's command from the store
+  for (const HistoryEvent& e : h_.events()) {
+    if (e.at > i.granted) break;
+    const Instant landed = e.at + Duration{e.status};
+    if (e.client != holder || e.step != Step::CallDelayed || e.purpose == Purpose::Resource || landed < since ||
+        landed > i.granted)
+      continue;
+    held = &e;
+    by = landed - std::max(e.at, since);
+  }
+  if (!held || by.ns <= 0 || faults_.hold_end_sooner(holder, i.granted, by) >= i.ended) return std::nullopt;
+  const std::string a = name(holder);
+  return make(Cause::LeaseDelayed,
+              to_string(lock::CallFault{holder, static_cast<uint32_t>(held->token), lock::CallFault::Kind::Delay,
+                                        Duration{held->status}, lock::CallFault::On::Call}),
+              fmt::format("{}'s acquire command, its deadline dated as it was sent, {} and reached the store at "
+                          "{}: the store ended {}'s lock at {}, {} into a {} lease, while {} held it; without the "
+                          "wait {} would have left before",
+                          a,
+                          held->at >= since
+                              ? fmt::format("was held {} in flight", sim::format_span(by))
+                              : fmt::format("waited {} in flight behind a call of {}'s held from {}",
+                                            sim::format_span(by), a, sim::format_instant(held->at)),
+                          sim::format_instant(i.granted), a, sim::format_instant(i.ended),
+                          sim::format_span(i.ended - i.granted), sim::format_duration(cfg_.lock.lease), a, a));
 }
 
 // A promoted replica's copy carries the absolute deadline the master's clock wrote (Redis

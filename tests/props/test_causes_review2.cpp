@@ -155,3 +155,23 @@ TEST_CASE("review2: a restarted holder that re-entered its dead incarnation's ro
                                  "A's clock drift of -60538 ppm", "B's clock drift of +70411 ppm",
                                  "the nested acquire"});
 }
+
+TEST_CASE("review2: a database row dated as its INSERT was sent, which then waited in flight", "[causes]") {
+  // A's dead incarnation's DELETE (call 3) is held 1.374s on A's connection; the restarted
+  // A's INSERT, its expires_at dated as it was sent at 0.294s, waits behind it and lands at
+  // 1.657s: the cleanup at 2.000s takes the row 342ms into A's lease. Without the hold A
+  // would have entered at 0.3s and left long before. (client-clock-skew before, naming a
+  // 3% clock drift the failure does not need.)
+  const std::string text =
+      "db-insert-expiry seed=300158 clients=2 iterations=2 call=A:3:delay:1.374s call=A:write2:delay:1.047s "
+      "ids=0,2 faults=[crash A @293ms; restart A @294ms]";
+  const Violation v = exact_violation(text, Property::MutualExclusion);
+  CHECK(v.cause == Cause::LeaseDelayed);
+  CHECK(v.clients == std::vector<uint32_t>{0, 1});
+  CHECK(v.fault == "call=A:3:delay:1.374s");
+  CHECK(v.sentence.find("behind a call of A's held from") != std::string::npos);
+  // A's held write keeps it inside past 2.000s too: without it A leaves at 1.806s.
+  CHECK(necessary_for(text, Property::MutualExclusion, Cause::LeaseDelayed) ==
+        std::vector<std::string>{"'crash A @293ms'", "'restart A @294ms'", "A's 1.374s delay of its call 3",
+                                 "A's 1.047s delay of its write 2"});
+}
