@@ -161,10 +161,17 @@ bool FaultFinder::clock_misled(uint32_t client, Instant from, Instant to) const 
   if (!skewed) return false;
   if (entered_after(client, from, to)) {
     // It entered after its lease: its clock misled it only if, by that clock, the
-    // acquire took less than the lease (a lock that checks validity would enter).
+    // acquire took less than the lease (a lock that checks validity would enter). An
+    // offset moves the clock's readings, not their differences: only a pace off true
+    // time, or a jump while the acquire ran, makes the acquire look shorter than it was.
     const HistoryEvent* start = acquire_start(client, from);
     const HistoryEvent* entry = entry_of(client, from);
-    return start && entry && entry->local - start->local < cfg_.lock.lease;
+    if (!start || !entry) return false;
+    const bool paced = client < w.drifts_ppm.size() && w.drifts_ppm[client] != 0;
+    const bool jumped = std::any_of(cfg_.faults.faults.begin(), cfg_.faults.faults.end(), [&](const sim::Fault& f) {
+      return f.kind == sim::FaultKind::ClockJump && f.node == name(client) && f.at >= start->at && f.at <= entry->at;
+    });
+    return (paced || jumped) && entry->local - start->local < cfg_.lock.lease;
   }
   // The work is timed by the clock's pace: a slow clock stretches it in true time.
   // A jump moves the clock's reading, not its pace: it stretches no work.

@@ -175,3 +175,20 @@ TEST_CASE("review2: a database row dated as its INSERT was sent, which then wait
         std::vector<std::string>{"'crash A @293ms'", "'restart A @294ms'", "A's 1.374s delay of its call 3",
                                  "A's 1.047s delay of its write 2"});
 }
+
+TEST_CASE("review2: a clock offset alone never makes an acquire look shorter than it was", "[causes]") {
+  // Redis's clock jumps right after it grants A's lock; B gets in long before A's lease's
+  // true end, while A works 1.915s. A's clock, 1.767s behind, read the acquire's length
+  // right: an offset moves readings, not their differences. (client-clock-skew before:
+  // "A's clock said its lease was still valid and it entered".) Without the jump B gets in
+  // at the lease's end anyway, A still working: the work is what fails it.
+  const std::string text =
+      "token-lua seed=473035 clients=2 iterations=1 clock=A:-1.767s:0 slow=A:0:1.915s "
+      "faults=[jump redis @9ms by +2.979s]";
+  const Violation v = exact_violation(text, Property::MutualExclusion);
+  CHECK(v.cause == Cause::LeaseOutworked);
+  CHECK(v.clients == std::vector<uint32_t>{0, 1});
+  CHECK(v.fault == "slow=A:0:1.915s");
+  CHECK(necessary_for(text, Property::MutualExclusion, Cause::LeaseOutworked) ==
+        std::vector<std::string>{"A's 1st section of 1.915s"});
+}
