@@ -449,10 +449,17 @@ Explanation Classifier::expired(uint32_t holder, const Ending& e, Instant until)
       return make(Cause::RedisClockJump, jump,
                   fmt::format("{}'s clock jumped, so {} expired at {}, {} before its lease ended", node, key_text,
                               sim::format_instant(i.ended), early));
-    if (std::string drift = faults_.redis_drift(e.node()); !drift.empty() && left_in_time)
+    const std::string drift = faults_.redis_drift(e.node());
+    if (!drift.empty() && left_in_time)
       return make(Cause::RedisClockDrift, drift,
                   fmt::format("{}'s clock ran fast, so {} expired at {}, {} early", node, key_text,
                               sim::format_instant(i.ended), early));
+    // The store's clock ended it early, but the holder would have outlasted its true end
+    // anyway: what kept it there is the cause, judged when it ended (what followed, a
+    // nested acquire that took the lock afresh, say, came of that end), and said so.
+    if (!jump.empty() || !drift.empty())
+      return on_time(holder, i.last_armed, i.ended,
+                     fmt::format("'s lease was ended {} early by {}'s clock", early, node));
   }
   if (std::optional<Explanation> dated = dated_short_by_holder(holder, i)) return *dated;
   // Otherwise the lease ran out as it was written, when the store ended the instance

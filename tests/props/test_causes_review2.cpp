@@ -189,6 +189,8 @@ TEST_CASE("review2: a clock offset alone never makes an acquire look shorter tha
   CHECK(v.cause == Cause::LeaseOutworked);
   CHECK(v.clients == std::vector<uint32_t>{0, 1});
   CHECK(v.fault == "slow=A:0:1.915s");
+  // The sentence still says what ended the lease when it did.
+  CHECK(v.sentence.find("A's lease was ended 1000ms early by redis's clock at 0.009s") != std::string::npos);
   CHECK(necessary_for(text, Property::MutualExclusion, Cause::LeaseOutworked) ==
         std::vector<std::string>{"A's 1st section of 1.915s"});
 }
