@@ -45,7 +45,7 @@ class Classifier {
   // `until`: when the violation showed (the successor got in, the nested acquire began).
   Explanation expired(uint32_t holder, const Ending& e, Instant until) const;
   // Whether the violation is the client's nested acquire begun at `at` (a reentrancy violation of its).
-  bool nested_before(uint32_t client, Instant at) const {
+  bool violation_is_nested_acquire(uint32_t client, Instant at) const {
     return v_ && v_->property == Property::Reentrancy && !v_->clients.empty() && v_->clients.front() == client &&
            std::any_of(h_.events().begin(), h_.events().end(), [&](const HistoryEvent& e) {
              return e.client == client && e.at == at && e.step == Step::AcquireStart && e.depth > 0;
@@ -444,7 +444,7 @@ Explanation Classifier::expired(uint32_t holder, const Ending& e, Instant until)
     // own nested acquire, begun before that lease's true end, found the key gone: it would
     // have met the holder's own lock (a successor, by contrast, would only have got in later).
     const bool left_in_time = faults_.hold_end(holder, i.ended) <= due || renewed_within(holder, i.ended, due) ||
-                              (nested_before(holder, until) && until < due);
+                              (violation_is_nested_acquire(holder, until) && until < due);
     if (!jump.empty() && left_in_time)
       return make(Cause::RedisClockJump, jump,
                   fmt::format("{}'s clock jumped, so {} expired at {}, {} before its lease ended", node, key_text,
