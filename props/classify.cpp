@@ -43,8 +43,20 @@ class Classifier {
   std::vector<Ending> endings(uint32_t holder, Instant since, Instant until) const;
   Explanation lapse(uint32_t holder, Instant since, Instant until, uint32_t successor) const;
   Explanation ended(uint32_t holder, const Ending& e, Instant until) const;
-  Explanation expired(uint32_t holder, const Ending& e) const;
+  // `until`: when the violation showed (the successor got in, the nested acquire began).
+  Explanation expired(uint32_t holder, const Ending& e, Instant until) const;
+  // Whether the violation is the client's nested acquire begun at `at` (a reentrancy violation of its).
+  bool violation_is_nested_acquire(uint32_t client, Instant at) const {
+    return v_ && v_->property == Property::Reentrancy && !v_->clients.empty() && v_->clients.front() == client &&
+           std::any_of(h_.events().begin(), h_.events().end(), [&](const HistoryEvent& e) {
+             return e.client == client && e.at == at && e.step == Step::AcquireStart && e.depth > 0;
+           });
+  }
   std::optional<Explanation> dated_early_by_master(uint32_t holder, const lock::LockInstance& i) const;
+  std::optional<Explanation> dated_short_by_holder(uint32_t holder, const lock::LockInstance& i) const;
+  std::optional<Explanation> dated_before_held(uint32_t holder, const lock::LockInstance& i) const;
+  std::optional<Explanation> copy_dated_early(uint32_t holder, const lock::LockInstance& master) const;
+  std::string master_dated_early(uint32_t holder, const lock::LockInstance& master, Instant ended) const;
   Explanation overwritten(uint32_t holder, const Ending& e) const;
   Explanation taken_over(uint32_t holder, const lock::LockInstance& i, std::string_view how) const;
   Explanation on_time(uint32_t holder, Instant from, Instant to, std::string_view what) const;
@@ -53,13 +65,21 @@ class Classifier {
                                                std::string_view what) const;
   Explanation reentrancy(uint32_t first, const Violation& v) const;
   // On several masters: the client entered by `at` having won fewer votes than a majority.
-  std::optional<Explanation> short_of_quorum(uint32_t client, Instant at) const;
+  // Both named in the sentence when `other` entered short of one too.
+  std::optional<Explanation> short_of_quorum(uint32_t client, Instant at, uint32_t other = lock::kNoClient) const;
+  std::vector<uint32_t> votes_won(uint32_t client, Instant at) const;
+  std::string vote_missing(uint32_t client, uint32_t node, Instant from, Instant at) const;
   // What stretched the instance's life on its store past lease + slack: a backward jump
   // or a slow drift of the store's clock ("" if neither).
   std::string ttl_stretched(const lock::LockInstance& i, Instant until) const;
   // ": <what stretched it>" for the crashed holder's last instance, or "".
   std::string crash_stretch(uint32_t client, const Violation& v) const;
   Explanation overtaken(uint32_t waiter, const Violation& v) const;
+  // The holder that died (v.from) came back as the same owner and re-entered the
+  // lock its crashed incarnation held (the ledger's re-armed fact, by an acquire), before
+  // the waiter gave up: the waiter waited on a live holder. What kept that one inside, if
+  // a lost call or a call held in flight did.
+  std::optional<Explanation> held_by_restarted(uint32_t holder, uint32_t waiter, const Violation& v) const;
   // Whether the client's last lock instance granted by `at` carries a deadline.
   bool has_expiry(uint32_t client, Instant at) const;
   std::string nested_acquire_blocker(uint32_t client, Instant from, Instant to) const;
@@ -78,6 +98,7 @@ class Classifier {
   const lock::History& h_;
   const lock::SimulationConfig& cfg_;
   FaultFinder faults_;
+  const Violation* v_ = nullptr;  // the violation being explained
 };
 
 Explanation make(Cause c, std::string fault, std::string sentence) {
@@ -203,8 +224,8 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
   // the pause froze the renewal for most of the lease). A pause within work that
   // outlasts the lease anyway is not its cause, however it lines up with the lease's end.
   const bool paused_then = faults_.paused_within(holder, to, to + sim::milliseconds(1)).ns > 0;
-  // A renewal a cut had already stopped was not frozen by a later pause.
-  const bool renewal_cut_first = renewing && faults_.cut_before_pause(holder, from, to);
+  // A renewal a cut, or a call held in flight ahead of it, had already stopped was not frozen by a later pause.
+  const bool renewal_stopped_first = renewing && faults_.renewals_stopped_before_pause(holder, from, to);
   // It entered after the lease, and its own clock said the acquire had taken the whole
   // lease: whatever made the acquire slow (a pause, a slow node), a validity check
   // (lease - elapsed - drift > 0, as Redlock prescribes) would have refused to enter.
@@ -231,7 +252,7 @@ Explanation Classifier::on_time(uint32_t holder, Instant from, Instant to, std::
     return make(Cause::SelfDeadlock, fmt::format("nested={}", cfg_.workload.nested),
                 fmt::format("{}'s nested acquire, from {}, waited on the lock {} holds: {}{} at {} while it waited",
                             a, sim::format_instant(wait->first), a, a, what, sim::format_instant(to)));
-  if (paused.ns > 0 && !renewal_cut_first &&
+  if (paused.ns > 0 && !renewal_stopped_first &&
       (renewing ? paused_then || paused * 2 >= to - from
                 : faults_.leave_without_pauses(holder, from, to) < to))
     return make(Cause::LeasePaused, faults_.pause_of(holder, from, to),
@@ -281,6 +302,45 @@ Explanation Classifier::overtaken(uint32_t waiter, const Violation& v) const {
     return make(Cause::Overtaken, "delay spikes",
                 fmt::format("{}'s acquire calls timed out on slow replies, and {}", w, later));
   return make(Cause::Overtaken, "", later);
+}
+
+std::optional<Explanation> Classifier::held_by_restarted(uint32_t holder, uint32_t waiter,
+                                                        const Violation& v) const {
+  const lock::Ledger& ledger = h_.ledger();
+  const lock::LockInstance* held = nullptr;
+  for (const lock::LockInstance& i : ledger.instances())
+    if (i.owner == holder && i.key == cfg_.lock.key && !i.copy && i.granted <= v.from && i.over() > v.from) held = &i;
+  if (!held) return std::nullopt;
+  // Its next incarnation's: a command its dead one had in flight may still land after the crash.
+  Instant restarted = Instant::never();
+  for (const HistoryEvent& e : h_.events())
+    if (e.client == holder && e.step == Step::Restarted && e.at >= v.from) {
+      restarted = e.at;
+      break;
+    }
+  const lock::LockFact* again = nullptr;
+  for (const lock::LockFact* f : ledger.facts_of(held->id))
+    if (f->kind == lock::FactKind::Rearmed && f->client == holder && f->purpose == Purpose::Acquire &&
+        f->at >= restarted && f->at <= v.to) {
+      again = f;
+      break;
+    }
+  if (!again) return std::nullopt;
+  const std::string a = name(holder);
+  const std::string kept = held->live() ? "past the end of the run" : "until " + sim::format_instant(held->ended);
+  const std::string head = fmt::format(
+      "{} waited on {}'s live incarnation, not a dead one: {}, restarted, re-entered at {} the lock its crashed "
+      "incarnation held from {} (the store saw the same owner) and kept it {}",
+      name(waiter), a, a, sim::format_instant(again->at), sim::format_instant(held->granted), kept);
+  if (const HistoryEvent* lost = faults_.lost_call_step(holder, again->at, v.to))
+    return make(lost->status == 0 ? Cause::RequestLost : Cause::AmbiguousReply,
+                faults_.lost_call(holder, again->at, v.to),
+                fmt::format("{}: the network lost the {} of its {} call at {}, and it waited out the call's timeout",
+                            head, lost->status == 0 ? "request" : "reply", lock::to_string(lost->purpose),
+                            sim::format_instant(lost->at)));
+  if (std::string call = faults_.held_call(holder, again->at, v.to, true); !call.empty())
+    return make(Cause::AmbiguousReply, call, fmt::format("{}: a call of its was held in flight", head));
+  return make(Cause::CrashBlocked, faults_.crash_of(holder, v.from), head);
 }
 
 // Nothing stopped the holder's renewals (no cut, reset, lost call, Redis down or pause),
@@ -360,7 +420,7 @@ Explanation Classifier::worked_past(uint32_t holder, Instant from, Instant to, s
               fmt::format("{}{} at {} while {} still worked", a, what, sim::format_instant(to), a));
 }
 
-Explanation Classifier::expired(uint32_t holder, const Ending& e) const {
+Explanation Classifier::expired(uint32_t holder, const Ending& e, Instant until) const {
   const lock::LockInstance& i = *e.instance;
   const std::string key_text = fmt::format("{}'s lock", name(holder));
   // When it should have expired, in true time, had the store's clock kept pace since it was last armed.
@@ -381,31 +441,98 @@ Explanation Classifier::expired(uint32_t holder, const Ending& e) const {
     std::string jump = faults_.redis_jump(node, i.last_armed, i.ended);
     const std::string early = sim::format_span(i.early);
     // A jump or a drift is the cause only when the holder would have left in time
-    // had the key lived its whole lease, or would have renewed it meanwhile.
-    const bool left_in_time = faults_.hold_end(holder, i.ended) <= due || renewed_within(holder, i.ended, due);
+    // had the key lived its whole lease, or would have renewed it meanwhile, or when its
+    // own nested acquire, begun before that lease's true end, found the key gone: it would
+    // have met the holder's own lock (a successor, by contrast, would only have got in later).
+    const bool left_in_time = faults_.hold_end(holder, i.ended) <= due || renewed_within(holder, i.ended, due) ||
+                              (violation_is_nested_acquire(holder, until) && until < due);
     if (!jump.empty() && left_in_time)
       return make(Cause::RedisClockJump, jump,
                   fmt::format("{}'s clock jumped, so {} expired at {}, {} before its lease ended", node, key_text,
                               sim::format_instant(i.ended), early));
-    if (std::string drift = faults_.redis_drift(e.node()); !drift.empty() && left_in_time)
+    const std::string drift = faults_.redis_drift(e.node());
+    if (!drift.empty() && left_in_time)
       return make(Cause::RedisClockDrift, drift,
                   fmt::format("{}'s clock ran fast, so {} expired at {}, {} early", node, key_text,
                               sim::format_instant(i.ended), early));
+    // The store's clock ended it early, but the holder would have outlasted its true end
+    // anyway: what kept it there is the cause, judged when it ended (what followed, a
+    // nested acquire that took the lock afresh, say, came of that end), and said so.
+    if (!jump.empty() || !drift.empty())
+      return on_time(holder, i.last_armed, i.ended,
+                     fmt::format("'s lease was ended {} early by {}'s clock", early, node));
   }
-  // A deadline the holder's own clock dated already past (a clock far behind true time):
-  // the store ended the instance before a lease counted from its grant was over.
-  if (has_ttl && due <= i.granted && i.ended < i.granted + cfg_.lock.lease)
-    if (std::string clock = faults_.clock_of(holder, i.granted); !clock.empty())
-      return make(Cause::ClientClockSkew, clock,
-                  fmt::format("{}'s clock, behind true time, dated {}'s deadline {} before {} took it at {}: the "
-                              "store ended it at {}, {} into a {} lease, while {} held it",
-                              name(holder), key_text, sim::format_span(i.granted - due), name(holder),
-                              sim::format_instant(i.granted), sim::format_instant(i.ended),
-                              sim::format_span(i.ended - i.granted), sim::format_duration(cfg_.lock.lease),
-                              name(holder)));
-  // Otherwise a deadline written already past ran out as it was written.
-  return on_time(holder, i.last_armed, has_ttl ? std::max(i.last_armed, std::min(i.ended, due)) : i.ended,
-                 "'s lease expired");
+  if (std::optional<Explanation> dated = dated_short_by_holder(holder, i)) return *dated;
+  // Otherwise the lease ran out as it was written, when the store ended the instance
+  // (a database's cleanup deletes a row at its next pass, not when its time passes).
+  return on_time(holder, i.last_armed, i.ended, "'s lease expired");
+}
+
+// A deadline the holder's own clock dated (a database row's expires_at), behind true time:
+// the store ended the instance on that deadline, before a lease counted from its last arming
+// was over, and before the deadline a clock right then would have dated. Asked of an
+// instance the store's clock did not end early (the ledger's `early`) and whose deadline a
+// master did not write (a replica's copy until its promotion).
+std::optional<Explanation> Classifier::dated_short_by_holder(uint32_t holder, const lock::LockInstance& i) const {
+  const lock::Ledger& ledger = h_.ledger();
+  const Instant due = i.deadline;
+  if (due == Instant::never() || i.early.ns > 0 || i.ended >= i.last_armed + cfg_.lock.lease) return std::nullopt;
+  if (ledger.has_replica() && i.node == ledger.replica() &&
+      (!ledger.promoted_at() || i.last_armed < *ledger.promoted_at()))
+    return std::nullopt;
+  const Duration behind = -faults_.clock_error(holder, i.last_armed);
+  const std::string clock = faults_.clock_of(holder, i.last_armed);
+  if (behind.ns <= 0 || i.ended >= due + behind || clock.empty()) return dated_before_held(holder, i);
+  const std::string a = name(holder);
+  const std::string took = i.last_armed == i.granted ? "took" : "re-armed";
+  const std::string dated =
+      due <= i.last_armed
+          ? fmt::format("dated {}'s lock's deadline {} before {} {} it at {}", a, sim::format_span(i.last_armed - due),
+                        a, took, sim::format_instant(i.last_armed))
+          : fmt::format("dated {}'s lock's deadline at {}, {} short of a lease counted from when {} {} it at {}", a,
+                        sim::format_instant(due), sim::format_span(i.last_armed + cfg_.lock.lease - due), a, took,
+                        sim::format_instant(i.last_armed));
+  return make(Cause::ClientClockSkew, clock,
+              fmt::format("{}'s clock, {} behind true time, {}: the store ended it at {}, {} into a {} lease, while "
+                          "{} held it; a clock right then would have dated it past that",
+                          a, sim::format_span(behind), dated, sim::format_instant(i.ended),
+                          sim::format_span(i.ended - i.last_armed), sim::format_duration(cfg_.lock.lease), a));
+}
+
+// The acquire's command that made the instance, its deadline dated when it was sent (a
+// database row's expires_at), waited in flight: a fault held it, or held a call of the
+// holder's ahead of it on its FIFO connection (call=A:N:delay:D, in flight when the acquire
+// began and landed by the grant). It reached the store that much nearer its end; without
+// the wait the holder would have entered that much sooner and left before the store ended
+// it. Asked of what dated_short_by_holder asks.
+std::optional<Explanation> Classifier::dated_before_held(uint32_t holder, const lock::LockInstance& i) const {
+  const HistoryEvent* held = nullptr;
+  const Instant since = acquire_start(holder, i.granted);
+  Duration by{};  // how long the hold kept the acquire's command from the store
+  for (const HistoryEvent& e : h_.events()) {
+    if (e.at > i.granted) break;
+    const Instant landed = e.at + Duration{e.status};
+    if (e.client != holder || e.step != Step::CallDelayed || e.purpose == Purpose::Resource || landed < since ||
+        landed > i.granted)
+      continue;
+    held = &e;
+    by = landed - std::max(e.at, since);
+  }
+  if (!held || by.ns <= 0 || faults_.hold_end_sooner(holder, i.granted, by) >= i.ended) return std::nullopt;
+  const std::string a = name(holder);
+  return make(Cause::LeaseDelayed,
+              to_string(lock::CallFault{holder, static_cast<uint32_t>(held->token), lock::CallFault::Kind::Delay,
+                                        Duration{held->status}, lock::CallFault::On::Call}),
+              fmt::format("{}'s acquire command, its deadline dated as it was sent, {} and reached the store at "
+                          "{}: the store ended {}'s lock at {}, {} into a {} lease, while {} held it; without the "
+                          "wait {} would have left before",
+                          a,
+                          held->at >= since
+                              ? fmt::format("was held {} in flight", sim::format_span(by))
+                              : fmt::format("waited {} in flight behind a call of {}'s held from {}",
+                                            sim::format_span(by), a, sim::format_instant(held->at)),
+                          sim::format_instant(i.granted), a, sim::format_instant(i.ended),
+                          sim::format_span(i.ended - i.granted), sim::format_duration(cfg_.lock.lease), a, a));
 }
 
 // A promoted replica's copy carries the absolute deadline the master's clock wrote (Redis
@@ -423,18 +550,54 @@ std::optional<Explanation> Classifier::dated_early_by_master(uint32_t holder, co
   const lock::LockInstance* master = nullptr;
   for (const lock::LockInstance& m : ledger.instances())
     if (m.end == lock::InstanceEnd::HandedOver && m.successor == i.id) master = &m;
-  if (!master || master->deadline == Instant::never() || i.ended + sim::milliseconds(2) >= master->deadline)
-    return std::nullopt;
-  const std::string clock = faults_.master_clock_behind(i.ended);
-  const bool left_in_time =
-      faults_.hold_end(holder, i.ended) <= master->deadline || renewed_within(holder, i.ended, master->deadline);
-  if (clock.empty() || !left_in_time) return std::nullopt;
+  if (!master) return std::nullopt;
+  const std::string clock = master_dated_early(holder, *master, i.ended);
+  if (clock.empty()) return std::nullopt;
   return make(clock.starts_with("redis-drift") ? Cause::RedisClockDrift : Cause::RedisClockJump, clock,
               fmt::format("{}'s clock, behind true time, wrote {}'s deadline; the replica promoted at {} carried it "
                           "and ended {}'s lock at {}, {} before the lease {} granted ran out",
                           ledger.node_name(master->node), name(holder), sim::format_instant(*ledger.promoted_at()),
                           name(holder), sim::format_instant(i.ended), sim::format_span(master->deadline - i.ended),
                           ledger.node_name(master->node)));
+}
+
+// The master's instance that a failover lost: the replica had a copy of it, made after its
+// grant, but that copy had ended before the promotion, on a deadline the master's clock,
+// behind true time, dated early: it expired there, or a re-arm the master replicated
+// (PEXPIREAT, an absolute time) came already past and deleted it. Without that, the copy
+// would have lived to the promotion (the master's own deadline was later) and carried the
+// hold on.
+std::optional<Explanation> Classifier::copy_dated_early(uint32_t holder, const lock::LockInstance& master) const {
+  const lock::Ledger& ledger = h_.ledger();
+  if (!ledger.has_replica() || !ledger.promoted_at() || master.deadline <= *ledger.promoted_at()) return std::nullopt;
+  const lock::LockInstance* copy = nullptr;
+  for (const lock::LockInstance& c : ledger.instances())
+    if (c.node == ledger.replica() && c.key == master.key && c.owner == master.owner && c.granted >= master.granted &&
+        c.ended < *ledger.promoted_at() &&
+        (c.end == lock::InstanceEnd::Expired ||
+         (c.end == lock::InstanceEnd::Released && c.ended_purpose != Purpose::Release)))
+      copy = &c;
+  if (!copy) return std::nullopt;
+  const std::string clock = master_dated_early(holder, master, copy->ended);
+  if (clock.empty()) return std::nullopt;
+  const std::string m = ledger.node_name(master.node), r = ledger.node_name(copy->node);
+  return make(clock.starts_with("redis-drift") ? Cause::RedisClockDrift : Cause::RedisClockJump, clock,
+              fmt::format("{}'s clock, behind true time, dated {}'s deadline already past when {} got it: its copy there "
+                          "ended at {}, {} before the lease {} granted ran out, so {}, promoted at {}, had no "
+                          "copy of {}'s lock to carry on",
+                          m, name(holder), r, sim::format_instant(copy->ended),
+                          sim::format_span(master.deadline - copy->ended), m, r,
+                          sim::format_instant(*ledger.promoted_at()), name(holder)));
+}
+
+// The fault that set the master's clock behind when its deadline for `master` reached the
+// replica, whose copy then ended at `ended`, before that deadline; "" if none did or if the
+// holder would not have left, or renewed, by the master's deadline anyway.
+std::string Classifier::master_dated_early(uint32_t holder, const lock::LockInstance& master, Instant ended) const {
+  if (master.deadline == Instant::never() || ended + sim::milliseconds(2) >= master.deadline) return "";
+  const bool left_in_time =
+      faults_.hold_end(holder, ended) <= master.deadline || renewed_within(holder, ended, master.deadline);
+  return left_in_time ? faults_.master_clock_behind(ended) : "";
 }
 
 // Someone else's acquire took over the holder's live instance.
@@ -522,7 +685,7 @@ Explanation Classifier::ended(uint32_t holder, const Ending& e, Instant until) c
                                      sim::format_instant(i.ended), inner.sentence)};
     }
     case Ending::Kind::Overwritten: return overwritten(holder, e);
-    case Ending::Kind::Expired: return expired(holder, e);
+    case Ending::Kind::Expired: return expired(holder, e, until);
     case Ending::Kind::ServerLost: {
       if (e.node() == lock::kDatabaseNode)
         return on_time(holder, i.last_armed, i.ended, "'s transaction was ended by the database");
@@ -541,6 +704,7 @@ Explanation Classifier::ended(uint32_t holder, const Ending& e, Instant until) c
                   fmt::format("{} crashed without persistence and forgot {}'s lock", node, a));
     }
     case Ending::Kind::FailedOver:
+      if (std::optional<Explanation> dated = copy_dated_early(holder, i)) return *dated;
       return make(Cause::FailoverLost, faults_.server_crash(h_.ledger().node_name(0), i.ended),
                   fmt::format("the master died before replicating {}'s lock; the replica promoted at {} never had it",
                               a, sim::format_instant(*h_.ledger().promoted_at())));
@@ -666,21 +830,57 @@ Explanation Classifier::nested_unanswered(uint32_t client, Instant from, Instant
   return make(Cause::AmbiguousReply, blocked, fmt::format("{}'s nested acquire got no answer{}", a, then));
 }
 
-std::optional<Explanation> Classifier::short_of_quorum(uint32_t client, Instant at) const {
-  if (cfg_.masters < 2 || client == lock::kNoClient) return std::nullopt;
+std::vector<uint32_t> Classifier::votes_won(uint32_t client, Instant at) const {
   // Every vote its acquire won, whether it lasted or not (a majority won and lost since
   // is a lapse: the ends decide), but not one it gave back itself (an earlier attempt's).
-  std::vector<std::string> won;
+  std::vector<uint32_t> won;
   for (const lock::LockInstance* i : hold_instances(client, acquire_start(client, at)))
-    if (i->granted <= at && !(i->end == lock::InstanceEnd::Released && i->ended <= at))
-      won.push_back(h_.ledger().node_name(i->node));
+    if (i->granted <= at && !(i->end == lock::InstanceEnd::Released && i->ended <= at)) won.push_back(i->node);
+  return won;
+}
+
+// What a master whose vote the client did not win was doing while its acquire ran, by the
+// ledger and the plan: holding someone else's lock, down, or cut off from the client.
+std::string Classifier::vote_missing(uint32_t client, uint32_t node, Instant from, Instant at) const {
+  const lock::Ledger& ledger = h_.ledger();
+  const std::string n = ledger.node_name(node);
+  if (const lock::LockInstance* other = ledger.at(cfg_.lock.key, node, at); other && other->owner != client)
+    return fmt::format("{} held {}'s", n, name(other->owner));
+  for (const sim::Fault& f : cfg_.faults.faults)
+    if (f.kind == sim::FaultKind::Cut &&
+        ((f.node == name(client) && f.peer == n) || (f.node == n && f.peer == name(client))) && f.at <= at &&
+        (f.amount.ns == 0 || f.at + f.amount > from))
+      return fmt::format("{} was cut off from it ({})", n, sim::to_string(f));
+  if (std::string down = faults_.down_within(node, from, at); !down.empty())
+    return fmt::format("{} was down ({})", n, down);
+  return fmt::format("{} gave it none", n);
+}
+
+std::optional<Explanation> Classifier::short_of_quorum(uint32_t client, Instant at, uint32_t other) const {
+  if (cfg_.masters < 2 || client == lock::kNoClient) return std::nullopt;
   const size_t quorum = cfg_.masters / 2 + 1;
+  const std::vector<uint32_t> won = votes_won(client, at);
   if (won.size() >= quorum) return std::nullopt;
-  const std::string which = won.empty() ? "" : fmt::format(" ({})", fmt::join(won, ", "));
-  return make(Cause::NoQuorum, "",
-              fmt::format("{} entered having won the lock on {} of the {} masters{}, short of the {} a majority "
-                          "needs: it counted as won a vote no master had given it",
-                          name(client), won.size(), cfg_.masters, which, quorum));
+  const lock::Ledger& ledger = h_.ledger();
+  auto names = [&](const std::vector<uint32_t>& nodes) {
+    std::vector<std::string> out;
+    for (uint32_t n : nodes) out.push_back(ledger.node_name(n));
+    return nodes.empty() ? std::string() : fmt::format(" ({})", fmt::join(out, ", "));
+  };
+  std::vector<std::string> missing;
+  for (uint32_t node = 0; node < cfg_.masters; ++node)
+    if (std::find(won.begin(), won.end(), node) == won.end())
+      missing.push_back(vote_missing(client, node, acquire_start(client, at), at));
+  std::string sentence = fmt::format("{} entered having won the lock on {} of the {} masters{}, short of the {} a "
+                                     "majority needs, at {}: {}",
+                                     name(client), won.size(), cfg_.masters, names(won), quorum,
+                                     sim::format_instant(at), fmt::join(missing, "; "));
+  if (other != lock::kNoClient && other != client) {
+    const std::vector<uint32_t> theirs = votes_won(other, at);
+    if (theirs.size() < quorum)
+      sentence += fmt::format("; {} too had entered on {} of them{}", name(other), theirs.size(), names(theirs));
+  }
+  return make(Cause::NoQuorum, "", sentence);
 }
 
 std::string Classifier::ttl_stretched(const lock::LockInstance& i, Instant until) const {
@@ -735,17 +935,18 @@ std::string Classifier::nested_acquire_blocker(uint32_t client, Instant from, In
 }
 
 Explanation Classifier::explain(const Violation& v) {
+  v_ = &v;
   const uint32_t first = v.clients.empty() ? lock::kNoClient : v.clients.front();
   const uint32_t second = v.clients.size() > 1 ? v.clients[1] : lock::kNoClient;
   switch (v.property) {
     case Property::MutualExclusion: {
+      // One of them never won a majority of the masters: whatever became of its votes
+      // since (a master that crashed, a vote that expired), it had no lock to lose.
+      for (uint32_t c : {second, first})
+        if (std::optional<Explanation> q = short_of_quorum(c, v.from, c == second ? first : second)) return *q;
       Explanation e = lapse(first, acquire_start(first, v.from), v.from, second);
       // The first still held: then the second entered on a lock that had already lapsed.
       if (e.cause == Cause::Unknown) {
-        // One of them never won a majority of the masters: whatever became of its votes
-        // since, it had no lock to lose.
-        for (uint32_t c : {second, first})
-          if (std::optional<Explanation> q = short_of_quorum(c, v.from)) return *q;
         Explanation late = lapse(second, acquire_start(second, v.from), v.from, lock::kNoClient);
         if (late.cause != Cause::Unknown) return late;
       }
@@ -779,9 +980,9 @@ Explanation Classifier::explain(const Violation& v) {
       // landed first (whatever else ended the hold), and its call's timeout is the hold's
       // doing, not an ambiguity of its own.
       if (std::optional<Explanation> held = write_held_in_flight(h_, cfg_, first, second, v.to)) return *held;
+      if (std::optional<Explanation> q = short_of_quorum(second, newer, first)) return *q;
       Explanation e = lapse(first, acquire_start(first, v.from), newer, second);
       if (e.cause != Cause::Unknown) return e;
-      if (std::optional<Explanation> q = short_of_quorum(second, newer)) return *q;
       return make(Cause::DelayedWrite, cfg_.latency.spike_probability > 0 ? "delay spikes" : "",
                   fmt::format("{}'s write, sent while it held the lock, reached the store after {}'s", name(first),
                               name(second)));
@@ -791,6 +992,7 @@ Explanation Classifier::explain(const Violation& v) {
         return make(
             Cause::CrashNoTtl, faults_.crash_of(first, v.from),
             "only its owner's release would free it");
+      if (std::optional<Explanation> live = held_by_restarted(first, second, v)) return *live;
       return make(Cause::CrashBlocked, faults_.crash_of(first, v.from),
                   fmt::format("{} crashed at {} and its lock outlived {}{}", name(first), sim::format_instant(v.from),
                               has_expiry(first, v.from) ? "lease + slack"

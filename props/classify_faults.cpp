@@ -161,10 +161,17 @@ bool FaultFinder::clock_misled(uint32_t client, Instant from, Instant to) const 
   if (!skewed) return false;
   if (entered_after(client, from, to)) {
     // It entered after its lease: its clock misled it only if, by that clock, the
-    // acquire took less than the lease (a lock that checks validity would enter).
+    // acquire took less than the lease (a lock that checks validity would enter). An
+    // offset moves the clock's readings, not their differences: only a pace off true
+    // time, or a jump while the acquire ran, makes the acquire look shorter than it was.
     const HistoryEvent* start = acquire_start(client, from);
     const HistoryEvent* entry = entry_of(client, from);
-    return start && entry && entry->local - start->local < cfg_.lock.lease;
+    if (!start || !entry) return false;
+    const bool paced = client < w.drifts_ppm.size() && w.drifts_ppm[client] != 0;
+    const bool jumped = std::any_of(cfg_.faults.faults.begin(), cfg_.faults.faults.end(), [&](const sim::Fault& f) {
+      return f.kind == sim::FaultKind::ClockJump && f.node == name(client) && f.at >= start->at && f.at <= entry->at;
+    });
+    return (paced || jumped) && entry->local - start->local < cfg_.lock.lease;
   }
   // The work is timed by the clock's pace: a slow clock stretches it in true time.
   // A jump moves the clock's reading, not its pace: it stretches no work.
@@ -295,7 +302,7 @@ std::string FaultFinder::renewal_blocker(uint32_t client, Instant from, Instant 
   return "";
 }
 
-bool FaultFinder::cut_before_pause(uint32_t client, Instant from, Instant to) const {
+bool FaultFinder::renewals_stopped_before_pause(uint32_t client, Instant from, Instant to) const {
   const HistoryEvent* pause = nullptr;
   for (const auto& e : h_.events()) {
     if (e.at > to) break;
@@ -303,10 +310,12 @@ bool FaultFinder::cut_before_pause(uint32_t client, Instant from, Instant to) co
   }
   if (!pause) return false;
   const std::string me = name(client);
-  return std::any_of(cfg_.faults.faults.begin(), cfg_.faults.faults.end(), [&](const sim::Fault& f) {
+  const bool cut = std::any_of(cfg_.faults.faults.begin(), cfg_.faults.faults.end(), [&](const sim::Fault& f) {
     return f.kind == sim::FaultKind::Cut && (f.node == me || f.peer == me) && f.at <= pause->at &&
            (f.amount.ns == 0 || f.at + f.amount > pause->at);
   });
+  // A call held from before the pause to the lease's end: every renewal, frozen or not, waited behind it.
+  return cut || !held_call(client, from - cfg_.lock.call_timeout, pause->at, false, to).empty();
 }
 
 std::string FaultFinder::work_fault(uint32_t client, Instant) const {

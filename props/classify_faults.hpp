@@ -59,8 +59,10 @@ class FaultFinder {
   // ("" if none): its writes to the resource too if asked, and only one still held at `held_past` if given.
   std::string held_call(uint32_t client, Instant from, Instant to, bool writes_too,
                         std::optional<Instant> held_past = std::nullopt) const;
-  // Whether a cut of the client's link was already on when its first pause within [from, to] began.
-  bool cut_before_pause(uint32_t client, Instant from, Instant to) const;
+  // Whether the client's renewals were already stopped when its first pause within [from, to]
+  // began: a cut of its link on then, or a call of its a fault held in flight (call=A:N:delay:D)
+  // sent by then and still held at `to` (the renewals queue behind it on the FIFO connection).
+  bool renewals_stopped_before_pause(uint32_t client, Instant from, Instant to) const;
   std::string work_fault(uint32_t client, Instant from) const;
   std::string redis_jump(const std::string& node, Instant from, Instant to) const;
   std::string redis_drift(uint32_t node) const;
