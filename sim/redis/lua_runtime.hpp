@@ -19,6 +19,8 @@
 
 namespace locksim::redis {
 
+struct CommandSpec;
+
 // The allocator's user data is the runtime as a LuaMeter (lua_budget.hpp).
 struct LuaRuntime final : LuaMeter {
   ~LuaRuntime();
@@ -60,6 +62,15 @@ struct LuaRuntime final : LuaMeter {
   // (script_redis_api.cpp); `call_args_busy` while a command uses it.
   Command call_args;
   bool call_args_busy = false;
+  // The commands redis.call named last, as the script spelled them, with their entries in
+  // the (constant) command table: a script calls the same few, and comparing a short
+  // name costs less than looking it up.
+  struct NamedCommand {
+    std::string name;
+    const CommandSpec* spec = nullptr;
+  };
+  NamedCommand called[2];
+  size_t called_next = 0;
   std::set<std::string> shas;                   // scripts compiled into this state
   // A compiled script: its shebang flags, and its function's reference in the registry
   // (luaL_ref's: EVAL finds the function by it, not by pushing the SHA-1).

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
 #include <optional>
 #include <string>
 
@@ -86,6 +87,24 @@ const char* refusal_in_script(const CommandSpec& spec, const Command& argv, cons
   return nullptr;
 }
 
+// The command table's entry for `name`, or null: one of the last found, else looked up.
+const CommandSpec* command_named(LuaRuntime& rt, const std::string& name) {
+  const auto same = [&](const std::string& known) {  // short names: a loop, not a call to memcmp
+    if (known.size() != name.size()) return false;
+    for (size_t i = 0; i < name.size(); ++i)
+      if (known[i] != name[i]) return false;
+    return true;
+  };
+  for (const LuaRuntime::NamedCommand& known : rt.called)
+    if (known.spec && same(known.name)) return known.spec;
+  const CommandSpec* spec = find_command(name);
+  if (spec && name.size() <= 16) {  // (a long name would be copied for nothing)
+    rt.called[rt.called_next] = {name, spec};
+    rt.called_next = (rt.called_next + 1) % std::size(rt.called);
+  }
+  return spec;
+}
+
 // Runs one command for redis.call/pcall, counted in INFO commandstats and errorstats as
 // Redis counts it: a refusal is the command's rejected call, a run its call (failed if it
 // answered an error). `counted` says that an error was counted here, so the error
@@ -93,7 +112,7 @@ const char* refusal_in_script(const CommandSpec& spec, const Command& argv, cons
 // The reply goes into `reply` (the caller's, moved into no temporary on the way).
 void run_from_script(ExecContext& ctx, const Command& argv, std::string& error, LuaRuntime& rt, uint64_t& work,
                      bool& counted, Reply& reply) {
-  const CommandSpec* spec = find_command(argv[0]);
+  const CommandSpec* spec = command_named(rt, argv[0]);
   if (!spec) {
     error = "Unknown Redis command called from script";
     ctx.server.stats.error(error_table_text(error));

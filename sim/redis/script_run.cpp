@@ -174,31 +174,36 @@ Reply error_from_lua(lua_State* L, const std::string& sha) {
   return Reply::error(without_newlines(std::move(text)));
 }
 
+// The reply of a finished run, the Lua stack as the run left it (reply_of_run clears it).
+Reply answer_of_run(LuaRuntime& rt, int status, const std::string& sha, std::string_view function,
+                    Server::State& server) {
+  lua_State* L = rt.L;
+  if (rt.budget_exceeded)
+    return Reply::error("BUSY Script exceeded the instruction budget of " +
+                        std::to_string(rt.options.lua_instruction_budget) +
+                        " and was stopped; its earlier writes are kept");
+  if (rt.memory_exceeded)
+    return Reply::error("OOM Script exceeded the Lua memory limit of " +
+                        std::to_string(rt.options.lua_memory_limit_bytes) + " bytes");
+  if (status != 0) {
+    if (error_counted(L, -1)) server.error_already_counted = true;
+    return error_from_lua(L, function.empty() ? sha : std::string(function));
+  }
+  if (rt.killed) return Reply::error("ERR Script killed by user with SCRIPT KILL...");  // no instruction left to raise in
+  size_t budget = 1'000'000;
+  Reply reply = lua_to_reply(L, -1, budget);
+  if (reply.is_error() && error_counted(L, -1)) server.error_already_counted = true;
+  return reply;
+}
+
 // What a finished run answers: its stopped budget or memory, its error, or its value.
 // `server` learns whether an error reply passes on one already counted (command_stats.hpp).
+// (Made in place and returned as it is: no move of the reply on the way.)
 Reply reply_of_run(LuaRuntime& rt, int status, const std::string& sha, std::string_view function,
                    Server::State& server) {
-  lua_State* L = rt.L;
-  Reply reply;
-  if (rt.budget_exceeded) {
-    reply = Reply::error("BUSY Script exceeded the instruction budget of " +
-                         std::to_string(rt.options.lua_instruction_budget) +
-                         " and was stopped; its earlier writes are kept");
-  } else if (rt.memory_exceeded) {
-    reply = Reply::error("OOM Script exceeded the Lua memory limit of " +
-                         std::to_string(rt.options.lua_memory_limit_bytes) + " bytes");
-  } else if (status != 0) {
-    reply = error_from_lua(L, function.empty() ? sha : std::string(function));
-    if (error_counted(L, -1)) server.error_already_counted = true;
-  } else if (rt.killed) {  // stopped with no instruction left to raise in
-    reply = Reply::error("ERR Script killed by user with SCRIPT KILL...");
-  } else {
-    size_t budget = 1'000'000;
-    reply = lua_to_reply(L, -1, budget);
-    if (reply.is_error() && error_counted(L, -1)) server.error_already_counted = true;
-  }
-  lua_settop(L, 0);
-  if (rt.memory_exceeded || rt.budget_exceeded) lua_gc(L, LUA_GCCOLLECT, 0);
+  Reply reply = answer_of_run(rt, status, sha, function, server);
+  lua_settop(rt.L, 0);
+  if (rt.memory_exceeded || rt.budget_exceeded) lua_gc(rt.L, LUA_GCCOLLECT, 0);
   return reply;
 }
 
