@@ -73,7 +73,7 @@ class KeyMap {
   }
   // Starts loading where a lookup of `key` will look first (a script's declared keys, long
   // before it reads them: in a large keyspace that slot is a cache miss). Changes nothing.
-  void prefetch(std::string_view key) const {
+  [[gnu::always_inline]] void prefetch(std::string_view key) const {  // (see KeyIndex::prefetch)
     if (index_.active()) index_.prefetch(key_hash(key));
   }
   // Finding changes nothing a reader sees: only which key is remembered.
