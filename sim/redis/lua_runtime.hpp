@@ -19,10 +19,18 @@
 
 namespace locksim::redis {
 
+struct CommandSpec;
+
 // The allocator's user data is the runtime as a LuaMeter (lua_budget.hpp).
 struct LuaRuntime final : LuaMeter {
   ~LuaRuntime();
   void charge(lua_State* state, uint64_t cost) override;
+  // What charging work told a running script (charge raises it; account only says it).
+  enum class Stop { None, Budget, Killed };
+  // Adds `cost` to the running script as charge does, without raising: the caller
+  // raises what it answers with raise_stop once no C++ object of its own is alive.
+  Stop account(lua_State* state, uint64_t cost);
+  [[noreturn]] void raise_stop(lua_State* state, Stop stop);
   size_t memory_cap() const override { return options.lua_memory_limit_bytes; }
   int raise_out_of_memory(lua_State* state) override;
 
@@ -54,9 +62,28 @@ struct LuaRuntime final : LuaMeter {
   // (script_redis_api.cpp); `call_args_busy` while a command uses it.
   Command call_args;
   bool call_args_busy = false;
+  // The commands redis.call named last, as the script spelled them, with their entries in
+  // the (constant) command table: a script calls the same few, and comparing a short
+  // name costs less than looking it up.
+  struct NamedCommand {
+    std::string name;
+    const CommandSpec* spec = nullptr;
+  };
+  NamedCommand called[2];
+  size_t called_next = 0;
   std::set<std::string> shas;                   // scripts compiled into this state
-  // sha -> its shebang flags: the same keys as `shas` (EVALSHA finds both in one lookup).
-  std::map<std::string, ScriptFlags, std::less<>> flags_of;
+  // A compiled script: its shebang flags, and its function's reference in the registry
+  // (luaL_ref's: EVAL finds the function by it, not by pushing the SHA-1).
+  struct Compiled {
+    ScriptFlags flags;
+    int function = LUA_NOREF;
+  };
+  // sha -> its script: the same keys as `shas` (EVALSHA finds both in one lookup).
+  std::map<std::string, Compiled, std::less<>> compiled;
+  using CompiledEntry = std::map<std::string, Compiled, std::less<>>::value_type;
+  // The entry the last EVALSHA named, found again by comparing its SHA-1 as sent
+  // (a lock sends the same few scripts over and over). Null when none.
+  const CompiledEntry* last_by_sha = nullptr;
   bool read_only = false;                       // the running script may not write (EVAL_RO, flags=no-writes)
   bool allow_oom = false;                       // flags=allow-oom: its writes pass over maxmemory
   int resp = 2;                                 // redis.setresp: 2 at each run's start, as in Redis
@@ -64,7 +91,7 @@ struct LuaRuntime final : LuaMeter {
   // SHA-1 (lookup only), and its flags come with it.
   struct KnownBody {
     std::string sha;
-    ScriptFlags flags;
+    Compiled script;
   };
   std::unordered_map<std::string, KnownBody> sha_of_body;
   // The few bodies EVAL'd last, found again by length and memcmp before hashing the
@@ -77,7 +104,8 @@ struct LuaRuntime final : LuaMeter {
   // Forgets every compiled script (the state that held them is closed or restored).
   void forget_scripts() {
     shas.clear();
-    flags_of.clear();
+    compiled.clear();
+    last_by_sha = nullptr;
     sha_of_body.clear();
     std::fill(std::begin(recent_bodies), std::end(recent_bodies), nullptr);
     recent_next = 0;
@@ -91,7 +119,6 @@ struct LuaRuntime final : LuaMeter {
   // A function (FCALL) got tables of its own as KEYS and ARGV: a library may keep them
   // (an upvalue), so they are never refilled; the next EVAL puts the refilled ones back.
   bool script_arrays_displaced = false;
-  int functions_ref = LUA_NOREF;  // sha -> compiled function
   int handler_ref = LUA_NOREF;    // __redis__err__handler
   int proxies_ref = LUA_NOREF;    // read-only proxy -> its backing table (weak keys)
   // lua-cjson keeps its encode buffer in malloc'd memory outside the state, owned by

@@ -19,17 +19,20 @@ namespace locksim::redis {
 
 namespace {
 
-// Puts the compiled function at the top of the stack into the function cache under `sha`.
+// Puts the compiled function at the top of the stack (popped) into the function cache
+// under `sha`: in the registry at a reference of its own (luaL_ref's, reused after an
+// unregister), or at the one `sha` already had.
 void cache_function(LuaRuntime& rt, const std::string& sha, const ScriptFlags& flags) {
   lua_State* L = rt.L;
-  lua_rawgeti(L, LUA_REGISTRYINDEX, rt.functions_ref);
-  lua_pushlstring(L, sha.data(), sha.size());
-  lua_pushvalue(L, -3);
-  lua_rawset(L, -3);
-  lua_pop(L, 2);
+  const auto known = rt.compiled.find(sha);
+  int function = known != rt.compiled.end() ? known->second.function : LUA_NOREF;
+  if (function == LUA_NOREF)
+    function = luaL_ref(L, LUA_REGISTRYINDEX);
+  else
+    lua_rawseti(L, LUA_REGISTRYINDEX, function);
+  rt.compiled[sha] = {flags, function};
   rt.shas.insert(sha);
-  rt.flags_of[sha] = flags;
-  LOCKSIM_ASSERT(rt.shas.size() == rt.flags_of.size(), "the compiled scripts and their flags disagree");
+  LOCKSIM_ASSERT(rt.shas.size() == rt.compiled.size(), "the compiled scripts and their flags disagree");
 }
 
 // Loads `lua_body` (source, or one of parsed_small_body's own chunks) into the state under the
@@ -138,16 +141,23 @@ std::optional<Reply> find_script(LuaRuntime& rt, const Command& argv, bool by_sh
     scratch = "fn:" + std::string(function);
     if (!rt.shas.count(scratch)) return error_reply("ERR Function not found");
   } else if (by_sha) {
-    // flags_of holds the keys of `shas`: one lookup, and the sha is the cache's own.
+    if (rt.last_by_sha && argv[1] == rt.last_by_sha->first) {  // as sent last time (lower case)
+      found = {&rt.last_by_sha->first, rt.last_by_sha->second.flags, rt.last_by_sha->second.function};
+      return std::nullopt;
+    }
+    // `compiled` holds the keys of `shas`: one lookup, and the sha is the cache's own.
+    // A function's wrapper ("fn:<name>") is no script, whatever the length of its name.
     char lower[40];
     std::string_view key;
-    const auto it = argv[1].size() == 40 && to_lower(argv[1], lower, sizeof lower, key) ? rt.flags_of.find(key)
-                                                                                         : rt.flags_of.end();
-    if (it == rt.flags_of.end()) return error_reply("NOSCRIPT No matching script. Please use EVAL.");
-    found = {&it->first, it->second};
+    const auto it = argv[1].size() == 40 && to_lower(argv[1], lower, sizeof lower, key) && !key.starts_with("fn:")
+                        ? rt.compiled.find(key)
+                        : rt.compiled.end();
+    if (it == rt.compiled.end()) return error_reply("NOSCRIPT No matching script. Please use EVAL.");
+    rt.last_by_sha = &*it;
+    found = {&it->first, it->second.flags, it->second.function};
     return std::nullopt;
   } else if (const LuaRuntime::KnownEntry* known = known_body(rt, argv[1])) {
-    found = {&known->second.sha, known->second.flags};
+    found = {&known->second.sha, known->second.script.flags, known->second.script.function};
     return std::nullopt;
   } else {
     // A small body's SHA-1 comes with its parse, computed once per thread.
@@ -156,9 +166,11 @@ std::optional<Reply> find_script(LuaRuntime& rt, const Command& argv, bool by_sh
       if (auto error = compile(rt, argv[1], scratch)) return *error;
     }
     if (rt.sha_of_body.size() < 10'000 && argv[1].size() <= 4096)
-      rt.sha_of_body.emplace(argv[1], LuaRuntime::KnownBody{scratch, rt.flags_of[scratch]});
+      rt.sha_of_body.emplace(argv[1], LuaRuntime::KnownBody{scratch, rt.compiled.at(scratch)});
   }
-  found.flags = rt.flags_of[scratch];
+  const LuaRuntime::Compiled& script = rt.compiled.at(scratch);
+  found.flags = script.flags;
+  found.function = script.function;
   return std::nullopt;
 }
 
@@ -174,13 +186,12 @@ void ScriptEngine::unregister_function(const std::string& name) {
   LuaRuntime& rt = *runtime_;
   rt.touched = true;
   const std::string key = "fn:" + name;
-  lua_rawgeti(rt.L, LUA_REGISTRYINDEX, rt.functions_ref);
-  lua_pushlstring(rt.L, key.data(), key.size());
-  lua_pushnil(rt.L);
-  lua_rawset(rt.L, -3);
-  lua_pop(rt.L, 1);
+  const auto it = rt.compiled.find(key);
+  if (it == rt.compiled.end()) return;
+  luaL_unref(rt.L, LUA_REGISTRYINDEX, it->second.function);
+  if (rt.last_by_sha == &*it) rt.last_by_sha = nullptr;
   rt.shas.erase(key);
-  rt.flags_of.erase(key);
+  rt.compiled.erase(it);
 }
 
 void ScriptEngine::flush() {

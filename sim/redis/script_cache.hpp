@@ -10,10 +10,11 @@
 
 namespace locksim::redis {
 
-// The script an EVAL, EVALSHA or FCALL runs: its SHA-1 (or "fn:<name>") and flags.
+// The script an EVAL, EVALSHA or FCALL runs: its SHA-1 (or "fn:<name>"), flags and function.
 struct ScriptRef {
   const std::string* sha = nullptr;
   ScriptFlags flags;
+  int function = LUA_NOREF;  // its reference in the registry (LuaRuntime::Compiled)
 };
 
 // The compiled script EVAL, EVALSHA or FCALL names, compiling (and caching) an EVAL body first; an error reply

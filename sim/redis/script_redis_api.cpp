@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
 #include <optional>
 #include <string>
 
@@ -86,6 +87,24 @@ const char* refusal_in_script(const CommandSpec& spec, const Command& argv, cons
   return nullptr;
 }
 
+// The command table's entry for `name`, or null: one of the last found, else looked up.
+const CommandSpec* command_named(LuaRuntime& rt, const std::string& name) {
+  const auto same = [&](const std::string& known) {  // short names: a loop, not a call to memcmp
+    if (known.size() != name.size()) return false;
+    for (size_t i = 0; i < name.size(); ++i)
+      if (known[i] != name[i]) return false;
+    return true;
+  };
+  for (const LuaRuntime::NamedCommand& known : rt.called)
+    if (known.spec && same(known.name)) return known.spec;
+  const CommandSpec* spec = find_command(name);
+  if (spec && name.size() <= 16) {  // (a long name would be copied for nothing)
+    rt.called[rt.called_next] = {name, spec};
+    rt.called_next = (rt.called_next + 1) % std::size(rt.called);
+  }
+  return spec;
+}
+
 // Runs one command for redis.call/pcall, counted in INFO commandstats and errorstats as
 // Redis counts it: a refusal is the command's rejected call, a run its call (failed if it
 // answered an error). `counted` says that an error was counted here, so the error
@@ -93,7 +112,7 @@ const char* refusal_in_script(const CommandSpec& spec, const Command& argv, cons
 // The reply goes into `reply` (the caller's, moved into no temporary on the way).
 void run_from_script(ExecContext& ctx, const Command& argv, std::string& error, LuaRuntime& rt, uint64_t& work,
                      bool& counted, Reply& reply) {
-  const CommandSpec* spec = find_command(argv[0]);
+  const CommandSpec* spec = command_named(rt, argv[0]);
   if (!spec) {
     error = "Unknown Redis command called from script";
     ctx.server.stats.error(error_table_text(error));
@@ -139,50 +158,98 @@ struct ArgumentVector {
   }
   ~ArgumentVector() {
     if (!kept) return;
-    constexpr size_t kLongestKept = 256;
-    for (std::string& arg : argv)
-      if (arg.capacity() > kLongestKept) std::string().swap(arg);
+    if (may_hold_long)
+      for (std::string& arg : argv)
+        if (arg.capacity() > kLongestKept) std::string().swap(arg);
     runtime.call_args_busy = false;
   }
+  static constexpr size_t kLongestKept = 256;
   ArgumentVector(const ArgumentVector&) = delete;
   ArgumentVector& operator=(const ArgumentVector&) = delete;
 
   LuaRuntime& runtime;
   const bool kept;
+  // False once the arguments are known to total at most kLongestKept bytes: none is
+  // long, and the earlier calls' left none behind.
+  bool may_hold_long = true;
   Command own;
   Command& argv;
 };
 
-// Pushes one result; returns true if it is an error table that redis.call must raise.
-// `work` receives the command's data_work, for the caller to charge outside C++ scopes.
-bool host_call(lua_State* L, bool raise, uint64_t& work) {
+// A call costs about a microsecond however small (argument vector, lookup, reply
+// or error table): a loop of redis.pcall('NOPE') must spend its budget in about a second.
+constexpr uint64_t kInstructionsPerCall = 100;
+
+// A reply's cost: its bytes, or its elements; an element is built in the model and
+// again as a Lua value. Told by the value pushed (`L`'s top, lua_objlen would turn a
+// number into a string) after redis.setresp(3), whose forms only Lua sees; else by the
+// reply, which push_reply makes into exactly the value that tells the same: a string of
+// its bytes, an array of its elements, a number or a table without elements.
+uint64_t reply_cost(lua_State* L, const LuaRuntime& rt, const Reply& reply) {
+  if (rt.resp == 2) {
+    if (reply.type == Reply::Type::Bulk) return reply.str.size() / 8;
+    if (reply.type == Reply::Type::Array) return reply.elements.size() * kInstructionsPerElement;
+    return 0;
+  }
+  const int type = lua_type(L, -1);
+  if (type == LUA_TSTRING) return lua_objlen(L, -1) / 8;
+  if (type == LUA_TTABLE) return lua_objlen(L, -1) * kInstructionsPerElement;
+  return 0;
+}
+
+// How a redis.call or redis.pcall ends: its value pushed (returned), an error table pushed
+// that redis.call raises, or the script stopped (its budget spent, or SCRIPT KILL).
+enum class CallEnd { Returned, RaiseResult, Stopped };
+
+// Converts the arguments into `argv`; the error text if one is neither string nor number.
+// `bytes`: the strings' bytes, all of them (the call's cost counts each).
+const char* gather_arguments(lua_State* L, int argc, Command& argv, uint64_t& bytes) {
+  if (argc == 0) return "Please specify at least one argument for this redis lib call";
+  for (int i = 1; i <= argc; ++i) {
+    const int type = lua_type(L, i);
+    std::string& arg = argv[static_cast<size_t>(i - 1)];
+    if (type == LUA_TNUMBER) {
+      // Redis formats numbers with %.17g, not Lua's %.14g.
+      char buffer[64];
+      arg.assign(buffer, format_number_argument(static_cast<double>(lua_tonumber(L, i)), buffer, sizeof buffer));
+    } else if (type == LUA_TSTRING) {
+      size_t len = 0;
+      const char* s = lua_tolstring(L, i, &len);
+      arg.clear();  // then append: a copy into the kept capacity (assign's replace costs more)
+      arg.append(s, len);
+      bytes += len;
+    } else {
+      for (int rest = i + 1; rest <= argc; ++rest)
+        if (lua_type(L, rest) == LUA_TSTRING) bytes += lua_objlen(L, rest);
+      return "Lua redis lib command arguments must be strings or integers";
+    }
+  }
+  return nullptr;
+}
+
+// Runs one redis.call/pcall and pushes its result (`raise`: redis.call's, which raises an
+// error reply). Its cost is charged as it goes, without raising here (the caller raises
+// `stop` once this frame's objects are gone): before the command runs, the call and its
+// arguments at one instruction per byte, since each is copied into the command and again
+// into the data set, which may grow by reallocation (a loop APPENDing 10 MB strings must
+// spend its budget in about a second); after it, the data it walked and the reply.
+CallEnd host_call(lua_State* L, bool raise, LuaRuntime::Stop& stop) {
   LuaRuntime& rt = runtime_of(L);
   HostScope scope(rt);
   std::string error;
   Reply reply;
   bool counted = false;  // an error counted in errorstats where the command made it
   Resp3Form form = Resp3Form::Plain;
+  uint64_t work = 0;
   try {
     const int argc = lua_gettop(L);
     ArgumentVector args(rt, static_cast<size_t>(argc));
     Command& argv = args.argv;
-    if (argc == 0) error = "Please specify at least one argument for this redis lib call";
-    for (int i = 1; i <= argc && error.empty(); ++i) {
-      const int type = lua_type(L, i);
-      std::string& arg = argv[static_cast<size_t>(i - 1)];
-      if (type == LUA_TNUMBER) {
-        // Redis formats numbers with %.17g, not Lua's %.14g.
-        char buffer[64];
-        arg.assign(buffer, format_number_argument(static_cast<double>(lua_tonumber(L, i)), buffer, sizeof buffer));
-      } else if (type == LUA_TSTRING) {
-        size_t len = 0;
-        const char* s = lua_tolstring(L, i, &len);
-        arg.clear();  // then append: a copy into the kept capacity (assign's replace costs more)
-        arg.append(s, len);
-      } else {
-        error = "Lua redis lib command arguments must be strings or integers";
-      }
-    }
+    uint64_t bytes = 0;
+    if (const char* bad = gather_arguments(L, argc, argv, bytes)) error = bad;
+    args.may_hold_long = bytes > ArgumentVector::kLongestKept;
+    stop = rt.account(L, kInstructionsPerCall + bytes);
+    if (stop != LuaRuntime::Stop::None) return CallEnd::Stopped;
     if (error.empty()) run_from_script(*rt.ctx, argv, error, rt, work, counted, reply);
     if (error.empty() && rt.resp == 3) form = resp3_form(argv);
   } catch (const std::exception& e) {
@@ -191,7 +258,9 @@ bool host_call(lua_State* L, bool raise, uint64_t& work) {
   if (!error.empty()) {
     push_error_table(L, error_table_text(error));
     if (counted) mark_error_counted(L);
-    return raise;
+    stop = work != 0 ? rt.account(L, work) : LuaRuntime::Stop::None;
+    if (stop != LuaRuntime::Stop::None) return CallEnd::Stopped;
+    return raise ? CallEnd::RaiseResult : CallEnd::Returned;
   }
   lua_settop(L, 0);  // Redis pops the arguments first: unpack() may have filled the stack
   if (rt.resp == 3)
@@ -199,59 +268,26 @@ bool host_call(lua_State* L, bool raise, uint64_t& work) {
   else
     push_reply(L, reply);
   if (counted && reply.is_error()) mark_error_counted(L);
-  return raise && reply.is_error();
+  const bool raising = raise && reply.is_error();
+  // Nothing to charge changes nothing (the budget, the host's progress and SCRIPT KILL
+  // all move only when instructions are added), so a GET's short reply and its zero
+  // data work skip the accounting.
+  const uint64_t after = work + (raising ? 0 : reply_cost(L, rt, reply));
+  stop = after != 0 ? rt.account(L, after) : LuaRuntime::Stop::None;
+  if (stop != LuaRuntime::Stop::None) return CallEnd::Stopped;
+  return raising ? CallEnd::RaiseResult : CallEnd::Returned;
 }
 
-// A call costs about a microsecond however small (argument vector, lookup, reply
-// or error table): a loop of redis.pcall('NOPE') must spend its budget in about a second.
-constexpr uint64_t kInstructionsPerCall = 100;
-
-// A command's cost, charged before it runs: its arguments at one byte per
-// instruction, since each is copied into the command and again into the data
-// set, which may grow by reallocation (a loop APPENDing 10 MB strings must
-// spend its budget in about a second).
-void charge_command(lua_State* L) {
-  uint64_t bytes = 0;
-  const int argc = lua_gettop(L);
-  for (int i = 1; i <= argc; ++i)
-    if (lua_type(L, i) == LUA_TSTRING) bytes += lua_objlen(L, i);
-  lua_charge(L, kInstructionsPerCall + bytes);
-}
-
-// A reply's cost: its bytes, or its elements (lua_objlen would turn a number into a
-// string); an element is built in the model and again as a Lua string.
-uint64_t reply_cost(lua_State* L) {
-  const int type = lua_type(L, -1);
-  if (type == LUA_TSTRING) return lua_objlen(L, -1) / 8;
-  if (type == LUA_TTABLE) return lua_objlen(L, -1) * kInstructionsPerElement;
-  return 0;
-}
-
-// Charges what a call cost after it ran. Nothing to charge changes nothing (the budget,
-// the host's progress and SCRIPT KILL all move only when instructions are added), so a
-// GET's short reply and its zero data work skip the call.
-void charge_after(lua_State* L, uint64_t cost) {
-  if (cost != 0) lua_charge(L, cost);
-}
-
-int lua_redis_call(lua_State* L) {
-  charge_command(L);
-  uint64_t work = 0;
-  const bool raise = host_call(L, true, work);
-  charge_after(L, work);
-  if (raise) return lua_error(L);
-  charge_after(L, reply_cost(L));
+int redis_call(lua_State* L, bool raise) {
+  LuaRuntime::Stop stop = LuaRuntime::Stop::None;
+  const CallEnd end = host_call(L, raise, stop);
+  if (end == CallEnd::Stopped) runtime_of(L).raise_stop(L, stop);
+  if (end == CallEnd::RaiseResult) return lua_error(L);
   return 1;
 }
 
-int lua_redis_pcall(lua_State* L) {
-  charge_command(L);
-  uint64_t work = 0;
-  host_call(L, false, work);
-  charge_after(L, work);
-  charge_after(L, reply_cost(L));
-  return 1;
-}
+int lua_redis_call(lua_State* L) { return redis_call(L, true); }
+int lua_redis_pcall(lua_State* L) { return redis_call(L, false); }
 
 // ---- the rest of the redis table ----------------------------------------------
 

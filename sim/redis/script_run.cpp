@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "locksim/sim/redis/arguments.hpp"
@@ -27,27 +29,8 @@ void count_hook(lua_State* L, lua_Debug*);
 // script cannot pcall its way out.
 void charge_work(lua_State* L, uint64_t cost) {
   LuaRuntime& rt = runtime_of(L);
-  rt.instructions += cost;
-  rt.run_instructions += cost;
-  if (rt.instructions >= rt.options.lua_instruction_budget || run_budget_spent(rt)) rt.budget_exceeded = true;
-  if (rt.budget_exceeded) {
-    // From now on fire at every instruction of this thread, so an error caught by a
-    // pcall inside a loop is raised again as soon as control is back in the loop.
-    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
-    lua_pushstring(L, "Script exceeded the instruction budget");
-    lua_error(L);
-  }
-  ScriptHost* host = rt.ctx ? rt.ctx->server.script_host : nullptr;
-  if (host && !rt.killed && rt.instructions >= rt.host_due) {
-    rt.host_due = rt.instructions + kScriptProgressInstructions;
-    rt.running.busy_reply_threshold_ms = rt.ctx->server.config.lua_time_limit_ms;
-    if (host->script_progress(rt.running)) rt.killed = true;
-  }
-  if (rt.killed) {  // Redis luaMaskCountHook: uncatchable, like the budget
-    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
-    push_error_table(L, "ERR Script killed by user with SCRIPT KILL...");
-    lua_error(L);
-  }
+  const LuaRuntime::Stop stop = rt.account(L, cost);
+  if (stop != LuaRuntime::Stop::None) rt.raise_stop(L, stop);
 }
 
 // Deterministic script timeout: counts VM instructions, never wall time.
@@ -67,26 +50,53 @@ void set_new_script_array(lua_State* L, int globals, const char* name, const Com
   lua_rawset(L, globals);
 }
 
-// Whether the table at `table` has no metatable and exactly the keys 1..n (what the last
-// fill left, if the script wrote no other key): then refilling it needs no clearing.
-// n distinct keys, each an integer within 1..n, are exactly 1..n.
-bool holds_only_indices(lua_State* L, int table, size_t n) {
+// Overwrites the table at `table` with argv[from, from + count) if it holds nothing but
+// what the last fill left (no metatable, exactly the keys 1..filled, so no clearing is
+// needed); false, having written nothing, if it holds anything else. Elements that
+// already hold their argument are left as they are: a lock sends the same token, and
+// often the same key, call after call, and pushing a string (hashing it into Lua's
+// string table) is most of what a fill costs. The traversal that checks the keys
+// reads the values it compares: n distinct keys, each an integer within 1..n, are 1..n.
+bool refill_in_place(lua_State* L, int table, size_t filled, const Command& argv, size_t from, size_t count) {
   if (lua_getmetatable(L, table)) {
     lua_pop(L, 1);
     return false;
   }
+  constexpr size_t kCompared = 64;  // elements whose equality is remembered (a bit each)
+  uint64_t same = 0;
   size_t seen = 0;
   lua_pushnil(L);
   while (lua_next(L, table) != 0) {
-    lua_pop(L, 1);  // the value
-    const lua_Number key = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : 0;
-    if (!(key >= 1 && key <= static_cast<lua_Number>(n) && key == std::floor(key))) {
-      lua_pop(L, 1);
+    const lua_Number key = lua_type(L, -2) == LUA_TNUMBER ? lua_tonumber(L, -2) : 0;
+    if (!(key >= 1 && key <= static_cast<lua_Number>(filled))) {
+      lua_pop(L, 2);
       return false;
     }
+    const auto index = static_cast<size_t>(key) - 1;  // key is within 1..filled: exact
+    if (static_cast<lua_Number>(index + 1) != key) {  // not a whole number
+      lua_pop(L, 2);
+      return false;
+    }
+    if (index < count && index < kCompared && lua_type(L, -1) == LUA_TSTRING) {
+      size_t len = 0;
+      const char* s = lua_tolstring(L, -1, &len);  // a string already: no conversion under lua_next
+      const std::string& arg = argv[from + index];
+      if (len == arg.size() && std::memcmp(s, arg.data(), len) == 0) same |= uint64_t{1} << index;
+    }
+    lua_pop(L, 1);  // the value
     ++seen;
   }
-  return seen == n;
+  if (seen != filled) return false;
+  for (size_t i = 0; i < count; ++i) {
+    if (i < kCompared && (same >> i & 1)) continue;
+    lua_pushlstring(L, argv[from + i].data(), argv[from + i].size());
+    lua_rawseti(L, table, static_cast<int>(i + 1));
+  }
+  for (size_t i = count; i < filled; ++i) {
+    lua_pushnil(L);
+    lua_rawseti(L, table, static_cast<int>(i + 1));
+  }
+  return true;
 }
 
 // Fills the global KEYS or ARGV table (`ref` in the registry) with argv[from, from + count),
@@ -97,22 +107,14 @@ bool holds_only_indices(lua_State* L, int table, size_t n) {
 // later). What a script left in it goes first: any field, any metatable, so the script
 // sees exactly the array Redis's luaCreateArray makes. One a script grew large is
 // replaced, so that clearing it does not cost every later call. `reinstall`: a function
-// had tables of its own as the globals; this one goes back. `filled`: how many elements
-// the last fill left; a table that still holds just those is overwritten, not cleared.
-void fill_script_array(lua_State* L, int globals, const char* name, int& ref, size_t& filled, const Command& argv,
+// had tables of its own as the globals; this one goes back (into the real global table,
+// `globals_ref`). `filled`: how many elements the last fill left.
+void fill_script_array(lua_State* L, int globals_ref, const char* name, int& ref, size_t& filled, const Command& argv,
                        size_t from, size_t count, bool reinstall) {
   constexpr int kMostFieldsKept = 64;
   lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
   const int table = lua_gettop(L);
-  if (!reinstall && holds_only_indices(L, table, filled)) {  // overwritten in place
-    for (size_t i = 0; i < count; ++i) {
-      lua_pushlstring(L, argv[from + i].data(), argv[from + i].size());
-      lua_rawseti(L, table, static_cast<int>(i + 1));
-    }
-    for (size_t i = count; i < filled; ++i) {
-      lua_pushnil(L);
-      lua_rawseti(L, table, static_cast<int>(i + 1));
-    }
+  if (!reinstall && refill_in_place(L, table, filled, argv, from, count)) {
     filled = count;
     lua_pop(L, 1);
     return;
@@ -138,9 +140,11 @@ void fill_script_array(lua_State* L, int globals, const char* name, int& ref, si
     lua_setmetatable(L, table);
   }
   if (reinstall) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, globals_ref);
     lua_pushstring(L, name);
-    lua_pushvalue(L, -2);
-    lua_rawset(L, globals);
+    lua_pushvalue(L, -3);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
   }
   for (size_t i = 0; i < count; ++i) {
     lua_pushlstring(L, argv[from + i].data(), argv[from + i].size());
@@ -170,31 +174,36 @@ Reply error_from_lua(lua_State* L, const std::string& sha) {
   return Reply::error(without_newlines(std::move(text)));
 }
 
+// The reply of a finished run, the Lua stack as the run left it (reply_of_run clears it).
+Reply answer_of_run(LuaRuntime& rt, int status, const std::string& sha, std::string_view function,
+                    Server::State& server) {
+  lua_State* L = rt.L;
+  if (rt.budget_exceeded)
+    return Reply::error("BUSY Script exceeded the instruction budget of " +
+                        std::to_string(rt.options.lua_instruction_budget) +
+                        " and was stopped; its earlier writes are kept");
+  if (rt.memory_exceeded)
+    return Reply::error("OOM Script exceeded the Lua memory limit of " +
+                        std::to_string(rt.options.lua_memory_limit_bytes) + " bytes");
+  if (status != 0) {
+    if (error_counted(L, -1)) server.error_already_counted = true;
+    return error_from_lua(L, function.empty() ? sha : std::string(function));
+  }
+  if (rt.killed) return Reply::error("ERR Script killed by user with SCRIPT KILL...");  // no instruction left to raise in
+  size_t budget = 1'000'000;
+  Reply reply = lua_to_reply(L, -1, budget);
+  if (reply.is_error() && error_counted(L, -1)) server.error_already_counted = true;
+  return reply;
+}
+
 // What a finished run answers: its stopped budget or memory, its error, or its value.
 // `server` learns whether an error reply passes on one already counted (command_stats.hpp).
+// (Made in place and returned as it is: no move of the reply on the way.)
 Reply reply_of_run(LuaRuntime& rt, int status, const std::string& sha, std::string_view function,
                    Server::State& server) {
-  lua_State* L = rt.L;
-  Reply reply;
-  if (rt.budget_exceeded) {
-    reply = Reply::error("BUSY Script exceeded the instruction budget of " +
-                         std::to_string(rt.options.lua_instruction_budget) +
-                         " and was stopped; its earlier writes are kept");
-  } else if (rt.memory_exceeded) {
-    reply = Reply::error("OOM Script exceeded the Lua memory limit of " +
-                         std::to_string(rt.options.lua_memory_limit_bytes) + " bytes");
-  } else if (status != 0) {
-    reply = error_from_lua(L, function.empty() ? sha : std::string(function));
-    if (error_counted(L, -1)) server.error_already_counted = true;
-  } else if (rt.killed) {  // stopped with no instruction left to raise in
-    reply = Reply::error("ERR Script killed by user with SCRIPT KILL...");
-  } else {
-    size_t budget = 1'000'000;
-    reply = lua_to_reply(L, -1, budget);
-    if (reply.is_error() && error_counted(L, -1)) server.error_already_counted = true;
-  }
-  lua_settop(L, 0);
-  if (rt.memory_exceeded || rt.budget_exceeded) lua_gc(L, LUA_GCCOLLECT, 0);
+  Reply reply = answer_of_run(rt, status, sha, function, server);
+  lua_settop(rt.L, 0);
+  if (rt.memory_exceeded || rt.budget_exceeded) lua_gc(rt.L, LUA_GCCOLLECT, 0);
   return reply;
 }
 
@@ -213,6 +222,10 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   if (numkeys > static_cast<int64_t>(argv.size()) - 3)
     return error_reply("ERR Number of keys can't be greater than number of args");
   if (numkeys < 0) return error_reply("ERR Number of keys can't be negative");
+  // The keys a script declares are the ones it reads: their lookups start loading now.
+  constexpr int64_t kKeysPrefetched = 4;
+  for (int64_t i = 0; i < numkeys && i < kKeysPrefetched; ++i)
+    ctx.db().keys.prefetch(argv[3 + static_cast<size_t>(i)]);
   std::string scratch;
   ScriptRef script;
   rt.touched = true;
@@ -221,24 +234,22 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
 
   lua_settop(L, 0);
   lua_rawgeti(L, LUA_REGISTRYINDEX, rt.handler_ref);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, rt.globals_ref);
-  const int globals = lua_gettop(L);
   const size_t keys = static_cast<size_t>(numkeys);
   if (function.empty()) {
-    fill_script_array(L, globals, "KEYS", rt.keys_ref, rt.keys_filled, argv, 3, keys, rt.script_arrays_displaced);
-    fill_script_array(L, globals, "ARGV", rt.argv_ref, rt.argv_filled, argv, 3 + keys, argv.size() - 3 - keys,
+    fill_script_array(L, rt.globals_ref, "KEYS", rt.keys_ref, rt.keys_filled, argv, 3, keys,
                       rt.script_arrays_displaced);
+    fill_script_array(L, rt.globals_ref, "ARGV", rt.argv_ref, rt.argv_filled, argv, 3 + keys,
+                      argv.size() - 3 - keys, rt.script_arrays_displaced);
     rt.script_arrays_displaced = false;
   } else {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, rt.globals_ref);
+    const int globals = lua_gettop(L);
     set_new_script_array(L, globals, "KEYS", argv, 3, keys);
     set_new_script_array(L, globals, "ARGV", argv, 3 + keys, argv.size() - 3 - keys);
     rt.script_arrays_displaced = true;
+    lua_pop(L, 1);
   }
-  lua_pop(L, 1);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, rt.functions_ref);
-  lua_pushlstring(L, sha.data(), sha.size());
-  lua_rawget(L, -2);
-  lua_remove(L, -2);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, script.function);
 
   if (run_budget_spent(rt))
     return Reply::error("BUSY this run's Lua budget of " + std::to_string(rt.options.lua_run_budget) +
@@ -304,6 +315,33 @@ Reply ScriptEngine::kill(bool by_script_kill) {
 
 void LuaRuntime::charge(lua_State* state, uint64_t cost) {
   if (ctx) charge_work(state, cost);  // outside a script (building the state): free
+}
+
+LuaRuntime::Stop LuaRuntime::account(lua_State*, uint64_t cost) {
+  if (!ctx) return Stop::None;  // outside a script (building the state): free
+  instructions += cost;
+  run_instructions += cost;
+  if (instructions >= options.lua_instruction_budget || run_budget_spent(*this)) budget_exceeded = true;
+  if (budget_exceeded) return Stop::Budget;
+  ScriptHost* host = ctx->server.script_host;
+  if (host && !killed && instructions >= host_due) {
+    host_due = instructions + kScriptProgressInstructions;
+    running.busy_reply_threshold_ms = ctx->server.config.lua_time_limit_ms;
+    if (host->script_progress(running)) killed = true;
+  }
+  return killed ? Stop::Killed : Stop::None;  // Redis luaMaskCountHook: uncatchable, like the budget
+}
+
+void LuaRuntime::raise_stop(lua_State* state, Stop stop) {
+  // From now on fire at every instruction of this thread, so an error caught by a
+  // pcall inside a loop is raised again as soon as control is back in the loop.
+  lua_sethook(state, count_hook, LUA_MASKCOUNT, 1);
+  if (stop == Stop::Budget)
+    lua_pushstring(state, "Script exceeded the instruction budget");
+  else
+    push_error_table(state, "ERR Script killed by user with SCRIPT KILL...");
+  lua_error(state);
+  __builtin_unreachable();
 }
 
 int LuaRuntime::raise_out_of_memory(lua_State* state) {

@@ -200,8 +200,6 @@ void build_state(LuaRuntime& rt) {
   rt.keys_ref = make_script_array(L, globals, "KEYS");
   rt.argv_ref = make_script_array(L, globals, "ARGV");
   rt.keys_filled = rt.argv_filled = 0;
-  lua_newtable(L);
-  rt.functions_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_settop(L, 0);
   lua_gc(L, LUA_GCRESTART, 0);
   rt.built_bytes = rt.used_bytes;

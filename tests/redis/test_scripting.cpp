@@ -188,6 +188,35 @@ TEST_CASE("Script memory is capped") {
   CHECK(m.text({"set", "k", "v"}) == "OK");
 }
 
+TEST_CASE("EVALSHA finds the script it ran last again, and nothing once the cache is flushed") {
+  Model m;
+  const std::string one = m.text({"script", "load", "return 1"});
+  const std::string two = m.text({"script", "load", "return 2"});
+  const std::string sha1 = one.substr(1, 40), sha2 = two.substr(1, 40);
+  for (int round = 0; round < 3; ++round) {  // the same SHA-1 twice in a row, then the other
+    CHECK(m.text({"evalsha", sha1, "0"}) == "(integer) 1");
+    CHECK(m.text({"evalsha", sha1, "0"}) == "(integer) 1");
+    CHECK(m.text({"evalsha", sha2, "0"}) == "(integer) 2");
+  }
+  std::string upper = sha2;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  CHECK(m.text({"evalsha", upper, "0"}) == "(integer) 2");
+  CHECK(m.text({"script", "flush"}) == "OK");
+  CHECK(m.text({"evalsha", sha2, "0"}) == "(error) NOSCRIPT No matching script. Please use EVAL.");
+  CHECK(m.text({"script", "load", "return 3"}) == "\"" + sha1_hex("return 3") + "\"");
+  CHECK(m.text({"evalsha", sha1_hex("return 3"), "0"}) == "(integer) 3");
+}
+
+TEST_CASE("EVALSHA never runs a function, even one whose name makes a 40-character key") {
+  Model m;
+  const std::string name(37, 'f');  // the engine keeps it as "fn:" + name: 40 characters
+  CHECK(m.text({"function", "load", "#!lua name=lib\nredis.register_function('" + name + "', function() return 7 end)"}) ==
+        "\"lib\"");
+  CHECK(m.text({"fcall", name, "0"}) == "(integer) 7");
+  CHECK(m.text({"evalsha", "fn:" + name, "0"}) == "(error) NOSCRIPT No matching script. Please use EVAL.");
+  CHECK(m.text({"evalsha", "FN:" + name, "0"}) == "(error) NOSCRIPT No matching script. Please use EVAL.");
+}
+
 TEST_CASE("Script cache, EVALSHA, SCRIPT LOAD EXISTS FLUSH and NOSCRIPT") {
   Model m;
   const std::string sha = sha1_hex("return 1");
