@@ -34,7 +34,7 @@ std::string_view to_string(FactKind k) {
   return "?";
 }
 
-bool Ledger::tracks(std::string_view key) const { return tracked_.empty() || tracked_.count(key) > 0; }
+bool Ledger::tracks(std::string_view key) const { return tracked_.empty() || tracks_exactly(key); }
 
 void Ledger::set_replica(uint32_t master, uint32_t replica) {
   master_ = master;

@@ -133,7 +133,9 @@ struct KeyWrite {
 class Ledger {
  public:
   // Which keys are locks (the others are queues, counters...); no key tracked: every key is.
-  void track(std::string key) { tracked_.insert(std::move(key)); }
+  void track(std::string key) {
+    if (!tracks_exactly(key)) tracked_.push_back(std::move(key));
+  }
   bool tracks(std::string_view key) const;
   // A replica of `master`, serving only once promoted.
   void set_replica(uint32_t master, uint32_t replica);
@@ -209,7 +211,13 @@ class Ledger {
   std::vector<uint32_t>::const_iterator live_slot(std::string_view key, uint32_t node) const;
   uint32_t live_id(std::string_view key, uint32_t node) const;  // kNoInstance if none
 
-  std::set<std::string, std::less<>> tracked_;
+  // A key or two: a vector, asked by equality (every change reported asks it).
+  std::vector<std::string> tracked_;
+  bool tracks_exactly(std::string_view key) const {
+    for (const std::string& k : tracked_)
+      if (k == key) return true;
+    return false;
+  }
   std::map<uint32_t, std::string> names_;
   std::vector<LockInstance> instances_;
   std::vector<LockFact> facts_;
