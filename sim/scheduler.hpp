@@ -40,21 +40,34 @@ struct EventTicket {
 
 class EventQueue {
  public:
-  EventTicket push(Event e) {
-    e.seq = next_seq_++;
+  EventTicket push(const Event& e) {
+    return push(e.at, e.fn, e.obj, e.id, e.generation, e.node, e.incarnation);
+  }
+  // The event is written straight into its pool slot (no Event built and copied in).
+  EventTicket push(Instant at, EventFn fn, void* obj, uint64_t id, uint64_t generation, NodeId node,
+                   uint32_t incarnation) {
+    const uint64_t seq = next_seq_++;
     uint32_t slot;
     if (!free_.empty()) {
       slot = free_.back();
       free_.pop_back();
-      pool_[slot] = e;
     } else {
       slot = static_cast<uint32_t>(pool_.size());
-      pool_.push_back(e);
+      pool_.emplace_back();
       pos_.push_back(kNotQueued);
     }
-    heap_.push_back(Key{e.at.ns, e.seq, slot});
+    Event& e = pool_[slot];
+    e.at = at;
+    e.seq = seq;
+    e.fn = fn;
+    e.obj = obj;
+    e.id = id;
+    e.generation = generation;
+    e.node = node;
+    e.incarnation = incarnation;
+    heap_.push_back(Key{at.ns, seq, slot});
     sift_up(heap_.size() - 1);
-    return EventTicket{slot, e.seq};
+    return EventTicket{slot, seq};
   }
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }

@@ -57,15 +57,7 @@ EventTicket World::schedule(Instant at, EventFn fn, void* obj, uint64_t id, uint
   // Moving it to now would hide the bug that computed the time, and reorder the run.
   LOCKSIM_ASSERT(at >= now_, fmt::format("an event scheduled in the past: at {}, now {}", format_instant(at),
                                          format_instant(now_)));
-  Event e;
-  e.at = at;
-  e.fn = fn;
-  e.obj = obj;
-  e.id = id;
-  e.generation = generation;
-  e.node = target;
-  e.incarnation = target == kNoNode ? 0 : node(target).incarnation;
-  return queue_.push(e);
+  return queue_.push(at, fn, obj, id, generation, target, target == kNoNode ? 0 : node(target).incarnation);
 }
 
 void World::cancel(EventTicket ticket) {
