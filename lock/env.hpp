@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "locksim/lock/command_pool.hpp"
 #include "locksim/lock/history.hpp"
 #include "locksim/lock/scripts.hpp"
 #include "locksim/sim/db/statement.hpp"
@@ -127,19 +128,20 @@ inline Task<DbResult> Env::db(db::Statement statement, Purpose purpose) {
   co_return DbResult{sim::CallStatus::ConnectionLost, {}};
 }
 
-// cmd("SET", key, token, "NX"): a command from its words. (Also sidesteps a GCC 12
-// bug with braced initializer lists inside co_await expressions.)
+// cmd("SET", key, token, "NX"): a command from its words, built in a spent command's
+// strings (command_pool.hpp). (Also sidesteps a GCC 12 bug with braced initializer
+// lists inside co_await expressions.)
 template <class... Words>
 Command cmd(Words&&... words) {
-  Command c;
-  c.reserve(sizeof...(words));
-  (c.emplace_back(std::forward<Words>(words)), ...);
+  Command c = pooled_command(sizeof...(words));
+  [[maybe_unused]] size_t i = 0;
+  (detail::put_word(c[i++], std::forward<Words>(words)), ...);
   return c;
 }
 
 // The compare-and-delete release (scripts.hpp): DEL `key` only if it still holds `token`.
 inline Command compare_and_delete(const std::string& key, const std::string& token) {
-  return cmd("EVAL", std::string(scripts::kCompareAndDelete), "1", key, token);
+  return cmd("EVAL", scripts::kCompareAndDelete, "1", key, token);
 }
 
 // Reply helpers: the algorithms read like their pseudocode.

@@ -34,7 +34,7 @@ std::string_view to_string(FactKind k) {
   return "?";
 }
 
-bool Ledger::tracks(std::string_view key) const { return tracked_.empty() || tracked_.count(key) > 0; }
+bool Ledger::tracks(std::string_view key) const { return tracked_.empty() || tracks_exactly(key); }
 
 void Ledger::set_replica(uint32_t master, uint32_t replica) {
   master_ = master;
@@ -57,14 +57,27 @@ LockInstance& Ledger::mutable_instance(uint32_t id) {
   return instances_[id];
 }
 
+std::vector<uint32_t>::const_iterator Ledger::live_slot(std::string_view key, uint32_t node) const {
+  return std::lower_bound(live_.begin(), live_.end(), 0u, [&](uint32_t id, uint32_t) {
+    const LockInstance& i = instances_[id];
+    const int order = std::string_view(i.key).compare(key);
+    return order < 0 || (order == 0 && i.node < node);
+  });
+}
+
+uint32_t Ledger::live_id(std::string_view key, uint32_t node) const {
+  const auto it = live_slot(key, node);
+  return it != live_.end() && instances_[*it].node == node && instances_[*it].key == key ? *it : kNoInstance;
+}
+
 const LockInstance* Ledger::live(std::string_view key, uint32_t node) const {
-  auto it = live_.find(std::make_pair(std::string(key), node));
-  return it == live_.end() ? nullptr : &instances_[it->second];
+  const uint32_t id = live_id(key, node);
+  return id == kNoInstance ? nullptr : &instances_[id];
 }
 
 const LockInstance* Ledger::live_of(uint32_t client, uint32_t node) const {
-  for (const auto& [where, id] : live_)
-    if (where.second == node && instances_[id].owner == client) return &instances_[id];
+  for (uint32_t id : live_)
+    if (instances_[id].node == node && instances_[id].owner == client) return &instances_[id];
   return nullptr;
 }
 
@@ -167,7 +180,7 @@ void Ledger::drain() {
         if (contested(it->change)) continue;
         it->contested = false;
       }
-      const Pending p = std::move(*it);
+      Pending p = std::move(*it);
       pending_.erase(it);
       fact_seq_ = p.seq;
       apply(p.change, p.contested && p.took);
@@ -206,7 +219,7 @@ void Ledger::client_acquired(uint32_t client, Instant at) {
       nodes_waiting.push_back(p->change.node);
     }
   bool live = false;
-  for (const auto& [slot, id] : live_)
+  for (uint32_t id : live_)
     if (instances_[id].owner == client && !instances_[id].copy &&
         std::find(nodes_waiting.begin(), nodes_waiting.end(), instances_[id].node) == nodes_waiting.end()) {
       instances_[id].holder_deadline = deadline;
@@ -232,11 +245,14 @@ void Ledger::settle() {
   LOCKSIM_ASSERT(pending_.empty(), "the ledger settled with writes still pending");
 }
 
-uint32_t Ledger::grant(const KeyChange& c) {
-  const auto slot = std::make_pair(c.key, c.node);
-  LOCKSIM_ASSERT(!live_.count(slot), fmt::format("two live instances of {} on {}", c.key, node_name(c.node)));
-  LockInstance i;
-  i.id = static_cast<uint32_t>(instances_.size());
+uint32_t Ledger::grant(KeyChange& c) {
+  const auto slot = live_slot(c.key, c.node);
+  LOCKSIM_ASSERT(slot == live_.end() || instances_[*slot].node != c.node || instances_[*slot].key != c.key,
+                 fmt::format("two live instances of {} on {}", c.key, node_name(c.node)));
+  const uint32_t id = static_cast<uint32_t>(instances_.size());
+  live_.insert(live_.begin() + (slot - live_.begin()), id);  // before the instance is added: `slot` reads instances_
+  LockInstance& i = instances_.emplace_back();
+  i.id = id;
   i.key = c.key;
   i.node = c.node;
   i.owner = c.client;
@@ -247,11 +263,8 @@ uint32_t Ledger::grant(const KeyChange& c) {
   i.store_deadline_ms = c.store_deadline_ms;
   i.copy = is_copy_node(c.node);
   if (!i.copy) i.holder_deadline = c.holder_deadline;
-  instances_.push_back(std::move(i));
-  live_[slot] = instances_.back().id;
-  fact(c.at, instances_.back().copy ? FactKind::Visible : FactKind::Granted, instances_.back().id, c.client,
-       c.purpose, c.value);
-  return instances_.back().id;
+  fact(c.at, i.copy ? FactKind::Visible : FactKind::Granted, id, c.client, c.purpose, std::move(c.value));
+  return id;
 }
 
 void Ledger::end(uint32_t id, InstanceEnd how, Instant at, uint32_t by, Purpose purpose) {
@@ -263,13 +276,13 @@ void Ledger::end(uint32_t id, InstanceEnd how, Instant at, uint32_t by, Purpose 
   i.ended = at;
   i.ended_by = by;
   i.ended_purpose = purpose;
-  live_.erase(std::make_pair(i.key, i.node));
+  const auto slot = live_slot(i.key, i.node);
+  if (slot != live_.end() && instances_[*slot].node == i.node && instances_[*slot].key == i.key) live_.erase(slot);
   fact(at, FactKind::Ended, id, by, purpose);
 }
 
-void Ledger::apply(const KeyChange& c, bool took_over) {
-  auto slot = live_.find(std::make_pair(c.key, c.node));
-  const uint32_t current = slot == live_.end() ? kNoInstance : slot->second;
+void Ledger::apply(KeyChange& c, bool took_over) {
+  const uint32_t current = live_id(c.key, c.node);
   switch (c.kind) {
     case KeyChange::Kind::Set: {
       if (current == kNoInstance) {
@@ -291,10 +304,10 @@ void Ledger::apply(const KeyChange& c, bool took_over) {
         ++i.rearms;
         i.last_armed = c.at;
         if (c.holder_deadline != Instant::never()) i.holder_deadline = c.holder_deadline;
-        fact(c.at, FactKind::Rearmed, current, c.client, c.purpose, c.value);
+        fact(c.at, FactKind::Rearmed, current, c.client, c.purpose, std::move(c.value));
       } else {
         ++i.foreign_rearms;
-        fact(c.at, FactKind::RearmedByOther, current, c.client, c.purpose, c.value);
+        fact(c.at, FactKind::RearmedByOther, current, c.client, c.purpose, std::move(c.value));
       }
       return;
     }
@@ -342,8 +355,8 @@ void Ledger::server_crashed(uint32_t node, Instant at, bool keys_survive) {
   if (node == master_ && replica_ != kNoInstance && !promoted_at_ && !keys_survive) master_down_ = at;
   if (keys_survive) return;
   std::vector<uint32_t> lost;
-  for (const auto& [slot, id] : live_)
-    if (slot.second == node) lost.push_back(id);
+  for (uint32_t id : live_)
+    if (instances_[id].node == node) lost.push_back(id);
   for (uint32_t id : lost) {
     end(id, InstanceEnd::LostWithServer, std::max(at, instances_[id].granted), kNoClient, Purpose::Other);
     if (master_down_ && node == master_) down_instances_.push_back(id);
@@ -363,8 +376,8 @@ void Ledger::promoted(uint32_t replica, Instant at) {
   drain();
   fact_seq_ = seq_++;
   std::vector<uint32_t> masters = down_instances_;
-  for (const auto& [slot, id] : live_)
-    if (slot.second == master_) masters.push_back(id);
+  for (uint32_t id : live_)
+    if (instances_[id].node == master_) masters.push_back(id);
   promoted_at_ = at;
   for (uint32_t id : masters) {
     // The replica carries the instance on only with a copy of it, made there after the
@@ -388,8 +401,8 @@ void Ledger::promoted(uint32_t replica, Instant at) {
   down_instances_.clear();
   master_down_.reset();
   // The replica's copies now serve: they are the lock.
-  for (const auto& [slot, id] : live_)
-    if (slot.second == replica_) instances_[id].copy = false;
+  for (uint32_t id : live_)
+    if (instances_[id].node == replica_) instances_[id].copy = false;
 }
 
 }  // namespace locksim::lock

@@ -133,11 +133,18 @@ struct KeyWrite {
 class Ledger {
  public:
   // Which keys are locks (the others are queues, counters...); no key tracked: every key is.
-  void track(std::string key) { tracked_.insert(std::move(key)); }
+  void track(std::string key) {
+    if (!tracks_exactly(key)) tracked_.push_back(std::move(key));
+  }
   bool tracks(std::string_view key) const;
   // A replica of `master`, serving only once promoted.
   void set_replica(uint32_t master, uint32_t replica);
   void name_node(uint32_t node, std::string name) { names_[node] = std::move(name); }
+  // Room for this many instances and facts: spares the vectors their copies as they double.
+  void reserve(size_t instances, size_t facts) {
+    instances_.reserve(instances);
+    facts_.reserve(facts);
+  }
   std::string node_name(uint32_t node) const;
 
   // --- what the backends report ---
@@ -189,22 +196,34 @@ class Ledger {
     bool resolved = false;
     bool took = false;
   };
-  void apply(const KeyChange& c, bool took_over);
+  // Both may take c's value for the fact they record (c is spent after).
+  void apply(KeyChange& c, bool took_over);
   void drain();
   void resolve(uint32_t client, bool took, Instant at);
   bool contested(const KeyChange& c) const;
-  uint32_t grant(const KeyChange& c);
+  uint32_t grant(KeyChange& c);
   void end(uint32_t id, InstanceEnd how, Instant at, uint32_t by, Purpose purpose);
   void fact(Instant at, FactKind kind, uint32_t instance, uint32_t client, Purpose purpose, std::string value = {});
   void write(KeyChange&& c, uint64_t seq);
   LockInstance& mutable_instance(uint32_t id);
   bool is_copy_node(uint32_t node) const { return node == replica_ && !promoted_at_; }
+  // Where (key, node) is or would go in live_.
+  std::vector<uint32_t>::const_iterator live_slot(std::string_view key, uint32_t node) const;
+  uint32_t live_id(std::string_view key, uint32_t node) const;  // kNoInstance if none
 
-  std::set<std::string, std::less<>> tracked_;
+  // A key or two: a vector, asked by equality (every change reported asks it).
+  std::vector<std::string> tracked_;
+  bool tracks_exactly(std::string_view key) const {
+    for (const std::string& k : tracked_)
+      if (k == key) return true;
+    return false;
+  }
   std::map<uint32_t, std::string> names_;
   std::vector<LockInstance> instances_;
   std::vector<LockFact> facts_;
-  std::map<std::pair<std::string, uint32_t>, uint32_t> live_;  // (key, node) -> instance
+  // The live instances, ordered by (key, node): a few at most, looked up by the
+  // instance's own key (no key copied, nothing allocated per lookup).
+  std::vector<uint32_t> live_;
   std::vector<KeyWrite> writes_;
   uint64_t seq_ = 0;      // reports heard so far
   uint64_t fact_seq_ = 0;  // the report the facts being recorded come from

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "locksim/lock/command_pool.hpp"
+
 namespace locksim::lock {
 
 namespace {
@@ -84,6 +86,7 @@ sim::Answer<redis::Reply> RedisNode::handle(sim::SessionId session, RedisRequest
   redis::Reply reply = server_.execute(s.conn, request.command, local_ms());
   executing_ = nullptr;
   own_key_ = nullptr;
+  recycle_command(std::move(request.command));  // it ran: nothing reads it again (a blocked one is kept as a copy)
   if (own && !own_key_changed_) record_own_lock_refused(request.client, own_key);
   if (const auto count = subscription_count(reply)) s.subscriptions = *count;
   const bool blocked = reply.is_blocked();
@@ -101,7 +104,7 @@ sim::Answer<redis::Reply> RedisNode::handle(sim::SessionId session, RedisRequest
 sim::Answer<redis::Reply> RedisNode::read(Session& s, const RedisRequest& request) {
   if (!s.unread.empty()) {
     redis::Reply next = std::move(s.unread.front());
-    s.unread.pop_front();
+    s.unread.erase(s.unread.begin());
     return next;
   }
   // A connection a reset replaced has lost its subscriptions: the client must subscribe again.
@@ -132,7 +135,7 @@ void RedisNode::deliver_pushed() {
       answer_waiting(s, std::move(replies.front()));
     } else if (s.waiting != 0 && !s.unread.empty()) {
       redis::Reply next = std::move(s.unread.front());
-      s.unread.pop_front();
+      s.unread.erase(s.unread.begin());
       answer_waiting(s, std::move(next));
     }
   }

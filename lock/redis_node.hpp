@@ -14,12 +14,12 @@
 // the server's clock. Both travel back over the link, so a cut or reset
 // loses them, and a reset or crash ends the connection's blocks and
 // subscriptions in the model.
-#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "locksim/lock/history.hpp"
 #include "locksim/lock/unix_time.hpp"
@@ -84,7 +84,9 @@ class RedisNode final : public redis::Observer {
     bool waiting_read = false;    // which of the two
     int64_t read_deadline_ms = 0;
     int64_t subscriptions = 0;        // as the model's confirmations last said
-    std::deque<redis::Reply> unread;  // pushed replies no read has taken yet
+    // Pushed replies no read has taken yet, oldest first: a few at most, so a vector
+    // (a deque allocates twice as it is made, for every session, most of which never read).
+    std::vector<redis::Reply> unread;
   };
   void on_effect(const redis::KeyEffect& effect) override;
   void record_own_lock_refused(uint32_t client, const std::string& key);

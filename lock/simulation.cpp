@@ -54,14 +54,15 @@ Simulation::Simulation(const SimulationConfig& config) : config_(config), algori
 }
 
 // An iteration records nine events when nothing goes wrong (acquire start, acquired,
-// enter, the write, leave, release start, released, the key set and deleted): room
-// for them up front spares the history its copies as it doubles, and the peak of
-// holding both copies at once. Capped: a huge workload grows as it goes.
+// enter, the write, leave, release start, released, the key set and deleted), and in
+// the ledger one instance with two facts (granted, ended): room for them up front
+// spares the vectors their copies as they double, and the peak of holding both copies
+// at once. Capped: a huge workload grows as it goes.
 void Simulation::reserve_history() {
-  constexpr size_t kEventsPerIteration = 9, kSlack = 16, kMost = 8192;
-  const size_t expected = size_t{config_.workload.clients} * config_.workload.iterations *
-                              (config_.workload.nested + 1) * kEventsPerIteration + kSlack;
-  history_.reserve(std::min(expected, kMost));
+  constexpr size_t kEventsPerIteration = 9, kFactsPerIteration = 2, kSlack = 16, kMost = 8192;
+  const size_t holds = size_t{config_.workload.clients} * config_.workload.iterations * (config_.workload.nested + 1);
+  history_.reserve(std::min(holds * kEventsPerIteration + kSlack, kMost));
+  history_.ledger().reserve(std::min(holds, kMost), std::min(holds * kFactsPerIteration + kSlack, kMost));
 }
 
 void Simulation::add_redis_deployment() {

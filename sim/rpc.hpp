@@ -244,7 +244,9 @@ class Channel final : public ConnectionEvents {
   size_t in_flight() const { return to_server_.size() + to_client_.size(); }
 
   void on_client_crash() override {
-    pending_.clear();  // the callers died with their node
+    // The callers died with their node: their timeouts would find nothing.
+    for (const Pending& p : pending_) world_.cancel(p.timeout);
+    pending_.clear();
     if (session_ != 0) {
       // The kernel closes the socket after the bytes already sent: the server
       // runs those first, then learns of the close.
@@ -272,6 +274,7 @@ class Channel final : public ConnectionEvents {
     FiberId fiber;
     Awaiter* awaiter;
     std::coroutine_handle<> handle;
+    EventTicket timeout{};  // cancelled once the call is over: most calls are answered in time
   };
   struct ToServer {
     uint64_t call_id;
@@ -301,7 +304,8 @@ class Channel final : public ConnectionEvents {
     else
       trace.add(world_.now(), client_, TraceKind::CallSent, static_cast<int64_t>(id_), static_cast<int64_t>(call_id));
     const Duration timeout = world_.node(client_).clock.true_span(aw->timeout);
-    world_.schedule(world_.now() + timeout, &Channel::timeout_event, this, call_id, 0, client_);
+    pending_.back().timeout =
+        world_.schedule(world_.now() + timeout, &Channel::timeout_event, this, call_id, 0, client_);
     if (!world_.is_up(server_)) {
       // Connection refused: the failure comes back after one trip.
       world_.schedule(world_.now() + latency().draw(up_, &aw->result.spiked), &Channel::lost_event, this, call_id, 0,
@@ -504,13 +508,15 @@ class Channel final : public ConnectionEvents {
     self->complete(*p);
   }
 
-  // The pending call, removed from the list; empty if it is gone or its task died.
+  // The pending call, removed from the list (its timeout cancelled: the call is over
+  // either way); empty if it is gone or its task died.
   std::optional<Pending> find_pending(uint64_t call_id) {
     LOCKSIM_ASSERT(call_id != 0 && call_id <= next_call_, fmt::format("call #{} was never made", call_id));
     auto it = std::find_if(pending_.begin(), pending_.end(), [&](const Pending& p) { return p.call_id == call_id; });
     if (it == pending_.end()) return std::nullopt;
     Pending p = *it;
     pending_.erase(it);
+    world_.cancel(p.timeout);
     if (!world_.alive(p.fiber)) return std::nullopt;
     return p;
   }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace locksim::sim {
@@ -52,19 +53,15 @@ void World::start_event(World& w, const Event& e) {
   if (n.start) w.spawn(n.id, n.start(Proc(w, n.id)));
 }
 
-void World::schedule(Instant at, EventFn fn, void* obj, uint64_t id, uint64_t generation, NodeId target) {
+EventTicket World::schedule(Instant at, EventFn fn, void* obj, uint64_t id, uint64_t generation, NodeId target) {
   // Moving it to now would hide the bug that computed the time, and reorder the run.
   LOCKSIM_ASSERT(at >= now_, fmt::format("an event scheduled in the past: at {}, now {}", format_instant(at),
                                          format_instant(now_)));
-  Event e;
-  e.at = at;
-  e.fn = fn;
-  e.obj = obj;
-  e.id = id;
-  e.generation = generation;
-  e.node = target;
-  e.incarnation = target == kNoNode ? 0 : node(target).incarnation;
-  queue_.push(e);
+  return queue_.push(at, fn, obj, id, generation, target, target == kNoNode ? 0 : node(target).incarnation);
+}
+
+void World::cancel(EventTicket ticket) {
+  if (const std::optional<Instant> at = queue_.cancel(ticket)) latest_cancelled_ = std::max(latest_cancelled_, *at);
 }
 
 void World::run_until(Instant limit) {
@@ -79,8 +76,13 @@ void World::run_until(Instant limit) {
                              limits_.events_at_one_instant));
     dispatch(e);
   }
+  if (stopped_) return;
+  // Cancelled events count as if they had run as no-ops: those up to the limit move
+  // time to theirs, and one past it is still something to happen.
+  const bool cancelled_after = latest_cancelled_ > limit;
+  if (!cancelled_after && latest_cancelled_ > now_) now_ = latest_cancelled_;
   // Time moves on to the limit only while something is still to happen.
-  if (!stopped_ && now_ < limit && limit != Instant::never() && !queue_.empty()) now_ = limit;
+  if (now_ < limit && limit != Instant::never() && (!queue_.empty() || cancelled_after)) now_ = limit;
 }
 
 void World::run() { run_until(Instant::never()); }

@@ -82,7 +82,13 @@ class World {
 
   // Schedules fn at `at`, aimed at `node`'s current incarnation (kNoNode: at the world).
   // `at` is never in the past, and `node` is one of this world's (internal errors otherwise).
-  void schedule(Instant at, EventFn fn, void* obj, uint64_t id = 0, uint64_t generation = 0, NodeId node = kNoNode);
+  EventTicket schedule(Instant at, EventFn fn, void* obj, uint64_t id = 0, uint64_t generation = 0,
+                       NodeId node = kNoNode);
+  // Drops a scheduled event that can no longer do anything when it comes (a call's
+  // timeout once the call is over): it never runs, and the queue does not carry it.
+  // Nothing else changes: the time a run ends at is still what it would have been
+  // with the event run as a no-op. An event no longer queued is left alone.
+  void cancel(EventTicket ticket);
   // Whether an event still reaches the incarnation it was meant for.
   bool live(const Event& e) const {
     return e.node == kNoNode || (node(e.node).incarnation == e.incarnation && node(e.node).state != NodeState::Crashed);
@@ -178,6 +184,9 @@ class World {
   bool stopped_ = false;
   uint64_t processed_ = 0;
   uint64_t at_this_instant_ = 0;  // events in a row at now_
+  // The latest time of a cancelled event: a run that would have ended on such a
+  // no-op ends at that time still (run_until).
+  Instant latest_cancelled_{};
   RunLimits limits_;
   [[noreturn]] void runaway(const Event& e, std::string_view what) const;
   EventQueue queue_;

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "helpers.hpp"
+#include "locksim/lock/env.hpp"
 #include "locksim/lock/registry.hpp"
 
 using namespace locktest;
@@ -117,4 +118,20 @@ TEST_CASE("command sequence: a watchdog hold longer than the renewal interval re
   CHECK(commands_sent(*s, "A") == Cmds{"SET lock <token> NX PX 1000",
                                        "EVAL if redis.call('get', KEYS[1]) == ARGV... 1 lock <token> 1000",
                                        "EVAL if redis.call('get', KEYS[1]) == ARGV... 1 lock <token>"});
+}
+
+TEST_CASE("command sequence: a command built in a spent one says its own words only", "[lock]") {
+  // A long command ran and went back to the pool: a shorter one built next is not a
+  // prefix or a mix of the two, and the words given away keep their text.
+  recycle_command(cmd("EVAL", std::string(300, 'x'), "2", "alpha", "beta", "gamma-long-argument-word"));
+  std::string token = "A:0123456789abcdef";
+  const Command next = cmd("SET", std::string("lock"), token, "NX");
+  CHECK(next == Command{"SET", "lock", "A:0123456789abcdef", "NX"});
+  CHECK(token == "A:0123456789abcdef");  // an lvalue word is copied, not taken
+  recycle_command(Command(next));
+  const Command longer = cmd("EVAL", scripts::kCompareAndDelete, "1", "lock", std::string("tok"), "x", "y");
+  CHECK(longer == Command{"EVAL", std::string(scripts::kCompareAndDelete), "1", "lock", "tok", "x", "y"});
+  // Recycled words may be read by nobody: an empty command goes back too and builds fine.
+  recycle_command(Command{});
+  CHECK(cmd() == Command{});
 }

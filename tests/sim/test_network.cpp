@@ -126,6 +126,19 @@ TEST_CASE_METHOD(EchoPair, "a cut drops in-flight requests, the caller sees Time
   CHECK(events_of(w, TraceKind::Heal)[0].at == at(7_ms));
 }
 
+TEST_CASE_METHOD(EchoPair, "a call answered in time leaves no timeout queued, and the run ends as before", "[network]") {
+  std::vector<Outcome> out;
+  w.set_start(client, [&](Proc p) -> Task<void> {
+    co_await call_at(p, ch, 0_ms, 5, 500_ms, out);
+    CHECK(p.world().pending_events() == 0);  // its timeout went with the reply
+  });
+  w.run();
+  CHECK(out == std::vector<Outcome>{{CallStatus::Ok, 5, 20'000'000}});
+  CHECK(count_of(w, TraceKind::CallTimedOut) == 0);
+  // The run still ends where the timeout would have come and found nothing to do.
+  CHECK(w.now() == at(500_ms));
+}
+
 TEST_CASE_METHOD(EchoPair, "a cut drops a reply in flight too", "[network]") {
   std::vector<Outcome> out;
   w.set_start(client, [&](Proc p) -> Task<void> { co_await call_at(p, ch, 0_ms, 5, 50_ms, out); });

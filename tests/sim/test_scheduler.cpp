@@ -82,6 +82,75 @@ TEST_CASE("EventQueue is a stable priority queue", "[scheduler][property]") {
   });
 }
 
+TEST_CASE("EventQueue cancels an event and leaves the others in order", "[scheduler][property]") {
+  rc::prop("pops in (time, insertion) order under pushes, pops and cancels", [] {
+    // -2: cancel the ticket drawn next (it may have run or gone already), -1: pop, else push at that time.
+    const auto ops = *rc::gen::container<std::vector<int>>(rc::gen::inRange(-2, 8));
+    EventQueue q;
+    std::vector<std::pair<int64_t, uint64_t>> model;  // (time, seq) of what is queued
+    std::vector<EventTicket> tickets;
+    std::vector<int64_t> times;  // by seq
+    for (int op : ops) {
+      if (op == -2) {
+        if (tickets.empty()) continue;
+        const EventTicket t = tickets[*rc::gen::inRange<size_t>(0, tickets.size())];
+        const auto queued = std::find(model.begin(), model.end(), std::make_pair(times[t.seq], t.seq));
+        const std::optional<Instant> at = q.cancel(t);
+        RC_ASSERT(at.has_value() == (queued != model.end()));
+        if (at) {
+          RC_ASSERT(at->ns == times[t.seq]);
+          model.erase(queued);
+        }
+      } else if (op == -1) {
+        if (q.empty()) {
+          RC_ASSERT(model.empty());
+          continue;
+        }
+        auto best = std::min_element(model.begin(), model.end());
+        Event e = q.pop();
+        RC_ASSERT(e.at.ns == best->first);
+        RC_ASSERT(e.seq == best->second);
+        model.erase(best);
+      } else {
+        Event e;
+        e.at = Instant{op};
+        tickets.push_back(q.push(e));
+        RC_ASSERT(tickets.back().seq == times.size());
+        model.emplace_back(op, times.size());
+        times.push_back(op);
+      }
+      RC_ASSERT(q.size() == model.size());
+    }
+  });
+}
+
+TEST_CASE("a cancelled event never runs, and the run ends when it would have run as a no-op", "[scheduler]") {
+  World w(1);
+  Log log;
+  w.schedule(at(5_ms), &record, &log, 1);
+  const EventTicket late = w.schedule(at(50_ms), &record, &log, 2);
+  const EventTicket past = w.schedule(at(2_s), &record, &log, 3);
+  w.cancel(late);
+  w.cancel(late);  // no longer queued: nothing happens
+  CHECK(w.pending_events() == 2);
+  w.run_until(at(1_s));
+  CHECK(log.ran == std::vector<std::pair<int64_t, uint64_t>>{{5'000'000, 1}});
+  CHECK(w.now() == at(1_s));  // the event at 2s is still to happen
+  w.cancel(past);
+  CHECK(w.pending_events() == 0);
+  w.run_until(at(3_s));
+  CHECK(w.now() == at(2_s));  // as if the cancelled event had run at 2s
+  CHECK(w.events_processed() == 1);
+
+  World v(1);
+  const EventTicket beyond = v.schedule(at(2_s), &record, &log, 4);
+  v.cancel(beyond);
+  v.run_until(at(1_s));
+  CHECK(v.now() == at(1_s));  // a cancelled event past the limit still lets time move to it
+  v.run();
+  CHECK(v.now() == at(2_s));
+}
+
 TEST_CASE("World runs raw events at their instants, same-instant ones in order", "[scheduler]") {
   World w(1);
   Log log;
