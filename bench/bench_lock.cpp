@@ -1,7 +1,9 @@
 // The lock workload in the simulator: simulated time per CPU second and
 // events per second over 20 seeds of token-lua, watchdog and set-nx-px in turn
-// (3 clients, 50 iterations each); the Lua variant of token-lua
-// (examples/token_lua.lua) against the built-in, alternating; and the peak heap,
+// (3 clients, 50 iterations each; events are those the simulator ran: a call's
+// timeout, cancelled once the call is over (sim/rpc.hpp), is none); the Lua
+// variant of token-lua (examples/token_lua.lua) against the built-in,
+// alternating, by events per second; and the peak heap,
 // the Redis model's Lua state included, of one token-lua simulation (3 clients,
 // 3 iterations).
 //   bench_lock

@@ -14,6 +14,7 @@
 #include <map>
 #include <tuple>
 
+#include "locksim/lock/command_pool.hpp"
 #include "locksim/lock/lock.hpp"
 #include "locksim/lock/redis_node.hpp"
 #include "locksim/sim/redis/lua_budget.hpp"
@@ -197,17 +198,18 @@ int yield_request(lua_State* L, int first, LuaRequest::Kind kind, uint32_t serve
   c.pending.kind = kind;
   c.pending.server = server;
   c.pending.span = span;
-  c.pending.command.clear();
-  c.pending.command.reserve(static_cast<size_t>(std::max(top - first + 1, 0)));
+  // Built in a spent command's strings (command_pool.hpp), as the built-in locks' are.
+  c.pending.command = pooled_command(static_cast<size_t>(std::max(top - first + 1, 0)));
   for (int i = first; i <= top; ++i) {
+    std::string& word = c.pending.command[static_cast<size_t>(i - first)];
     if (lua_type(L, i) == LUA_TNUMBER) {
       char digits[32];
-      c.pending.command.emplace_back(digits, format_lua_number(lua_tonumber(L, i), digits));
+      word.assign(digits, format_lua_number(lua_tonumber(L, i), digits));
       continue;
     }
     size_t len = 0;
     const char* str = lua_tolstring(L, i, &len);
-    c.pending.command.emplace_back(str, len);
+    word.assign(str, len);
   }
   lua_settop(L, 0);
   lua_pushlightuserdata(L, &sim_sentinel);
