@@ -93,13 +93,7 @@ class KeyMap {
   }
 
   iterator erase(const_iterator it) {
-    if (it == last_) forget();
-    if (index_.active()) {
-      if (map_.size() - 1 <= kIndexUntil)
-        index_.clear();
-      else
-        index_.erase(map_.erase(it, it), key_hash(it->first));  // erase(it, it): it, mutable
-    }
+    unindex(it);
     const iterator next = map_.erase(it);
     check_index();
     return next;
@@ -108,13 +102,7 @@ class KeyMap {
   // Takes the entry out without finding its successor (erase's iterator, a walk to a
   // node anywhere in memory); its key stays readable in the node until that goes.
   Map::node_type extract(const_iterator it) {
-    if (it == last_) forget();
-    if (index_.active()) {
-      if (map_.size() - 1 <= kIndexUntil)
-        index_.clear();
-      else
-        index_.erase(map_.erase(it, it), key_hash(it->first));  // erase(it, it): it, mutable
-    }
+    unindex(it);
     Map::node_type node = map_.extract(it);
     check_index();
     return node;
@@ -138,6 +126,15 @@ class KeyMap {
 
  private:
   void forget() { last_ = map_.end(); }
+  // Before the entry at `it` leaves the map: it leaves the last-found slot and the hash index.
+  void unindex(const_iterator it) {
+    if (it == last_) forget();
+    if (!index_.active()) return;
+    if (map_.size() - 1 <= kIndexUntil)
+      index_.clear();
+    else
+      index_.erase(map_.erase(it, it), key_hash(it->first));  // erase(it, it): it, mutable
+  }
   void build_index() {
     for (iterator it = map_.begin(); it != map_.end(); ++it) index_.insert(it, key_hash(it->first));
   }
