@@ -16,8 +16,10 @@
 #include "locksim/cli/replay_real.hpp"
 #include "locksim/cli/subcommand.hpp"
 #include "locksim/cli/verdicts.hpp"
+#include "locksim/props/cause_proof.hpp"
 #include "locksim/props/defaults.hpp"
 #include "locksim/props/regression.hpp"
+#include "locksim/props/shrink_memo.hpp"
 #include "locksim/sim/files.hpp"
 
 namespace locksim::cli {
@@ -98,6 +100,23 @@ Loaded load(const std::string& arg, int wanted_line) {
   throw UsageError(fmt::format("{}: no scenario in the file (only blank lines and # comments)", arg));
 }
 
+// Each violation's cause, proven as check proves it (props/cause_proof.hpp): a replay
+// without each element of the scenario. Where the proof re-labels a cause, the violation
+// takes the proven one, and the line saying how is returned ("" where none changed), so
+// that replaying a line check printed tells the cause check told.
+std::string prove_causes(props::Verdict& verdict, const props::Scenario& s, const props::Assumptions& assumed) {
+  props::ReplayCache replays(props::CheckOptions{});
+  std::string lines;
+  for (props::Violation& v : verdict.violations) {
+    if (v.property == props::Property::VariantError) continue;
+    const props::CauseProof proof = props::prove_cause(s, v, assumed, replays);
+    if (!proof.relabelled_by) continue;
+    v = props::proven_violation(v, proof);
+    lines += fmt::format("proof:      {}: {}\n", props::to_string(v.property), props::proof_text(proof));
+  }
+  return lines;
+}
+
 }  // namespace
 
 int cmd_replay(const ReplayOptions& options) {
@@ -117,6 +136,7 @@ int cmd_replay(const ReplayOptions& options) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(fmt::format("{}: {}", l.origin.empty() ? "scenario" : l.origin, e.what()));
   }
+  const std::string proofs = prove_causes(rec.verdict, l.scenario, *assumed);
   const lock::SimulationConfig& c = l.scenario;
   std::vector<render::Highlight> highlights =
       l.expectation ? highlights_of(rec.verdict, l.expectation->property) : highlights_of(rec.verdict);
@@ -142,6 +162,7 @@ int cmd_replay(const ReplayOptions& options) {
     out += fmt::format("verdict:    violated: {}\n", which);
     for (const auto& v : rec.verdict.violations)
       out += fmt::format("cause:      {}: {}\n", props::to_string(v.property), props::to_string(v.cause));
+    out += proofs;
   }
   int status = 0;
   if (l.expectation) {

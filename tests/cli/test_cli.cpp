@@ -685,3 +685,20 @@ TEST_CASE("check --assume: every bound reads, bad words are usage errors, and a 
   INFO(idle.out);
   CHECK(idle.out.find("Evidence") != std::string::npos);
 }
+
+TEST_CASE("replay proves each cause as check does, and tells a re-labelled one with its proof") {
+  // check pubsub-wait --runs 5000 --seed 1 prints this example for fenced-writes as
+  // redis-clock-jump (the classifier's lease-expired-delayed, re-labelled by the proof: without
+  // Redis's jump there is no failure). Its replay must tell the same cause.
+  Result r = run_locksim(
+      "replay 'pubsub-wait seed=202881 clients=2 iterations=1 nested=1 spikes=0.13:11ms:1.5:1.558s ids=1,2 "
+      "faults=[jump redis @7ms by +1.321s; cut B redis @977ms for 2.033s]'");
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("cause:      fenced-writes: redis-clock-jump\n") != std::string::npos);
+  CHECK(r.out.find("proof:      fenced-writes: re-labelled from lease-expired-delayed: 'jump redis @7ms by +1.321s' "
+                   "is necessary") != std::string::npos);
+  CHECK(r.out.find("This needed 'jump redis @7ms by +1.321s'") != std::string::npos);
+  // A cause the proof keeps gets no proof line.
+  CHECK(r.out.find("proof:      reentrancy") == std::string::npos);
+}
