@@ -292,6 +292,32 @@ Scenario without_idle_crashes(const Scenario& s) {
   return out;
 }
 
+// Each client clock's offset and drift, and each Redis node's drift: an element apiece.
+template <typename Add>
+void add_clock_elements(const Scenario& s, const Add& add) {
+  const lock::WorkloadParams& w = s.workload;
+  for (size_t c = 0; c < w.clock_offsets.size(); ++c) {
+    Scenario t = s;
+    t.workload.clock_offsets[c] = {};
+    add(fmt::format("{}'s clock offset of {}", lock::client_name(static_cast<uint32_t>(c)),
+                    sim::format_duration(w.clock_offsets[c])),
+        std::move(t), ElementKind::ClientClockOffset);
+  }
+  for (size_t c = 0; c < w.drifts_ppm.size(); ++c) {
+    Scenario t = s;
+    t.workload.drifts_ppm[c] = 0;
+    add(fmt::format("{}'s clock drift of {:+} ppm", lock::client_name(static_cast<uint32_t>(c)), w.drifts_ppm[c]),
+        std::move(t), ElementKind::ClientClockDrift);
+  }
+  for (size_t n = 0; n < s.redis_drifts_ppm.size(); ++n) {
+    Scenario t = s;
+    t.redis_drifts_ppm[n] = 0;
+    add(fmt::format("{}'s clock drift of {:+} ppm", lock::redis_node_name(s, static_cast<uint32_t>(n)),
+                    s.redis_drifts_ppm[n]),
+        std::move(t), ElementKind::RedisDrift);
+  }
+}
+
 std::vector<Element> elements_of(const Scenario& s) {
   std::vector<Element> out;
   auto add = [&](std::string what, Scenario without, ElementKind kind) {
@@ -322,26 +348,7 @@ std::vector<Element> elements_of(const Scenario& s) {
     t.workload.call_faults.erase(t.workload.call_faults.begin() + static_cast<std::ptrdiff_t>(i));
     add(call_fault_words(c), std::move(t), kind_of_call_fault(c));
   }
-  for (size_t c = 0; c < w.clock_offsets.size(); ++c) {
-    Scenario t = s;
-    t.workload.clock_offsets[c] = {};
-    add(fmt::format("{}'s clock offset of {}", lock::client_name(static_cast<uint32_t>(c)),
-                    sim::format_duration(w.clock_offsets[c])),
-        std::move(t), ElementKind::ClientClockOffset);
-  }
-  for (size_t c = 0; c < w.drifts_ppm.size(); ++c) {
-    Scenario t = s;
-    t.workload.drifts_ppm[c] = 0;
-    add(fmt::format("{}'s clock drift of {:+} ppm", lock::client_name(static_cast<uint32_t>(c)), w.drifts_ppm[c]),
-        std::move(t), ElementKind::ClientClockDrift);
-  }
-  for (size_t n = 0; n < s.redis_drifts_ppm.size(); ++n) {
-    Scenario t = s;
-    t.redis_drifts_ppm[n] = 0;
-    add(fmt::format("{}'s clock drift of {:+} ppm", lock::redis_node_name(s, static_cast<uint32_t>(n)),
-                    s.redis_drifts_ppm[n]),
-        std::move(t), ElementKind::RedisDrift);
-  }
+  add_clock_elements(s, add);
   if (s.latency.spike_probability > 0) {
     Scenario t = s;
     t.latency = Scenario{}.latency;
