@@ -47,6 +47,10 @@ enum class Purpose : uint8_t;
 inline constexpr uint32_t kNoInstance = 0xffffffffu;
 // The database's node in the ledger (Redis nodes are numbered from 0).
 inline constexpr uint32_t kDatabaseNode = 1000;
+// A store keeps deadlines in whole milliseconds of its own clock, so a key can go up to a
+// couple of them before its deadline in true time with every clock sane. Earlier than that,
+// the store's clock ended it early (a jump, a drift).
+inline constexpr Duration kStoreDeadlineRounding = sim::milliseconds(2);
 
 enum class InstanceEnd : uint8_t {
   Live,             // not ended (it may still pass its deadline after the run)
@@ -81,6 +85,8 @@ struct LockInstance {
   Duration early{};                      // Expired: how long before its deadline it went, in true time
   uint32_t successor = kNoInstance;      // Overwritten, HandedOver
   bool live() const { return end == InstanceEnd::Live; }
+  // Expired before the deadline it was given by more than the store's rounding.
+  bool expired_early() const { return end == InstanceEnd::Expired && early > kStoreDeadlineRounding; }
   // When it stopped protecting its owner: its end, or its deadline if it is still live.
   Instant over() const { return live() ? deadline : ended; }
 };

@@ -98,22 +98,62 @@ std::optional<Violation> fenced_writes(const Context& c) {
   return std::nullopt;
 }
 
+// Whether every instance `client`'s outer hold (its acquire ran from `outer.first` to
+// `outer.second`; an instance granted in it may have lapsed before it ended) had lapsed before
+// `by`: expired at the deadline it was given, or taken or deleted by another client. A nested acquire after that met a lock
+// that was no longer its own, and what follows (it took a fresh lock its inner release then
+// freed, or it gave up on another's) is the lapsed lease's failure, mutual exclusion's, not the
+// nesting's: reentrancy promises nothing about a hold that is already gone. A hold the store
+// ended early or lost (a clock jump, a restart without persistence, a failover) did not lapse:
+// what the nesting then does shows the store's fault, under reentrancy, by its cause.
+bool outer_hold_lost_before(const Context& c, uint32_t client, std::pair<Instant, Instant> outer, Instant by) {
+  const auto [outer_start, outer_at] = outer;
+  // A lock that refused its own holder's nested acquire failed at nesting, whatever the lease did after.
+  for (const lock::HistoryEvent& e : c.history.events())
+    if (e.step == Step::OwnLockRefused && e.client == client && e.at >= outer_at && e.at <= by) return false;
+  const lock::Ledger& ledger = c.history.ledger();
+  bool held_any = false;
+  for (const lock::LockInstance* i : ledger.granted_to(client)) {
+    if (i->key != c.config.lock.key || i->copy || i->granted > outer_at) continue;
+    if (!i->live() && i->ended <= outer_start) continue;
+    held_any = true;
+    const lock::LockInstance* last = i;  // a failover's promoted copy carries the hold on
+    while (last->end == lock::InstanceEnd::HandedOver && last->successor < ledger.instances().size())
+      last = &ledger.instances()[last->successor];
+    if (last->live() || last->ended >= by) return false;
+    // An expiry before the deadline it was given (a jumped or drifting store clock) is the store's doing.
+    const bool lapsed = (last->end == lock::InstanceEnd::Expired && !last->expired_early()) ||
+                        ((last->end == lock::InstanceEnd::Overwritten || last->end == lock::InstanceEnd::ReleasedByOther) &&
+                         last->ended_by != client);
+    if (!lapsed) return false;
+  }
+  return held_any;
+}
+
 std::optional<Violation> reentrancy(const Context& c) {
   // An inner release (ReleaseStart at depth > 0, until Released) that ended its own instance.
-  std::vector<std::vector<std::pair<Instant, Instant>>> inner(c.history.clients().size());
-  std::vector<std::optional<Instant>> open(c.history.clients().size());
+  const size_t clients = c.history.clients().size();
+  std::vector<std::vector<std::pair<Instant, Instant>>> inner(clients);
+  std::vector<std::optional<Instant>> open(clients);
+  // The client's last outermost acquire (from its start to its grant), and each inner release's.
+  std::vector<std::pair<Instant, Instant>> outer_at(clients, {Instant::never(), Instant::never()});
+  std::vector<std::vector<std::pair<Instant, Instant>>> outer_of_inner(clients);
   std::optional<Violation> found;
-  std::vector<std::optional<Instant>> nested_start(c.history.clients().size());
+  std::vector<std::optional<Instant>> nested_start(clients);
   for (const auto& e : c.history.events()) {
-    if (e.client >= nested_start.size()) continue;
+    if (e.client >= clients) continue;
+    if (e.step == Step::AcquireStart && e.depth == 0) outer_at[e.client].first = e.at;
+    if (e.step == Step::Acquired && e.depth == 0) outer_at[e.client].second = e.at;
     if (e.step == Step::ReleaseStart) open[e.client] = e.depth > 0 ? std::optional<Instant>(e.at) : std::nullopt;
     if (e.step == Step::Released && open[e.client]) {
       inner[e.client].push_back({*open[e.client], e.at});
+      outer_of_inner[e.client].push_back(outer_at[e.client]);
       open[e.client].reset();
     }
     if (e.step == Step::AcquireStart && e.depth > 0) nested_start[e.client] = e.at;
     if (e.step == Step::AcquireFailed && e.depth > 0 && !found) {
       Instant from = nested_start[e.client].value_or(e.at);
+      if (outer_hold_lost_before(c, e.client, outer_at[e.client], e.at)) continue;
       found = Violation{Property::Reentrancy,
                         {e.client},
                         c.config.lock.key,
@@ -125,7 +165,10 @@ std::optional<Violation> reentrancy(const Context& c) {
     }
   }
   for (uint32_t client = 0; client < open.size(); ++client)
-    if (open[client]) inner[client].push_back({*open[client], c.end.at});
+    if (open[client]) {
+      inner[client].push_back({*open[client], c.end.at});
+      outer_of_inner[client].push_back(outer_at[client]);
+    }
   const lock::Ledger& ledger = c.history.ledger();
   for (const lock::LockInstance& i : ledger.instances()) {
     if (i.end != lock::InstanceEnd::Released || i.ended_by >= inner.size() || i.key != c.config.lock.key) continue;
@@ -133,8 +176,10 @@ std::optional<Violation> reentrancy(const Context& c) {
     // client may be in another hold's inner release. Only what clients are served counts.
     if (i.copy) continue;
     if (found && found->from <= i.ended) continue;
-    for (const auto& [from, to] : inner[i.ended_by]) {
+    for (size_t w = 0; w < inner[i.ended_by].size(); ++w) {
+      const auto& [from, to] = inner[i.ended_by][w];
       if (i.ended < from || i.ended > to) continue;
+      if (outer_hold_lost_before(c, i.ended_by, outer_of_inner[i.ended_by][w], i.granted)) continue;
       found = Violation{
           Property::Reentrancy,
           {i.ended_by},

@@ -436,7 +436,7 @@ Explanation Classifier::expired(uint32_t holder, const Ending& e, Instant until)
                               key_text, sim::format_instant(i.ended)));
   }
   if (std::optional<Explanation> dated = dated_early_by_master(holder, i)) return *dated;
-  if (has_ttl && i.early > sim::milliseconds(2)) {
+  if (has_ttl && i.early > lock::kStoreDeadlineRounding) {
     const std::string node = h_.ledger().node_name(e.node());
     std::string jump = faults_.redis_jump(node, i.last_armed, i.ended);
     const std::string early = sim::format_span(i.early);

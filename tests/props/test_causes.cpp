@@ -187,13 +187,18 @@ TEST_CASE("causes: Redis's clock is the cause only if the holder would have left
 TEST_CASE("causes: a key set by an attempt whose reply a cut lost is not the hold's, nor is a pause a self-wait",
           "[causes]") {
   // A's first SET landed while A was cut off; A acquired only at 3.004s, was paused 1.508s
-  // before its nested acquire, and its lease ran out during that pause.
-  const Violation v = violation_of(
+  // before its nested acquire, and its lease ran out during that pause. The nested acquire
+  // then took a fresh lock: no nesting failure on any seed (it read as lease-expired-paused
+  // under reentrancy before; the lapse is mutual exclusion's, with nobody here to overlap).
+  auto s = parse_scenario(
       "reentrant clients=1 iterations=1 nested=1 call=A:7:pause:1.508s ids=1 explicit-lease=1s "
-      "faults=[cut A redis @3ms for 2.451s]",
-      Property::Reentrancy);
-  CHECK(v.cause == Cause::LeasePaused);
-  CHECK(v.fault == "call=A:7:pause:1.508s");
+      "faults=[cut A redis @3ms for 2.451s]");
+  REQUIRE(s);
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    s->seed = seed;
+    INFO(to_string(*s));
+    CHECK(run_scenario(*s).verdict.holds(Property::Reentrancy));
+  }
 }
 
 TEST_CASE("causes: a replica promoted with a deadline the master's jumped-back clock had already passed", "[causes]") {
@@ -410,14 +415,13 @@ TEST_CASE("causes: a reentrant lock's nested acquire that got no answer did not 
     CHECK(v->clients == std::vector<uint32_t>{0});
   }
   // The built-in reentrant lock, cut off from Redis during its nested acquire: its lease
-  // (explicit, no renewal) ran out meanwhile, and the nested acquire then took a fresh lock.
+  // (explicit, no renewal) ran out meanwhile, and the nested acquire then took a fresh lock,
+  // which its inner release freed. The hold was gone before that lock existed: the lapse is
+  // the lease's (mutual exclusion's, with nobody else here to overlap), not the nesting's.
   const RunResult cut = run_scenario(*parse_scenario(
       "reentrant seed=468717 clients=1 iterations=1 nested=1 persistent=1 spikes=0.28:24ms:1.5:98ms "
       "explicit-lease=1s faults=[cut A redis @138ms for 922ms]"));
-  const Violation* v = cut.verdict.find(Property::Reentrancy);
-  REQUIRE(v);
-  CHECK(v->cause == Cause::AmbiguousReply);
-  CHECK(v->fault == "cut A redis @138ms for 922ms");
+  CHECK(cut.verdict.holds(Property::Reentrancy));
   // A lock that does not claim reentrancy waits on itself, whatever else happens.
   const Violation self = violation_of("token-lua clients=1 iterations=1 nested=1", Property::Reentrancy);
   CHECK(self.cause == Cause::SelfDeadlock);
@@ -449,14 +453,13 @@ TEST_CASE("causes: a holder frozen at its lease's end after most of it paused la
   const RunResult run = run_scenario(*parse_scenario(
       "reentrant seed=88325 clients=2 iterations=1 nested=1 lag=87ms failover=243ms spikes=0.06:25ms:1.5:457ms "
       "clock=A:+0s:15294 slow=A:0:637ms call=B:2:pause:1.388s call=A:4:request-lost explicit-lease=1s"));
-  for (Property p : {Property::MutualExclusion, Property::Reentrancy}) {
-    const Violation* v = run.verdict.find(p);
-    INFO(to_string(p));
-    REQUIRE(v);
-    CHECK(v->cause == Cause::LeasePaused);
-    CHECK(v->fault == "call=B:2:pause:1.388s");
-    CHECK(v->clients.front() == 1);
-  }
+  const Violation* v = run.verdict.find(Property::MutualExclusion);
+  REQUIRE(v);
+  CHECK(v->cause == Cause::LeasePaused);
+  CHECK(v->fault == "call=B:2:pause:1.388s");
+  CHECK(v->clients.front() == 1);
+  // B's hold was gone before its nested acquire: that acquire's wait is no nesting failure.
+  CHECK(run.verdict.holds(Property::Reentrancy));
 }
 
 TEST_CASE("causes: a pause is the lapse's cause only if without it the scheduled work would have ended in time",

@@ -64,15 +64,21 @@ TEST_CASE("claimed: db-for-update keeps mutual exclusion and never deadlocks") {
   check_no_own_failure({"db-for-update", Property::NoDeadlock, ""}, 4000);
 }
 
+// The assumptions only (durable Redis, sane Redis clock, no failover): pauses,
+// cuts and lost messages of any length. A pause or cut longer than the lease lets the outer
+// lease lapse; a nested acquire after that takes a fresh lock, which its inner release then
+// frees. That is the lapsed lease's failure (mutual exclusion's, F13/F14), not the nesting's:
+// the ledger shows the outer hold's instance expired before the fresh one was granted. The
+// 20,000-run check (seeds 1 to 3) finds 0 under these assumptions; it found 6 distinct ones
+// when every such lapse counted as reentrancy's.
+TEST_CASE("claimed: reentrant re-enters (durable Redis, sane Redis clock, no failover)") {
+  check_no_own_failure({"reentrant", Property::Reentrancy, ""}, 4000);
+}
+
 // With pauses and Redis outages bounded well inside the 1 s lease, no message lost: at 300 ms each, an
 // outage, a cut and a pause can follow one another within a second and starve the renewal
 // past the lease (found once half the runs were drawn inside the assumptions: 11 in 4,000).
-// Without those bounds a pause or a cut
-// longer than the lease, striking while a nested acquire is in flight, lets the outer lease
-// run out; the nested acquire then takes a fresh lock and the inner release frees it, which
-// the checker reads as reentrancy's (it cannot yet tell a nested acquire refused by its own
-// hold from one kept from Redis: a refusal is no fact in the history).
-TEST_CASE("claimed: reentrant re-enters (durable Redis, sane Redis clock, no failover, pauses and cuts bounded)") {
+TEST_CASE("claimed: reentrant re-enters (pauses and cuts bounded too)") {
   check_no_own_failure({"reentrant", Property::Reentrancy, "pause<=100ms,delay<=100ms"}, 4000);
 }
 

@@ -170,12 +170,12 @@ TEST_CASE("mechanism aims: token-lua's entered-with-no-validity-left is found in
   }));
   // Sought beside another failure, and on two jobs: the same answer.
   const std::vector<InsideSearch> both =
-      search_inside(m, {{Property::Reentrancy, Cause::NoValidityLeft}, key, {Property::MutualExclusion, Cause::RedisRestartLost}}, o, 2);
+      search_inside(m, {{Property::Reentrancy, Cause::SelfDeadlock}, key, {Property::MutualExclusion, Cause::RedisRestartLost}}, o, 2);
   REQUIRE(both.size() == 3);
   CHECK(both[1].runs == alone[0].runs);
   REQUIRE(both[1].found);
   CHECK(to_string(both[1].found->shrunk) == to_string(alone[0].found->shrunk));
-  check_found_inside(m, {Property::Reentrancy, Cause::NoValidityLeft}, both[0]);
+  check_found_inside(m, {Property::Reentrancy, Cause::SelfDeadlock}, both[0]);
   // What durable-redis rules out stays unfound, its budget spent: no aim for it.
   CHECK_FALSE(both[2].found);
   CHECK(both[2].runs == o.budget);
