@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
@@ -20,6 +21,7 @@
 #include "locksim/cli/signals.hpp"
 #include "locksim/cli/subcommand.hpp"
 #include "locksim/cli/verdicts.hpp"
+#include "locksim/props/cause_proof.hpp"
 #include "locksim/props/claims.hpp"
 #include "locksim/props/exercised.hpp"
 #include "locksim/props/defaults.hpp"
@@ -28,6 +30,7 @@
 #include "locksim/props/inventory.hpp"
 #include "locksim/props/regression.hpp"
 #include "locksim/props/search.hpp"
+#include "locksim/props/shrink_memo.hpp"
 #include "locksim/render/duration.hpp"
 
 namespace locksim::cli {
@@ -125,7 +128,13 @@ int check_first(const CheckFlags& o, const props::FaultModel& model, props::Expl
     std::cout << out;
     return exercised_status(r.worst, x.target, r.runs);
   }
-  const props::Counterexample& found = *r.found;
+  props::Counterexample& found = *r.found;
+  // The cause proven on the shrunk example, as the inventory proves its examples' causes.
+  std::optional<props::CauseProof> proof;
+  if (!o.no_shrink) {
+    props::ReplayCache replays(x.check);
+    proof = props::prove_example(found, model.assumed, replays);
+  }
   const uint32_t clients = found.shrunk.workload.clients;
   out += fmt::format("found: {} violated in run {}", props::to_string(found.violation.property), found.run);
   if (o.no_shrink)
@@ -134,6 +143,8 @@ int check_first(const CheckFlags& o, const props::FaultModel& model, props::Expl
     out +=
         fmt::format(", shrunk in {} more runs to {} client{}\n", found.shrink_runs, clients, clients == 1 ? "" : "s");
   out += "\n" + describe_counterexample(o.algorithm, found, o.output, model.assumed);
+  if (proof && (!proof->elements.empty() || proof->relabelled_by))
+    out += fmt::format("proof:      {}\n", props::proof_text(*proof));
   if (!o.save.empty()) {
     save_regression(o.save, found.violation.property, found.shrunk, out);
     out += fmt::format("saved to {}\n", o.save);

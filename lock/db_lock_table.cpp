@@ -26,7 +26,7 @@ class LockTable final : public SpinLock {
  protected:
   Task<bool> try_acquire(Env& env) override {
     std::string owner = new_token(env);
-    const int64_t expires_at = expiry_ ? unix_ms(env.local_now()) + params().lease.ns / 1'000'000 : -1;
+    const int64_t expires_at = expiry_ ? unix_ms(env.local_now(ClockUse::Validity)) + params().lease.ns / 1'000'000 : -1;
     // Built before the co_await: GCC 12 double-destroys a braced temporary inside one (lock.hpp).
     db::Statement insert = db::Statement::insert(db::Row{key(), owner, expires_at, 1});
     auto r = co_await env.db(std::move(insert), Purpose::Acquire);

@@ -16,7 +16,7 @@ class DelSetnx final : public DelReleaseLock {
   using DelReleaseLock::DelReleaseLock;
 
  protected:
-  int64_t expiry(Env& env) const { return unix_ms(env.local_now()) + params().lease.ns / 1'000'000 + 1; }
+  int64_t expiry(Env& env) const { return unix_ms(env.local_now(ClockUse::Validity)) + params().lease.ns / 1'000'000 + 1; }
 
   Task<bool> try_acquire(Env& env) override {
     const int64_t first = expiry(env);
@@ -26,7 +26,7 @@ class DelSetnx final : public DelReleaseLock {
       co_return true;
     }
     auto current = co_await env.redis(cmd("GET", key()), Purpose::Acquire);
-    const bool expired = replied_timestamp_passed(current, unix_ms(env.local_now()));
+    const bool expired = replied_timestamp_passed(current, unix_ms(env.local_now(ClockUse::Validity)));
     if (!expired) co_return false;
     // Expired: remove it and try again. Nothing stops another waiter doing the same.
     co_await env.redis(cmd("DEL", key()), Purpose::Acquire);

@@ -64,13 +64,14 @@ class Env {
   virtual Task<void> sleep(Duration span) = 0;
   // This client's wall clock (skewed, drifting, jumping as its node's does). A lock
   // reads it where times are compared across processes (a timestamp in the value).
-  virtual Instant local_now() const = 0;
+  // `use`: what the reading is for (touches.hpp); the simulator records it.
+  virtual Instant local_now(ClockUse use) const = 0;
   // This client's monotonic clock: it runs at the node's (drifting) rate and no jump
   // moves it; its origin means nothing. A careful lock times its own waits, wait
   // limits and lease schedule on it, as Redlock's spec asks (CLOCK_MONOTONIC,
   // std::chrono::steady_clock); one that reads the wall clock for them (node-redlock's
   // Date.now(), Redisson's currentTimeMillis) has every wait stretched by a jump back.
-  virtual Instant monotonic_now() const = 0;
+  virtual Instant monotonic_now(ClockUse use) const = 0;
   virtual sim::Rng& rng() = 0;
   // A second task in the same process (the watchdog's renewal); it dies with the process.
   virtual TaskId spawn(Task<void> task) = 0;

@@ -16,7 +16,7 @@ class FairLock final : public Lock {
   using Lock::Lock;
 
   Task<bool> acquire(Env& env) override {
-    const Instant deadline = env.monotonic_now() + params().wait_limit;  // a wall clock's jump would move it
+    const Instant deadline = env.monotonic_now(ClockUse::Pacing) + params().wait_limit;  // a wall clock's jump would move it
     token_ = new_token(env);
     int64_t ticket = -1;
     for (;;) {
@@ -34,7 +34,7 @@ class FairLock final : public Lock {
         if (replied_int(r, 1)) co_return true;
         if (replied_int(r, -1)) ticket = -1;  // the queue forgot or passed it: queue again
       }
-      if (env.monotonic_now() >= deadline) {
+      if (env.monotonic_now(ClockUse::Pacing) >= deadline) {
         if (ticket >= 0)  // only its own heartbeat: after a restart the number may be someone else's
           co_await env.redis(compare_and_delete(key() + ":waiter:" + std::to_string(ticket), token_), Purpose::Acquire);
         co_return false;

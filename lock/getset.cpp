@@ -19,13 +19,13 @@ class Getset final : public SpinLock {
  public:
   using SpinLock::SpinLock;
   Task<bool> release(Env& env) override {
-    if (params().release_if_unexpired && unix_ms(env.local_now()) > my_expiry_) co_return false;
+    if (params().release_if_unexpired && unix_ms(env.local_now(ClockUse::Validity)) > my_expiry_) co_return false;
     auto r = co_await env.redis(cmd("DEL", key()), Purpose::Release);
     co_return r.ok();
   }
 
  protected:
-  int64_t new_expiry(Env& env) const { return unix_ms(env.local_now()) + params().lease.ns / 1'000'000 + 1; }
+  int64_t new_expiry(Env& env) const { return unix_ms(env.local_now(ClockUse::Validity)) + params().lease.ns / 1'000'000 + 1; }
 
   Task<bool> try_acquire(Env& env) override {
     const int64_t expiry = new_expiry(env);
@@ -36,7 +36,7 @@ class Getset final : public SpinLock {
       co_return true;
     }
     auto current = co_await env.redis(cmd("GET", key()), Purpose::Acquire);
-    const bool expired = replied_timestamp_passed(current, unix_ms(env.local_now()));
+    const bool expired = replied_timestamp_passed(current, unix_ms(env.local_now(ClockUse::Validity)));
     if (!expired) co_return false;
     // Both posts swap in the expiry computed before the SETNX (not a fresh one).
     auto old = co_await env.redis(cmd("GETSET", key(), std::to_string(expiry)), Purpose::Acquire);

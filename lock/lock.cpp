@@ -31,11 +31,11 @@ std::string Lock::new_token(Env& env) {
 
 Task<bool> SpinLock::acquire(Env& env) {
   // Timed on the monotonic clock: a wall clock stepped back would stretch the wait.
-  const Instant deadline = env.monotonic_now() + params().wait_limit;
+  const Instant deadline = env.monotonic_now(ClockUse::Pacing) + params().wait_limit;
   for (;;) {
     const bool took = co_await try_acquire(env);
     if (took) co_return true;
-    if (env.monotonic_now() >= deadline) co_return false;
+    if (env.monotonic_now(ClockUse::Pacing) >= deadline) co_return false;
     Duration wait = params().retry;
     if (params().retry_jitter.ns > 0) wait += env.rng().uniform(Duration::zero(), params().retry_jitter);
     co_await env.sleep(wait);

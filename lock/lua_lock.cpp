@@ -94,7 +94,7 @@ Task<Outcome> drive(LuaThread thread, Env& env, Purpose purpose, const char* wha
       } else {
         const Purpose now_for = phase ? *phase : purpose;
         const size_t facts_before = env.ledger() ? env.ledger()->facts().size() : 0;
-        const Instant sent = env.monotonic_now();
+        const Instant sent = now_for == Purpose::Renew ? env.monotonic_now(ClockUse::Renewal) : Instant{};
         RedisResult result = co_await carry_out(env, request, now_for);
         if (now_for == Purpose::Renew && request.kind == LuaRequest::Kind::Call)
           record_renewal(env, result, facts_before, sent);

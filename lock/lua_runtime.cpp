@@ -277,7 +277,7 @@ int l_sleep(lua_State* L) {
 
 int l_now(lua_State* L) {
   Env& env = need_env(L, "now", false);
-  lua_pushnumber(L, static_cast<lua_Number>(kEpochMs) + static_cast<lua_Number>(env.local_now().ns) / 1e6);
+  lua_pushnumber(L, static_cast<lua_Number>(kEpochMs) + static_cast<lua_Number>(env.local_now(ClockUse::Script).ns) / 1e6);
   return 1;
 }
 
@@ -285,7 +285,7 @@ int l_now(lua_State* L) {
 // the origin is arbitrary): what a careful lock times its waits and leases on.
 int l_monotonic_ms(lua_State* L) {
   Env& env = need_env(L, "monotonic_ms", false);
-  lua_pushnumber(L, static_cast<lua_Number>(env.monotonic_now().ns) / 1e6);
+  lua_pushnumber(L, static_cast<lua_Number>(env.monotonic_now(ClockUse::Script).ns) / 1e6);
   return 1;
 }
 

@@ -72,18 +72,18 @@ Task<bool> PubSubWaitLock::subscribe(Env& env) {
 }
 
 Task<bool> PubSubWaitLock::acquire(Env& env) {
-  const Instant deadline = env.monotonic_now() + params().wait_limit;  // a wall clock's jump would move it
+  const Instant deadline = env.monotonic_now(ClockUse::Pacing) + params().wait_limit;  // a wall clock's jump would move it
   const bool first = co_await try_set(env);
   if (first) co_return true;  // uncontended: no subscription at all
   bool held = false, subscribed = false, sent_subscribe = false;
-  while (env.monotonic_now() < deadline) {
+  while (env.monotonic_now(ClockUse::Pacing) < deadline) {
     if (!subscribed) {
       subscribed = co_await subscribe(env);
       sent_subscribe = true;
     }
     held = co_await try_set(env);
     if (held) break;
-    const Duration left = deadline - env.monotonic_now();
+    const Duration left = deadline - env.monotonic_now(ClockUse::Pacing);
     if (left <= Duration::zero()) break;
     const Duration wait = co_await time_to_wait(env, left);
     if (wait == Duration::zero()) continue;

@@ -28,7 +28,7 @@ class Redlock final : public SpinLock {
   Task<bool> try_acquire(Env& env) override {
     const uint32_t masters = env.redis_servers();
     const std::string token = new_token(env);
-    const Instant start = env.monotonic_now();  // the spec's monotonic time: a jump back inflates no validity
+    const Instant start = env.monotonic_now(ClockUse::Validity);  // the spec's monotonic time: a jump back inflates no validity
     uint32_t granted = 0;
     for (uint32_t i = 0; i < masters; ++i) {
       auto r = co_await env.redis_on(i, cmd("SET", key(), token, "NX", "PX", ms(params().lease)), Purpose::Acquire);
@@ -36,7 +36,7 @@ class Redlock final : public SpinLock {
     }
     // The reference algorithm's allowance for clock drift: 1% of the lease + 2 ms.
     const Duration drift = params().lease / 100 + Duration{2'000'000};
-    const Duration validity = params().lease - (env.monotonic_now() - start) - drift;
+    const Duration validity = params().lease - (env.monotonic_now(ClockUse::Validity) - start) - drift;
     if (granted >= masters / 2 + 1 && validity.ns > 0) {
       token_ = token;
       co_return true;

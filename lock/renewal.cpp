@@ -7,11 +7,11 @@ Task<void> renew_until_refused(Env& env, Duration every, RenewalCommand renewal,
                                RenewalRetry retry) {
   // The lease the acquire armed ends no sooner than a lease from now, by this clock
   // (monotonic: a wall clock stepped back would keep it retrying past the lease).
-  Instant lease_end = env.monotonic_now() + retry.lease;
+  Instant lease_end = env.monotonic_now(ClockUse::Renewal) + retry.lease;
   Duration wait = every;
   for (;;) {
     co_await env.sleep(wait);
-    const Instant sent = env.monotonic_now();
+    const Instant sent = env.monotonic_now(ClockUse::Renewal);
     Command command = renewal();
     auto r = co_await env.redis(std::move(command), Purpose::Renew);
     const bool accepted = renewed(r);
@@ -23,7 +23,7 @@ Task<void> renew_until_refused(Env& env, Duration every, RenewalCommand renewal,
     }
     // Unanswered (a timeout, a lost connection): the lease may still be ours, so
     // try again until its own end. A refusal says it is someone else's: stop.
-    if (!r.ok() && retry.lease.ns > 0 && env.monotonic_now() + retry.every < lease_end) {
+    if (!r.ok() && retry.lease.ns > 0 && env.monotonic_now(ClockUse::Renewal) + retry.every < lease_end) {
       wait = retry.every;
       continue;
     }

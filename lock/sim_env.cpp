@@ -174,14 +174,14 @@ Task<void> SimEnv::run_parallel(std::vector<Task<void>> tasks) {
 }
 
 // The wall clock as the lock reads it (record_event's own reading is not the lock's).
-Instant SimEnv::local_now() const {
+Instant SimEnv::local_now(ClockUse use) const {
   wall_reads_.read(proc_.world().now());
-  history_.touches().clock_read(client_, ClockKind::Wall, proc_.world().now());
+  history_.touches().clock_read(client_, ClockKind::Wall, use, proc_.world().now());
   return proc_.local_now();
 }
 
-Instant SimEnv::monotonic_now() const {
-  history_.touches().clock_read(client_, ClockKind::Monotonic, proc_.world().now());
+Instant SimEnv::monotonic_now(ClockUse use) const {
+  history_.touches().clock_read(client_, ClockKind::Monotonic, use, proc_.world().now());
   return proc_.monotonic_now();
 }
 
@@ -189,7 +189,7 @@ void SimEnv::record(Step step, int64_t first, int64_t second) { record_event(ste
 
 // The monotonic clock runs at the node's rate: the span since the send, in true time.
 void SimEnv::record_renewal(Step step, int64_t status, Instant sent_monotonic) {
-  const Duration since = monotonic_now() - sent_monotonic;
+  const Duration since = proc_.monotonic_now() - sent_monotonic;  // bookkeeping: not the lock's reading
   const Instant sent = proc_.world().now() - proc_.world().node(proc_.id()).clock.true_span(since);
   record_event(step, status, 0, {}, Purpose::Other, sent);
 }

@@ -50,8 +50,8 @@ class SimEnv final : public Env {
     db_timeout_ = timeout;
   }
   Task<void> sleep(Duration span) override;
-  Instant local_now() const override;
-  Instant monotonic_now() const override;
+  Instant local_now(ClockUse use) const override;
+  Instant monotonic_now(ClockUse use) const override;
   sim::Rng& rng() override { return proc_.rng(); }
   TaskId spawn(Task<void> task) override { return proc_.spawn(std::move(task)); }
   void cancel(TaskId task) override { proc_.cancel(task); }

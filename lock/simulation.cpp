@@ -262,6 +262,8 @@ sim::Task<void> Simulation::critical_section(SimEnv& env, Lock& lock, uint32_t c
   }
 
   sim::Duration work = schedules_[client].work(iteration);
+  // The section is timed on the client's clock: a drift of its rate moves when the hold ends.
+  if (work.ns > 0) history_.touches().clock_read(client, ClockKind::Monotonic, ClockUse::Work, world_->now());
   if (wl.stop_when_lost) {
     // Work in slices, stopping as soon as the lock says its lease may be gone.
     const sim::Duration slice = 10_ms;

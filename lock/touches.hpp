@@ -26,10 +26,33 @@ struct CallRecord {
 // Which of its clocks the lock read: the wall clock (offset, drift and jumps show in it) or
 // the monotonic one (only the drift of its rate does).
 enum class ClockKind : uint8_t { Wall, Monotonic };
+// What a reading of a client's clock was for: whether what it read decided something about
+// the lock (a clock fault bites only such a reading, props/evidence.hpp).
+enum class ClockUse : uint8_t {
+  Validity,  // a lease's validity or expiry: a timestamp written in or compared with a value,
+             // a validity left after an acquire, a release's check that its lease still runs
+  Renewal,   // a renewal's timing: when it was sent, until when its lease runs
+  Work,      // the holder's section is timed on this clock (a sleep: it decides when the hold ends)
+  Script,    // a variant's script read it: what for is the script's own, so it counts as deciding
+  Pacing,    // a waiter's pacing or wait limit: when to try again or give up, nothing about a holder
+};
+inline std::string_view to_string(ClockUse use) {
+  switch (use) {
+    case ClockUse::Validity: return "validity";
+    case ClockUse::Renewal: return "renewal";
+    case ClockUse::Work: return "work";
+    case ClockUse::Script: return "script";
+    case ClockUse::Pacing: return "pacing";
+  }
+  return "?";
+}
+// Whether a reading for `use` decided something about the lock (all but pacing).
+inline bool decides(ClockUse use) { return use != ClockUse::Pacing; }
 struct ClockRead {
   sim::Instant at;
   uint32_t client = 0;
   ClockKind clock = ClockKind::Wall;
+  ClockUse use = ClockUse::Validity;
   bool operator==(const ClockRead&) const = default;
 };
 
@@ -44,9 +67,10 @@ class Touches {
     calls_[call].ended = at;
     calls_[call].spiked = spiked;
   }
-  // A read at the same instant as the last one recorded adds nothing (a loop reads twice).
-  void clock_read(uint32_t client, ClockKind clock, sim::Instant at) {
-    const ClockRead r{at, client, clock};
+  // A read at the same instant as the last one recorded, for the same use, adds nothing
+  // (a loop reads twice).
+  void clock_read(uint32_t client, ClockKind clock, ClockUse use, sim::Instant at) {
+    const ClockRead r{at, client, clock, use};
     if (reads_.empty() || !(reads_.back() == r)) reads_.push_back(r);
   }
   const std::vector<CallRecord>& calls() const { return calls_; }

@@ -223,6 +223,14 @@ Violation proven_violation(const Violation& v, const CauseProof& proof) {
   return out;
 }
 
+CauseProof prove_example(Counterexample& c, const Assumptions& assumed, ReplayCache& replays) {
+  if (c.violation.property == Property::VariantError)
+    return CauseProof{c.violation.cause, c.violation.cause, {}, std::nullopt};
+  CauseProof proof = prove_cause(c.shrunk, c.violation, assumed, replays);
+  c.violation = proven_violation(c.violation, proof);
+  return proof;
+}
+
 std::string without_text(const ElementProof& e) {
   return e.fails_as ? fmt::format("fails as {}", to_string(*e.fails_as)) : std::string("no failure");
 }

@@ -60,6 +60,10 @@ struct CauseProof {
 CauseProof prove_cause(const Scenario& minimal, const Violation& v, const Assumptions& assumed, ReplayCache& replays);
 // `v` as the proof names it: re-labelled, with the re-labelling fault in its sentence.
 Violation proven_violation(const Violation& v, const CauseProof& proof);
+// Proves the cause of a shrunk counterexample and names its violation by the proven cause:
+// what check's inventory and check --first both do with the example they print. A
+// variant's own error has no mechanism to prove: its proof keeps the classified cause.
+CauseProof prove_example(Counterexample& c, const Assumptions& assumed, ReplayCache& replays);
 // One line for the text output: how the cause was proven.
 std::string proof_text(const CauseProof& proof);
 // "no failure" or "fails as <cause>": what the replay without an element showed.

@@ -44,8 +44,8 @@ enum class Need : uint8_t {
   UsesNode,      // the phase's client calls `node` (kNoNode: any) at some time of the run: a server's fault
   CallInFlight,  // a call of the phase's client to `node` (kNoNode: any) in flight meanwhile: a cut
   SpikedCall,    // a call of the phase's client that a delay spike held, in flight meanwhile
-  WallRead,      // the phase's client read its wall clock meanwhile: an offset, a jump
-  ClockRead,     // it read its wall or monotonic clock meanwhile: a drift of its rate
+  WallRead,      // the phase's client's wall clock decided something about the lock meanwhile: an offset, a jump
+  ClockRead,     // its wall or monotonic clock did (lock::decides): a drift of its rate
 };
 
 // One fault's reach: a client (or every client) over an interval of true time, and what
@@ -269,6 +269,20 @@ std::vector<Reach> reaches_of(const Scenario& s, const lock::History& history, s
   return out;
 }
 
+// Whether a reading of a client's clock decided something about the lock (lock::decides): a
+// section timed on the clock only while its holder has an instance with a lease (a deadline
+// in the store or in its value), since the clock's rate then decides whether the section
+// ends inside it; a section under a lock without one decides nothing the lock keeps.
+bool deciding(const lock::Ledger& ledger, const lock::ClockRead& r) {
+  if (!lock::decides(r.use)) return false;
+  if (r.use != lock::ClockUse::Work) return true;
+  for (const lock::LockInstance* i : ledger.granted_to(r.client))
+    if (i->granted <= r.at && r.at < i->over() &&
+        (i->deadline != sim::Instant::never() || i->holder_deadline != sim::Instant::never()))
+      return true;
+  return false;
+}
+
 // What the clients touched, by client, in time order: their calls and their clock readings.
 class Touched {
  public:
@@ -291,9 +305,14 @@ class Touched {
       }
       calls_[call.client].push_back({call.sent, ended, call.node, call.spiked});
     }
+    // Only a reading that decided something about the lock: a wait's pacing decides nothing
+    // about a holder, so a clock fault that only moved it did not bite.
     for (const lock::ClockRead& r : t.clock_reads()) {
-      if (r.client >= reads_.size()) reads_.resize(r.client + 1), wall_reads_.resize(r.client + 1);
-      reads_[r.client].push_back(r.at);
+      if (!deciding(history.ledger(), r)) continue;
+      if (r.client >= reads_.size())
+        reads_.resize(r.client + 1), wall_reads_.resize(r.client + 1), section_reads_.resize(r.client + 1);
+      // A section's timing starts as its acquire ends: it decides the hold's end, not the acquire's.
+      (r.use == lock::ClockUse::Work ? section_reads_ : reads_)[r.client].push_back(r.at);
       if (r.clock == lock::ClockKind::Wall) wall_reads_[r.client].push_back(r.at);
     }
   }
@@ -310,22 +329,29 @@ class Touched {
       return (node == sim::kNoNode || k.node == node) && (!spiked || k.spiked) && k.sent <= to && k.ended >= from;
     });
   }
-  // A reading of c's clock (its wall clock only, if `wall`) in [from, to].
+  // A deciding reading of c's clock (its wall clock only, if `wall`) in [from, to].
   bool read(uint32_t c, bool wall, sim::Instant from, sim::Instant to) const {
-    const auto& all = wall ? wall_reads_ : reads_;
+    return within(wall ? wall_reads_ : reads_, c, from, to);
+  }
+  // The start of a section of c's timed on its clock in [from, to].
+  bool section_timed(uint32_t c, sim::Instant from, sim::Instant to) const {
+    return within(section_reads_, c, from, to);
+  }
+
+ private:
+  static bool within(const std::vector<std::vector<sim::Instant>>& all, uint32_t c, sim::Instant from, sim::Instant to) {
     if (c >= all.size()) return false;
     const auto it = std::lower_bound(all[c].begin(), all[c].end(), from);
     return it != all[c].end() && *it <= to;
   }
 
- private:
   struct Call {
     sim::Instant sent, ended;
     sim::NodeId node;
     bool spiked;
   };
   std::vector<std::vector<Call>> calls_;
-  std::vector<std::vector<sim::Instant>> reads_, wall_reads_;  // each in time order (recorded so)
+  std::vector<std::vector<sim::Instant>> reads_, wall_reads_, section_reads_;  // each in time order (recorded so)
 };
 
 // Whether `reach` bit span `sp`: it overlaps the phase (an instant one falls in it) and,
@@ -345,7 +371,9 @@ bool bites(const Reach& reach, const Span& sp, const Touched& touched) {
     case Need::CallInFlight: return touched.in_flight(sp.client, reach.node, false, from, to);
     case Need::SpikedCall: return touched.in_flight(sp.client, sim::kNoNode, true, from, to);
     case Need::WallRead: return touched.read(sp.client, true, from, to);
-    case Need::ClockRead: return touched.read(sp.client, false, from, to);
+    case Need::ClockRead:
+      return touched.read(sp.client, false, from, to) ||
+             ((sp.phase == Phase::Holding || sp.phase == Phase::Renewing) && touched.section_timed(sp.client, from, to));
   }
   return false;
 }

@@ -159,9 +159,8 @@ void describe_example(const FaultModel& model, const InventoryOptions& o, Failur
   // The example fails as its bucket's classified cause (it was shrunk keeping it).
   f.cause = f.example.violation.cause;
   f.proof = CauseProof{f.cause, f.cause, {}, std::nullopt};
-  if (o.shrink && f.property != Property::VariantError) {
-    f.proof = prove_cause(f.example.shrunk, f.example.violation, model.assumed, replays);
-    f.example.violation = proven_violation(f.example.violation, f.proof);
+  if (o.shrink) {
+    f.proof = prove_example(f.example, model.assumed, replays);
     f.cause = f.proof.proven;
   }
   f.breaks = broken_assumptions(f.example.shrunk, model.assumed);

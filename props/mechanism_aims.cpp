@@ -1,6 +1,7 @@
 #include "locksim/props/mechanism_aims.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 
 #include "locksim/lock/simulation.hpp"
@@ -158,27 +159,33 @@ bool aimable(const MechanismAim& aim, const FaultModel& model) {
 }
 
 std::vector<GrantedAcquire> granted_acquires(const lock::History& h) {
+  // Per client, the instants an acquire command of its armed an instance it owns on a node
+  // serving clients (its grant, or a re-arm by its acquire: SETNX then EXPIRE), from the
+  // ledger: a losing write over another's instance, a queue's bookkeeping or a replica's
+  // copy is no grant.
+  const lock::Ledger& ledger = h.ledger();
+  std::map<uint32_t, std::vector<sim::Instant>> armed;
+  for (const lock::LockFact& f : ledger.facts()) {
+    if ((f.kind != lock::FactKind::Granted && f.kind != lock::FactKind::Rearmed) || f.purpose != Purpose::Acquire)
+      continue;
+    const lock::LockInstance& i = ledger.instance(f.instance);
+    if (i.owner == f.client && ledger.serving(i.node, f.at)) armed[f.client].push_back(f.at);
+  }
+  for (auto& [client, at] : armed) std::sort(at.begin(), at.end());
   std::vector<GrantedAcquire> out;
-  // Per client: the last change its acquire made to a lock key since its outermost acquire began.
-  std::map<uint32_t, sim::Instant> granted;
+  std::map<uint32_t, sim::Instant> started;  // per client: when its outermost acquire began
   for (const HistoryEvent& e : h.events()) {
-    if (e.client == lock::kNoClient) continue;
-    switch (e.step) {
-      case Step::AcquireStart:
-        if (e.depth == 0) granted.erase(e.client);
-        break;
-      case Step::KeySet:
-      case Step::KeyExpireChanged:
-        if (e.purpose == Purpose::Acquire) granted[e.client] = e.at;
-        break;
-      case Step::Acquired:
-        if (auto g = granted.find(e.client); e.depth == 0 && g != granted.end()) {
-          if (g->second < e.at) out.push_back({e.client, g->second, e.at});
-          granted.erase(g);
-        }
-        break;
-      default: break;
-    }
+    if (e.client == lock::kNoClient || e.depth != 0) continue;
+    if (e.step == Step::AcquireStart) started[e.client] = e.at;
+    if (e.step != Step::Acquired) continue;
+    const auto s = started.find(e.client);
+    const auto a = armed.find(e.client);
+    if (s == started.end() || a == armed.end()) continue;
+    // Its acquire's last arm: at or before the instant it heard it had acquired.
+    const auto last = std::upper_bound(a->second.begin(), a->second.end(), e.at);
+    if (last != a->second.begin() && s->second <= *std::prev(last) && *std::prev(last) < e.at)
+      out.push_back({e.client, *std::prev(last), e.at});
+    started.erase(s);
   }
   return out;
 }

@@ -40,8 +40,9 @@ const MechanismAim* mechanism_aim(Cause cause);
 // sane-client-clock): a search aimed at it would spend its budget for nothing.
 bool aimable(const MechanismAim& aim, const FaultModel& model);
 
-// An acquire the drawn scenario's run made: the instant Redis granted it (the holder's
-// winning command changed the lock key) and the instant the holder heard it had acquired.
+// An acquire the drawn scenario's run made: the instant the store granted it (the ledger's
+// grant of the holder's instance, or its acquire's last re-arm of it) and the instant the
+// holder heard it had acquired.
 struct GrantedAcquire {
   uint32_t client = 0;
   sim::Instant granted, acquired;

@@ -76,12 +76,12 @@ RealClient::~RealClient() {
 uint32_t RealClient::redis_servers() const { return run_.config().masters; }
 
 // The wall clock as the lock reads it (record's own reading is not the lock's).
-sim::Instant RealClient::local_now() const {
+sim::Instant RealClient::local_now(lock::ClockUse) const {
   wall_reads_.read(run_.loop().now());
   return clock_.local(run_.loop().now());
 }
 // The loop's steady_clock at this client's rate: its jumps (clock_'s) do not move it.
-sim::Instant RealClient::monotonic_now() const { return clock_.monotonic(run_.loop().now()); }
+sim::Instant RealClient::monotonic_now(lock::ClockUse) const { return clock_.monotonic(run_.loop().now()); }
 
 // By reference: the callers' locals outlive the await, and no temporary enters the co_await.
 lock::Task<RedisResult> RealClient::await_op(const std::shared_ptr<Op>& op, const std::function<void()>& start) {

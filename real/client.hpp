@@ -37,8 +37,8 @@ class RealClient final : public lock::Env {
   lock::Task<lock::RedisResult> redis_on(uint32_t server, lock::Command command, lock::Purpose purpose) override;
   uint32_t redis_servers() const override;
   lock::Task<void> sleep(sim::Duration span) override;
-  sim::Instant local_now() const override;
-  sim::Instant monotonic_now() const override;
+  sim::Instant local_now(lock::ClockUse use) const override;
+  sim::Instant monotonic_now(lock::ClockUse use) const override;
   sim::Rng& rng() override { return rng_; }
   lock::TaskId spawn(lock::Task<void> task) override;
   void cancel(lock::TaskId task) override;

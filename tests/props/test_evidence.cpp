@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "locksim/props/evidence.hpp"
 #include "locksim/props/explorer.hpp"
@@ -81,10 +82,49 @@ TEST_CASE("evidence: a client's clock offset bites only a lock that reads that c
                Phase::Acquiring));
   // A jump after the client's last reading of its clock changes nothing it read.
   CHECK(bit_phases("getset clients=1 iterations=1 faults=[jump A @5s by +2s]", FaultFamily::ClockJump) == 0);
-  // A drift bites where the lock times something on the client's clock: here the acquire's
-  // wait limit, on the monotonic clock.
-  CHECK(bit_in(bit_phases("token-lua clients=1 iterations=1 clock=A:+0s:100000", FaultFamily::ClockDrift),
+}
+
+TEST_CASE("evidence: a drift bites only where a reading of the clock decided something about the lock", "[props]") {
+  // token-lua times its wait limit on the monotonic clock: pacing, which decides nothing about
+  // a holder, so a drift that only moved it did not bite B's acquire, long as B waited; A's
+  // section is timed on its clock, so the drift bites the hold.
+  const std::string contended = "token-lua clients=2 iterations=1 clock=B:+0s:100000 slow=A:0:500ms";
+  const uint8_t waiter = bit_phases(contended, FaultFamily::ClockDrift);
+  CHECK_FALSE(bit_in(waiter, Phase::Acquiring));
+  CHECK_FALSE(bit_in(waiter, Phase::Waiting));
+  CHECK(bit_in(waiter, Phase::Holding));
+  // setnx-del's key has no lease for a section to outlast, nor a timestamp: a drift bites nothing.
+  CHECK(bit_phases("setnx-del clients=2 iterations=1 clock=A:+0s:100000 clock=B:+0s:100000 slow=A:0:500ms",
+                   FaultFamily::ClockDrift) == 0);
+  // Redlock computes the validity left after its acquire on the monotonic clock.
+  CHECK(bit_in(bit_phases("redlock clients=1 iterations=1 masters=3 clock=A:+0s:100000", FaultFamily::ClockDrift),
                Phase::Acquiring));
+  // The watchdog's renewals are timed on it.
+  CHECK(bit_in(bit_phases("watchdog clients=1 iterations=1 clock=A:+0s:100000 slow=A:0:2s", FaultFamily::ClockDrift),
+               Phase::Renewing));
+}
+
+TEST_CASE("evidence: each reading of a client's clock is recorded with what it was for", "[props]") {
+  // B waits on A's hold: its wait limit is read for pacing; A's section is timed on its clock.
+  std::vector<lock::ClockRead> reads;
+  run_scenario(scenario("token-lua clients=2 iterations=1 slow=A:0:500ms"), {},
+               [&](const lock::History& h) { reads = h.touches().clock_reads(); });
+  auto has = [&](uint32_t client, lock::ClockUse use) {
+    return std::any_of(reads.begin(), reads.end(),
+                       [&](const lock::ClockRead& r) { return r.client == client && r.use == use; });
+  };
+  CHECK(has(1, lock::ClockUse::Pacing));
+  CHECK(has(0, lock::ClockUse::Work));
+  CHECK_FALSE(has(0, lock::ClockUse::Validity));
+  CHECK(lock::decides(lock::ClockUse::Work));
+  CHECK_FALSE(lock::decides(lock::ClockUse::Pacing));
+  // Redlock's validity and the watchdog's renewals.
+  run_scenario(scenario("redlock clients=1 iterations=1 masters=3"), {},
+               [&](const lock::History& h) { reads = h.touches().clock_reads(); });
+  CHECK(has(0, lock::ClockUse::Validity));
+  run_scenario(scenario("watchdog clients=1 iterations=1 slow=A:0:2s"), {},
+               [&](const lock::History& h) { reads = h.touches().clock_reads(); });
+  CHECK(has(0, lock::ClockUse::Renewal));
 }
 
 TEST_CASE("evidence: a cut bites only a call in flight on its link, a reset only a client of that server", "[props]") {
