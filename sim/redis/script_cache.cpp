@@ -10,6 +10,7 @@
 
 #include "locksim/base/assert.hpp"
 #include "locksim/sim/redis/arguments.hpp"
+#include "locksim/sim/redis/script_globals.hpp"
 #include "locksim/sim/redis/script_lua.hpp"
 #include "locksim/sim/redis/script_shebang.hpp"
 #include "locksim/sim/redis/scripting.hpp"
@@ -66,6 +67,7 @@ struct ParsedBody {
   std::string sha;
   ScriptFlags flags;
   std::string chunk;           // lua_dump of the compiled body, if it compiles
+  bool writes_globals = true;  // whether the chunk holds a SETGLOBAL (script_globals.hpp)
   std::optional<Reply> error;  // else why not (the shebang, or the parser's message)
 };
 
@@ -90,6 +92,7 @@ const ParsedBody& parsed_small_body(std::string_view body, const std::string* kn
     lua_State* S = scratch.get();
     if (luaL_loadbuffer(S, lua_body.data(), lua_body.size(), "@user_script") == 0) {
       lua_dump(S, append_chunk, &p.chunk);
+      p.writes_globals = chunk_writes_globals(p.chunk);
     } else {
       const char* message = lua_tostring(S, -1);
       p.error = Reply::error(without_newlines("ERR Error compiling script (new function): " +
@@ -97,6 +100,13 @@ const ParsedBody& parsed_small_body(std::string_view body, const std::string* kn
     }
   }
   return parsed.emplace(std::string(body), std::move(p)).first->second;
+}
+
+// The function at the top of the stack, which assigns no global, reads the real global
+// table directly instead of through its read-only proxy (script_globals.hpp says why).
+void read_globals_directly(LuaRuntime& rt) {
+  lua_rawgeti(rt.L, LUA_REGISTRYINDEX, rt.globals_ref);
+  lua_setfenv(rt.L, -2);
 }
 
 // Compiles `body` into the function cache under `sha`; a compile error otherwise.
@@ -107,6 +117,7 @@ std::optional<Reply> compile(LuaRuntime& rt, std::string_view body, const std::s
     const ParsedBody& p = parsed_small_body(body, &sha);
     if (p.error) return p.error;
     if (auto error = load_into(rt, p.chunk)) return error;
+    if (!p.writes_globals) read_globals_directly(rt);
     cache_function(rt, sha, p.flags);
     return std::nullopt;
   }
@@ -114,6 +125,9 @@ std::optional<Reply> compile(LuaRuntime& rt, std::string_view body, const std::s
   std::string lua_body;
   if (auto bad = parse_shebang(body, flags, lua_body)) return bad;
   if (auto error = load_into(rt, lua_body)) return error;
+  std::string chunk;
+  lua_dump(rt.L, append_chunk, &chunk);
+  if (!chunk_writes_globals(chunk)) read_globals_directly(rt);
   cache_function(rt, sha, flags);
   return std::nullopt;
 }
