@@ -77,6 +77,7 @@ struct LuaRuntime final : LuaMeter {
   struct Compiled {
     ScriptFlags flags;
     int function = LUA_NOREF;
+    bool sets_fields = true;  // its code holds a SETTABLE (script_globals.hpp)
   };
   // sha -> its script: the same keys as `shas` (EVALSHA finds both in one lookup).
   std::map<std::string, Compiled, std::less<>> compiled;
@@ -119,6 +120,12 @@ struct LuaRuntime final : LuaMeter {
   // A function (FCALL) got tables of its own as KEYS and ARGV: a library may keep them
   // (an upvalue), so they are never refilled; the next EVAL puts the refilled ones back.
   bool script_arrays_displaced = false;
+  // KEYS and ARGV hold no key but 1..filled and no metatable, as the last fill left them,
+  // so the next fill need not search them: the last Lua run was an EVAL that ended well,
+  // of a script with no SETTABLE, and called nothing that writes a table it is given
+  // (rawset, setmetatable, table.insert, the error handler) or runs code not scanned
+  // (loadstring, load): each of those clears it (note_table_write), as does any other run.
+  bool arrays_as_filled = false;
   int handler_ref = LUA_NOREF;    // __redis__err__handler
   int proxies_ref = LUA_NOREF;    // read-only proxy -> its backing table (weak keys)
   // lua-cjson keeps its encode buffer in malloc'd memory outside the state, owned by

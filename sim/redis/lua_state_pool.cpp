@@ -65,6 +65,7 @@ void reset_lua_state(LuaRuntime& rt) {
   rt.ctx = nullptr;
   rt.instructions = 0;
   rt.keys_filled = rt.argv_filled = 0;  // the tables are empty again
+  rt.arrays_as_filled = false;
   rt.touched = false;
 }
 

@@ -23,7 +23,7 @@ namespace {
 // Puts the compiled function at the top of the stack (popped) into the function cache
 // under `sha`: in the registry at a reference of its own (luaL_ref's, reused after an
 // unregister), or at the one `sha` already had.
-void cache_function(LuaRuntime& rt, const std::string& sha, const ScriptFlags& flags) {
+void cache_function(LuaRuntime& rt, const std::string& sha, const ScriptFlags& flags, bool sets_fields = true) {
   lua_State* L = rt.L;
   const auto known = rt.compiled.find(sha);
   int function = known != rt.compiled.end() ? known->second.function : LUA_NOREF;
@@ -31,7 +31,7 @@ void cache_function(LuaRuntime& rt, const std::string& sha, const ScriptFlags& f
     function = luaL_ref(L, LUA_REGISTRYINDEX);
   else
     lua_rawseti(L, LUA_REGISTRYINDEX, function);
-  rt.compiled[sha] = {flags, function};
+  rt.compiled[sha] = {flags, function, sets_fields};
   rt.shas.insert(sha);
   LOCKSIM_ASSERT(rt.shas.size() == rt.compiled.size(), "the compiled scripts and their flags disagree");
 }
@@ -67,7 +67,7 @@ struct ParsedBody {
   std::string sha;
   ScriptFlags flags;
   std::string chunk;           // lua_dump of the compiled body, if it compiles
-  bool writes_globals = true;  // whether the chunk holds a SETGLOBAL (script_globals.hpp)
+  ChunkWrites writes;          // what its code writes (script_globals.hpp)
   std::optional<Reply> error;  // else why not (the shebang, or the parser's message)
 };
 
@@ -92,7 +92,7 @@ const ParsedBody& parsed_small_body(std::string_view body, const std::string* kn
     lua_State* S = scratch.get();
     if (luaL_loadbuffer(S, lua_body.data(), lua_body.size(), "@user_script") == 0) {
       lua_dump(S, append_chunk, &p.chunk);
-      p.writes_globals = chunk_writes_globals(p.chunk);
+      p.writes = chunk_writes(p.chunk);
     } else {
       const char* message = lua_tostring(S, -1);
       p.error = Reply::error(without_newlines("ERR Error compiling script (new function): " +
@@ -117,8 +117,8 @@ std::optional<Reply> compile(LuaRuntime& rt, std::string_view body, const std::s
     const ParsedBody& p = parsed_small_body(body, &sha);
     if (p.error) return p.error;
     if (auto error = load_into(rt, p.chunk)) return error;
-    if (!p.writes_globals) read_globals_directly(rt);
-    cache_function(rt, sha, p.flags);
+    if (!p.writes.globals) read_globals_directly(rt);
+    cache_function(rt, sha, p.flags, p.writes.fields);
     return std::nullopt;
   }
   ScriptFlags flags;
@@ -127,8 +127,9 @@ std::optional<Reply> compile(LuaRuntime& rt, std::string_view body, const std::s
   if (auto error = load_into(rt, lua_body)) return error;
   std::string chunk;
   lua_dump(rt.L, append_chunk, &chunk);
-  if (!chunk_writes_globals(chunk)) read_globals_directly(rt);
-  cache_function(rt, sha, flags);
+  const ChunkWrites writes = chunk_writes(chunk);
+  if (!writes.globals) read_globals_directly(rt);
+  cache_function(rt, sha, flags, writes.fields);
   return std::nullopt;
 }
 
@@ -156,7 +157,8 @@ std::optional<Reply> find_script(LuaRuntime& rt, const Command& argv, bool by_sh
     if (!rt.shas.count(scratch)) return error_reply("ERR Function not found");
   } else if (by_sha) {
     if (rt.last_by_sha && argv[1] == rt.last_by_sha->first) {  // as sent last time (lower case)
-      found = {&rt.last_by_sha->first, rt.last_by_sha->second.flags, rt.last_by_sha->second.function};
+      found = {&rt.last_by_sha->first, rt.last_by_sha->second.flags, rt.last_by_sha->second.function,
+               rt.last_by_sha->second.sets_fields};
       return std::nullopt;
     }
     // `compiled` holds the keys of `shas`: one lookup, and the sha is the cache's own.
@@ -168,10 +170,11 @@ std::optional<Reply> find_script(LuaRuntime& rt, const Command& argv, bool by_sh
                         : rt.compiled.end();
     if (it == rt.compiled.end()) return error_reply("NOSCRIPT No matching script. Please use EVAL.");
     rt.last_by_sha = &*it;
-    found = {&it->first, it->second.flags, it->second.function};
+    found = {&it->first, it->second.flags, it->second.function, it->second.sets_fields};
     return std::nullopt;
   } else if (const LuaRuntime::KnownEntry* known = known_body(rt, argv[1])) {
-    found = {&known->second.sha, known->second.script.flags, known->second.script.function};
+    found = {&known->second.sha, known->second.script.flags, known->second.script.function,
+             known->second.script.sets_fields};
     return std::nullopt;
   } else {
     // A small body's SHA-1 comes with its parse, computed once per thread.
@@ -185,6 +188,7 @@ std::optional<Reply> find_script(LuaRuntime& rt, const Command& argv, bool by_sh
   const LuaRuntime::Compiled& script = rt.compiled.at(scratch);
   found.flags = script.flags;
   found.function = script.function;
+  found.sets_fields = script.sets_fields;
   return std::nullopt;
 }
 

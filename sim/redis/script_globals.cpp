@@ -13,6 +13,7 @@ namespace {
 
 constexpr uint32_t kOpcodeMask = 0x3F;  // an instruction's low 6 bits (lopcodes.h)
 constexpr uint32_t kSetGlobal = 7;      // OP_SETGLOBAL in Lua 5.1's opcode order
+constexpr uint32_t kSetTable = 9;       // OP_SETTABLE
 constexpr int kDeepestNesting = 200;    // Lua's parser allows fewer (LUAI_MAXCCALLS)
 
 // A cursor over the chunk; any read past its end makes it fail, and it stays failed.
@@ -50,15 +51,24 @@ bool header_ok(ChunkReader& r) {
   return true;
 }
 
-// Skips one function (and its nested ones); true if any of them holds a SETGLOBAL.
-bool function_writes(ChunkReader& r, int depth) {
-  if (depth > kDeepestNesting) return r.failed = true;
+// Skips one function (and its nested ones), noting what their instructions write.
+void scan_function(ChunkReader& r, int depth, ChunkWrites& writes) {
+  if (depth > kDeepestNesting) {
+    r.failed = true;
+    return;
+  }
   r.skip_string();                        // source
   r.take(2 * r.int_size + 4);             // line defined, last line, nups, params, vararg, stack
   const uint64_t code = r.count();
-  if (code > r.in.size()) return r.failed = true;
-  for (uint64_t i = 0; i < code && !r.failed; ++i)
-    if ((r.unsigned_of(4) & kOpcodeMask) == kSetGlobal) return true;
+  if (code > r.in.size()) {
+    r.failed = true;
+    return;
+  }
+  for (uint64_t i = 0; i < code && !r.failed; ++i) {
+    const uint32_t opcode = static_cast<uint32_t>(r.unsigned_of(4)) & kOpcodeMask;
+    writes.globals = writes.globals || opcode == kSetGlobal;
+    writes.fields = writes.fields || opcode == kSetTable;
+  }
   const uint64_t constants = r.count();
   for (uint64_t i = 0; i < constants && !r.failed; ++i) {
     const uint64_t type = r.unsigned_of(1);
@@ -72,10 +82,12 @@ bool function_writes(ChunkReader& r, int depth) {
       r.failed = true;
   }
   const uint64_t nested = r.count();
-  for (uint64_t i = 0; i < nested && !r.failed; ++i)
-    if (function_writes(r, depth + 1)) return true;
+  for (uint64_t i = 0; i < nested && !r.failed; ++i) scan_function(r, depth + 1, writes);
   const uint64_t lines = r.count();  // line info: an int each
-  if (lines > r.in.size()) return r.failed = true;
+  if (lines > r.in.size()) {
+    r.failed = true;
+    return;
+  }
   r.take(lines * r.int_size);
   const uint64_t locals = r.count();
   for (uint64_t i = 0; i < locals && !r.failed; ++i) {
@@ -84,16 +96,17 @@ bool function_writes(ChunkReader& r, int depth) {
   }
   const uint64_t upvalues = r.count();
   for (uint64_t i = 0; i < upvalues && !r.failed; ++i) r.skip_string();
-  return r.failed;
 }
 
 }  // namespace
 
-bool chunk_writes_globals(std::string_view chunk) {
+ChunkWrites chunk_writes(std::string_view chunk) {
   ChunkReader r{chunk};
-  if (!header_ok(r)) return true;
-  const bool writes = function_writes(r, 0);
-  return writes || r.failed || r.at != chunk.size();
+  if (!header_ok(r)) return {};
+  ChunkWrites writes{false, false};
+  scan_function(r, 0, writes);
+  if (r.failed || r.at != chunk.size()) return {};
+  return writes;
 }
 
 }  // namespace locksim::redis

@@ -51,52 +51,65 @@ void set_new_script_array(lua_State* L, int globals, const char* name, const Com
 }
 
 // Overwrites the table at `table` with argv[from, from + count) if it holds nothing but
-// what the last fill left (no metatable, exactly the keys 1..filled, so no clearing is
-// needed); false, having written nothing, if it holds anything else. Elements that
-// already hold their argument are left as they are: a lock sends the same token, and
-// often the same key, call after call, and pushing a string (hashing it into Lua's
-// string table) is most of what a fill costs. The traversal that checks the keys
-// reads the values it compares: n distinct keys, each an integer within 1..n, are 1..n.
+// what the last fill left: no metatable, and exactly the keys 1..filled, which one
+// traversal meets in that order (the array part's); false otherwise, and the caller
+// refills it from scratch. The values are rewritten during that traversal, which Lua
+// allows for existing fields (clearing included), so a table a script left alone costs
+// one pass. An element that already holds its argument is left as it is: a lock sends
+// the same token, and often the same key, call after call, and pushing a string
+// (hashing it into Lua's string table) is most of what a fill costs.
 bool refill_in_place(lua_State* L, int table, size_t filled, const Command& argv, size_t from, size_t count) {
   if (lua_getmetatable(L, table)) {
     lua_pop(L, 1);
     return false;
   }
-  constexpr size_t kCompared = 64;  // elements whose equality is remembered (a bit each)
-  uint64_t same = 0;
-  size_t seen = 0;
+  size_t i = 0;
   lua_pushnil(L);
-  while (lua_next(L, table) != 0) {
-    const lua_Number key = lua_type(L, -2) == LUA_TNUMBER ? lua_tonumber(L, -2) : 0;
-    if (!(key >= 1 && key <= static_cast<lua_Number>(filled))) {
+  while (lua_next(L, table) != 0) {  // key at -2, value at -1
+    if (i == filled || lua_type(L, -2) != LUA_TNUMBER || lua_tonumber(L, -2) != static_cast<lua_Number>(i + 1)) {
       lua_pop(L, 2);
       return false;
     }
-    const auto index = static_cast<size_t>(key) - 1;  // key is within 1..filled: exact
-    if (static_cast<lua_Number>(index + 1) != key) {  // not a whole number
-      lua_pop(L, 2);
-      return false;
-    }
-    if (index < count && index < kCompared && lua_type(L, -1) == LUA_TSTRING) {
+    if (i < count) {
+      const std::string& arg = argv[from + i];
       size_t len = 0;
-      const char* s = lua_tolstring(L, -1, &len);  // a string already: no conversion under lua_next
-      const std::string& arg = argv[from + index];
-      if (len == arg.size() && std::memcmp(s, arg.data(), len) == 0) same |= uint64_t{1} << index;
+      const char* s = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : nullptr;
+      if (!s || len != arg.size() || std::memcmp(s, arg.data(), len) != 0) {
+        lua_pushlstring(L, arg.data(), arg.size());
+        lua_rawseti(L, table, static_cast<int>(i + 1));
+      }
+    } else {
+      lua_pushnil(L);
+      lua_rawseti(L, table, static_cast<int>(i + 1));
     }
-    lua_pop(L, 1);  // the value
-    ++seen;
+    lua_pop(L, 1);  // the value; the key stays for lua_next
+    ++i;
   }
-  if (seen != filled) return false;
-  for (size_t i = 0; i < count; ++i) {
-    if (i < kCompared && (same >> i & 1)) continue;
+  if (i != filled) return false;
+  for (; i < count; ++i) {
     lua_pushlstring(L, argv[from + i].data(), argv[from + i].size());
+    lua_rawseti(L, table, static_cast<int>(i + 1));
+  }
+  return true;
+}
+
+// Overwrites the table at `table`, known to hold no key but 1..filled and no metatable
+// (LuaRuntime::arrays_as_filled), with argv[from, from + count): no search for other keys.
+void refill_known(lua_State* L, int table, size_t filled, const Command& argv, size_t from, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    const std::string& arg = argv[from + i];
+    lua_rawgeti(L, table, static_cast<int>(i + 1));
+    size_t len = 0;
+    const char* s = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : nullptr;
+    lua_pop(L, 1);  // (a string in the table stays alive)
+    if (s && len == arg.size() && std::memcmp(s, arg.data(), len) == 0) continue;
+    lua_pushlstring(L, arg.data(), arg.size());
     lua_rawseti(L, table, static_cast<int>(i + 1));
   }
   for (size_t i = count; i < filled; ++i) {
     lua_pushnil(L);
     lua_rawseti(L, table, static_cast<int>(i + 1));
   }
-  return true;
 }
 
 // Fills the global KEYS or ARGV table (`ref` in the registry) with argv[from, from + count),
@@ -110,10 +123,16 @@ bool refill_in_place(lua_State* L, int table, size_t filled, const Command& argv
 // had tables of its own as the globals; this one goes back (into the real global table,
 // `globals_ref`). `filled`: how many elements the last fill left.
 void fill_script_array(lua_State* L, int globals_ref, const char* name, int& ref, size_t& filled, const Command& argv,
-                       size_t from, size_t count, bool reinstall) {
+                       size_t from, size_t count, bool reinstall, bool as_filled) {
   constexpr int kMostFieldsKept = 64;
   lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
   const int table = lua_gettop(L);
+  if (!reinstall && as_filled) {
+    refill_known(L, table, filled, argv, from, count);
+    filled = count;
+    lua_pop(L, 1);
+    return;
+  }
   if (!reinstall && refill_in_place(L, table, filled, argv, from, count)) {
     filled = count;
     lua_pop(L, 1);
@@ -235,11 +254,13 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   lua_settop(L, 0);
   lua_rawgeti(L, LUA_REGISTRYINDEX, rt.handler_ref);
   const size_t keys = static_cast<size_t>(numkeys);
+  const bool as_filled = rt.arrays_as_filled;  // as the last run left them
+  rt.arrays_as_filled = false;                 // unless this run is known to leave them so
   if (function.empty()) {
     fill_script_array(L, rt.globals_ref, "KEYS", rt.keys_ref, rt.keys_filled, argv, 3, keys,
-                      rt.script_arrays_displaced);
+                      rt.script_arrays_displaced, as_filled);
     fill_script_array(L, rt.globals_ref, "ARGV", rt.argv_ref, rt.argv_filled, argv, 3 + keys,
-                      argv.size() - 3 - keys, rt.script_arrays_displaced);
+                      argv.size() - 3 - keys, rt.script_arrays_displaced, as_filled);
     rt.script_arrays_displaced = false;
   } else {
     lua_rawgeti(L, LUA_REGISTRYINDEX, rt.globals_ref);
@@ -281,7 +302,9 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   lua_sethook(L, count_hook, LUA_MASKCOUNT, rt.hook_step);
   rt.enforce_memory = true;
   rt.gc_useful = true;
+  rt.arrays_as_filled = function.empty() && !script.sets_fields;  // until a writer is called
   const int status = lua_pcall(L, 0, 1, 1);
+  rt.arrays_as_filled = rt.arrays_as_filled && status == 0;  // (the error handler writes an error table)
   rt.enforce_memory = false;
   lua_sethook(L, nullptr, 0, 0);
   rt.ctx = nullptr;

@@ -1,5 +1,6 @@
-// A script that assigns no global reads the real global table (script_globals.hpp): the
-// chunk reader's answers, and the sandbox as a script sees it either way.
+// What a compiled chunk writes (script_globals.hpp): the chunk reader's answers; a script
+// that assigns no global reads the real global table, and sees the same sandbox; one
+// that sets no field gets KEYS and ARGV refilled without a search, exactly as ever.
 #include <catch2/catch.hpp>
 
 #include <lua.hpp>
@@ -32,20 +33,28 @@ std::string eval(Model& m, const std::string& script) { return to_string(m.run({
 
 }  // namespace
 
-TEST_CASE("A chunk writes globals when any of its functions holds a SETGLOBAL") {
-  CHECK_FALSE(chunk_writes_globals(dump_of("return redis.call('get', KEYS[1]) == ARGV[1]")));
-  CHECK_FALSE(chunk_writes_globals(dump_of("local x = 1.5 local t = {a = 'b', true, nil} t.y = x return t")));
-  CHECK_FALSE(chunk_writes_globals(dump_of("local function f(a) local g = function() return a end return g end")));
-  CHECK(chunk_writes_globals(dump_of("x = 1")));
-  CHECK(chunk_writes_globals(dump_of("if false then x = 1 end return 2")));
-  CHECK(chunk_writes_globals(dump_of("local t = {'s', 2.5, false} return function() return function() y = t end end")));
-  CHECK(chunk_writes_globals(dump_of("function f() end")));  // a global function is an assignment
-  // Anything it cannot read whole is taken to write.
+TEST_CASE("A chunk writes globals and fields when any of its functions holds a SETGLOBAL or a SETTABLE") {
+  const auto writes = [](const std::string& source) {
+    const ChunkWrites w = chunk_writes(dump_of(source));
+    return std::string(w.globals ? "G" : "-") + (w.fields ? "F" : "-");
+  };
+  CHECK(writes("return redis.call('get', KEYS[1]) == ARGV[1]") == "--");
+  CHECK(writes("local x = 1.5 local t = {true, nil, 2, {}} return t, x") == "--");  // a list: SETLIST
+  CHECK(writes("return {a = 'b'}") == "-F");  // a record's fields are SETTABLEs, even into a new table
+  CHECK(writes("local function f(a) local g = function() return a end return g end") == "--");
+  CHECK(writes("x = 1") == "G-");
+  CHECK(writes("if false then x = 1 end return 2") == "G-");
+  CHECK(writes("local t = {'s', 2.5, false} return function() return function() y = t end end") == "G-");
+  CHECK(writes("function f() end") == "G-");  // a global function is an assignment
+  CHECK(writes("local t = {} t.x = 1") == "-F");
+  CHECK(writes("return function() KEYS[2] = 'x' end") == "-F");
+  CHECK(writes("local t = {} t[1] = 1 z = t") == "GF");
+  // Anything it cannot read whole is taken to write everything.
   const std::string chunk = dump_of("return 1");
-  CHECK(chunk_writes_globals(""));
-  CHECK(chunk_writes_globals(chunk.substr(0, chunk.size() - 1)));
-  CHECK(chunk_writes_globals(chunk + "x"));
-  CHECK(chunk_writes_globals("return 1"));
+  for (const std::string& bad : {std::string(), chunk.substr(0, chunk.size() - 1), chunk + "x", std::string("return 1")}) {
+    const ChunkWrites w = chunk_writes(bad);
+    CHECK((w.globals && w.fields));
+  }
 }
 
 TEST_CASE("A script that writes no global sees the same protected globals") {
@@ -73,4 +82,38 @@ TEST_CASE("A script that writes no global sees the same protected globals") {
   const std::string large_missing = "local s = '" + std::string(5000, 'a') + "' return q";
   CHECK(eval(m, large_missing).starts_with(
       "(error) ERR user_script:1: Script attempted to access nonexistent global variable 'q'"));
+}
+
+// Scripts with no SETTABLE: only the C functions that write a table they are given (and
+// the error handler, and code loaded at run time) can add to KEYS and ARGV, and each of
+// them sends the next fill to search the tables.
+TEST_CASE("KEYS and ARGV that a field-less script changed through a C function are refilled exactly") {
+  Model m;
+  const auto run = [&](const std::string& script, std::initializer_list<std::string> keys_then_args, int numkeys) {
+    Command argv{"EVAL", script, std::to_string(numkeys)};
+    argv.insert(argv.end(), keys_then_args);
+    return to_string(m.server.execute(m.conn, argv, m.now));
+  };
+  // No SETTABLE in `show` either: it reads the tables through next and concatenation.
+  const std::string show =
+      "local s = '' local k, v = next(KEYS) while k do s = s .. 'K' .. tostring(k) .. '=' .. tostring(v) .. ' ' "
+      "k, v = next(KEYS, k) end k, v = next(ARGV) while k do s = s .. 'A' .. tostring(k) .. '=' .. tostring(v) .. ' ' "
+      "k, v = next(ARGV, k) end return s .. tostring(getmetatable(KEYS)) .. tostring(getmetatable(ARGV))";
+  REQUIRE_FALSE(chunk_writes(dump_of(show)).fields);
+  CHECK(run(show, {"k1", "k2", "a1"}, 2) == "\"K1=k1 K2=k2 A1=a1 nilnil\"");
+  for (const std::string writer :
+       {"rawset(KEYS, 'x', 1) rawset(ARGV, 5, 'y')", "table.insert(KEYS, 'x') table.insert(ARGV, 1, 'y')",
+        "local mt = {} setmetatable(KEYS, mt) setmetatable(ARGV, mt)",
+        "loadstring('KEYS.x = 1 ARGV[9] = 2')()", "__redis__err__handler(KEYS) __redis__err__handler(ARGV)",
+        "table.remove(KEYS) table.sort(ARGV)"}) {
+    CAPTURE(writer);
+    REQUIRE_FALSE(chunk_writes(dump_of(writer)).fields);
+    CHECK(run(writer + " return 1", {"d1", "d2", "e2", "e1"}, 2) == "(integer) 1");
+    CHECK(run(show, {"n1", "n2", "m1"}, 2) == "\"K1=n1 K2=n2 A1=m1 nilnil\"");
+    CHECK(run(show, {"o1", "p1", "p2"}, 1) == "\"K1=o1 A1=p1 A2=p2 nilnil\"");
+  }
+  // An error raised with the table itself: the handler writes its source and line into it.
+  CHECK(run("error(KEYS)", {"q1"}, 1).starts_with("(error)"));
+  CHECK(run(show, {"r1"}, 1) == "\"K1=r1 nilnil\"");
+  CHECK(run(show, {}, 0) == "\"nilnil\"");  // and none at all
 }
