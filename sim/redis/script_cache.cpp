@@ -23,7 +23,8 @@ namespace {
 // Puts the compiled function at the top of the stack (popped) into the function cache
 // under `sha`: in the registry at a reference of its own (luaL_ref's, reused after an
 // unregister), or at the one `sha` already had.
-void cache_function(LuaRuntime& rt, const std::string& sha, const ScriptFlags& flags, bool sets_fields = true) {
+void cache_function(LuaRuntime& rt, const std::string& sha, const ScriptFlags& flags,
+                    bool may_change_arrays = true) {
   lua_State* L = rt.L;
   const auto known = rt.compiled.find(sha);
   int function = known != rt.compiled.end() ? known->second.function : LUA_NOREF;
@@ -31,7 +32,7 @@ void cache_function(LuaRuntime& rt, const std::string& sha, const ScriptFlags& f
     function = luaL_ref(L, LUA_REGISTRYINDEX);
   else
     lua_rawseti(L, LUA_REGISTRYINDEX, function);
-  rt.compiled[sha] = {flags, function, sets_fields};
+  rt.compiled[sha] = {flags, function, may_change_arrays};
   rt.shas.insert(sha);
   LOCKSIM_ASSERT(rt.shas.size() == rt.compiled.size(), "the compiled scripts and their flags disagree");
 }
@@ -118,7 +119,7 @@ std::optional<Reply> compile(LuaRuntime& rt, std::string_view body, const std::s
     if (p.error) return p.error;
     if (auto error = load_into(rt, p.chunk)) return error;
     if (!p.writes.globals) read_globals_directly(rt);
-    cache_function(rt, sha, p.flags, p.writes.fields);
+    cache_function(rt, sha, p.flags, p.writes.fields || p.writes.table_library);
     return std::nullopt;
   }
   ScriptFlags flags;
@@ -129,7 +130,7 @@ std::optional<Reply> compile(LuaRuntime& rt, std::string_view body, const std::s
   lua_dump(rt.L, append_chunk, &chunk);
   const ChunkWrites writes = chunk_writes(chunk);
   if (!writes.globals) read_globals_directly(rt);
-  cache_function(rt, sha, flags, writes.fields);
+  cache_function(rt, sha, flags, writes.fields || writes.table_library);
   return std::nullopt;
 }
 
@@ -158,7 +159,7 @@ std::optional<Reply> find_script(LuaRuntime& rt, const Command& argv, bool by_sh
   } else if (by_sha) {
     if (rt.last_by_sha && argv[1] == rt.last_by_sha->first) {  // as sent last time (lower case)
       found = {&rt.last_by_sha->first, rt.last_by_sha->second.flags, rt.last_by_sha->second.function,
-               rt.last_by_sha->second.sets_fields};
+               rt.last_by_sha->second.may_change_arrays};
       return std::nullopt;
     }
     // `compiled` holds the keys of `shas`: one lookup, and the sha is the cache's own.
@@ -170,11 +171,11 @@ std::optional<Reply> find_script(LuaRuntime& rt, const Command& argv, bool by_sh
                         : rt.compiled.end();
     if (it == rt.compiled.end()) return error_reply("NOSCRIPT No matching script. Please use EVAL.");
     rt.last_by_sha = &*it;
-    found = {&it->first, it->second.flags, it->second.function, it->second.sets_fields};
+    found = {&it->first, it->second.flags, it->second.function, it->second.may_change_arrays};
     return std::nullopt;
   } else if (const LuaRuntime::KnownEntry* known = known_body(rt, argv[1])) {
     found = {&known->second.sha, known->second.script.flags, known->second.script.function,
-             known->second.script.sets_fields};
+             known->second.script.may_change_arrays};
     return std::nullopt;
   } else {
     // A small body's SHA-1 comes with its parse, computed once per thread.
@@ -188,7 +189,7 @@ std::optional<Reply> find_script(LuaRuntime& rt, const Command& argv, bool by_sh
   const LuaRuntime::Compiled& script = rt.compiled.at(scratch);
   found.flags = script.flags;
   found.function = script.function;
-  found.sets_fields = script.sets_fields;
+  found.may_change_arrays = script.may_change_arrays;
   return std::nullopt;
 }
 

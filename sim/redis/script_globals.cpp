@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <set>
+#include <string_view>
 
 namespace locksim::redis {
 
@@ -14,6 +16,7 @@ namespace {
 constexpr uint32_t kOpcodeMask = 0x3F;  // an instruction's low 6 bits (lopcodes.h)
 constexpr uint32_t kSetGlobal = 7;      // OP_SETGLOBAL in Lua 5.1's opcode order
 constexpr uint32_t kSetTable = 9;       // OP_SETTABLE
+constexpr uint32_t kGetGlobal = 5;      // OP_GETGLOBAL, whose Bx (bits 14..31) names a constant
 constexpr int kDeepestNesting = 200;    // Lua's parser allows fewer (LUAI_MAXCCALLS)
 
 // A cursor over the chunk; any read past its end makes it fail, and it stays failed.
@@ -36,6 +39,11 @@ struct ChunkReader {
   }
   uint64_t count() { return unsigned_of(int_size); }  // an int that counts (never negative in a dump)
   void skip_string() { take(unsigned_of(size_t_size)); }
+  std::string_view string() {  // a dumped string: its length counts a closing NUL
+    const uint64_t n = unsigned_of(size_t_size);
+    if (!take(n) || n == 0) return {};
+    return in.substr(at - n, n - 1);
+  }
 };
 
 bool header_ok(ChunkReader& r) {
@@ -64,10 +72,13 @@ void scan_function(ChunkReader& r, int depth, ChunkWrites& writes) {
     r.failed = true;
     return;
   }
+  std::set<uint64_t> globals_read;  // the constants naming them
   for (uint64_t i = 0; i < code && !r.failed; ++i) {
-    const uint32_t opcode = static_cast<uint32_t>(r.unsigned_of(4)) & kOpcodeMask;
+    const auto instruction = static_cast<uint32_t>(r.unsigned_of(4));
+    const uint32_t opcode = instruction & kOpcodeMask;
     writes.globals = writes.globals || opcode == kSetGlobal;
     writes.fields = writes.fields || opcode == kSetTable;
+    if (opcode == kGetGlobal) globals_read.insert(instruction >> 14);
   }
   const uint64_t constants = r.count();
   for (uint64_t i = 0; i < constants && !r.failed; ++i) {
@@ -76,7 +87,10 @@ void scan_function(ChunkReader& r, int depth, ChunkWrites& writes) {
       r.take(1);
     else if (type == LUA_TNUMBER)
       r.take(r.number_size);
-    else if (type == LUA_TSTRING)
+    else if (type == LUA_TSTRING && globals_read.count(i)) {
+      const std::string_view name = r.string();
+      writes.table_library = writes.table_library || name == "table" || name == "_G";
+    } else if (type == LUA_TSTRING)
       r.skip_string();
     else if (type != LUA_TNIL)
       r.failed = true;
@@ -103,7 +117,7 @@ void scan_function(ChunkReader& r, int depth, ChunkWrites& writes) {
 ChunkWrites chunk_writes(std::string_view chunk) {
   ChunkReader r{chunk};
   if (!header_ok(r)) return {};
-  ChunkWrites writes{false, false};
+  ChunkWrites writes{false, false, false};
   scan_function(r, 0, writes);
   if (r.failed || r.at != chunk.size()) return {};
   return writes;

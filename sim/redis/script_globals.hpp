@@ -13,7 +13,8 @@
 // Likewise a chunk with no SETTABLE writes no field of a table its code did not make
 // (SETLIST fills only a constructor's new table): the KEYS and ARGV it ran with then
 // change only through the few C functions that write a table they are given, which
-// say so (script_run.cpp refills those tables without searching them for new keys).
+// say so, or table.sort and table.remove, which it can reach only through the globals
+// `table` or `_G` (script_run.cpp then refills those tables knowing what they hold).
 #include <string_view>
 
 namespace locksim::redis {
@@ -21,6 +22,9 @@ namespace locksim::redis {
 struct ChunkWrites {
   bool globals = true;  // a SETGLOBAL in any of its functions
   bool fields = true;   // a SETTABLE in any of its functions
+  // It reads the global `table` or `_G` (a global's name is always a constant), so it may
+  // reach table.sort and table.remove, which move a table's values without a note.
+  bool table_library = true;
 };
 
 // What the lua_dump of a chunk (Lua 5.1's format) writes; everything, if it is not a

@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "locksim/sim/redis/arguments.hpp"
 #include "locksim/sim/redis/memory.hpp"
@@ -93,23 +95,57 @@ bool refill_in_place(lua_State* L, int table, size_t filled, const Command& argv
   return true;
 }
 
-// Overwrites the table at `table`, known to hold no key but 1..filled and no metatable
-// (LuaRuntime::arrays_as_filled), with argv[from, from + count): no search for other keys.
-void refill_known(lua_State* L, int table, size_t filled, const Command& argv, size_t from, size_t count) {
+using Shadow = std::vector<std::optional<std::string>>;
+
+// What `shadow` records of an element just filled with `arg`.
+void note_filled(Shadow& shadow, size_t i, const std::string& arg) {
+  if (arg.size() > LuaRuntime::kShadowedBytes)
+    shadow[i].reset();
+  else if (shadow[i])
+    shadow[i]->assign(arg);  // (its capacity kept)
+  else
+    shadow[i].emplace(arg);
+}
+
+// Whether element i of the table at `table` is the string `arg` (read from the table).
+bool element_is(lua_State* L, int table, size_t i, const std::string& arg) {
+  lua_rawgeti(L, table, static_cast<int>(i + 1));
+  size_t len = 0;
+  const char* s = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : nullptr;
+  lua_pop(L, 1);  // (a string in the table stays alive)
+  return s && len == arg.size() && std::memcmp(s, arg.data(), len) == 0;
+}
+
+// Overwrites the table (`ref` in the registry), known to hold exactly what the last fill
+// put there (LuaRuntime::arrays_as_filled, `shadow`: as many elements as `filled`), with
+// argv[from, from + count): an element whose argument is the one it holds is not touched,
+// nor even read when `shadow` knows it, and a table left as it is is not even fetched.
+void refill_known(lua_State* L, int ref, size_t filled, Shadow& shadow, const Command& argv, size_t from,
+                  size_t count) {
+  int table = 0;  // its stack index once fetched
+  const auto fetched = [&] {
+    if (table == 0) {
+      lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+      table = lua_gettop(L);
+    }
+    return table;
+  };
+  if (shadow.size() < count) shadow.resize(count);
   for (size_t i = 0; i < count; ++i) {
     const std::string& arg = argv[from + i];
-    lua_rawgeti(L, table, static_cast<int>(i + 1));
-    size_t len = 0;
-    const char* s = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : nullptr;
-    lua_pop(L, 1);  // (a string in the table stays alive)
-    if (s && len == arg.size() && std::memcmp(s, arg.data(), len) == 0) continue;
+    if (i < filled && (shadow[i] ? *shadow[i] == arg : element_is(L, fetched(), i, arg))) continue;
+    fetched();
     lua_pushlstring(L, arg.data(), arg.size());
     lua_rawseti(L, table, static_cast<int>(i + 1));
+    note_filled(shadow, i, arg);
   }
   for (size_t i = count; i < filled; ++i) {
+    fetched();
     lua_pushnil(L);
     lua_rawseti(L, table, static_cast<int>(i + 1));
   }
+  if (shadow.size() > count) shadow.resize(count);
+  if (table != 0) lua_settop(L, table - 1);
 }
 
 // Fills the global KEYS or ARGV table (`ref` in the registry) with argv[from, from + count),
@@ -122,17 +158,18 @@ void refill_known(lua_State* L, int table, size_t filled, const Command& argv, s
 // replaced, so that clearing it does not cost every later call. `reinstall`: a function
 // had tables of its own as the globals; this one goes back (into the real global table,
 // `globals_ref`). `filled`: how many elements the last fill left.
-void fill_script_array(lua_State* L, int globals_ref, const char* name, int& ref, size_t& filled, const Command& argv,
-                       size_t from, size_t count, bool reinstall, bool as_filled) {
+void fill_script_array(lua_State* L, int globals_ref, const char* name, int& ref, size_t& filled, Shadow& shadow,
+                       const Command& argv, size_t from, size_t count, bool reinstall, bool as_filled) {
   constexpr int kMostFieldsKept = 64;
-  lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
-  const int table = lua_gettop(L);
   if (!reinstall && as_filled) {
-    refill_known(L, table, filled, argv, from, count);
+    refill_known(L, ref, filled, shadow, argv, from, count);
     filled = count;
-    lua_pop(L, 1);
     return;
   }
+  lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+  const int table = lua_gettop(L);
+  shadow.resize(count);
+  for (size_t i = 0; i < count; ++i) note_filled(shadow, i, argv[from + i]);
   if (!reinstall && refill_in_place(L, table, filled, argv, from, count)) {
     filled = count;
     lua_pop(L, 1);
@@ -257,9 +294,9 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   const bool as_filled = rt.arrays_as_filled;  // as the last run left them
   rt.arrays_as_filled = false;                 // unless this run is known to leave them so
   if (function.empty()) {
-    fill_script_array(L, rt.globals_ref, "KEYS", rt.keys_ref, rt.keys_filled, argv, 3, keys,
+    fill_script_array(L, rt.globals_ref, "KEYS", rt.keys_ref, rt.keys_filled, rt.keys_shadow, argv, 3, keys,
                       rt.script_arrays_displaced, as_filled);
-    fill_script_array(L, rt.globals_ref, "ARGV", rt.argv_ref, rt.argv_filled, argv, 3 + keys,
+    fill_script_array(L, rt.globals_ref, "ARGV", rt.argv_ref, rt.argv_filled, rt.argv_shadow, argv, 3 + keys,
                       argv.size() - 3 - keys, rt.script_arrays_displaced, as_filled);
     rt.script_arrays_displaced = false;
   } else {
@@ -302,7 +339,7 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   lua_sethook(L, count_hook, LUA_MASKCOUNT, rt.hook_step);
   rt.enforce_memory = true;
   rt.gc_useful = true;
-  rt.arrays_as_filled = function.empty() && !script.sets_fields;  // until a writer is called
+  rt.arrays_as_filled = function.empty() && !script.may_change_arrays;  // until a writer is called
   const int status = lua_pcall(L, 0, 1, 1);
   rt.arrays_as_filled = rt.arrays_as_filled && status == 0;  // (the error handler writes an error table)
   rt.enforce_memory = false;

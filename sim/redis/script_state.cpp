@@ -209,6 +209,8 @@ void build_state(LuaRuntime& rt) {
   rt.argv_ref = make_script_array(L, globals, "ARGV");
   rt.keys_filled = rt.argv_filled = 0;
   rt.arrays_as_filled = false;
+  rt.keys_shadow.clear();
+  rt.argv_shadow.clear();
   lua_settop(L, 0);
   lua_gc(L, LUA_GCRESTART, 0);
   rt.built_bytes = rt.used_bytes;
