@@ -247,6 +247,8 @@ Reply answer_of_run(LuaRuntime& rt, int status, const std::string& sha, std::str
   }
   if (rt.killed) return Reply::error("ERR Script killed by user with SCRIPT KILL...");  // no instruction left to raise in
   size_t budget = 1'000'000;
+  // Only a table converts to an error reply: anything else is made in the caller's place.
+  if (lua_type(L, -1) != LUA_TTABLE) return lua_to_reply(L, -1, budget);
   Reply reply = lua_to_reply(L, -1, budget);
   if (reply.is_error() && error_counted(L, -1)) server.error_already_counted = true;
   return reply;
