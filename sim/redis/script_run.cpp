@@ -157,7 +157,8 @@ void refill_known(lua_State* L, int ref, size_t filled, Shadow& shadow, const Co
 // sees exactly the array Redis's luaCreateArray makes. One a script grew large is
 // replaced, so that clearing it does not cost every later call. `reinstall`: a function
 // had tables of its own as the globals; this one goes back (into the real global table,
-// `globals_ref`). `filled`: how many elements the last fill left.
+// `globals_ref`). `filled`: how many elements the last fill left; `shadow`: what it put
+// there, which `as_filled` (LuaRuntime::arrays_as_filled) says the table still holds.
 void fill_script_array(lua_State* L, int globals_ref, const char* name, int& ref, size_t& filled, Shadow& shadow,
                        const Command& argv, size_t from, size_t count, bool reinstall, bool as_filled) {
   constexpr int kMostFieldsKept = 64;
@@ -207,6 +208,27 @@ void fill_script_array(lua_State* L, int globals_ref, const char* name, int& ref
     lua_rawseti(L, -2, static_cast<int>(i + 1));
   }
   filled = count;
+  lua_pop(L, 1);
+}
+
+// KEYS and ARGV for this run: EVAL's refilled, a function's (FCALL) new.
+void set_script_arrays(LuaRuntime& rt, const Command& argv, size_t keys, bool is_eval) {
+  lua_State* L = rt.L;
+  const bool as_filled = rt.arrays_as_filled;  // as the last run left them
+  rt.arrays_as_filled = false;                 // unless this run is known to leave them so
+  if (is_eval) {
+    fill_script_array(L, rt.globals_ref, "KEYS", rt.keys_ref, rt.keys_filled, rt.keys_shadow, argv, 3, keys,
+                      rt.script_arrays_displaced, as_filled);
+    fill_script_array(L, rt.globals_ref, "ARGV", rt.argv_ref, rt.argv_filled, rt.argv_shadow, argv, 3 + keys,
+                      argv.size() - 3 - keys, rt.script_arrays_displaced, as_filled);
+    rt.script_arrays_displaced = false;
+    return;
+  }
+  lua_rawgeti(L, LUA_REGISTRYINDEX, rt.globals_ref);
+  const int globals = lua_gettop(L);
+  set_new_script_array(L, globals, "KEYS", argv, 3, keys);
+  set_new_script_array(L, globals, "ARGV", argv, 3 + keys, argv.size() - 3 - keys);
+  rt.script_arrays_displaced = true;
   lua_pop(L, 1);
 }
 
@@ -292,23 +314,7 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
 
   lua_settop(L, 0);
   lua_rawgeti(L, LUA_REGISTRYINDEX, rt.handler_ref);
-  const size_t keys = static_cast<size_t>(numkeys);
-  const bool as_filled = rt.arrays_as_filled;  // as the last run left them
-  rt.arrays_as_filled = false;                 // unless this run is known to leave them so
-  if (function.empty()) {
-    fill_script_array(L, rt.globals_ref, "KEYS", rt.keys_ref, rt.keys_filled, rt.keys_shadow, argv, 3, keys,
-                      rt.script_arrays_displaced, as_filled);
-    fill_script_array(L, rt.globals_ref, "ARGV", rt.argv_ref, rt.argv_filled, rt.argv_shadow, argv, 3 + keys,
-                      argv.size() - 3 - keys, rt.script_arrays_displaced, as_filled);
-    rt.script_arrays_displaced = false;
-  } else {
-    lua_rawgeti(L, LUA_REGISTRYINDEX, rt.globals_ref);
-    const int globals = lua_gettop(L);
-    set_new_script_array(L, globals, "KEYS", argv, 3, keys);
-    set_new_script_array(L, globals, "ARGV", argv, 3 + keys, argv.size() - 3 - keys);
-    rt.script_arrays_displaced = true;
-    lua_pop(L, 1);
-  }
+  set_script_arrays(rt, argv, static_cast<size_t>(numkeys), function.empty());
   lua_rawgeti(L, LUA_REGISTRYINDEX, script.function);
 
   if (run_budget_spent(rt))
