@@ -97,7 +97,7 @@ Reply expiretime_generic(ExecContext& ctx, const Command& argv, bool millisecond
 Reply cmd_del(ExecContext& ctx, const Command& argv) {
   int64_t removed = 0;
   for (size_t i = 1; i < argv.size(); ++i) {
-    if (ctx.db().lookup(argv[i], ctx.now_ms) && ctx.db().remove(argv[i], ctx.conn_id(), ctx.now_ms)) ++removed;
+    if (ctx.db().remove_live(argv[i], ctx.conn_id(), ctx.now_ms)) ++removed;
   }
   return Reply::integer_(removed);
 }

@@ -155,12 +155,16 @@ void Database::put(std::string_view key, Entry entry, ConnectionId conn, int64_t
 bool Database::remove(std::string_view key, ConnectionId conn, int64_t now_ms) {
   auto it = keys.find(key);
   if (it == keys.end()) return false;
+  remove_at(it, conn, now_ms);
+  return true;
+}
+
+void Database::remove_at(KeyMap::iterator it, ConnectionId conn, int64_t now_ms) {
   if (observing()) emit(KeyEffect::Kind::Deleted, conn, it->first, it->second.render(), std::nullopt, -1, now_ms);
   const auto removed = keys.extract(it);  // holds the key's name until the signals are sent
   const std::string& name = removed.key();
   if (notify->flags) notify->removed(id, name);
   signal_modified(name);
-  return true;
 }
 
 void Database::changed_or_removed(std::string_view key, Entry& entry, std::optional<std::string> old_value,

@@ -85,6 +85,17 @@ class Database {
   // Stores a whole value under a key (replacing any), reported as Set.
   void put(std::string_view key, Entry entry, ConnectionId conn, int64_t now_ms);
   bool remove(std::string_view key, ConnectionId conn, int64_t now_ms);
+  // DEL's removal: lookup()'s lazy expiry then remove() of a live key, with one search.
+  bool remove_live(std::string_view key, ConnectionId conn, int64_t now_ms) {
+    const auto it = keys.find(key);
+    if (it == keys.end()) return false;
+    if (it->second.expired_at(now_ms)) {
+      expire_on_access(it, now_ms);
+      return false;
+    }
+    remove_at(it, conn, now_ms);
+    return true;
+  }
   void set_expire(Entry& entry, std::string_view key, int64_t at_ms, ConnectionId conn, int64_t now_ms);
   bool remove_expire(Entry& entry, std::string_view key, ConnectionId conn, int64_t now_ms);
   void remove_all(ConnectionId conn, int64_t now_ms);  // FLUSHALL / FLUSHDB
@@ -137,6 +148,7 @@ class Database {
  private:
   // lookup() of a key past its deadline: deletes it as Redis's lazy expiry does; nullptr.
   Entry* expire_on_access(KeyMap::iterator it, int64_t now_ms);
+  void remove_at(KeyMap::iterator it, ConnectionId conn, int64_t now_ms);
   void emit(KeyEffect::Kind kind, ConnectionId conn, std::string_view key, std::optional<std::string> old_value,
             std::optional<std::string> new_value, int64_t expire_at_ms, int64_t now_ms);
 };

@@ -8,9 +8,11 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "locksim/sim/redis/lua_arena.hpp"
 #include "locksim/sim/redis/lua_budget.hpp"
@@ -77,6 +79,9 @@ struct LuaRuntime final : LuaMeter {
   struct Compiled {
     ScriptFlags flags;
     int function = LUA_NOREF;
+    // Its code may change KEYS and ARGV unnoted: a SETTABLE, or a read of the global
+    // `table` or `_G` (script_globals.hpp).
+    bool may_change_arrays = true;
   };
   // sha -> its script: the same keys as `shas` (EVALSHA finds both in one lookup).
   std::map<std::string, Compiled, std::less<>> compiled;
@@ -119,6 +124,17 @@ struct LuaRuntime final : LuaMeter {
   // A function (FCALL) got tables of its own as KEYS and ARGV: a library may keep them
   // (an upvalue), so they are never refilled; the next EVAL puts the refilled ones back.
   bool script_arrays_displaced = false;
+  // KEYS and ARGV hold exactly what the last fill put there (the shadows below say what),
+  // so the next fill need not search or read them: the last Lua run was an EVAL that ended
+  // well, of a script that cannot change them unnoted (Compiled::may_change_arrays), and
+  // it called nothing that writes a table it is given (rawset, setmetatable, table.insert,
+  // the error handler) or runs code not scanned (loadstring, load): each of those clears
+  // it (note_table_write), as does any other run.
+  bool arrays_as_filled = false;
+  // What the last fill put in KEYS and ARGV, element by element; an element too long to
+  // copy (kShadowedBytes) is not known here, and is read from the table when needed.
+  static constexpr size_t kShadowedBytes = 256;
+  std::vector<std::optional<std::string>> keys_shadow, argv_shadow;
   int handler_ref = LUA_NOREF;    // __redis__err__handler
   int proxies_ref = LUA_NOREF;    // read-only proxy -> its backing table (weak keys)
   // lua-cjson keeps its encode buffer in malloc'd memory outside the state, owned by

@@ -65,6 +65,9 @@ void reset_lua_state(LuaRuntime& rt) {
   rt.ctx = nullptr;
   rt.instructions = 0;
   rt.keys_filled = rt.argv_filled = 0;  // the tables are empty again
+  rt.arrays_as_filled = false;
+  rt.keys_shadow.clear();
+  rt.argv_shadow.clear();
   rt.touched = false;
 }
 

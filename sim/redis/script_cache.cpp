@@ -10,6 +10,7 @@
 
 #include "locksim/base/assert.hpp"
 #include "locksim/sim/redis/arguments.hpp"
+#include "locksim/sim/redis/script_globals.hpp"
 #include "locksim/sim/redis/script_lua.hpp"
 #include "locksim/sim/redis/script_shebang.hpp"
 #include "locksim/sim/redis/scripting.hpp"
@@ -22,7 +23,8 @@ namespace {
 // Puts the compiled function at the top of the stack (popped) into the function cache
 // under `sha`: in the registry at a reference of its own (luaL_ref's, reused after an
 // unregister), or at the one `sha` already had.
-void cache_function(LuaRuntime& rt, const std::string& sha, const ScriptFlags& flags) {
+void cache_function(LuaRuntime& rt, const std::string& sha, const ScriptFlags& flags,
+                    bool may_change_arrays = true) {
   lua_State* L = rt.L;
   const auto known = rt.compiled.find(sha);
   int function = known != rt.compiled.end() ? known->second.function : LUA_NOREF;
@@ -30,7 +32,7 @@ void cache_function(LuaRuntime& rt, const std::string& sha, const ScriptFlags& f
     function = luaL_ref(L, LUA_REGISTRYINDEX);
   else
     lua_rawseti(L, LUA_REGISTRYINDEX, function);
-  rt.compiled[sha] = {flags, function};
+  rt.compiled[sha] = {flags, function, may_change_arrays};
   rt.shas.insert(sha);
   LOCKSIM_ASSERT(rt.shas.size() == rt.compiled.size(), "the compiled scripts and their flags disagree");
 }
@@ -66,6 +68,7 @@ struct ParsedBody {
   std::string sha;
   ScriptFlags flags;
   std::string chunk;           // lua_dump of the compiled body, if it compiles
+  ChunkWrites writes;          // what its code writes (script_globals.hpp)
   std::optional<Reply> error;  // else why not (the shebang, or the parser's message)
 };
 
@@ -90,6 +93,7 @@ const ParsedBody& parsed_small_body(std::string_view body, const std::string* kn
     lua_State* S = scratch.get();
     if (luaL_loadbuffer(S, lua_body.data(), lua_body.size(), "@user_script") == 0) {
       lua_dump(S, append_chunk, &p.chunk);
+      p.writes = chunk_writes(p.chunk);
     } else {
       const char* message = lua_tostring(S, -1);
       p.error = Reply::error(without_newlines("ERR Error compiling script (new function): " +
@@ -97,6 +101,13 @@ const ParsedBody& parsed_small_body(std::string_view body, const std::string* kn
     }
   }
   return parsed.emplace(std::string(body), std::move(p)).first->second;
+}
+
+// The function at the top of the stack, which assigns no global, reads the real global
+// table directly instead of through its read-only proxy (script_globals.hpp says why).
+void read_globals_directly(LuaRuntime& rt) {
+  lua_rawgeti(rt.L, LUA_REGISTRYINDEX, rt.globals_ref);
+  lua_setfenv(rt.L, -2);
 }
 
 // Compiles `body` into the function cache under `sha`; a compile error otherwise.
@@ -107,14 +118,19 @@ std::optional<Reply> compile(LuaRuntime& rt, std::string_view body, const std::s
     const ParsedBody& p = parsed_small_body(body, &sha);
     if (p.error) return p.error;
     if (auto error = load_into(rt, p.chunk)) return error;
-    cache_function(rt, sha, p.flags);
+    if (!p.writes.globals) read_globals_directly(rt);
+    cache_function(rt, sha, p.flags, p.writes.fields || p.writes.table_library);
     return std::nullopt;
   }
   ScriptFlags flags;
   std::string lua_body;
   if (auto bad = parse_shebang(body, flags, lua_body)) return bad;
   if (auto error = load_into(rt, lua_body)) return error;
-  cache_function(rt, sha, flags);
+  std::string chunk;
+  lua_dump(rt.L, append_chunk, &chunk);
+  const ChunkWrites writes = chunk_writes(chunk);
+  if (!writes.globals) read_globals_directly(rt);
+  cache_function(rt, sha, flags, writes.fields || writes.table_library);
   return std::nullopt;
 }
 
@@ -142,7 +158,8 @@ std::optional<Reply> find_script(LuaRuntime& rt, const Command& argv, bool by_sh
     if (!rt.shas.count(scratch)) return error_reply("ERR Function not found");
   } else if (by_sha) {
     if (rt.last_by_sha && argv[1] == rt.last_by_sha->first) {  // as sent last time (lower case)
-      found = {&rt.last_by_sha->first, rt.last_by_sha->second.flags, rt.last_by_sha->second.function};
+      found = {&rt.last_by_sha->first, rt.last_by_sha->second.flags, rt.last_by_sha->second.function,
+               rt.last_by_sha->second.may_change_arrays};
       return std::nullopt;
     }
     // `compiled` holds the keys of `shas`: one lookup, and the sha is the cache's own.
@@ -154,10 +171,11 @@ std::optional<Reply> find_script(LuaRuntime& rt, const Command& argv, bool by_sh
                         : rt.compiled.end();
     if (it == rt.compiled.end()) return error_reply("NOSCRIPT No matching script. Please use EVAL.");
     rt.last_by_sha = &*it;
-    found = {&it->first, it->second.flags, it->second.function};
+    found = {&it->first, it->second.flags, it->second.function, it->second.may_change_arrays};
     return std::nullopt;
   } else if (const LuaRuntime::KnownEntry* known = known_body(rt, argv[1])) {
-    found = {&known->second.sha, known->second.script.flags, known->second.script.function};
+    found = {&known->second.sha, known->second.script.flags, known->second.script.function,
+             known->second.script.may_change_arrays};
     return std::nullopt;
   } else {
     // A small body's SHA-1 comes with its parse, computed once per thread.
@@ -171,6 +189,7 @@ std::optional<Reply> find_script(LuaRuntime& rt, const Command& argv, bool by_sh
   const LuaRuntime::Compiled& script = rt.compiled.at(scratch);
   found.flags = script.flags;
   found.function = script.function;
+  found.may_change_arrays = script.may_change_arrays;
   return std::nullopt;
 }
 

@@ -15,6 +15,7 @@ struct ScriptRef {
   const std::string* sha = nullptr;
   ScriptFlags flags;
   int function = LUA_NOREF;  // its reference in the registry (LuaRuntime::Compiled)
+  bool may_change_arrays = true;   // LuaRuntime::Compiled's
 };
 
 // The compiled script EVAL, EVALSHA or FCALL names, compiling (and caching) an EVAL body first; an error reply

@@ -21,6 +21,10 @@ namespace locksim::redis {
 // The allocator's user data is the runtime (lua_runtime.hpp).
 inline LuaRuntime& runtime_of(lua_State* L) { return static_cast<LuaRuntime&>(lua_meter(L)); }
 
+// A C function that may write a table it is given, or run code whose writes were not
+// scanned, is being called: KEYS and ARGV may no longer be as filled (lua_runtime.hpp).
+inline void note_table_write(lua_State* L) { runtime_of(L).arrays_as_filled = false; }
+
 // Lifts the memory cap while host code runs inside a Lua call.
 class HostScope {
  public:

@@ -105,47 +105,58 @@ const CommandSpec* command_named(LuaRuntime& rt, const std::string& name) {
   return spec;
 }
 
-// Runs one command for redis.call/pcall, counted in INFO commandstats and errorstats as
-// Redis counts it: a refusal is the command's rejected call, a run its call (failed if it
-// answered an error). `counted` says that an error was counted here, so the error
-// table that carries it is marked and the script's reply passing it on is not counted.
-// The reply goes into `reply` (the caller's, moved into no temporary on the way).
-void run_from_script(ExecContext& ctx, const Command& argv, std::string& error, LuaRuntime& rt, uint64_t& work,
-                     bool& counted, Reply& reply) {
+// The command a script may run, or null: `error` says why not, or `refused` holds the
+// reply that refuses it (over maxmemory), each counted as Redis counts it.
+const CommandSpec* admit_from_script(ExecContext& ctx, const Command& argv, std::string& error, LuaRuntime& rt,
+                                     bool& counted, std::optional<Reply>& refused) {
   const CommandSpec* spec = command_named(rt, argv[0]);
   if (!spec) {
     error = "Unknown Redis command called from script";
     ctx.server.stats.error(error_table_text(error));
     counted = true;
-    return;
+    return nullptr;
   }
   if (const char* refusal = refusal_in_script(*spec, argv, rt)) {
     error = refusal;
     ctx.server.stats.rejected(*spec, argv, error_table_text(error));
     counted = true;
-    return;
+    return nullptr;
   }
   // The script's own SELECT carries on to its next calls (ctx is the EVAL's context).
   ctx.in_script = true;
   ctx.may_block = false;
   if (!rt.allow_oom && may_grow(*spec)) {
-    if (auto refused = refuse_if_over_maxmemory(ctx.server, *spec, argv)) {
+    if ((refused = refuse_if_over_maxmemory(ctx.server, *spec, argv))) {
       ctx.server.stats.rejected(*spec, argv, refused->str);
       counted = true;
-      reply = std::move(*refused);
-      return;
+      return nullptr;
     }
   }
+  return spec;
+}
+
+// Runs one command for redis.call/pcall, counted in INFO commandstats and errorstats as
+// Redis counts it: a refusal is the command's rejected call, a run its call (failed if it
+// answered an error). `counted` says that an error was counted here, so the error
+// table that carries it is marked and the script's reply passing it on is not counted.
+// Its reply is returned (the handler's, made in place: no move on the way); `error`
+// says instead why it was refused.
+Reply run_from_script(ExecContext& ctx, const Command& argv, std::string& error, LuaRuntime& rt, uint64_t& work,
+                      bool& counted) {
+  std::optional<Reply> refused;
+  const CommandSpec* spec = admit_from_script(ctx, argv, error, rt, counted, refused);
+  if (!spec) return refused ? std::move(*refused) : Reply{};
   if (spec->flags & kWrite) rt.running.wrote = true;  // Redis SCRIPT_WRITE_DIRTY: SCRIPT KILL refuses from now on
   std::optional<Notifications::Scope> scope;  // only when events are on
   if (ctx.server.notifications.flags) scope.emplace(ctx.server.notifications, spec->name);
   work = data_work(ctx, *spec, argv);
-  reply = spec->handler(ctx, argv);
+  Reply reply = spec->handler(ctx, argv);
   if (!reply.is_error() && !(spec->flags & kSubcommands))
     ctx.server.stats.ran_plain(spec->slot);  // as ran() counts it, inline
   else
     ctx.server.stats.ran(*spec, argv, reply, false);
   counted = reply.is_error();
+  return reply;
 }
 
 // redis.call's arguments, in the runtime's kept vector (no allocation for a call whose
@@ -233,28 +244,44 @@ const char* gather_arguments(lua_State* L, int argc, Command& argv, uint64_t& by
 // arguments at one instruction per byte, since each is copied into the command and again
 // into the data set, which may grow by reallocation (a loop APPENDing 10 MB strings must
 // spend its budget in about a second); after it, the data it walked and the reply.
-CallEnd host_call(lua_State* L, bool raise, LuaRuntime::Stop& stop) {
-  LuaRuntime& rt = runtime_of(L);
-  HostScope scope(rt);
-  std::string error;
-  Reply reply;
+// What running a call's command left beside its reply.
+struct CallOutcome {
+  std::string error;  // why it did not run (an error table's text), else empty
   bool counted = false;  // an error counted in errorstats where the command made it
   Resp3Form form = Resp3Form::Plain;
   uint64_t work = 0;
+};
+
+// Gathers the arguments at the top of L's stack and runs their command: its reply (made in
+// place in the caller's), or none with `out.error` set, or none with `stop` set (the call's
+// charge spent the budget).
+Reply call_command(lua_State* L, LuaRuntime& rt, CallOutcome& out, LuaRuntime::Stop& stop) {
   try {
     const int argc = lua_gettop(L);
     ArgumentVector args(rt, static_cast<size_t>(argc));
     Command& argv = args.argv;
     uint64_t bytes = 0;
-    if (const char* bad = gather_arguments(L, argc, argv, bytes)) error = bad;
+    if (const char* bad = gather_arguments(L, argc, argv, bytes)) out.error = bad;
     args.may_hold_long = bytes > ArgumentVector::kLongestKept;
     stop = rt.account(L, kInstructionsPerCall + bytes);
-    if (stop != LuaRuntime::Stop::None) return CallEnd::Stopped;
-    if (error.empty()) run_from_script(*rt.ctx, argv, error, rt, work, counted, reply);
-    if (error.empty() && rt.resp == 3) form = resp3_form(argv);
+    if (stop != LuaRuntime::Stop::None || !out.error.empty()) return Reply{};
+    if (rt.resp == 3) out.form = resp3_form(argv);
+    return run_from_script(*rt.ctx, argv, out.error, rt, out.work, out.counted);
   } catch (const std::exception& e) {
-    error = std::string("internal error: ") + e.what();
+    out.error = std::string("internal error: ") + e.what();
+    return Reply{};
   }
+}
+
+CallEnd host_call(lua_State* L, bool raise, LuaRuntime::Stop& stop) {
+  LuaRuntime& rt = runtime_of(L);
+  HostScope scope(rt);
+  CallOutcome out;
+  const Reply reply = call_command(L, rt, out, stop);
+  if (stop != LuaRuntime::Stop::None) return CallEnd::Stopped;
+  const std::string& error = out.error;
+  const bool counted = out.counted;
+  const uint64_t work = out.work;
   if (!error.empty()) {
     push_error_table(L, error_table_text(error));
     if (counted) mark_error_counted(L);
@@ -264,7 +291,7 @@ CallEnd host_call(lua_State* L, bool raise, LuaRuntime::Stop& stop) {
   }
   lua_settop(L, 0);  // Redis pops the arguments first: unpack() may have filled the stack
   if (rt.resp == 3)
-    push_reply_resp3(L, reply, form, push_reply);
+    push_reply_resp3(L, reply, out.form, push_reply);
   else
     push_reply(L, reply);
   if (counted && reply.is_error()) mark_error_counted(L);

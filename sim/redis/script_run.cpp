@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "locksim/sim/redis/arguments.hpp"
 #include "locksim/sim/redis/memory.hpp"
@@ -51,52 +53,99 @@ void set_new_script_array(lua_State* L, int globals, const char* name, const Com
 }
 
 // Overwrites the table at `table` with argv[from, from + count) if it holds nothing but
-// what the last fill left (no metatable, exactly the keys 1..filled, so no clearing is
-// needed); false, having written nothing, if it holds anything else. Elements that
-// already hold their argument are left as they are: a lock sends the same token, and
-// often the same key, call after call, and pushing a string (hashing it into Lua's
-// string table) is most of what a fill costs. The traversal that checks the keys
-// reads the values it compares: n distinct keys, each an integer within 1..n, are 1..n.
+// what the last fill left: no metatable, and exactly the keys 1..filled, which one
+// traversal meets in that order (the array part's); false otherwise, and the caller
+// refills it from scratch. The values are rewritten during that traversal, which Lua
+// allows for existing fields (clearing included), so a table a script left alone costs
+// one pass. An element that already holds its argument is left as it is: a lock sends
+// the same token, and often the same key, call after call, and pushing a string
+// (hashing it into Lua's string table) is most of what a fill costs.
 bool refill_in_place(lua_State* L, int table, size_t filled, const Command& argv, size_t from, size_t count) {
   if (lua_getmetatable(L, table)) {
     lua_pop(L, 1);
     return false;
   }
-  constexpr size_t kCompared = 64;  // elements whose equality is remembered (a bit each)
-  uint64_t same = 0;
-  size_t seen = 0;
+  size_t i = 0;
   lua_pushnil(L);
-  while (lua_next(L, table) != 0) {
-    const lua_Number key = lua_type(L, -2) == LUA_TNUMBER ? lua_tonumber(L, -2) : 0;
-    if (!(key >= 1 && key <= static_cast<lua_Number>(filled))) {
+  while (lua_next(L, table) != 0) {  // key at -2, value at -1
+    if (i == filled || lua_type(L, -2) != LUA_TNUMBER || lua_tonumber(L, -2) != static_cast<lua_Number>(i + 1)) {
       lua_pop(L, 2);
       return false;
     }
-    const auto index = static_cast<size_t>(key) - 1;  // key is within 1..filled: exact
-    if (static_cast<lua_Number>(index + 1) != key) {  // not a whole number
-      lua_pop(L, 2);
-      return false;
-    }
-    if (index < count && index < kCompared && lua_type(L, -1) == LUA_TSTRING) {
+    if (i < count) {
+      const std::string& arg = argv[from + i];
       size_t len = 0;
-      const char* s = lua_tolstring(L, -1, &len);  // a string already: no conversion under lua_next
-      const std::string& arg = argv[from + index];
-      if (len == arg.size() && std::memcmp(s, arg.data(), len) == 0) same |= uint64_t{1} << index;
+      const char* s = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : nullptr;
+      if (!s || len != arg.size() || std::memcmp(s, arg.data(), len) != 0) {
+        lua_pushlstring(L, arg.data(), arg.size());
+        lua_rawseti(L, table, static_cast<int>(i + 1));
+      }
+    } else {
+      lua_pushnil(L);
+      lua_rawseti(L, table, static_cast<int>(i + 1));
     }
-    lua_pop(L, 1);  // the value
-    ++seen;
+    lua_pop(L, 1);  // the value; the key stays for lua_next
+    ++i;
   }
-  if (seen != filled) return false;
-  for (size_t i = 0; i < count; ++i) {
-    if (i < kCompared && (same >> i & 1)) continue;
+  if (i != filled) return false;
+  for (; i < count; ++i) {
     lua_pushlstring(L, argv[from + i].data(), argv[from + i].size());
     lua_rawseti(L, table, static_cast<int>(i + 1));
   }
+  return true;
+}
+
+using Shadow = std::vector<std::optional<std::string>>;
+
+// What `shadow` records of an element just filled with `arg`.
+void note_filled(Shadow& shadow, size_t i, const std::string& arg) {
+  if (arg.size() > LuaRuntime::kShadowedBytes)
+    shadow[i].reset();
+  else if (shadow[i])
+    shadow[i]->assign(arg);  // (its capacity kept)
+  else
+    shadow[i].emplace(arg);
+}
+
+// Whether element i of the table at `table` is the string `arg` (read from the table).
+bool element_is(lua_State* L, int table, size_t i, const std::string& arg) {
+  lua_rawgeti(L, table, static_cast<int>(i + 1));
+  size_t len = 0;
+  const char* s = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : nullptr;
+  lua_pop(L, 1);  // (a string in the table stays alive)
+  return s && len == arg.size() && std::memcmp(s, arg.data(), len) == 0;
+}
+
+// Overwrites the table (`ref` in the registry), known to hold exactly what the last fill
+// put there (LuaRuntime::arrays_as_filled, `shadow`: as many elements as `filled`), with
+// argv[from, from + count): an element whose argument is the one it holds is not touched,
+// nor even read when `shadow` knows it, and a table left as it is is not even fetched.
+void refill_known(lua_State* L, int ref, size_t filled, Shadow& shadow, const Command& argv, size_t from,
+                  size_t count) {
+  int table = 0;  // its stack index once fetched
+  const auto fetched = [&] {
+    if (table == 0) {
+      lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+      table = lua_gettop(L);
+    }
+    return table;
+  };
+  if (shadow.size() < count) shadow.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    const std::string& arg = argv[from + i];
+    if (i < filled && (shadow[i] ? *shadow[i] == arg : element_is(L, fetched(), i, arg))) continue;
+    fetched();
+    lua_pushlstring(L, arg.data(), arg.size());
+    lua_rawseti(L, table, static_cast<int>(i + 1));
+    note_filled(shadow, i, arg);
+  }
   for (size_t i = count; i < filled; ++i) {
+    fetched();
     lua_pushnil(L);
     lua_rawseti(L, table, static_cast<int>(i + 1));
   }
-  return true;
+  if (shadow.size() > count) shadow.resize(count);
+  if (table != 0) lua_settop(L, table - 1);
 }
 
 // Fills the global KEYS or ARGV table (`ref` in the registry) with argv[from, from + count),
@@ -108,12 +157,20 @@ bool refill_in_place(lua_State* L, int table, size_t filled, const Command& argv
 // sees exactly the array Redis's luaCreateArray makes. One a script grew large is
 // replaced, so that clearing it does not cost every later call. `reinstall`: a function
 // had tables of its own as the globals; this one goes back (into the real global table,
-// `globals_ref`). `filled`: how many elements the last fill left.
-void fill_script_array(lua_State* L, int globals_ref, const char* name, int& ref, size_t& filled, const Command& argv,
-                       size_t from, size_t count, bool reinstall) {
+// `globals_ref`). `filled`: how many elements the last fill left; `shadow`: what it put
+// there, which `as_filled` (LuaRuntime::arrays_as_filled) says the table still holds.
+void fill_script_array(lua_State* L, int globals_ref, const char* name, int& ref, size_t& filled, Shadow& shadow,
+                       const Command& argv, size_t from, size_t count, bool reinstall, bool as_filled) {
   constexpr int kMostFieldsKept = 64;
+  if (!reinstall && as_filled) {
+    refill_known(L, ref, filled, shadow, argv, from, count);
+    filled = count;
+    return;
+  }
   lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
   const int table = lua_gettop(L);
+  shadow.resize(count);
+  for (size_t i = 0; i < count; ++i) note_filled(shadow, i, argv[from + i]);
   if (!reinstall && refill_in_place(L, table, filled, argv, from, count)) {
     filled = count;
     lua_pop(L, 1);
@@ -154,6 +211,27 @@ void fill_script_array(lua_State* L, int globals_ref, const char* name, int& ref
   lua_pop(L, 1);
 }
 
+// KEYS and ARGV for this run: EVAL's refilled, a function's (FCALL) new.
+void set_script_arrays(LuaRuntime& rt, const Command& argv, size_t keys, bool is_eval) {
+  lua_State* L = rt.L;
+  const bool as_filled = rt.arrays_as_filled;  // as the last run left them
+  rt.arrays_as_filled = false;                 // unless this run is known to leave them so
+  if (is_eval) {
+    fill_script_array(L, rt.globals_ref, "KEYS", rt.keys_ref, rt.keys_filled, rt.keys_shadow, argv, 3, keys,
+                      rt.script_arrays_displaced, as_filled);
+    fill_script_array(L, rt.globals_ref, "ARGV", rt.argv_ref, rt.argv_filled, rt.argv_shadow, argv, 3 + keys,
+                      argv.size() - 3 - keys, rt.script_arrays_displaced, as_filled);
+    rt.script_arrays_displaced = false;
+    return;
+  }
+  lua_rawgeti(L, LUA_REGISTRYINDEX, rt.globals_ref);
+  const int globals = lua_gettop(L);
+  set_new_script_array(L, globals, "KEYS", argv, 3, keys);
+  set_new_script_array(L, globals, "ARGV", argv, 3 + keys, argv.size() - 3 - keys);
+  rt.script_arrays_displaced = true;
+  lua_pop(L, 1);
+}
+
 Reply error_from_lua(lua_State* L, const std::string& sha) {
   if (!lua_istable(L, -1)) {
     const char* msg = lua_isstring(L, -1) ? lua_tostring(L, -1) : "execution failure";
@@ -191,6 +269,8 @@ Reply answer_of_run(LuaRuntime& rt, int status, const std::string& sha, std::str
   }
   if (rt.killed) return Reply::error("ERR Script killed by user with SCRIPT KILL...");  // no instruction left to raise in
   size_t budget = 1'000'000;
+  // Only a table converts to an error reply: anything else is made in the caller's place.
+  if (lua_type(L, -1) != LUA_TTABLE) return lua_to_reply(L, -1, budget);
   Reply reply = lua_to_reply(L, -1, budget);
   if (reply.is_error() && error_counted(L, -1)) server.error_already_counted = true;
   return reply;
@@ -234,21 +314,7 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
 
   lua_settop(L, 0);
   lua_rawgeti(L, LUA_REGISTRYINDEX, rt.handler_ref);
-  const size_t keys = static_cast<size_t>(numkeys);
-  if (function.empty()) {
-    fill_script_array(L, rt.globals_ref, "KEYS", rt.keys_ref, rt.keys_filled, argv, 3, keys,
-                      rt.script_arrays_displaced);
-    fill_script_array(L, rt.globals_ref, "ARGV", rt.argv_ref, rt.argv_filled, argv, 3 + keys,
-                      argv.size() - 3 - keys, rt.script_arrays_displaced);
-    rt.script_arrays_displaced = false;
-  } else {
-    lua_rawgeti(L, LUA_REGISTRYINDEX, rt.globals_ref);
-    const int globals = lua_gettop(L);
-    set_new_script_array(L, globals, "KEYS", argv, 3, keys);
-    set_new_script_array(L, globals, "ARGV", argv, 3 + keys, argv.size() - 3 - keys);
-    rt.script_arrays_displaced = true;
-    lua_pop(L, 1);
-  }
+  set_script_arrays(rt, argv, static_cast<size_t>(numkeys), function.empty());
   lua_rawgeti(L, LUA_REGISTRYINDEX, script.function);
 
   if (run_budget_spent(rt))
@@ -281,7 +347,9 @@ Reply ScriptEngine::eval(ExecContext& ctx, const Command& argv, bool by_sha, boo
   lua_sethook(L, count_hook, LUA_MASKCOUNT, rt.hook_step);
   rt.enforce_memory = true;
   rt.gc_useful = true;
+  rt.arrays_as_filled = function.empty() && !script.may_change_arrays;  // until a writer is called
   const int status = lua_pcall(L, 0, 1, 1);
+  rt.arrays_as_filled = rt.arrays_as_filled && status == 0;  // (the error handler writes an error table)
   rt.enforce_memory = false;
   lua_sethook(L, nullptr, 0, 0);
   rt.ctx = nullptr;

@@ -58,6 +58,7 @@ int missing_global(lua_State* L) {
 }
 
 int guarded_rawset(lua_State* L) {
+  note_table_write(L);
   luaL_checktype(L, 1, LUA_TTABLE);
   if (backing_of(L, 1)) {
     lua_pushstring(L, kReadonlyError);  // no position: the real error comes from inside C
@@ -80,6 +81,7 @@ int guarded_rawget(lua_State* L) {
 }
 
 int guarded_setmetatable(lua_State* L) {
+  note_table_write(L);
   if (lua_istable(L, 1) && backing_of(L, 1)) {
     lua_pushstring(L, kReadonlyError);
     return lua_error(L);
@@ -92,6 +94,7 @@ int guarded_setmetatable(lua_State* L) {
 
 // table.insert writes with raw access, which a proxy cannot intercept.
 int guarded_table_writer(lua_State* L) {
+  note_table_write(L);
   if (lua_istable(L, 1) && backing_of(L, 1)) {
     lua_pushstring(L, kReadonlyError);
     return lua_error(L);
@@ -183,6 +186,7 @@ int deterministic_tostring(lua_State* L) {
 
 // loadstring/load without precompiled (binary) chunks, which could break the VM.
 int safe_loadstring(lua_State* L) {
+  note_table_write(L);
   size_t len = 0;
   const char* s = luaL_checklstring(L, 1, &len);
   lua_charge(L, 1 + len / 4);  // compiling is linear in the source
@@ -199,6 +203,7 @@ int safe_loadstring(lua_State* L) {
 }
 
 int safe_load(lua_State* L) {
+  note_table_write(L);
   luaL_checktype(L, 1, LUA_TFUNCTION);
   const char* name = luaL_optstring(L, 2, "=(load)");
   lua_settop(L, 2);

@@ -75,7 +75,7 @@ void* capped_alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
 }
 
 constexpr const char* kErrorHandlerSource = R"lua(
-local getinfo = ...
+local getinfo, note_table_write = ...
 return function(err)
   local i = getinfo(2, 'nSl')
   if i and i.what == 'C' then
@@ -83,6 +83,8 @@ return function(err)
   end
   if type(err) ~= 'table' then
     err = {err = 'ERR ' .. tostring(err)}
+  else
+    note_table_write()  -- a script may call it on KEYS (lua_runtime.hpp)
   end
   if i then
     err['source'] = i.source
@@ -114,13 +116,19 @@ void open_libraries(lua_State* L) {
   open_redis_libraries(L);
 }
 
+int lua_note_table_write(lua_State* L) {
+  note_table_write(L);
+  return 0;
+}
+
 // The error handler keeps debug.getinfo; the debug library itself goes away.
 void install_error_handler(LuaRuntime& rt, lua_State* L, int globals) {
   luaL_loadbuffer(L, kErrorHandlerSource, std::strlen(kErrorHandlerSource), "=redis_error_handler");
   lua_getfield(L, globals, "debug");
   lua_getfield(L, -1, "getinfo");
   lua_remove(L, -2);
-  lua_call(L, 1, 1);
+  lua_pushcfunction(L, lua_note_table_write);
+  lua_call(L, 2, 1);
   lua_pushvalue(L, -1);
   rt.handler_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_setfield(L, globals, "__redis__err__handler");
@@ -200,6 +208,9 @@ void build_state(LuaRuntime& rt) {
   rt.keys_ref = make_script_array(L, globals, "KEYS");
   rt.argv_ref = make_script_array(L, globals, "ARGV");
   rt.keys_filled = rt.argv_filled = 0;
+  rt.arrays_as_filled = false;
+  rt.keys_shadow.clear();
+  rt.argv_shadow.clear();
   lua_settop(L, 0);
   lua_gc(L, LUA_GCRESTART, 0);
   rt.built_bytes = rt.used_bytes;

@@ -32,6 +32,7 @@ uint64_t ScriptEngine::generation() const { return generation_; }
 void ScriptEngine::set_limits(bool on) {
   runtime_->memory_exceeded = false;
   runtime_->enforce_memory = on;
+  runtime_->arrays_as_filled = false;  // a library's code may reach KEYS and ARGV
 }
 bool ScriptEngine::memory_exceeded() const { return runtime_->memory_exceeded; }
 
