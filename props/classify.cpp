@@ -63,6 +63,9 @@ class Classifier {
   // `by`'s own lock had lapsed under it.
   Explanation stale(uint32_t by, uint32_t owner, Instant granted, Instant at) const;
   std::optional<Explanation> released_twice(uint32_t by, uint32_t owner, Instant granted, Instant at) const;
+  // The release of `by` that deleted at `at` began before `owner`'s grant at `granted`: its
+  // command was slow on the network (no fault held it), and landed stale.
+  std::optional<Explanation> landed_late(uint32_t by, uint32_t owner, Instant granted, Instant at) const;
   // Whether every instance of the hold the client entered by `at` had ended (and not been
   // carried on by a failover) before it entered.
   bool entered_lapsed(uint32_t client, Instant at) const;
@@ -740,6 +743,7 @@ Explanation Classifier::stale(uint32_t by, uint32_t owner, Instant granted, Inst
   const std::string b = name(by);
   if (!held) {
     if (std::optional<Explanation> again = released_twice(by, owner, granted, at)) return *again;
+    if (std::optional<Explanation> late = landed_late(by, owner, granted, at)) return *late;
     return lapse(by, acquire_start(by, at), at, owner);
   }
   return make(Cause::StaleRelease,
@@ -785,6 +789,34 @@ std::optional<Explanation> Classifier::released_twice(uint32_t by, uint32_t owne
                           "timed out; the same release went on and deleted at {} the lock {} had acquired at {} since",
                           b, b, sim::format_instant(own->ended), sim::format_instant(at), name(owner),
                           sim::format_instant(granted)));
+}
+
+std::optional<Explanation> Classifier::landed_late(uint32_t by, uint32_t owner, Instant granted,
+                                                   Instant at) const {
+  const HistoryEvent* start = nullptr;
+  Instant crashed = Instant::never();
+  for (const HistoryEvent& e : h_.events()) {
+    if (e.at > at) break;
+    if (e.client != by) continue;
+    if (e.step == Step::ReleaseStart && e.depth == 0) start = &e, crashed = Instant::never();
+    if (e.step == Step::Released && e.depth == 0 && e.at < at) start = nullptr;
+    if (e.step == Step::Crashed && start) crashed = e.at;
+  }
+  // Only a release whose own key change is the deletion at `at`, begun before the grant.
+  const auto& facts = h_.ledger().facts();
+  const bool deleted_then = std::any_of(facts.begin(), facts.end(), [&](const lock::LockFact& f) {
+    return f.at == at && f.client == by && f.kind == lock::FactKind::Ended && f.purpose == Purpose::Release;
+  });
+  if (!start || start->at >= granted || !deleted_then || cfg_.latency.spike_probability <= 0) return std::nullopt;
+  const std::string b = name(by);
+  return make(Cause::StaleRelease, "delay spikes",
+              fmt::format("{}'s release, begun at {} before {} acquired at {}, reached the store only at {}{}: a "
+                          "slow message of the network held it",
+                          b, sim::format_instant(start->at), name(owner), sim::format_instant(granted),
+                          sim::format_instant(at),
+                          crashed != Instant::never()
+                              ? fmt::format(", after {} had crashed at {}", b, sim::format_instant(crashed))
+                              : std::string()));
 }
 
 bool Classifier::entered_lapsed(uint32_t client, Instant at) const {

@@ -4,6 +4,7 @@
 // history, for the clients and the faults that produced it.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -146,4 +147,46 @@ TEST_CASE("review3: a restarted holder that re-entered its row was paused while 
   CHECK(v.sentence.find("re-entered at 2.414s the lock its crashed incarnation held") != std::string::npos);
   CHECK(v.sentence.find("A was paused 2.63s of that time while B waited (call=A:9:pause:2.858s)") !=
         std::string::npos);
+}
+
+TEST_CASE("review3: a Redis outage that covered the lease's end stopped the renewals, not a later cut or pause",
+          "[causes]") {
+  // Redis is down from 0.533s to 1.578s (persistent); B's renewals fail from its first
+  // after the crash; B's lease, last re-armed at 0.186s, ends at 1.186s. A cut of B at
+  // 0.982s and B's pause at 1.037s came after the renewals had stopped. (Before: the cut
+  // was named; without it, lease-expired-paused.)
+  const std::string text =
+      "watchdog seed=0 clients=2 iterations=2 persistent=1 spikes=0.07:10ms:1.5:379ms slow=B:1:838ms slow=A:0:500ms "
+      "call=A:1:pause:1.725s call=B:9:pause:1.463s faults=[crash redis @533ms; cut B redis @982ms for 1.233s; "
+      "restart redis @1.578s]";
+  const Violation v = exact_violation(text, Property::MutualExclusion);
+  CHECK(v.cause == Cause::RenewalStopped);
+  CHECK(v.clients == std::vector<uint32_t>{1, 0});
+  CHECK(v.fault == "crash redis @533ms; restart redis @1.578s");
+  const std::vector<std::string> needs = necessary_for(text, Property::MutualExclusion, Cause::RenewalStopped);
+  CHECK(std::find(needs.begin(), needs.end(), "'crash redis @533ms'") != needs.end());
+  CHECK(std::find(needs.begin(), needs.end(), "'cut B redis @982ms for 1.233s'") == needs.end());
+  // B's pause keeps B inside until A enters; A's pause and section time A's entry.
+  CHECK(needs == std::vector<std::string>{"'crash redis @533ms'", "'restart redis @1.578s'", "B's 2nd section of 838ms",
+                                          "A's 1st section of 500ms", "A's 1.725s pause before its call 1",
+                                          "B's 1.463s pause before its call 9", "the delay spikes",
+                                          "Redis's persistence"});
+}
+
+TEST_CASE("review3: a release slowed by the network landed after the next holder's grant", "[causes]") {
+  // B's clock, 1.459s ahead, judges A's fresh stamp expired and takes the lock at 0.171s;
+  // A's DEL, sent at 0.146s as it left (it crashes at once), is slowed by a delay spike
+  // and lands at 0.247s on B's lock. (Before: "A's lock was never seen to end".)
+  const std::string text =
+      "del-setnx seed=161050 clients=2 iterations=1 spikes=0.29:45ms:1.5:1.894s clock=B:+1.459s:0 "
+      "call=B:write1:delay:1.925s ids=0,2 faults=[crash A @146.992ms; restart A @247.252ms]";
+  const Violation v = exact_violation(text, Property::OwnerOnlyRelease);
+  CHECK(v.cause == Cause::StaleRelease);
+  CHECK(v.clients == std::vector<uint32_t>{1, 0});
+  CHECK(v.fault == "delay spikes");
+  CHECK(v.sentence.find("begun at 0.146s before B acquired at 0.171s, reached the store only at 0.247s") !=
+        std::string::npos);
+  const Violation m = exact_violation(text, Property::MutualExclusion);
+  CHECK(m.cause == Cause::StaleRelease);
+  CHECK(m.sentence.find("never seen to end") == std::string::npos);
 }
