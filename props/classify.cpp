@@ -309,6 +309,11 @@ Explanation Classifier::overtaken(uint32_t waiter, const Violation& v) const {
                                   w, w, later)
                     : fmt::format("{}'s acquire got no answer: the server had acted on it, unknown to {}, and {}", w,
                                   w, later));
+  // A request of the wait a fault held in flight: it reached the server late, or after its
+  // call had timed out (a queue may drop a place whose waiter seems gone meanwhile).
+  if (std::string held = faults_.held_call(waiter, began, v.to, false); !held.empty())
+    return make(Cause::Overtaken, held,
+                fmt::format("a request of {}'s acquire was held in flight while it waited, and {}", w, later));
   if (faults_.reply_timed_out(waiter, v.from, v.to) && cfg_.latency.spike_probability > 0)
     return make(Cause::Overtaken, "delay spikes",
                 fmt::format("{}'s acquire calls timed out on slow replies, and {}", w, later));
@@ -425,13 +430,26 @@ Explanation Classifier::worked_past(uint32_t holder, Instant from, Instant to, s
   // reply, arriving late, left less of the lease; a late reply kept the holder inside.
   // A call of the holder's that a fault held in flight (call=A:N:delay:D) is named before the spikes.
   const std::string held = faults_.held_call(holder, from, to, true);
+  // Held while the acquire still waited for it (sent before the holder entered), it took
+  // the lease before the work began; held later, it kept the holder inside.
+  std::string how = "a call of its, held in flight, kept it inside";
+  if (!held.empty()) {
+    Instant entered = Instant::never(), sent = Instant::never();
+    for (const HistoryEvent& e : h_.events()) {
+      if (e.at < from || e.client != holder) continue;
+      if (entered == Instant::never() && e.step == Step::Acquired && e.depth == 0) entered = e.at;
+      if (sent == Instant::never() && e.step == Step::CallDelayed && e.at <= to) sent = e.at;
+    }
+    if (sent < entered && entered != Instant::never())
+      how = fmt::format("its acquire waited on a call of its held in flight and entered only at {}, {} into the lease",
+                        sim::format_instant(entered), sim::format_span(entered - from));
+  }
   if (const auto work = faults_.scheduled_work(holder, to);
       work && *work < cfg_.lock.lease && (!held.empty() || cfg_.latency.spike_probability > 0))
     return make(Cause::LeaseDelayed, held.empty() ? "delay spikes" : held,
                 fmt::format("{}{} at {} while {} still worked: its {} of work fits the {} lease, but {}", a, what,
                             sim::format_instant(to), a, sim::format_span(*work), sim::format_duration(cfg_.lock.lease),
-                            held.empty() ? "slow replies took the rest"
-                                         : "a call of its, held in flight, kept it inside"));
+                            held.empty() ? "slow replies took the rest" : how));
   return make(Cause::LeaseOutworked, faults_.work_fault(holder, from),
               fmt::format("{}{} at {} while {} still worked", a, what, sim::format_instant(to), a));
 }

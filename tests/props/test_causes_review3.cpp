@@ -190,3 +190,30 @@ TEST_CASE("review3: a release slowed by the network landed after the next holder
   CHECK(m.cause == Cause::StaleRelease);
   CHECK(m.sentence.find("never seen to end") == std::string::npos);
 }
+
+TEST_CASE("review3: a call held in flight during the acquire took the lease before the work began", "[causes]") {
+  // B's second acquire wins its votes at 0.189s, then waits 500ms for its call 9, held
+  // 2.576s in flight, before it enters at 0.691s; its 506ms of work then outlasts the
+  // votes' lease. (Before: the held call "kept it inside", as if it struck the work.)
+  const std::string text =
+      "redlock seed=0 clients=2 iterations=2 masters=3 slow=B:1:506ms call=A:1:pause:407ms call=B:9:delay:2.576s "
+      "ids=0,2 faults=[crash redis1 @249ms]";
+  const Violation v = exact_violation(text, Property::MutualExclusion);
+  CHECK(v.cause == Cause::LeaseDelayed);
+  CHECK(v.clients == std::vector<uint32_t>{1, 0});
+  CHECK(v.fault == "call=B:9:delay:2.576s");
+  CHECK(v.sentence.find("its acquire waited on a call of its held in flight and entered only at 0.691s") !=
+        std::string::npos);
+}
+
+TEST_CASE("review3: a fair waiter whose request was held in flight is overtaken, and the sentence says why",
+          "[causes]") {
+  // A's call 3, a request of its wait in fair's queue, is held 1.2s in flight; B and C,
+  // arriving later, get the lock first three times. (Before: no fault named.)
+  const std::string text = "fair seed=0 clients=3 iterations=2 call=A:3:delay:1.2s";
+  const Violation v = exact_violation(text, Property::BoundedWait);
+  CHECK(v.cause == Cause::Overtaken);
+  CHECK(v.clients.front() == 0);
+  CHECK(v.fault == "call=A:3:delay:1.2s");
+  CHECK(v.sentence.find("a request of A's acquire was held in flight while it waited") != std::string::npos);
+}
