@@ -759,6 +759,7 @@ Explanation Classifier::stale(uint32_t by, uint32_t owner, Instant granted, Inst
       held = &e;
   }
   const std::string b = name(by);
+  const std::string what = held && held->purpose == Purpose::Renew ? "renewal" : "release";
   if (!held) {
     if (std::optional<Explanation> again = released_twice(by, owner, granted, at)) return *again;
     if (std::optional<Explanation> late = landed_late(by, owner, granted, at)) return *late;
@@ -767,10 +768,10 @@ Explanation Classifier::stale(uint32_t by, uint32_t owner, Instant granted, Inst
   return make(Cause::StaleRelease,
               to_string(lock::CallFault{by, static_cast<uint32_t>(held->token), lock::CallFault::Kind::Delay,
                                         Duration{held->status}, lock::CallFault::On::Call}),
-              fmt::format("{}'s {} (its call {}), sent at {}, before {} acquired at {}, was held {} in flight and "
-                          "reached the store at {}",
-                          b, held->purpose == Purpose::Renew ? "renewal" : "release", held->token, sim::format_instant(held->at), name(owner),
-                          sim::format_instant(granted), sim::format_span(Duration{held->status}),
+              fmt::format("{}'s {} sent its call {} at {}, before {} acquired at {}; a fault held that call {} in "
+                          "flight (what the {} sent after it waited behind it), and it reached the store only at {}",
+                          b, what, held->token, sim::format_instant(held->at), name(owner),
+                          sim::format_instant(granted), sim::format_span(Duration{held->status}), what,
                           sim::format_instant(at)));
 }
 

@@ -38,7 +38,7 @@ TEST_CASE("review3: a release held in flight from before the next grant deleted 
   CHECK(v.cause == Cause::StaleRelease);
   CHECK(v.clients == std::vector<uint32_t>{1, 0});
   CHECK(v.fault == "call=A:3:delay:2.449s");
-  CHECK(v.sentence.find("sent at 0.224s, before B acquired at 1.913s") != std::string::npos);
+  CHECK(v.sentence.find("release sent its call 3 at 0.224s, before B acquired at 1.913s") != std::string::npos);
   CHECK(v.sentence.find("never seen to end") == std::string::npos);
   // B's pause keeps B holding when the DEL lands (B's clock drift only timed it).
   CHECK(necessary_for(text, Property::OwnerOnlyRelease, Cause::StaleRelease) ==
