@@ -75,6 +75,7 @@ class Classifier {
   std::optional<Explanation> renewal_came_late(uint32_t holder, Instant from, Instant to,
                                                std::string_view what) const;
   Explanation reentrancy(uint32_t first, const Violation& v) const;
+  Explanation fenced(uint32_t first, uint32_t second, const Violation& v) const;
   // On several masters: the client entered by `at` having won fewer votes than a majority.
   // Both named in the sentence when `other` entered short of one too.
   std::optional<Explanation> short_of_quorum(uint32_t client, Instant at, uint32_t other = lock::kNoClient) const;
@@ -1086,6 +1087,35 @@ std::string Classifier::nested_acquire_blocker(uint32_t client, Instant from, In
   return faults_.renewal_blocker(client, from, to);
 }
 
+// Why the stale writer's write (first) reached the store after the newer writer's (second).
+Explanation Classifier::fenced(uint32_t first, uint32_t second, const Violation& v) const {
+  for (const auto& e : h_.events()) {
+    if (e.at != v.to || e.client != first || e.step != Step::WriteAccepted || e.token < 0) continue;
+    return make(Cause::FenceBackwards, faults_.any_server_crash(v.to),
+                fmt::format("{}'s token {} was accepted though the hold was older: the counter went backwards",
+                            name(first), e.token));
+  }
+  // When the newer writer entered the hold it wrote from: its last entry before its
+  // last write before the stale one (it may have entered before the stale writer did,
+  // when the stale writer's hold, older by its grant, entered late).
+  Instant newer_write = v.to;
+  for (const auto& e : h_.events())
+    if (e.client == second && e.step == Step::WriteAccepted && e.at < v.to) newer_write = e.at;
+  Instant newer = v.to;
+  for (const auto& e : h_.events())
+    if (e.client == second && e.step == Step::Acquired && e.depth == 0 && e.at <= newer_write) newer = e.at;
+  // A write held in flight while the newer one landed: without the hold it would have
+  // landed first (whatever else ended the hold), and its call's timeout is the hold's
+  // doing, not an ambiguity of its own.
+  if (std::optional<Explanation> held = write_held_in_flight(h_, cfg_, first, second, v.to)) return *held;
+  if (std::optional<Explanation> q = short_of_quorum(second, newer, first)) return *q;
+  Explanation e = lapse(first, acquire_start(first, v.from), newer, second);
+  if (e.cause != Cause::Unknown) return e;
+  return make(Cause::DelayedWrite, cfg_.latency.spike_probability > 0 ? "delay spikes" : "",
+              fmt::format("{}'s write, sent while it held the lock, reached the store after {}'s", name(first),
+                          name(second)));
+}
+
 Explanation Classifier::explain(const Violation& v) {
   v_ = &v;
   const uint32_t first = v.clients.empty() ? lock::kNoClient : v.clients.front();
@@ -1124,33 +1154,7 @@ Explanation Classifier::explain(const Violation& v) {
           renewal ? Cause::StaleRenewal : Cause::StaleRelease, inner.fault,
           fmt::format("{}'s {} was stale: {}", name(second), renewal ? "renewal" : "release", inner.sentence)};
     }
-    case Property::FencedWrites: {
-      for (const auto& e : h_.events()) {
-        if (e.at != v.to || e.client != first || e.step != Step::WriteAccepted || e.token < 0) continue;
-        return make(Cause::FenceBackwards, faults_.any_server_crash(v.to),
-                    fmt::format("{}'s token {} was accepted though the hold was older: the counter went backwards",
-                                name(first), e.token));
-      }
-      // When the newer writer entered the hold it wrote from: its last entry before its
-      // last write before the stale one (it may have entered before the stale writer did,
-      // when the stale writer's hold, older by its grant, entered late).
-      Instant newer_write = v.to;
-      for (const auto& e : h_.events())
-        if (e.client == second && e.step == Step::WriteAccepted && e.at < v.to) newer_write = e.at;
-      Instant newer = v.to;
-      for (const auto& e : h_.events())
-        if (e.client == second && e.step == Step::Acquired && e.depth == 0 && e.at <= newer_write) newer = e.at;
-      // A write held in flight while the newer one landed: without the hold it would have
-      // landed first (whatever else ended the hold), and its call's timeout is the hold's
-      // doing, not an ambiguity of its own.
-      if (std::optional<Explanation> held = write_held_in_flight(h_, cfg_, first, second, v.to)) return *held;
-      if (std::optional<Explanation> q = short_of_quorum(second, newer, first)) return *q;
-      Explanation e = lapse(first, acquire_start(first, v.from), newer, second);
-      if (e.cause != Cause::Unknown) return e;
-      return make(Cause::DelayedWrite, cfg_.latency.spike_probability > 0 ? "delay spikes" : "",
-                  fmt::format("{}'s write, sent while it held the lock, reached the store after {}'s", name(first),
-                              name(second)));
-    }
+    case Property::FencedWrites: return fenced(first, second, v);
     case Property::NoDeadlock:
       if (v.clients.size() == 1)
         return make(
