@@ -788,27 +788,32 @@ std::optional<Explanation> Classifier::released_twice(uint32_t by, uint32_t owne
     if (e.step == Step::ReleaseStart) start = &e;
     if (e.step == Step::Released && e.at < at) start = nullptr;
   }
-  if (!start) return std::nullopt;
-  const lock::LockInstance* own = nullptr;
+  if (!start || start->at >= granted) return std::nullopt;
+  // A call of the release, sent before the grant, heard only when its call timed out.
+  const lock::CallRecord* call = nullptr;
+  for (const lock::CallRecord& c : h_.touches().calls())
+    if (c.client == by && c.sent >= start->at && c.sent < granted && c.ended != Instant::never() &&
+        c.ended - c.sent >= cfg_.lock.call_timeout && !call)
+      call = &c;
+  if (!call) return std::nullopt;
+  const lock::LockInstance* own = nullptr;  // the holder's own lock, if that release deleted it first
   for (const lock::LockInstance& i : h_.ledger().instances())
     if (i.owner == by && i.key == cfg_.lock.key && !i.copy && i.end == lock::InstanceEnd::Released &&
         i.ended_by == by && i.ended >= start->at && i.ended <= granted)
       own = &i;
-  if (!own) return std::nullopt;
-  // The release's call that deleted it: sent by then, and heard only when its call timed out.
-  const lock::CallRecord* call = nullptr;
-  for (const lock::CallRecord& c : h_.touches().calls())
-    if (c.client == by && c.sent >= start->at && c.sent <= own->ended && c.ended != Instant::never()) call = &c;
-  if (!call || call->ended - call->sent < cfg_.lock.call_timeout) return std::nullopt;
   std::string fault = faults_.lost_call(by, start->at, at, Purpose::Release);
   if (fault.empty()) fault = faults_.held_call(by, start->at, at, false);
   if (fault.empty() && call->spiked) fault = "delay spikes";
   const std::string b = name(by);
+  const std::string first =
+      own ? fmt::format("{}'s release deleted {}'s own lock at {}, but its answer did not come before its call timed "
+                        "out",
+                        b, b, sim::format_instant(own->ended))
+          : fmt::format("{}'s release, begun at {}, got no answer to its call sent at {} before the call timed out",
+                        b, sim::format_instant(start->at), sim::format_instant(call->sent));
   return make(Cause::StaleRelease, fault,
-              fmt::format("{}'s release deleted {}'s own lock at {}, but its answer did not come before its call "
-                          "timed out; the same release went on and deleted at {} the lock {} had acquired at {} since",
-                          b, b, sim::format_instant(own->ended), sim::format_instant(at), name(owner),
-                          sim::format_instant(granted)));
+              fmt::format("{}; the same release went on and deleted at {} the lock {} had acquired at {} since", first,
+                          sim::format_instant(at), name(owner), sim::format_instant(granted)));
 }
 
 std::optional<Explanation> Classifier::landed_late(uint32_t by, uint32_t owner, Instant granted,
@@ -828,6 +833,14 @@ std::optional<Explanation> Classifier::landed_late(uint32_t by, uint32_t owner, 
     return f.at == at && f.client == by && f.kind == lock::FactKind::Ended && f.purpose == Purpose::Release;
   });
   if (!start || start->at >= granted || !deleted_then || cfg_.latency.spike_probability <= 0) return std::nullopt;
+  // The command that deleted: the release's last call sent by then (by its incarnation, if it
+  // crashed). Sent before the grant, and slower than the latency's base and jitter allow.
+  const Instant sent_by = crashed != Instant::never() ? crashed : at;
+  const lock::CallRecord* call = nullptr;
+  for (const lock::CallRecord& c : h_.touches().calls())
+    if (c.client == by && c.sent >= start->at && c.sent <= sent_by) call = &c;
+  const sim::LatencyDist& l = cfg_.latency;
+  if (!call || call->sent >= granted || at - call->sent <= l.base + l.jitter) return std::nullopt;
   const std::string b = name(by);
   return make(Cause::StaleRelease, "delay spikes",
               fmt::format("{}'s release, begun at {} before {} acquired at {}, reached the store only at {}{}: a "

@@ -217,3 +217,21 @@ TEST_CASE("review3: a fair waiter whose request was held in flight is overtaken,
   CHECK(v.fault == "call=A:3:delay:1.2s");
   CHECK(v.sentence.find("a request of A's acquire was held in flight while it waited") != std::string::npos);
 }
+
+TEST_CASE("review3: an unlock whose request was lost, retried by key after a pause, deleted the next lock",
+          "[causes]") {
+  load_buggy("unlock-falls-back-to-del", LOCKSIM_EXAMPLES_DIR "/buggy/unlock_falls_back_to_del.lua");
+  // B's compare-and-delete (call 4) is lost at 1.512s: B's lock stays to its lease's end;
+  // the call times out, B pauses before its fallback DEL, and the DEL lands at 2.637s on
+  // the lock A took at 2.636s. Delay spikes (capped at 50ms) slowed nothing here. (Before
+  // the last fix: "a slow message of the network held it (delay spikes)".)
+  const std::string text =
+      "unlock-falls-back-to-del seed=0 clients=2 iterations=2 spikes=0.11:9ms:1.5:50ms slow=B:1:1.263s "
+      "call=B:5:pause:624ms call=B:4:request-lost call=A:2:delay:2.525s ids=0,2";
+  const Violation v = exact_violation(text, Property::OwnerOnlyRelease);
+  CHECK(v.cause == Cause::StaleRelease);
+  CHECK(v.clients == std::vector<uint32_t>{0, 1});
+  CHECK(v.fault == "call=B:4:request-lost");
+  CHECK(v.sentence.find("got no answer to its call sent at 1.512s") != std::string::npos);
+  CHECK(v.sentence.find("delay spikes") == std::string::npos);
+}
