@@ -382,10 +382,13 @@ void Ledger::promoted(uint32_t replica, Instant at) {
   for (uint32_t id : masters) {
     // The replica carries the instance on only with a copy of it, made there after the
     // instance was granted: not a copy of an older instance of the same owner's (an
-    // earlier incarnation's, say) whose end had not reached the replica.
+    // earlier incarnation's, say) whose end had not reached the replica. An older copy
+    // that the grant's own write then reached (the master's expiry of the old instance and
+    // the new grant replicated as one SET) holds the new instance's value: it is its copy.
     const LockInstance* copy = live(instances_[id].key, replica_);
-    const bool carried =
-        copy && copy->owner == instances_[id].owner && copy->granted >= instances_[id].granted;
+    const bool carried = copy && copy->owner == instances_[id].owner &&
+                         (copy->granted >= instances_[id].granted ||
+                          (copy->last_armed >= instances_[id].granted && copy->value == instances_[id].value));
     if (instances_[id].live()) {
       end(id, carried ? InstanceEnd::HandedOver : InstanceEnd::LostInFailover, at, kNoClient, Purpose::Other);
     } else {

@@ -51,8 +51,8 @@ std::string_view describe(Cause c) {
     case Cause::LeasePaused: return "the lease expired while the holder was paused";
     case Cause::LeaseOutworked: return "the lease expired while the holder worked past it";
     case Cause::RenewalStopped: return "the lease expired after the holder's renewal stopped";
-    case Cause::RedisClockJump: return "the key expired early because Redis's clock jumped";
-    case Cause::RedisClockDrift: return "the key expired early because Redis's clock drifted";
+    case Cause::RedisClockJump: return "Redis's clock jumped and moved when the key expired (early forward, late back)";
+    case Cause::RedisClockDrift: return "Redis's clock drifted and moved when the key expired (early fast, late slow)";
     case Cause::ClientClockSkew: return "a client's skewed clock misjudged a lease";
     case Cause::StaleRelease: return "a stale or delayed release deleted another holder's key";
     case Cause::StaleRenewal: return "a stale renewal changed another holder's key";

@@ -58,12 +58,24 @@ class Classifier {
   std::optional<Explanation> copy_dated_early(uint32_t holder, const lock::LockInstance& master) const;
   std::string master_dated_early(uint32_t holder, const lock::LockInstance& master, Instant ended) const;
   Explanation overwritten(uint32_t holder, const Ending& e) const;
+  // Why the release or renewal of `by` that deleted or changed at `at` the instance `owner` was
+  // granted at `granted` was stale: a fault held it in flight from before that grant, or
+  // `by`'s own lock had lapsed under it.
+  Explanation stale(uint32_t by, uint32_t owner, Instant granted, Instant at) const;
+  std::optional<Explanation> released_twice(uint32_t by, uint32_t owner, Instant granted, Instant at) const;
+  // The release of `by` that deleted at `at` began before `owner`'s grant at `granted`: its
+  // command was slow on the network (no fault held it), and landed stale.
+  std::optional<Explanation> landed_late(uint32_t by, uint32_t owner, Instant granted, Instant at) const;
+  // Whether every instance of the hold the client entered by `at` had ended (and not been
+  // carried on by a failover) before it entered.
+  bool entered_lapsed(uint32_t client, Instant at) const;
   Explanation taken_over(uint32_t holder, const lock::LockInstance& i, std::string_view how) const;
   Explanation on_time(uint32_t holder, Instant from, Instant to, std::string_view what) const;
   Explanation worked_past(uint32_t holder, Instant from, Instant to, std::string_view what) const;
   std::optional<Explanation> renewal_came_late(uint32_t holder, Instant from, Instant to,
                                                std::string_view what) const;
   Explanation reentrancy(uint32_t first, const Violation& v) const;
+  Explanation fenced(uint32_t first, uint32_t second, const Violation& v) const;
   // On several masters: the client entered by `at` having won fewer votes than a majority.
   // Both named in the sentence when `other` entered short of one too.
   std::optional<Explanation> short_of_quorum(uint32_t client, Instant at, uint32_t other = lock::kNoClient) const;
@@ -298,6 +310,11 @@ Explanation Classifier::overtaken(uint32_t waiter, const Violation& v) const {
                                   w, w, later)
                     : fmt::format("{}'s acquire got no answer: the server had acted on it, unknown to {}, and {}", w,
                                   w, later));
+  // A request of the wait a fault held in flight: it reached the server late, or after its
+  // call had timed out (a queue may drop a place whose waiter seems gone meanwhile).
+  if (std::string held = faults_.held_call(waiter, began, v.to, false); !held.empty())
+    return make(Cause::Overtaken, held,
+                fmt::format("a request of {}'s acquire was held in flight while it waited, and {}", w, later));
   if (faults_.reply_timed_out(waiter, v.from, v.to) && cfg_.latency.spike_probability > 0)
     return make(Cause::Overtaken, "delay spikes",
                 fmt::format("{}'s acquire calls timed out on slow replies, and {}", w, later));
@@ -340,6 +357,11 @@ std::optional<Explanation> Classifier::held_by_restarted(uint32_t holder, uint32
                             sim::format_instant(lost->at)));
   if (std::string call = faults_.held_call(holder, again->at, v.to, true); !call.empty())
     return make(Cause::AmbiguousReply, call, fmt::format("{}: a call of its was held in flight", head));
+  // A pause of the live incarnation kept it inside while the waiter gave up: said, beside the crash.
+  if (const std::string pause = faults_.pause_of(holder, again->at, v.to); !pause.empty())
+    return make(Cause::CrashBlocked, faults_.crash_of(holder, v.from),
+                fmt::format("{}; {} was paused {} of that time while {} waited ({})", head, a,
+                            sim::format_span(faults_.paused_within(holder, again->at, v.to)), name(waiter), pause));
   return make(Cause::CrashBlocked, faults_.crash_of(holder, v.from), head);
 }
 
@@ -409,13 +431,26 @@ Explanation Classifier::worked_past(uint32_t holder, Instant from, Instant to, s
   // reply, arriving late, left less of the lease; a late reply kept the holder inside.
   // A call of the holder's that a fault held in flight (call=A:N:delay:D) is named before the spikes.
   const std::string held = faults_.held_call(holder, from, to, true);
+  // Held while the acquire still waited for it (sent before the holder entered), it took
+  // the lease before the work began; held later, it kept the holder inside.
+  std::string how = "a call of its, held in flight, kept it inside";
+  if (!held.empty()) {
+    Instant entered = Instant::never(), sent = Instant::never();
+    for (const HistoryEvent& e : h_.events()) {
+      if (e.at < from || e.client != holder) continue;
+      if (entered == Instant::never() && e.step == Step::Acquired && e.depth == 0) entered = e.at;
+      if (sent == Instant::never() && e.step == Step::CallDelayed && e.at <= to) sent = e.at;
+    }
+    if (sent < entered && entered != Instant::never())
+      how = fmt::format("its acquire waited on a call of its held in flight and entered only at {}, {} into the lease",
+                        sim::format_instant(entered), sim::format_span(entered - from));
+  }
   if (const auto work = faults_.scheduled_work(holder, to);
       work && *work < cfg_.lock.lease && (!held.empty() || cfg_.latency.spike_probability > 0))
     return make(Cause::LeaseDelayed, held.empty() ? "delay spikes" : held,
                 fmt::format("{}{} at {} while {} still worked: its {} of work fits the {} lease, but {}", a, what,
                             sim::format_instant(to), a, sim::format_span(*work), sim::format_duration(cfg_.lock.lease),
-                            held.empty() ? "slow replies took the rest"
-                                         : "a call of its, held in flight, kept it inside"));
+                            held.empty() ? "slow replies took the rest" : how));
   return make(Cause::LeaseOutworked, faults_.work_fault(holder, from),
               fmt::format("{}{} at {} while {} still worked", a, what, sim::format_instant(to), a));
 }
@@ -678,7 +713,7 @@ Explanation Classifier::ended(uint32_t holder, const Ending& e, Instant until) c
         return make(Cause::TakeoverRace, "",
                     fmt::format("{}'s acquire deleted {}'s fresh lock at {}", y, a, sim::format_instant(i.ended)));
       }
-      Explanation inner = lapse(i.ended_by, acquire_start(i.ended_by, i.ended), i.ended, holder);
+      Explanation inner = stale(i.ended_by, holder, i.granted, i.ended);
       const Cause c = i.ended_purpose == Purpose::Renew ? Cause::StaleRenewal : Cause::StaleRelease;
       return Explanation{c, inner.fault,
                          fmt::format("{}'s stale {} deleted {}'s lock at {}; {}", y, to_string(i.ended_purpose), a,
@@ -710,6 +745,125 @@ Explanation Classifier::ended(uint32_t holder, const Ending& e, Instant until) c
                               a, sim::format_instant(*h_.ledger().promoted_at())));
   }
   return {};
+}
+
+// A release or renewal sent while its client still held, or had just left, that a fault
+// held in flight (call=A:N:delay:D) until after another client was granted the lock: it was
+// not sent stale, it landed stale. Otherwise the sender's own lock had lapsed under it.
+Explanation Classifier::stale(uint32_t by, uint32_t owner, Instant granted, Instant at) const {
+  const HistoryEvent* held = nullptr;
+  for (const HistoryEvent& e : h_.events()) {
+    if (e.at > at) break;
+    if (e.client == by && e.step == Step::CallDelayed &&
+        (e.purpose == Purpose::Release || e.purpose == Purpose::Renew) && e.at < granted &&
+        e.at + Duration{e.status} <= at)
+      held = &e;
+  }
+  const std::string b = name(by);
+  const std::string what = held && held->purpose == Purpose::Renew ? "renewal" : "release";
+  if (!held) {
+    if (std::optional<Explanation> again = released_twice(by, owner, granted, at)) return *again;
+    if (std::optional<Explanation> late = landed_late(by, owner, granted, at)) return *late;
+    return lapse(by, acquire_start(by, at), at, owner);
+  }
+  return make(Cause::StaleRelease,
+              to_string(lock::CallFault{by, static_cast<uint32_t>(held->token), lock::CallFault::Kind::Delay,
+                                        Duration{held->status}, lock::CallFault::On::Call}),
+              fmt::format("{}'s {} sent its call {} at {}, before {} acquired at {}; a fault held that call {} in "
+                          "flight (what the {} sent after it waited behind it), and it reached the store only at {}",
+                          b, what, held->token, sim::format_instant(held->at), name(owner),
+                          sim::format_instant(granted), sim::format_span(Duration{held->status}), what,
+                          sim::format_instant(at)));
+}
+
+// One release of `by` that had already deleted `by`'s own lock went on, its answer not
+// heard in time, to delete at `at` the lock `owner` was granted at `granted` since (a
+// release that retries by key after a timeout): what kept the first answer from it.
+std::optional<Explanation> Classifier::released_twice(uint32_t by, uint32_t owner, Instant granted,
+                                                      Instant at) const {
+  const HistoryEvent* start = nullptr;
+  for (const HistoryEvent& e : h_.events()) {
+    if (e.at > at) break;
+    if (e.client != by || e.depth != 0) continue;
+    if (e.step == Step::ReleaseStart) start = &e;
+    if (e.step == Step::Released && e.at < at) start = nullptr;
+  }
+  if (!start || start->at >= granted) return std::nullopt;
+  // A call of the release, sent before the grant, heard only when its call timed out.
+  const lock::CallRecord* call = nullptr;
+  for (const lock::CallRecord& c : h_.touches().calls())
+    if (c.client == by && c.sent >= start->at && c.sent < granted && c.ended != Instant::never() &&
+        c.ended - c.sent >= cfg_.lock.call_timeout && !call)
+      call = &c;
+  if (!call) return std::nullopt;
+  const lock::LockInstance* own = nullptr;  // the holder's own lock, if that release deleted it first
+  for (const lock::LockInstance& i : h_.ledger().instances())
+    if (i.owner == by && i.key == cfg_.lock.key && !i.copy && i.end == lock::InstanceEnd::Released &&
+        i.ended_by == by && i.ended >= start->at && i.ended <= granted)
+      own = &i;
+  std::string fault = faults_.lost_call(by, start->at, at, Purpose::Release);
+  if (fault.empty()) fault = faults_.held_call(by, start->at, at, false);
+  if (fault.empty() && call->spiked) fault = "delay spikes";
+  const std::string b = name(by);
+  const std::string first =
+      own ? fmt::format("{}'s release deleted {}'s own lock at {}, but its answer did not come before its call timed "
+                        "out",
+                        b, b, sim::format_instant(own->ended))
+          : fmt::format("{}'s release, begun at {}, got no answer to its call sent at {} before the call timed out",
+                        b, sim::format_instant(start->at), sim::format_instant(call->sent));
+  return make(Cause::StaleRelease, fault,
+              fmt::format("{}; the same release went on and deleted at {} the lock {} had acquired at {} since", first,
+                          sim::format_instant(at), name(owner), sim::format_instant(granted)));
+}
+
+std::optional<Explanation> Classifier::landed_late(uint32_t by, uint32_t owner, Instant granted,
+                                                   Instant at) const {
+  const HistoryEvent* start = nullptr;
+  Instant crashed = Instant::never();
+  for (const HistoryEvent& e : h_.events()) {
+    if (e.at > at) break;
+    if (e.client != by) continue;
+    if (e.step == Step::ReleaseStart && e.depth == 0) start = &e, crashed = Instant::never();
+    if (e.step == Step::Released && e.depth == 0 && e.at < at) start = nullptr;
+    if (e.step == Step::Crashed && start) crashed = e.at;
+  }
+  // Only a release whose own key change is the deletion at `at`, begun before the grant.
+  const auto& facts = h_.ledger().facts();
+  const bool deleted_then = std::any_of(facts.begin(), facts.end(), [&](const lock::LockFact& f) {
+    return f.at == at && f.client == by && f.kind == lock::FactKind::Ended && f.purpose == Purpose::Release;
+  });
+  if (!start || start->at >= granted || !deleted_then || cfg_.latency.spike_probability <= 0) return std::nullopt;
+  // The command that deleted: the release's last call sent by then (by its incarnation, if it
+  // crashed). Sent before the grant, and slower than the latency's base and jitter allow.
+  const Instant sent_by = crashed != Instant::never() ? crashed : at;
+  const lock::CallRecord* call = nullptr;
+  for (const lock::CallRecord& c : h_.touches().calls())
+    if (c.client == by && c.sent >= start->at && c.sent <= sent_by) call = &c;
+  const sim::LatencyDist& l = cfg_.latency;
+  if (!call || call->sent >= granted || at - call->sent <= l.base + l.jitter) return std::nullopt;
+  const std::string b = name(by);
+  return make(Cause::StaleRelease, "delay spikes",
+              fmt::format("{}'s release, begun at {} before {} acquired at {}, reached the store only at {}{}: a "
+                          "slow message of the network held it",
+                          b, sim::format_instant(start->at), name(owner), sim::format_instant(granted),
+                          sim::format_instant(at),
+                          crashed != Instant::never()
+                              ? fmt::format(", after {} had crashed at {}", b, sim::format_instant(crashed))
+                              : std::string()));
+}
+
+bool Classifier::entered_lapsed(uint32_t client, Instant at) const {
+  if (client == lock::kNoClient) return false;
+  Instant entered = Instant::never();
+  for (const HistoryEvent& e : h_.events()) {
+    if (e.at > at) break;
+    if (e.client == client && e.step == Step::Acquired && e.depth == 0) entered = e.at;
+  }
+  if (entered == Instant::never()) return false;
+  const std::vector<const lock::LockInstance*> held = hold_instances(client, acquire_start(client, entered));
+  return !held.empty() && std::all_of(held.begin(), held.end(), [&](const lock::LockInstance* i) {
+    return !i->live() && i->end != lock::InstanceEnd::HandedOver && i->ended < entered;
+  });
 }
 
 // Why the holder's lock stopped protecting it between since and until, as
@@ -900,8 +1054,20 @@ std::string Classifier::crash_stretch(uint32_t client, const Violation& v) const
   for (const lock::LockInstance& i : h_.ledger().instances())
     if (i.owner == client && i.key == cfg_.lock.key && !i.copy && i.granted <= v.from) last = &i;
   if (!last || last->deadline == Instant::never()) return "";
-  const std::string why = ttl_stretched(*last, v.to);
-  return why.empty() ? "" : ": " + why;
+  if (const std::string why = ttl_stretched(*last, v.to); !why.empty()) return ": " + why;
+  // A deadline the holder's own clock dated (a database row's expires_at), ahead of true time.
+  const Instant fair_end = last->last_armed + cfg_.lock.lease;
+  const Duration ahead = faults_.clock_error(client, last->last_armed);
+  std::string clock = faults_.clock_of(client, last->last_armed);
+  for (const sim::Fault& f : cfg_.faults.faults)  // an offset and the jumps beside it: all moved that clock
+    if (f.kind == sim::FaultKind::ClockJump && f.node == name(client) && f.at <= last->last_armed &&
+        clock.find(sim::to_string(f)) == std::string::npos)
+      clock += "; " + sim::to_string(f);
+  if (last->deadline <= fair_end + sim::milliseconds(2) || ahead.ns <= 0 || clock.empty()) return "";
+  return fmt::format(": {}'s clock, {} ahead of true time, dated its lock's deadline at {}, {} past a lease "
+                     "counted from when it took it at {} ({})",
+                     name(client), sim::format_span(ahead), sim::format_instant(last->deadline),
+                     sim::format_span(last->deadline - fair_end), sim::format_instant(last->last_armed), clock);
 }
 
 bool Classifier::has_expiry(uint32_t client, Instant at) const {
@@ -934,6 +1100,35 @@ std::string Classifier::nested_acquire_blocker(uint32_t client, Instant from, In
   return faults_.renewal_blocker(client, from, to);
 }
 
+// Why the stale writer's write (first) reached the store after the newer writer's (second).
+Explanation Classifier::fenced(uint32_t first, uint32_t second, const Violation& v) const {
+  for (const auto& e : h_.events()) {
+    if (e.at != v.to || e.client != first || e.step != Step::WriteAccepted || e.token < 0) continue;
+    return make(Cause::FenceBackwards, faults_.any_server_crash(v.to),
+                fmt::format("{}'s token {} was accepted though the hold was older: the counter went backwards",
+                            name(first), e.token));
+  }
+  // When the newer writer entered the hold it wrote from: its last entry before its
+  // last write before the stale one (it may have entered before the stale writer did,
+  // when the stale writer's hold, older by its grant, entered late).
+  Instant newer_write = v.to;
+  for (const auto& e : h_.events())
+    if (e.client == second && e.step == Step::WriteAccepted && e.at < v.to) newer_write = e.at;
+  Instant newer = v.to;
+  for (const auto& e : h_.events())
+    if (e.client == second && e.step == Step::Acquired && e.depth == 0 && e.at <= newer_write) newer = e.at;
+  // A write held in flight while the newer one landed: without the hold it would have
+  // landed first (whatever else ended the hold), and its call's timeout is the hold's
+  // doing, not an ambiguity of its own.
+  if (std::optional<Explanation> held = write_held_in_flight(h_, cfg_, first, second, v.to)) return *held;
+  if (std::optional<Explanation> q = short_of_quorum(second, newer, first)) return *q;
+  Explanation e = lapse(first, acquire_start(first, v.from), newer, second);
+  if (e.cause != Cause::Unknown) return e;
+  return make(Cause::DelayedWrite, cfg_.latency.spike_probability > 0 ? "delay spikes" : "",
+              fmt::format("{}'s write, sent while it held the lock, reached the store after {}'s", name(first),
+                          name(second)));
+}
+
 Explanation Classifier::explain(const Violation& v) {
   v_ = &v;
   const uint32_t first = v.clients.empty() ? lock::kNoClient : v.clients.front();
@@ -944,6 +1139,12 @@ Explanation Classifier::explain(const Violation& v) {
       // since (a master that crashed, a vote that expired), it had no lock to lose.
       for (uint32_t c : {second, first})
         if (std::optional<Explanation> q = short_of_quorum(c, v.from, c == second ? first : second)) return *q;
+      // The second entered after every instance of its own hold had ended: it entered on a
+      // lapsed lock, and how the first's lock ended since let nobody in.
+      if (entered_lapsed(second, v.from)) {
+        Explanation late = lapse(second, acquire_start(second, v.from), v.from, lock::kNoClient);
+        if (late.cause != Cause::Unknown) return late;
+      }
       Explanation e = lapse(first, acquire_start(first, v.from), v.from, second);
       // The first still held: then the second entered on a lock that had already lapsed.
       if (e.cause == Cause::Unknown) {
@@ -954,7 +1155,10 @@ Explanation Classifier::explain(const Violation& v) {
     }
     case Property::OwnerOnlyRelease: {
       // clients = {owner, the one whose release or renewal touched its lock}
-      Explanation inner = lapse(second, acquire_start(second, v.to), v.to, first);
+      Instant granted = v.to;  // the owner's instance it touched: the last granted by then
+      for (const lock::LockInstance& i : h_.ledger().instances())
+        if (i.owner == first && i.key == cfg_.lock.key && !i.copy && i.granted <= v.to) granted = i.granted;
+      Explanation inner = stale(second, first, granted, v.to);
       const auto& facts = h_.ledger().facts();
       const bool renewal = std::any_of(facts.begin(), facts.end(), [&](const lock::LockFact& f) {
         return f.at == v.to && f.client == second && f.purpose == Purpose::Renew;
@@ -963,30 +1167,7 @@ Explanation Classifier::explain(const Violation& v) {
           renewal ? Cause::StaleRenewal : Cause::StaleRelease, inner.fault,
           fmt::format("{}'s {} was stale: {}", name(second), renewal ? "renewal" : "release", inner.sentence)};
     }
-    case Property::FencedWrites: {
-      for (const auto& e : h_.events()) {
-        if (e.at != v.to || e.client != first || e.step != Step::WriteAccepted || e.token < 0) continue;
-        return make(Cause::FenceBackwards, faults_.any_server_crash(v.to),
-                    fmt::format("{}'s token {} was accepted though the hold was older: the counter went backwards",
-                                name(first), e.token));
-      }
-      Instant newer = v.to;
-      for (const auto& e : h_.events())
-        if (e.client == second && e.step == Step::Acquired && e.depth == 0 && e.at > v.from && e.at <= v.to) {
-          newer = e.at;
-          break;
-        }
-      // A write held in flight while the newer one landed: without the hold it would have
-      // landed first (whatever else ended the hold), and its call's timeout is the hold's
-      // doing, not an ambiguity of its own.
-      if (std::optional<Explanation> held = write_held_in_flight(h_, cfg_, first, second, v.to)) return *held;
-      if (std::optional<Explanation> q = short_of_quorum(second, newer, first)) return *q;
-      Explanation e = lapse(first, acquire_start(first, v.from), newer, second);
-      if (e.cause != Cause::Unknown) return e;
-      return make(Cause::DelayedWrite, cfg_.latency.spike_probability > 0 ? "delay spikes" : "",
-                  fmt::format("{}'s write, sent while it held the lock, reached the store after {}'s", name(first),
-                              name(second)));
-    }
+    case Property::FencedWrites: return fenced(first, second, v);
     case Property::NoDeadlock:
       if (v.clients.size() == 1)
         return make(

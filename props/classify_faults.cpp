@@ -288,6 +288,27 @@ std::string FaultFinder::renewal_blocker(uint32_t client, Instant from, Instant 
                                               : Duration{};
     if (covered > longest) cut = &f, longest = covered;
   }
+  // On one Redis, an outage (its crash to its restart or the failover) keeps every renewal
+  // out as a cut does: the one of the two that covered more of the lease stopped them.
+  if (uses_redis_ && cfg_.masters <= 1) {
+    std::optional<std::pair<Instant, uint32_t>> down;  // since, which node
+    std::string outage_crash;
+    Duration outage{};
+    auto close = [&](Instant until) {
+      if (const Duration d = overlap(down->first, until, from, to); d > outage) {
+        outage = d;
+        outage_crash = server_crash(h_.ledger().node_name(down->second), down->first);
+      }
+      down.reset();
+    };
+    for (const auto& e : h_.events()) {
+      if (e.at > to) break;
+      if (e.step == Step::ServerCrashed && !down) down = std::pair{e.at, e.server};
+      if ((e.step == Step::ServerRestarted || e.step == Step::ReplicaPromoted) && down) close(e.at);
+    }
+    if (down) close(to);
+    if (outage > longest && !outage_crash.empty()) return outage_crash;
+  }
   if (cut) return sim::to_string(*cut);
   for (const auto& f : cfg_.faults.faults)
     if (f.kind == sim::FaultKind::Reset && (f.node == me || f.peer == me) && f.at >= from && f.at <= to)
@@ -314,8 +335,13 @@ bool FaultFinder::renewals_stopped_before_pause(uint32_t client, Instant from, I
     return f.kind == sim::FaultKind::Cut && (f.node == me || f.peer == me) && f.at <= pause->at &&
            (f.amount.ns == 0 || f.at + f.amount > pause->at);
   });
+  // On one Redis, a Redis down from when the pause began to the lease's end refused every
+  // renewal, frozen or not.
+  if (cut || (cfg_.masters <= 1 && !any_down_within(pause->at, pause->at).empty() &&
+              !any_down_within(to, to).empty()))
+    return true;
   // A call held from before the pause to the lease's end: every renewal, frozen or not, waited behind it.
-  return cut || !held_call(client, from - cfg_.lock.call_timeout, pause->at, false, to).empty();
+  return !held_call(client, from - cfg_.lock.call_timeout, pause->at, false, to).empty();
 }
 
 std::string FaultFinder::work_fault(uint32_t client, Instant) const {
