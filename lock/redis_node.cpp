@@ -262,7 +262,10 @@ void RedisNode::record_own_lock_refused(uint32_t client, const std::string& key)
   e.server = index_;
 }
 
-void RedisNode::on_effect(const redis::KeyEffect& effect) {
+void RedisNode::on_effect(const redis::KeyEffect& effect) { take_effect(redis::KeyEffect(effect)); }
+
+// The history event takes the effect's strings (the ledger's change copies what it keeps).
+void RedisNode::take_effect(redis::KeyEffect&& effect) {
   if (!history_) return;
   if (own_key_ && effect.key == *own_key_) own_key_changed_ = true;
   if (!crashing_) {  // every key: the ledger keeps the locks' bookkeeping too
@@ -286,9 +289,9 @@ void RedisNode::on_effect(const redis::KeyEffect& effect) {
     e.client = executing_->client;
     e.purpose = executing_->purpose;
   }
-  e.key = effect.key;
-  e.old_value = effect.old_value;
-  e.new_value = effect.new_value;
+  e.key = std::move(effect.key);
+  e.old_value = std::move(effect.old_value);
+  e.new_value = std::move(effect.new_value);
   e.expire_at_ms = effect.expire_at_ms;
   e.server = index_;
 }
