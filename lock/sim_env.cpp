@@ -206,9 +206,11 @@ void SimEnv::record_text(Step step, std::string_view text) { record_event(step, 
 void SimEnv::record_event(Step step, int64_t first, int64_t second, std::string_view text, Purpose purpose,
                           Instant sent) {
   sim::World& w = proc_.world();
-  std::string owned_text(text);  // first: `text` may view an event that emplace() moves
+  // Copied first: `text` may view an event that emplace() moves. Most steps have none.
+  std::string owned_text;
+  if (!text.empty()) owned_text.assign(text);
   HistoryEvent& e = history_.emplace();
-  e.text = std::move(owned_text);
+  if (!owned_text.empty()) e.text = std::move(owned_text);
   e.at = w.now();
   e.local = proc_.local_now();
   e.client = client_;
