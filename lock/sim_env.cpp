@@ -113,9 +113,13 @@ Task<RedisResult> SimEnv::call(const Route& route, uint32_t server, RedisRequest
   RedisNode::Channel& channel = route(server);
   Touches& touches = history_.touches();
   const size_t call = touches.call_sent(client_, channel.server_node(), proc_.world().now());
-  RedisResult result = co_await channel.call(std::move(request), timeout, fate);
-  touches.call_ended(call, proc_.world().now(), result.spiked.ns > 0);
-  co_return result;
+  // The result stays in the awaiter and is moved once, into this task's (a reply is
+  // moved at every hop: Channel::InPlace).
+  RedisNode::Channel::Awaiter exchange = channel.call(std::move(request), timeout, fate);
+  const RedisNode::Channel::InPlace until_answered{exchange};
+  co_await until_answered;
+  touches.call_ended(call, proc_.world().now(), exchange.result.spiked.ns > 0);
+  co_return std::move(exchange.result);
 }
 
 Task<DbResult> SimEnv::db(db::Statement statement, Purpose purpose) {

@@ -217,6 +217,14 @@ class Channel final : public ConnectionEvents {
     void await_suspend(std::coroutine_handle<> h) { channel->start(this, h); }
     CallResult<Resp> await_resume() { return std::move(result); }
   };
+  // Awaits a call whose awaiter the caller keeps (a named local): the result stays in
+  // `call.result`, not moved out, for a caller that passes it on (one move of the reply less).
+  struct InPlace {
+    Awaiter& call;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h) const { call.channel->start(&call, h); }
+    void await_resume() const noexcept {}
+  };
 
   // `ordinal`: how many channels this client already has to this service.
   Channel(Service<Req, Resp>& svc, NodeId client, uint64_t ordinal)
