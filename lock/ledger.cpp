@@ -112,7 +112,14 @@ std::vector<const LockFact*> Ledger::facts_of(uint32_t id) const {
 
 void Ledger::fact(Instant at, FactKind kind, uint32_t id, uint32_t client, Purpose purpose, std::string value) {
   (void)instance(id);  // asserts it is known
-  facts_.push_back(LockFact{at, fact_seq_, kind, id, client, purpose, std::move(value)});
+  LockFact& f = facts_.emplace_back();  // filled in place: no fact built and moved in
+  f.at = at;
+  f.seq = fact_seq_;
+  f.kind = kind;
+  f.instance = id;
+  f.client = client;
+  f.purpose = purpose;
+  f.value = std::move(value);
 }
 
 void Ledger::write(KeyChange&& c, uint64_t seq) {
