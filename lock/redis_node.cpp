@@ -75,6 +75,12 @@ sim::Answer<redis::Reply> RedisNode::handle(sim::SessionId session, RedisRequest
   }
   Session& s = it->second;
   if (request.read_push) return read(s, request);
+  return execute(s, request);
+}
+
+// The command's reply is made in the answer it goes back in (Answer::made), and the
+// answer is this function's one return (NRVO): the reply is not moved on its way out.
+sim::Answer<redis::Reply> RedisNode::execute(Session& s, RedisRequest& request) {
   // An acquire meeting its client's own live instance: the history notes it when the
   // command leaves that key as it was (the lock did not let its holder back in).
   const LockInstance* own =
@@ -83,7 +89,9 @@ sim::Answer<redis::Reply> RedisNode::handle(sim::SessionId session, RedisRequest
   own_key_ = own ? &own_key : nullptr;
   own_key_changed_ = false;
   executing_ = &request;
-  redis::Reply reply = server_.execute(s.conn, request.command, local_ms());
+  sim::Answer<redis::Reply> answer =
+      sim::Answer<redis::Reply>::made([&] { return server_.execute(s.conn, request.command, local_ms()); });
+  const redis::Reply& reply = answer.now;
   executing_ = nullptr;
   own_key_ = nullptr;
   recycle_command(std::move(request.command));  // it ran: nothing reads it again (a blocked one is kept as a copy)
@@ -96,9 +104,11 @@ sim::Answer<redis::Reply> RedisNode::handle(sim::SessionId session, RedisRequest
     s.waiting_read = false;
   }
   deliver_pushed();
-  if (!blocked) return reply;
-  arm_timer();
-  return sim::Answer<redis::Reply>::later();
+  if (blocked) {
+    arm_timer();
+    answer.defer();
+  }
+  return answer;
 }
 
 sim::Answer<redis::Reply> RedisNode::read(Session& s, const RedisRequest& request) {
