@@ -112,7 +112,14 @@ std::vector<const LockFact*> Ledger::facts_of(uint32_t id) const {
 
 void Ledger::fact(Instant at, FactKind kind, uint32_t id, uint32_t client, Purpose purpose, std::string value) {
   (void)instance(id);  // asserts it is known
-  facts_.push_back(LockFact{at, fact_seq_, kind, id, client, purpose, std::move(value)});
+  LockFact& f = facts_.emplace_back();  // filled in place: no fact built and moved in
+  f.at = at;
+  f.seq = fact_seq_;
+  f.kind = kind;
+  f.instance = id;
+  f.client = client;
+  f.purpose = purpose;
+  f.value = std::move(value);
 }
 
 void Ledger::write(KeyChange&& c, uint64_t seq) {
@@ -139,11 +146,12 @@ void Ledger::map_times(const std::function<Instant(Instant)>& to) {
 
 // --- building ---
 
-bool Ledger::contested(const KeyChange& c) const {
+bool Ledger::contested(const KeyChange& c) const { return contested(c, live_id(c.key, c.node)); }
+
+bool Ledger::contested(const KeyChange& c, uint32_t current) const {
   if (c.kind != KeyChange::Kind::Set || c.purpose != Purpose::Acquire || c.client == kNoClient) return false;
   if (is_copy_node(c.node)) return false;
-  const LockInstance* current = live(c.key, c.node);
-  return current && current->owner != c.client;
+  return current != kNoInstance && instances_[current].owner != c.client;
 }
 
 void Ledger::change(KeyChange c) {
@@ -152,9 +160,12 @@ void Ledger::change(KeyChange c) {
   const bool waits = std::any_of(pending_.begin(), pending_.end(), [&](const Pending& p) {
     return p.change.key == c.key && p.change.node == c.node;
   });
-  if (!waits && !contested(c)) {
-    fact_seq_ = seq;
-    return apply(c, false);
+  if (!waits) {
+    const uint32_t current = live_id(c.key, c.node);  // looked up once, for both
+    if (!contested(c, current)) {
+      fact_seq_ = seq;
+      return apply(c, false, current);
+    }
   }
   // The writer of a pending write that touches the key again before saying it acquired did not win.
   for (Pending& p : pending_)
@@ -183,7 +194,7 @@ void Ledger::drain() {
       Pending p = std::move(*it);
       pending_.erase(it);
       fact_seq_ = p.seq;
-      apply(p.change, p.contested && p.took);
+      apply(p.change, p.contested && p.took, live_id(p.change.key, p.change.node));
       applied = true;
       break;
     }
@@ -281,8 +292,7 @@ void Ledger::end(uint32_t id, InstanceEnd how, Instant at, uint32_t by, Purpose 
   fact(at, FactKind::Ended, id, by, purpose);
 }
 
-void Ledger::apply(KeyChange& c, bool took_over) {
-  const uint32_t current = live_id(c.key, c.node);
+void Ledger::apply(KeyChange& c, bool took_over, uint32_t current) {
   switch (c.kind) {
     case KeyChange::Kind::Set: {
       if (current == kNoInstance) {

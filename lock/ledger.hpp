@@ -203,10 +203,12 @@ class Ledger {
     bool took = false;
   };
   // Both may take c's value for the fact they record (c is spent after).
-  void apply(KeyChange& c, bool took_over);
+  // `current`: the instance live at c's key and node (live_id), kNoInstance if none.
+  void apply(KeyChange& c, bool took_over, uint32_t current);
   void drain();
   void resolve(uint32_t client, bool took, Instant at);
   bool contested(const KeyChange& c) const;
+  bool contested(const KeyChange& c, uint32_t current) const;  // `current`: as apply's
   uint32_t grant(KeyChange& c);
   void end(uint32_t id, InstanceEnd how, Instant at, uint32_t by, Purpose purpose);
   void fact(Instant at, FactKind kind, uint32_t instance, uint32_t client, Purpose purpose, std::string value = {});

@@ -75,6 +75,12 @@ sim::Answer<redis::Reply> RedisNode::handle(sim::SessionId session, RedisRequest
   }
   Session& s = it->second;
   if (request.read_push) return read(s, request);
+  return execute(s, request);
+}
+
+// The command's reply is made in the answer it goes back in (Answer::made), and the
+// answer is this function's one return (NRVO): the reply is not moved on its way out.
+sim::Answer<redis::Reply> RedisNode::execute(Session& s, RedisRequest& request) {
   // An acquire meeting its client's own live instance: the history notes it when the
   // command leaves that key as it was (the lock did not let its holder back in).
   const LockInstance* own =
@@ -83,7 +89,9 @@ sim::Answer<redis::Reply> RedisNode::handle(sim::SessionId session, RedisRequest
   own_key_ = own ? &own_key : nullptr;
   own_key_changed_ = false;
   executing_ = &request;
-  redis::Reply reply = server_.execute(s.conn, request.command, local_ms());
+  sim::Answer<redis::Reply> answer =
+      sim::Answer<redis::Reply>::made([&] { return server_.execute(s.conn, request.command, local_ms()); });
+  const redis::Reply& reply = answer.now;
   executing_ = nullptr;
   own_key_ = nullptr;
   recycle_command(std::move(request.command));  // it ran: nothing reads it again (a blocked one is kept as a copy)
@@ -96,9 +104,11 @@ sim::Answer<redis::Reply> RedisNode::handle(sim::SessionId session, RedisRequest
     s.waiting_read = false;
   }
   deliver_pushed();
-  if (!blocked) return reply;
-  arm_timer();
-  return sim::Answer<redis::Reply>::later();
+  if (blocked) {
+    arm_timer();
+    answer.defer();
+  }
+  return answer;
 }
 
 sim::Answer<redis::Reply> RedisNode::read(Session& s, const RedisRequest& request) {
@@ -262,7 +272,10 @@ void RedisNode::record_own_lock_refused(uint32_t client, const std::string& key)
   e.server = index_;
 }
 
-void RedisNode::on_effect(const redis::KeyEffect& effect) {
+void RedisNode::on_effect(const redis::KeyEffect& effect) { take_effect(redis::KeyEffect(effect)); }
+
+// The history event takes the effect's strings (the ledger's change copies what it keeps).
+void RedisNode::take_effect(redis::KeyEffect&& effect) {
   if (!history_) return;
   if (own_key_ && effect.key == *own_key_) own_key_changed_ = true;
   if (!crashing_) {  // every key: the ledger keeps the locks' bookkeeping too
@@ -286,9 +299,9 @@ void RedisNode::on_effect(const redis::KeyEffect& effect) {
     e.client = executing_->client;
     e.purpose = executing_->purpose;
   }
-  e.key = effect.key;
-  e.old_value = effect.old_value;
-  e.new_value = effect.new_value;
+  e.key = std::move(effect.key);
+  e.old_value = std::move(effect.old_value);
+  e.new_value = std::move(effect.new_value);
   e.expire_at_ms = effect.expire_at_ms;
   e.server = index_;
 }

@@ -89,8 +89,10 @@ class RedisNode final : public redis::Observer {
     std::vector<redis::Reply> unread;
   };
   void on_effect(const redis::KeyEffect& effect) override;
+  void take_effect(redis::KeyEffect&& effect) override;
   void record_own_lock_refused(uint32_t client, const std::string& key);
   sim::Answer<redis::Reply> handle(sim::SessionId session, RedisRequest& request);
+  sim::Answer<redis::Reply> execute(Session& s, RedisRequest& request);  // a command (not a read)
   sim::Answer<redis::Reply> read(Session& s, const RedisRequest& request);
   void deliver_pushed();
   void answer_waiting(Session& s, redis::Reply reply);

@@ -113,9 +113,13 @@ Task<RedisResult> SimEnv::call(const Route& route, uint32_t server, RedisRequest
   RedisNode::Channel& channel = route(server);
   Touches& touches = history_.touches();
   const size_t call = touches.call_sent(client_, channel.server_node(), proc_.world().now());
-  RedisResult result = co_await channel.call(std::move(request), timeout, fate);
-  touches.call_ended(call, proc_.world().now(), result.spiked.ns > 0);
-  co_return result;
+  // The result stays in the awaiter and is moved once, into this task's (a reply is
+  // moved at every hop: Channel::InPlace).
+  RedisNode::Channel::Awaiter exchange = channel.call(std::move(request), timeout, fate);
+  const RedisNode::Channel::InPlace until_answered{exchange};
+  co_await until_answered;
+  touches.call_ended(call, proc_.world().now(), exchange.result.spiked.ns > 0);
+  co_return std::move(exchange.result);
 }
 
 Task<DbResult> SimEnv::db(db::Statement statement, Purpose purpose) {
@@ -206,9 +210,11 @@ void SimEnv::record_text(Step step, std::string_view text) { record_event(step, 
 void SimEnv::record_event(Step step, int64_t first, int64_t second, std::string_view text, Purpose purpose,
                           Instant sent) {
   sim::World& w = proc_.world();
-  std::string owned_text(text);  // first: `text` may view an event that emplace() moves
+  // Copied first: `text` may view an event that emplace() moves. Most steps have none.
+  std::string owned_text;
+  if (!text.empty()) owned_text.assign(text);
   HistoryEvent& e = history_.emplace();
-  e.text = std::move(owned_text);
+  if (!owned_text.empty()) e.text = std::move(owned_text);
   e.at = w.now();
   e.local = proc_.local_now();
   e.client = client_;

@@ -63,6 +63,10 @@ void Simulation::reserve_history() {
   const size_t holds = size_t{config_.workload.clients} * config_.workload.iterations * (config_.workload.nested + 1);
   history_.reserve(std::min(holds * kEventsPerIteration + kSlack, kMost));
   history_.ledger().reserve(std::min(holds, kMost), std::min(holds * kFactsPerIteration + kSlack, kMost));
+  // Calls (an acquire's tries, the release, the write) and clock readings: about five and four a hold.
+  constexpr size_t kCallsPerIteration = 5, kReadsPerIteration = 4;
+  history_.touches().reserve(std::min(holds * kCallsPerIteration + kSlack, kMost),
+                             std::min(holds * kReadsPerIteration + kSlack, kMost));
 }
 
 void Simulation::add_redis_deployment() {

@@ -73,6 +73,11 @@ class Touches {
     const ClockRead r{at, client, clock, use};
     if (reads_.empty() || !(reads_.back() == r)) reads_.push_back(r);
   }
+  // Room for this many calls and clock readings (Simulation::reserve_history).
+  void reserve(size_t calls, size_t reads) {
+    calls_.reserve(calls);
+    reads_.reserve(reads);
+  }
   const std::vector<CallRecord>& calls() const { return calls_; }
   const std::vector<ClockRead>& clock_reads() const { return reads_; }
   // The run's node names, by NodeId, so that a fault's node name finds its calls.

@@ -21,7 +21,8 @@ Task<bool> WatchdogLock::acquire(Env& env) {
   if (held && renews()) {
     Command renewal = cmd("EVAL", std::string(scripts::kCompareAndPexpire), "1", key(), token(), ms(params().lease));
     start_renewal(
-        env, renew_interval(), [renewal] { return renewal; }, [](const RedisResult& r) { return replied_int(r, 1); },
+        env, renew_interval(), [renewal = std::move(renewal)] { return renewal; },
+        [](const RedisResult& r) { return replied_int(r, 1); },
         renewal_, RenewalRetry{params().lease, std::min(params().retry, renew_interval())});
   }
   co_return held;

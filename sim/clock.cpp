@@ -21,7 +21,7 @@ Instant LocalClock::monotonic(Instant t) const {
   return Instant{t.ns + drift};
 }
 
-Instant LocalClock::local(Instant t) const {
+Instant LocalClock::local_slow(Instant t) const {
   int64_t result = monotonic(t).ns + offset_.ns;
   for (const Jump& j : jumps_) {
     if (j.at > t) break;

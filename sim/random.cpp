@@ -26,43 +26,19 @@ Rng::Rng(uint64_t seed) : seed_(seed) {
   for (auto& s : s_) s = splitmix64(st);
 }
 
-static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-uint64_t Rng::next() {
-  const uint64_t result = rotl(s_[1] * 5, 7) * 9;
-  const uint64_t t = s_[1] << 17;
-  s_[2] ^= s_[0];
-  s_[3] ^= s_[1];
-  s_[1] ^= s_[2];
-  s_[0] ^= s_[3];
-  s_[2] ^= t;
-  s_[3] = rotl(s_[3], 45);
-  return result;
-}
-
 Rng Rng::stream(uint64_t id) const {
   uint64_t st = seed_ ^ (id * 0xd1342543de82ef95ULL);
   return Rng(splitmix64(st));
 }
 
-uint64_t Rng::below(uint64_t n) {
-  uint128 m = static_cast<uint128>(next()) * n;
+uint64_t Rng::below_rejecting(uint128 m, uint64_t n) {
   uint64_t low = static_cast<uint64_t>(m);
-  if (low < n) {
-    uint64_t threshold = (0 - n) % n;
-    while (low < threshold) {
-      m = static_cast<uint128>(next()) * n;
-      low = static_cast<uint64_t>(m);
-    }
+  uint64_t threshold = (0 - n) % n;
+  while (low < threshold) {
+    m = static_cast<uint128>(next()) * n;
+    low = static_cast<uint64_t>(m);
   }
   return static_cast<uint64_t>(m >> 64);
-}
-
-int64_t Rng::uniform(int64_t lo, int64_t hi) {
-  if (hi <= lo) return lo;
-  uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
-  if (span == UINT64_MAX) return static_cast<int64_t>(next());
-  return static_cast<int64_t>(static_cast<uint64_t>(lo) + below(span + 1));
 }
 
 double Rng::unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }

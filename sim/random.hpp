@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "locksim/sim/int128.hpp"
 #include "locksim/sim/time.hpp"
 
 namespace locksim::sim {
@@ -19,7 +20,18 @@ uint64_t stable_hash(std::string_view text);
 class Rng {
  public:
   explicit Rng(uint64_t seed = 0);
-  uint64_t next();
+  // Inline, as below() and uniform(): every latency, think time and token draws here.
+  uint64_t next() {
+    const uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+  }
 
   // An independent generator for one purpose (a node, a link); drawing from it
   // never shifts the draws of other streams, which keeps shrinking stable.
@@ -27,9 +39,19 @@ class Rng {
   Rng stream(std::string_view name) const { return stream(stable_hash(name)); }
 
   // Uniform in [0, n), unbiased (Lemire's multiply-and-reject). n > 0.
-  uint64_t below(uint64_t n);
+  uint64_t below(uint64_t n) {
+    uint128 m = static_cast<uint128>(next()) * n;
+    if (static_cast<uint64_t>(m) < n) [[unlikely]]
+      return below_rejecting(m, n);
+    return static_cast<uint64_t>(m >> 64);
+  }
   // Uniform in [lo, hi], inclusive.
-  int64_t uniform(int64_t lo, int64_t hi);
+  int64_t uniform(int64_t lo, int64_t hi) {
+    if (hi <= lo) return lo;
+    uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+    if (span == UINT64_MAX) return static_cast<int64_t>(next());
+    return static_cast<int64_t>(static_cast<uint64_t>(lo) + below(span + 1));
+  }
   Duration uniform(Duration lo, Duration hi) { return {uniform(lo.ns, hi.ns)}; }
   // Uniform in [0, 1) with 53 random bits.
   double unit();
@@ -41,6 +63,9 @@ class Rng {
   Duration pareto(Duration scale, double alpha, Duration cap);
 
  private:
+  static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  // below()'s rare case: the first product fell in the biased low range; may draw again.
+  uint64_t below_rejecting(uint128 m, uint64_t n);
   uint64_t s_[4];
   uint64_t seed_;
 };

@@ -94,11 +94,29 @@ struct Answer {
   Answer(Resp&& reply) : now(std::move(reply)) {}
   Answer(const Resp& reply) : now(reply) {}
   // NOLINTEND
-  static Answer later() { return Answer(); }
-  std::optional<Resp> now;  // empty: deferred
+  static Answer later() {
+    Answer a{Resp{}};
+    a.deferred = true;
+    return a;
+  }
+  // The reply `make()` returns, made in the answer itself (not made, then moved in):
+  // a handler that looks at its reply before it answers keeps it here (one move less).
+  template <class Make>
+  static Answer made(Make&& make) {
+    return Answer(Making{}, make);
+  }
+  // Turns an answer made now into a deferred one (its reply is dropped).
+  void defer() {
+    now = Resp{};
+    deferred = true;
+  }
+  Resp now;                // the reply, unless deferred
+  bool deferred = false;  // later(): the handler called Service::defer()
 
  private:
-  Answer() = default;
+  struct Making {};
+  template <class Make>
+  Answer(Making, Make& make) : now(make()) {}
 };
 
 template <class Req, class Resp>
@@ -179,7 +197,7 @@ class Service {
     handling_ = &h;
     Answer<Resp> answer = handler_(call.session, request, local_now);
     handling_ = nullptr;
-    LOCKSIM_ASSERT((h.deferred != 0) == !answer.now.has_value(), "a handler deferred without later(), or the reverse");
+    LOCKSIM_ASSERT((h.deferred != 0) == answer.deferred, "a handler deferred without later(), or the reverse");
     return answer;
   }
   // A reset connection's deferred calls are never answered.
@@ -216,6 +234,14 @@ class Channel final : public ConnectionEvents {
     bool await_ready() const noexcept { return false; }
     void await_suspend(std::coroutine_handle<> h) { channel->start(this, h); }
     CallResult<Resp> await_resume() { return std::move(result); }
+  };
+  // Awaits a call whose awaiter the caller keeps (a named local): the result stays in
+  // `call.result`, not moved out, for a caller that passes it on (one move of the reply less).
+  struct InPlace {
+    Awaiter& call;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h) const { call.channel->start(&call, h); }
+    void await_resume() const noexcept {}
   };
 
   // `ordinal`: how many channels this client already has to this service.
@@ -388,7 +414,7 @@ class Channel final : public ConnectionEvents {
     typename Service<Req, Resp>::Handling h{this, m.call_id, m.session, m.epoch, m.client_incarnation};
     h.lose_reply = m.lose_reply;
     Answer<Resp> answer = svc_.handle(h, m.request, world_.local_now(server_));
-    if (answer.now) return send_reply(h, std::move(*answer.now));
+    if (!answer.deferred) return send_reply(h, std::move(answer.now));
     busy_.insert(m.session);
     world_.trace().add(world_.now(), server_, TraceKind::CallDeferred, static_cast<int64_t>(id_),
                        static_cast<int64_t>(m.call_id));

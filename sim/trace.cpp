@@ -52,6 +52,10 @@ void Trace::add(Instant at, NodeId node, TraceKind kind, int64_t first, int64_t 
   if (mode_ == Mode::Record) events_.push_back(TraceEvent{at, node, kind, first, second, std::move(text)});
 }
 
+void Trace::record(Instant at, NodeId node, TraceKind kind, int64_t first, int64_t second) {
+  events_.push_back(TraceEvent{at, node, kind, first, second, {}});
+}
+
 void Trace::set_node_name(NodeId id, std::string name) {
   if (names_.size() <= id) names_.resize(id + 1);
   names_[id] = std::move(name);

@@ -82,8 +82,14 @@ class World {
 
   // Schedules fn at `at`, aimed at `node`'s current incarnation (kNoNode: at the world).
   // `at` is never in the past, and `node` is one of this world's (internal errors otherwise).
+  // Inline: a run schedules a few events per call it simulates.
   EventTicket schedule(Instant at, EventFn fn, void* obj, uint64_t id = 0, uint64_t generation = 0,
-                       NodeId node = kNoNode);
+                       NodeId node = kNoNode) {
+    // Moving it to now would hide the bug that computed the time, and reorder the run.
+    if (at < now_) [[unlikely]]
+      scheduled_in_the_past(at);
+    return queue_.push(at, fn, obj, id, generation, node, node == kNoNode ? 0 : this->node(node).incarnation);
+  }
   // Drops a scheduled event that can no longer do anything when it comes (a call's
   // timeout once the call is over): it never runs, and the queue does not carry it.
   // Nothing else changes: the time a run ends at is still what it would have been
@@ -97,7 +103,15 @@ class World {
   // --- tasks ---
   FiberId spawn(NodeId node, Task<void> task);
   void cancel(FiberId id);
-  bool alive(FiberId id) const;  // false once it ended; an id never given out is an internal error
+  // False once it ended; an id never given out is an internal error. Inline: every
+  // resumption and every reply asks it.
+  bool alive(FiberId id) const {
+    if (id == kNoFiber) return false;
+    const uint32_t slot = static_cast<uint32_t>(id), generation = static_cast<uint32_t>(id >> 32);
+    if (slot >= fibers_.size() || generation > fibers_[slot].generation) [[unlikely]]
+      never_given(id);
+    return fibers_[slot].live && fibers_[slot].generation == generation;
+  }
   FiberId current_fiber() const { return current_fiber_; }
   NodeId fiber_node(FiberId id) const;
   // Resumes `h` (suspended inside fiber `id`) at `at`, unless the fiber dies first.
@@ -189,6 +203,8 @@ class World {
   Instant latest_cancelled_{};
   RunLimits limits_;
   [[noreturn]] void runaway(const Event& e, std::string_view what) const;
+  [[noreturn]] void scheduled_in_the_past(Instant at) const;
+  [[noreturn]] void never_given(FiberId id) const;
   EventQueue queue_;
   std::deque<Node> nodes_;  // a deque: a node (and its start routine) never moves once added
   // Each node's address, by id: every event looks its node up, and indexing a deque

@@ -181,7 +181,8 @@ void Database::set_expire(Entry& entry, std::string_view key, int64_t at_ms, Con
   signal_modified(key, false);
   if (observing()) {
     std::string value = entry.render();
-    emit(KeyEffect::Kind::ExpireChanged, conn, key, value, value, at_ms, now_ms);
+    std::optional<std::string> before = value;  // the value stays: old and new alike, one copy
+    emit(KeyEffect::Kind::ExpireChanged, conn, key, std::move(before), std::move(value), at_ms, now_ms);
   }
 }
 
@@ -236,7 +237,7 @@ void Database::emit(KeyEffect::Kind kind, ConnectionId conn, std::string_view ke
   effect.new_value = std::move(new_value);
   effect.expire_at_ms = expire_at_ms;
   effect.now_ms = now_ms;
-  observer->on_effect(effect);
+  observer->take_effect(std::move(effect));
 }
 
 }  // namespace locksim::redis

@@ -43,6 +43,9 @@ class Observer {
  public:
   virtual ~Observer() = default;
   virtual void on_effect(const KeyEffect& effect) = 0;
+  // The same, the effect the observer's to keep: an observer that stores its strings
+  // moves them out instead of copying (the model builds each effect for this call only).
+  virtual void take_effect(KeyEffect&& effect) { on_effect(effect); }
 };
 
 // One write the server propagates to its replicas (propagation.hpp): a command whose
